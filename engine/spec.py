@@ -1,0 +1,81 @@
+"""The spec syntax used everywhere: ``name[:key=value,...]``; conditions join specs with ``+``.
+
+>>> parse_spec("impolite:scenario=2,intensity=2")
+Spec(name='impolite', params={'scenario': 2, 'intensity': 2})
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class SpecError(ValueError):
+    """A spec string that cannot be parsed; the message names the offending part."""
+
+
+def _coerce(raw: str) -> Any:
+    low = raw.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params.items())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "params": dict(self.params)}
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def parse_spec(text: str) -> Spec:
+    text = text.strip()
+    if not text:
+        raise SpecError("empty spec")
+    name, _, rest = text.partition(":")
+    name = name.strip()
+    if not name or any(c.isspace() for c in name):
+        raise SpecError(f"bad name in spec {text!r}")
+    params: dict[str, Any] = {}
+    if rest.strip():
+        for part in rest.split(","):
+            key, eq, value = part.partition("=")
+            key = key.strip()
+            if not eq or not key:
+                raise SpecError(f"expected key=value in spec {text!r}, got {part!r}")
+            params[key] = _coerce(value.strip())
+    return Spec(name, params)
+
+
+def parse_condition(text: str) -> tuple[Spec, ...]:
+    """``original`` → no rewriters; ``disfluency+asr-sim:wer=0.2`` → two specs in that order."""
+    text = text.strip()
+    if text in ("", "original", "none"):
+        return ()
+    return tuple(parse_spec(p) for p in text.split("+"))
+
+
+def condition_name(specs: tuple[Spec, ...]) -> str:
+    return "+".join(str(s) for s in specs) if specs else "original"

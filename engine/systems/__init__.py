@@ -1,0 +1,41 @@
+"""Dialogue systems under test, one per module, registered by name.
+
+Build one with ``build_system("multiwoz")`` or ``build_system("hf-seq2seq:model=path/to/ckpt")``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.registry import Registry
+from engine.spec import Spec, SpecError, parse_spec
+
+SYSTEMS = Registry("system")
+SYSTEMS.register("multiwoz", "engine.systems.multiwoz:MultiwozSystem",
+                 "embedded MultiWOZ pipeline: rule NLU, DST, DB query, policy, template NLG (default, offline)")
+SYSTEMS.register("llm", "engine.systems.llm:LLMSystem",
+                 "MultiWOZ pipeline verbalised by a small chat LLM (bundled SmolLM2-135M, offline)")
+SYSTEMS.register("hf-seq2seq", "engine.systems.hf_seq2seq:Seq2SeqSystem",
+                 "PPTOD/MinTL-style T5/BART checkpoint (model=PATH|HUB_ID)")
+SYSTEMS.register("hf-causal", "engine.systems.hf_causal:CausalSystem",
+                 "UBAR/SimpleTOD/AuGPT-style GPT-2 checkpoint (model=PATH|HUB_ID)")
+SYSTEMS.register("remote", "engine.systems.remote:RemoteSystem",
+                 "a bot behind HTTP: parley JSON protocol or OpenAI-compatible chat (url=...)")
+SYSTEMS.register("sktod", "engine.systems.sktod:SKTODSystem",
+                 "MultiWOZ pipeline + subjective-knowledge answers from reviews (DSTC11 track 5)")
+SYSTEMS.register("echo", "engine.systems.echo:EchoSystem", "repeats the user (tests and demos)")
+
+DEFAULT_SYSTEM = "multiwoz"
+
+
+def build_system(spec: str | Spec, **extra: Any) -> Any:
+    """Instantiate a registered system from a spec; ``extra`` keyword arguments are passed through."""
+    s = parse_spec(spec) if isinstance(spec, str) else spec
+    try:
+        cls = SYSTEMS.get(s.name).load()
+    except KeyError as e:
+        raise SpecError(str(e.args[0])) from None
+    try:
+        return cls(**{**s.params, **extra})
+    except TypeError as e:
+        raise SpecError(f"bad parameters for system {s.name!r}: {e}") from None

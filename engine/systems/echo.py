@@ -1,0 +1,28 @@
+"""``echo``: repeats the user. For tests and for trying the rewriters without a model."""
+
+from __future__ import annotations
+
+import time
+
+from engine.types import Message, SystemTurn
+
+
+class EchoSystem:
+    name = "echo"
+
+    def __init__(self, prefix: str = "You said: ") -> None:
+        self.prefix = prefix
+        self.turns = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.turns = 0
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+        t0 = time.perf_counter()
+        self.turns += 1
+        last = history[-1].text if history else ""
+        return SystemTurn(
+            text=f"{self.prefix}{last}",
+            internals={"turns": self.turns},
+            latency_ms=(time.perf_counter() - t0) * 1000,
+        )

