@@ -39,3 +39,20 @@ class Rewriter(Protocol):
 def step_seed(session_seed: int, turn_index: int, name: str) -> int:
     """Deterministic per-step seed, stable across Python runs (no ``hash()`` randomisation)."""
     return zlib.crc32(f"{session_seed}:{turn_index}:{name}".encode()) & 0x7FFFFFFF
+
+
+@dataclass(frozen=True)
+class Param:
+    """A rewriter parameter as the TUI panel and ``--help`` show it.
+
+    ``kind`` is "int", "float", "bool" or "choice"; ``choices`` lists allowed values for "choice" (and may list
+    allowed ints); ``lo``/``hi`` bound numbers.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+    lo: float | None = None
+    hi: float | None = None

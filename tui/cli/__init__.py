@@ -1,2 +1,81 @@
-def main() -> None:
-    pass
+"""``parley`` command line: a thin layer over library calls.
+
+Subcommands live one group per module and are imported only when used (or listed by ``--help``), so every
+module here must keep heavy imports (torch, transformers, textual, audio) inside the command function.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from engine import __version__
+
+#: command name → "module:attribute" of a click command
+COMMANDS: dict[str, str] = {
+    "sessions": "tui.cli.store_cmd:sessions",
+    "export": "tui.cli.store_cmd:export",
+    "chat": "tui.cli.chat_cmd:chat",
+    "systems": "tui.cli.chat_cmd:systems",
+    "rewrite": "tui.cli.rewrite_cmd:rewrite",
+    "doctor": "tui.cli.audio_cmd:doctor",
+    "speak": "tui.cli.audio_cmd:speak",
+    "transcribe": "tui.cli.audio_cmd:transcribe",
+    "sktod": "tui.cli.sktod_cmd:sktod",
+    "run": "tui.cli.score_cmd:run",
+    "score": "tui.cli.score_cmd:score",
+    "import": "tui.cli.annotate_cmd:import_",
+    "rate": "tui.cli.annotate_cmd:rate",
+    "merge": "tui.cli.annotate_cmd:merge",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(n for n in COMMANDS if self._load(n) is not None)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._load(cmd_name)
+
+    @staticmethod
+    def _load(name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name == module:  # the command's module is not written yet
+                return None
+            raise
+        cmd: Any = getattr(mod, attr, None)
+        return cmd if isinstance(cmd, click.Command) else None
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="parley")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+              help="SQLite database (default: PARLEY_DB or the user data dir).")
+@click.option("--system", "system_spec", default=None, metavar="NAME[:k=v,...]",
+              help="System under test (default: multiwoz). `parley systems` lists them.")
+@click.option("--rewrite", "rewrite_specs", multiple=True, metavar="SPEC",
+              help="Enable a user-side rewriter from the start (repeatable), e.g. impolite:scenario=2.")
+@click.option("--tester", default=None, help="Tester name (asked once and kept in settings otherwise).")
+@click.option("--goal", default=None, metavar="random|ID", help="Show a goal card: a random one or a MultiWOZ id.")
+@click.option("--seed", type=int, default=None, help="Session seed (rewriters, booking references).")
+@click.pass_context
+def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewrite_specs: tuple[str, ...],
+         tester: str | None, goal: str | None, seed: int | None) -> None:
+    """parley — a live tester for task-oriented dialogue systems.
+
+    With no command, opens the chat in the terminal on the embedded MultiWOZ system.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from tui.launch import launch
+
+    launch(db_path=db_path, system_spec=system_spec, rewrite_specs=rewrite_specs, tester=tester, goal=goal,
+           seed=seed)
