@@ -48,6 +48,8 @@ class Chain:
 
     def apply(self, text: str, *, seed: int = 0, turn_index: int = 0,
               history: Sequence[Message] = ()) -> ChainResult:
+        if not self.specs:
+            return ChainResult(before=text, after=text, steps=())
         from engine.spans import find_spans
 
         current = text

@@ -1,0 +1,95 @@
+"""User settings: pydantic-settings from ``config.toml`` (see engine.locations) and ``PARLEY_*`` variables.
+
+Precedence: keyword arguments > environment (``PARLEY_TESTER``, ``PARLEY_SYSTEM``, ``PARLEY_AUDIO__ASR_MODEL``, ...)
+> the TOML file > defaults. ``PARLEY_CONFIG`` moves the file, ``PARLEY_DB`` the database.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from engine import locations
+
+
+class AudioSettings(BaseModel):
+    """Speech input and output."""
+
+    asr_model: str = Field("tiny.en", description="Whisper model: tiny.en, base, a CTranslate2 folder or a hub id.")
+    tts: str = Field("piper", description="Voice backend: piper, espeak or coqui.")
+    speak_replies: bool = Field(False, description="Speak every system reply aloud.")
+    max_seconds: float = Field(30.0, description="Longest recording per user turn, in seconds.")
+    vad: bool = Field(True, description="End the recording when the speaker stops (voice activity detection).")
+
+
+class AnnotationSettings(BaseModel):
+    """Annotation mode (`parley rate`)."""
+
+    lock_turn_ratings: bool = Field(True, description="Turn ratings lock once the dialogue rating starts.")
+    turns: str = Field("all", description="Which system turns to rate: all, or a number N (the first N).")
+
+
+class Settings(BaseSettings):
+    """Everything a user may set. Each field documents itself; ``parley --help`` names the command-line ones."""
+
+    model_config = SettingsConfigDict(env_prefix="PARLEY_", env_nested_delimiter="__", extra="ignore")
+
+    tester: str = Field("", description="Tester / rater name, asked once and kept here.")
+    system: str = Field("multiwoz", description="Default system spec, e.g. multiwoz or llm or hf-seq2seq:model=PATH.")
+    rewriters: list[str] = Field(default_factory=list, description="Rewriter specs enabled at start.")
+    seed: int | None = Field(None, description="Session seed; random per session when unset.")
+    show_internals: bool = Field(False, description="Show system internals (state, DB count, acts) in the chat log.")
+    keymap: dict[str, str] = Field(default_factory=dict,
+                                   description="Key remapping: binding id → keys, e.g. rate_relevance_1 = 'ctrl+1'.")
+    recent_models: list[str] = Field(default_factory=list, description="Recently loaded system specs / paths.")
+    audio: AudioSettings = Field(default_factory=AudioSettings)
+    annotation: AnnotationSettings = Field(default_factory=AnnotationSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=locations.config_path())
+        return (init_settings, env_settings, toml)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings; a broken config file raises ValueError naming the file."""
+    try:
+        return Settings(**overrides)
+    except Exception as e:  # tomllib.TOMLDecodeError, pydantic.ValidationError
+        raise ValueError(f"cannot read settings from {locations.config_path()}: {e}") from e
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write the settings as TOML (only values that differ from the defaults)."""
+    import tomli_w
+
+    path = path or locations.config_path()
+    data = settings.model_dump(exclude_defaults=True, exclude_none=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def update_settings(**changes: Any) -> Settings:
+    """Load, change some top-level fields, save and return the new settings."""
+    current = load_settings()
+    new = current.model_copy(update=changes)
+    save_settings(new)
+    return new

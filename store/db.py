@@ -1,0 +1,297 @@
+"""Opening a parley database and reading/writing records.
+
+One ``Store`` may be shared by threads: each thread gets its own SQLite connection. Every write is one
+``BEGIN IMMEDIATE`` transaction (so concurrent writers queue on the busy timeout instead of failing), WAL mode,
+foreign keys on.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.migrations import MIGRATION_SET, migrations
+from store.records import (
+    DialogueRating,
+    Rater,
+    SessionRecord,
+    TurnRating,
+    TurnRecord,
+    from_row,
+    now,
+    to_row,
+)
+
+SCHEMA_VERSION = len(migrations._migrations)
+BUSY_TIMEOUT_MS = 30_000
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class StoreError(Exception):
+    """A database that parley cannot use; the message is one clear line for the user."""
+
+
+def _check_file(path: Path) -> None:
+    """Refuse non-SQLite files and databases from a newer parley before anything writes to them."""
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a database file")
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with path.open("rb") as fh:
+        head = fh.read(16)
+    if head != _SQLITE_MAGIC:
+        raise StoreError(f"{path} is not a SQLite database")
+    uri = f"file:{path}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            has = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='_sqlite_migrations'").fetchone()
+            if not has:
+                tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+                if tables:
+                    raise StoreError(f"{path} is a SQLite database but not a parley database")
+                return
+            names = {r[0] for r in conn.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [MIGRATION_SET])}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"{path} is not a usable SQLite database ({e})") from None
+    known = {m.name for m in migrations._migrations}
+    unknown = names - known
+    if unknown:
+        raise StoreError(
+            f"{path} was written by a newer parley (schema {len(names)} > {SCHEMA_VERSION}; "
+            f"unknown migrations: {', '.join(sorted(unknown))}); upgrade parley to open it")
+
+
+class Store:
+    """A parley database. Use :func:`open_store`; ``path=":memory:"`` gives a private in-memory store."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        self.memory = str(path) == ":memory:"
+        self.path = Path(path) if not self.memory else Path(":memory:")
+        self.readonly = readonly
+        self._local = threading.local()
+        self._memory_conn: sqlite3.Connection | None = None
+        if not self.memory:
+            _check_file(self.path)
+            if readonly and not self.path.exists():
+                raise StoreError(f"{self.path} does not exist")
+            if not readonly:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = self.db
+        if not readonly:
+            migrations.apply(db)
+
+    # -- connections -------------------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        if self.memory:
+            if self._memory_conn is None:
+                self._memory_conn = sqlite3.connect(":memory:", check_same_thread=False)
+            return self._memory_conn
+        if self.readonly:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        else:
+            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not self.readonly:
+            self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL"))
+            conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    @property
+    def db(self) -> Database:
+        """This thread's sqlite-utils Database (one connection per thread)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            conn = self._connect()
+            conn.execute("PRAGMA foreign_keys = ON")
+            db = Database(conn, execute_plugins=False)
+            self._local.db = db
+        return db
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.conn.close()
+            self._local.db = None
+        if self._memory_conn is not None:
+            self._memory_conn.close()
+            self._memory_conn = None
+
+    @staticmethod
+    def _retry(fn: Any, attempts: int = 50) -> Any:
+        for i in range(attempts):
+            try:
+                return fn()
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e) or i == attempts - 1:
+                    raise
+                time.sleep(0.05 * (1 + i % 5))
+        return None
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT), rolled back on error."""
+        if self.readonly:
+            raise StoreError(f"{self.path} is open read-only")
+        conn = self.db.conn
+        if conn.in_transaction:  # nested: join the outer transaction
+            yield conn
+            return
+        self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    # -- writes --------------------------------------------------------------------------------------------
+    def _insert(self, table: str, rec: Any, *, replace: bool = False) -> None:
+        row = to_row(rec)
+        cols = ", ".join(f'"{c}"' for c in row)
+        marks = ", ".join("?" for _ in row)
+        verb = "INSERT OR REPLACE" if replace else "INSERT"
+        with self.write() as conn:
+            conn.execute(f"{verb} INTO {table} ({cols}) VALUES ({marks})", list(row.values()))
+
+    def add_session(self, rec: SessionRecord) -> SessionRecord:
+        self._insert("sessions", rec)
+        return rec
+
+    def add_turn(self, rec: TurnRecord) -> TurnRecord:
+        """Commit one turn (its own transaction). When this returns, the turn is durable."""
+        self._insert("turns", rec)
+        return rec
+
+    def next_turn_index(self, session_id: str) -> int:
+        row = self.db.execute('SELECT max("index") FROM turns WHERE session_id = ?', [session_id]).fetchone()
+        return 0 if row[0] is None else int(row[0]) + 1
+
+    def end_session(self, session_id: str, *, lock: bool = False) -> None:
+        with self.write() as conn:
+            conn.execute("UPDATE sessions SET ended_at = coalesce(ended_at, ?), locked = max(locked, ?) WHERE id = ?",
+                         [now(), int(lock), session_id])
+
+    def ensure_rater(self, name: str) -> Rater:
+        rec = Rater(name)
+        with self.write() as conn:
+            conn.execute("INSERT OR IGNORE INTO raters (name, created_at) VALUES (?, ?)", [rec.name, rec.created_at])
+        return rec
+
+    def rate_turn(self, rating: TurnRating) -> TurnRating:
+        """Insert or update a turn rating; refused once the dialogue is locked."""
+        with self.write() as conn:
+            row = conn.execute(
+                "SELECT s.locked FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?",
+                [rating.turn_id]).fetchone()
+            if row is None:
+                raise StoreError(f"no turn {rating.turn_id}")
+            if row[0] and self._has_dialogue_rating(conn, rating):
+                raise StoreError("the dialogue is locked: its rating was submitted")
+            conn.execute("INSERT OR IGNORE INTO raters (name, created_at) VALUES (?, ?)", [rating.rater, now()])
+            r = to_row(rating)
+            conn.execute(
+                "INSERT INTO turn_ratings (turn_id, rater, relevance, interestingness, created_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (turn_id, rater) DO UPDATE SET "
+                "relevance = excluded.relevance, interestingness = excluded.interestingness, "
+                "created_at = excluded.created_at",
+                [r["turn_id"], r["rater"], r["relevance"], r["interestingness"], r["created_at"]])
+        return rating
+
+    @staticmethod
+    def _has_dialogue_rating(conn: sqlite3.Connection, rating: TurnRating) -> bool:
+        return conn.execute(
+            "SELECT 1 FROM dialogue_ratings d JOIN turns t ON t.session_id = d.session_id "
+            "WHERE t.id = ? AND d.rater = ?", [rating.turn_id, rating.rater]).fetchone() is not None
+
+    def rate_dialogue(self, rating: DialogueRating, *, lock: bool = True) -> DialogueRating:
+        """Store a complete dialogue rating (all scales checked by the schema) and lock the session."""
+        with self.write() as conn:
+            conn.execute("INSERT OR IGNORE INTO raters (name, created_at) VALUES (?, ?)", [rating.rater, now()])
+            r = to_row(rating)
+            conn.execute(f"INSERT OR REPLACE INTO dialogue_ratings ({', '.join(r)}) VALUES "
+                         f"({', '.join('?' for _ in r)})", list(r.values()))
+            if lock:
+                conn.execute("UPDATE sessions SET locked = 1, ended_at = coalesce(ended_at, ?) WHERE id = ?",
+                             [now(), rating.session_id])
+        return rating
+
+    # -- reads -----------------------------------------------------------------------------------------------
+    def session(self, session_id: str) -> SessionRecord | None:
+        rows = list(self.db.query("SELECT * FROM sessions WHERE id = ?", [session_id]))
+        return from_row(SessionRecord, rows[0]) if rows else None
+
+    def sessions(self, *, mode: str | None = None, limit: int | None = None) -> list[SessionRecord]:
+        sql = "SELECT * FROM sessions"
+        args: list[Any] = []
+        if mode:
+            sql += " WHERE mode = ?"
+            args.append(mode)
+        sql += " ORDER BY started_at, id"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [from_row(SessionRecord, r) for r in self.db.query(sql, args)]
+
+    def turns(self, session_id: str) -> list[TurnRecord]:
+        return [from_row(TurnRecord, r) for r in self.db.query(
+            'SELECT * FROM turns WHERE session_id = ? ORDER BY "index"', [session_id])]
+
+    def turn_ratings(self, session_id: str | None = None, rater: str | None = None) -> list[TurnRating]:
+        sql = ("SELECT r.* FROM turn_ratings r JOIN turns t ON t.id = r.turn_id WHERE 1=1")
+        args: list[Any] = []
+        if session_id:
+            sql += " AND t.session_id = ?"
+            args.append(session_id)
+        if rater:
+            sql += " AND r.rater = ?"
+            args.append(rater)
+        sql += ' ORDER BY t.session_id, t."index", r.rater'
+        return [from_row(TurnRating, r) for r in self.db.query(sql, args)]
+
+    def dialogue_ratings(self, session_id: str | None = None, rater: str | None = None) -> list[DialogueRating]:
+        sql = "SELECT * FROM dialogue_ratings WHERE 1=1"
+        args: list[Any] = []
+        if session_id:
+            sql += " AND session_id = ?"
+            args.append(session_id)
+        if rater:
+            sql += " AND rater = ?"
+            args.append(rater)
+        sql += " ORDER BY session_id, rater"
+        return [from_row(DialogueRating, r) for r in self.db.query(sql, args)]
+
+    def raters(self) -> list[Rater]:
+        return [from_row(Rater, r) for r in self.db.query("SELECT * FROM raters ORDER BY name")]
+
+    def counts(self) -> dict[str, int]:
+        return {t: self.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in ("sessions", "turns", "turn_ratings", "dialogue_ratings", "raters")}
+
+    def schema_version(self) -> int:
+        return len(migrations.applied(self.db))
+
+    def integrity_ok(self) -> bool:
+        return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def open_store(path: str | Path, *, readonly: bool = False) -> Store:
+    """Open (creating and migrating if needed) the database at ``path``; raises StoreError with one clear line."""
+    try:
+        return Store(path, readonly=readonly)
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"{path}: {e}") from None

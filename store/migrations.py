@@ -1,0 +1,75 @@
+"""Schema evolution with ``sqlite_utils.Migrations``. Add a new function for every change; never edit old ones."""
+
+from __future__ import annotations
+
+from sqlite_utils import Database, Migrations
+
+MIGRATION_SET = "parley"
+migrations = Migrations(MIGRATION_SET)
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    db.execute("""
+        CREATE TABLE raters (
+            name TEXT PRIMARY KEY CHECK (length(name) > 0),
+            created_at TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            tester TEXT NOT NULL DEFAULT '',
+            mode TEXT NOT NULL CHECK (mode IN ('live', 'batch', 'annotation')),
+            system_name TEXT NOT NULL DEFAULT '',
+            system_config TEXT NOT NULL DEFAULT '{}',
+            condition TEXT NOT NULL DEFAULT '{}',
+            goal TEXT,
+            seed INTEGER,
+            app_version TEXT NOT NULL DEFAULT '',
+            source TEXT,
+            locked INTEGER NOT NULL DEFAULT 0 CHECK (locked IN (0, 1))
+        )""")
+    db.execute("""
+        CREATE TABLE turns (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            "index" INTEGER NOT NULL CHECK ("index" >= 0),
+            role TEXT NOT NULL CHECK (role IN ('user', 'system')),
+            text TEXT NOT NULL,
+            text_final TEXT,
+            rewrite_steps TEXT NOT NULL DEFAULT '[]',
+            internals TEXT NOT NULL DEFAULT '{}',
+            latency_ms REAL,
+            audio_in TEXT,
+            audio_out TEXT,
+            status TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'failed')),
+            error TEXT,
+            created_at TEXT NOT NULL,
+            UNIQUE (session_id, "index")
+        )""")
+    db.execute("""
+        CREATE TABLE turn_ratings (
+            turn_id TEXT NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+            rater TEXT NOT NULL REFERENCES raters(name),
+            relevance INTEGER CHECK (relevance BETWEEN 1 AND 3),
+            interestingness INTEGER CHECK (interestingness BETWEEN 1 AND 3),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (turn_id, rater)
+        )""")
+    db.execute("""
+        CREATE TABLE dialogue_ratings (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            rater TEXT NOT NULL REFERENCES raters(name),
+            understanding INTEGER NOT NULL CHECK (understanding BETWEEN 1 AND 3),
+            task_completion INTEGER NOT NULL CHECK (task_completion BETWEEN 1 AND 3),
+            interest_arousal INTEGER NOT NULL CHECK (interest_arousal BETWEEN 1 AND 3),
+            efficiency INTEGER NOT NULL CHECK (efficiency IN (0, 1)),
+            overall INTEGER NOT NULL CHECK (overall BETWEEN 1 AND 5),
+            justification TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, rater)
+        )""")
+    db.execute('CREATE INDEX idx_turns_session ON turns(session_id, "index")')
+    db.execute("CREATE INDEX idx_sessions_started ON sessions(started_at)")

@@ -1,0 +1,119 @@
+"""Records: the frozen dataclasses that cross the storage boundary. Rows never leave store/."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+Mode = Literal["live", "batch", "annotation"]
+Status = Literal["ok", "failed"]
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def now() -> str:
+    """UTC timestamp, ISO 8601 with microseconds (sorts as text)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    id: str = field(default_factory=new_id)
+    started_at: str = field(default_factory=now)
+    ended_at: str | None = None
+    tester: str = ""
+    mode: Mode = "live"
+    system_name: str = ""
+    system_config: dict[str, Any] = field(default_factory=dict)
+    condition: dict[str, Any] = field(default_factory=dict)
+    goal: dict[str, Any] | None = None
+    seed: int | None = None
+    app_version: str = ""
+    source: str | None = None  # where an imported/replayed dialogue came from (file + dialogue id)
+    locked: bool = False       # true once the dialogue rating is submitted
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    session_id: str
+    index: int
+    role: Literal["user", "system"]
+    text: str                  # as typed/spoken (user) or as generated (system)
+    text_final: str | None = None  # after the rewriter chain (user turns)
+    rewrite_steps: list[dict[str, Any]] = field(default_factory=list)
+    internals: dict[str, Any] = field(default_factory=dict)
+    latency_ms: float | None = None
+    audio_in: str | None = None
+    audio_out: str | None = None
+    status: Status = "ok"
+    error: str | None = None
+    id: str = field(default_factory=new_id)
+    created_at: str = field(default_factory=now)
+
+
+@dataclass(frozen=True)
+class TurnRating:
+    turn_id: str
+    rater: str
+    relevance: int | None = None         # 1-3 (None: not applicable / not yet rated)
+    interestingness: int | None = None   # 1-3
+    created_at: str = field(default_factory=now)
+
+
+@dataclass(frozen=True)
+class DialogueRating:
+    session_id: str
+    rater: str
+    understanding: int
+    task_completion: int
+    interest_arousal: int
+    efficiency: int
+    overall: int
+    justification: str = ""
+    created_at: str = field(default_factory=now)
+
+
+@dataclass(frozen=True)
+class Rater:
+    name: str
+    created_at: str = field(default_factory=now)
+
+
+#: fields stored as JSON text, per record type
+JSON_FIELDS: dict[type, tuple[str, ...]] = {
+    SessionRecord: ("system_config", "condition", "goal"),
+    TurnRecord: ("rewrite_steps", "internals"),
+}
+
+
+def to_row(rec: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    jf = JSON_FIELDS.get(type(rec), ())
+    for f in fields(rec):
+        v = getattr(rec, f.name)
+        if f.name in jf:
+            v = None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
+        elif isinstance(v, bool):
+            v = int(v)
+        row[f.name] = v
+    return row
+
+
+def from_row(cls: type, row: dict[str, Any]) -> Any:
+    jf = JSON_FIELDS.get(cls, ())
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in row:
+            continue
+        v = row[f.name]
+        if f.name in jf and v is not None:
+            v = json.loads(v)
+        elif f.name == "locked":
+            v = bool(v)
+        kwargs[f.name] = v
+    return cls(**kwargs)
