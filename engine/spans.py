@@ -1,0 +1,215 @@
+"""The shared slot-value span detector: which parts of a user turn are slot values the rewriters must protect.
+
+``find_spans(text)`` returns the protected spans of ``text`` as ``engine.types.Span`` (character offsets into
+``text``; ``text[start:end] == value``). It finds
+
+- database values (engine/mwdb.py): venue names, areas, food types, price ranges, hotel/attraction types,
+  hospital departments, train stations (slot ``departure``/``destination`` by the preposition before them), days;
+- times (``13:45``, ``5:30 pm``, ``7pm``) with a slot guessed from the words before them (``arriveBy`` after
+  "arrive"/"by", ``leaveAt`` after "leave"/"after"/"depart", ``book_time`` otherwise);
+- counts: a number before "people"/"persons"/"guests" (``book_people``), "nights" (``book_stay``), "stars"
+  (``stars``).
+
+Matching is done on word n-grams compared without spaces and punctuation, so "saint john 's college" matches the
+database's "saint johns college" and "guest house" matches "guesthouse"; n-grams that miss are compared with
+rapidfuzz (ratio ≥ 90) against the values of similar length, which catches small misspellings ("cambrige").
+The vocabulary is built once per database and results are cached per text.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import defaultdict
+from functools import lru_cache
+from typing import Any
+
+from engine.types import Span
+
+#: longest value in words we look for
+MAX_NGRAM = 8
+#: rapidfuzz ratio a near-miss n-gram needs
+FUZZY_CUTOFF = 90.0
+#: a key must have at least this many characters to be matched fuzzily (short words give false hits)
+FUZZY_MIN_LEN = 7
+
+def _words(s: str) -> tuple[str, ...]:
+    return tuple(s.split())
+
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_TIME = re.compile(
+    r"(?<![\w:.])(?:(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?|(?:1[0-2]|0?[1-9])\s?[ap]\.?m\.?)(?![\w:])",
+    re.IGNORECASE)
+_NUMBER_WORDS = _words("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen")
+_COUNT = re.compile(
+    r"(?<![\w.:])(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")(?=\s+(?:-\s*)?(people|persons?|guests?|adults?|"
+    r"nights?|stars?|star)\b)", re.IGNORECASE)
+_COUNT_SLOT = {"people": "book_people", "person": "book_people", "persons": "book_people", "guest": "book_people",
+               "guests": "book_people", "adult": "book_people", "adults": "book_people", "night": "book_stay",
+               "nights": "book_stay", "star": "stars", "stars": "stars"}
+
+#: slots whose values are too generic to protect as words ("yes", "no", "0")
+_SKIP_SLOTS = frozenset({"parking", "internet", "stars"})
+_SKIP_VALUES = frozenset({"yes", "no", "none", "free", "the", "a", "?", "dontcare"})
+#: which (domain, slot) wins when one value belongs to several
+_SLOT_PRIORITY = ("name", "department", "destination", "departure", "type", "food", "pricerange", "area", "day")
+_STOPWORDS = frozenset(_words("i a an the to for in at on of and or is it me my we you be by from with that this"))
+
+
+def _key(s: str) -> str:
+    return "".join(m.group(0) for m in _WORD.finditer(s.lower()))
+
+
+class _Vocab:
+    """Lookup tables built once per database."""
+
+    def __init__(self, db: Any) -> None:
+        entries: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for domain, slot, value in db.all_values():
+            if slot in _SKIP_SLOTS or value in _SKIP_VALUES:
+                continue
+            for alias in _aliases(value):
+                k = _key(alias)
+                if k and (domain, slot) not in entries[k]:
+                    entries[k].append((domain, slot))
+        self.entries: dict[str, tuple[str | None, str]] = {}
+        for k, pairs in entries.items():
+            pairs.sort(key=lambda p: _SLOT_PRIORITY.index(p[1]) if p[1] in _SLOT_PRIORITY else 99)
+            domains = {d for d, s in pairs if s == pairs[0][1]}
+            single = len(domains) == 1 and pairs[0][1] != "day"
+            self.entries[k] = (pairs[0][0] if single else None, pairs[0][1])
+        self.by_len: dict[int, list[str]] = defaultdict(list)
+        for k in self.entries:
+            if len(k) >= FUZZY_MIN_LEN:
+                self.by_len[len(k)].append(k)
+        self.max_key = max((len(k) for k in self.entries), default=0)
+
+
+def _aliases(value: str) -> list[str]:
+    out = [value]
+    if value.startswith("the ") and len(value) >= 11:
+        out.append(value[4:])
+    return out
+
+
+_vocab_lock = threading.Lock()
+_vocabs: dict[int, tuple[Any, _Vocab]] = {}
+
+
+def _vocab(db: Any) -> _Vocab:
+    with _vocab_lock:
+        hit = _vocabs.get(id(db))
+        if hit is None or hit[0] is not db:
+            hit = (db, _Vocab(db))
+            _vocabs[id(db)] = hit
+        return hit[1]
+
+
+def _default_db() -> Any:
+    from engine.mwdb import load_db
+
+    return load_db()
+
+
+def find_spans(text: str, db: Any = None, *, fuzzy: bool = True) -> tuple[Span, ...]:
+    """Protected slot-value spans of ``text``, sorted by position and never overlapping."""
+    if not text or not text.strip():
+        return ()
+    if db is None:
+        return _find_default(text, fuzzy)
+    return _find(text, _vocab(db), fuzzy)
+
+
+@lru_cache(maxsize=8192)
+def _find_default(text: str, fuzzy: bool) -> tuple[Span, ...]:
+    return _find(text, _vocab(_default_db()), fuzzy)
+
+
+def _time_slot(text: str, start: int) -> str:
+    before = text[max(0, start - 40):start].lower()
+    words = _WORD.findall(before)[-5:]
+    for w in reversed(words):
+        if w.startswith("arriv") or w in ("by", "before", "until"):
+            return "arriveBy"
+        if w.startswith("leav") or w.startswith("depart") or w in ("after", "from"):
+            return "leaveAt"
+    return "book_time"
+
+
+def _place_slot(text: str, start: int) -> str:
+    words = _WORD.findall(text[max(0, start - 30):start].lower())[-3:]
+    for w in reversed(words):
+        if w in ("from", "leaving", "departing", "depart", "leave"):
+            return "departure"
+        if w in ("to", "into", "towards", "arriving", "arrive", "going", "destination"):
+            return "destination"
+    return "destination"
+
+
+def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
+    spans: list[Span] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    for m in _TIME.finditer(text):
+        spans.append(Span(m.start(), m.end(), _time_slot(text, m.start()), m.group(0)))
+        taken.append((m.start(), m.end()))
+    for m in _COUNT.finditer(text):
+        if free(m.start(1), m.end(1)):
+            slot = _COUNT_SLOT.get(m.group(2).lower(), "book_people")
+            spans.append(Span(m.start(1), m.end(1), slot, m.group(1), "hotel" if slot != "book_people" else None))
+            taken.append((m.start(1), m.end(1)))
+
+    toks = [(m.start(), m.end(), m.group(0).lower()) for m in _WORD.finditer(text)]
+    n = len(toks)
+    i = 0
+    while i < n:
+        found = None
+        key = ""
+        keys: list[str] = []
+        for j in range(i, min(n, i + MAX_NGRAM)):
+            key += toks[j][2]
+            if len(key) > vocab.max_key + 2:
+                break
+            keys.append(key)
+        for length in range(len(keys), 0, -1):
+            k = keys[length - 1]
+            hit = vocab.entries.get(k)
+            if hit is None and fuzzy and length <= 4 and len(k) >= FUZZY_MIN_LEN and toks[i][2] not in _STOPWORDS:
+                hit = _fuzzy(k, vocab)
+            if hit is not None:
+                a, b = toks[i][0], toks[i + length - 1][1]
+                if free(a, b):
+                    found = (a, b, hit, length)
+                    break
+        if found:
+            a, b, (domain, slot), length = found
+            if slot in ("destination", "departure"):
+                slot = _place_slot(text, a)
+            spans.append(Span(a, b, slot, text[a:b], domain))
+            taken.append((a, b))
+            i += length
+        else:
+            i += 1
+    spans.sort(key=lambda s: s.start)
+    return tuple(spans)
+
+
+def _fuzzy(k: str, vocab: _Vocab) -> tuple[str | None, str] | None:
+    from rapidfuzz import fuzz
+
+    best: tuple[float, str] | None = None
+    for ln in range(len(k) - 1, len(k) + 2):
+        for cand in vocab.by_len.get(ln, ()):
+            score = fuzz.ratio(k, cand, score_cutoff=FUZZY_CUTOFF)
+            if score and (best is None or score > best[0]):
+                best = (score, cand)
+    return vocab.entries[best[1]] if best else None
+
+
+def spans_in(text: str, spans: tuple[Span, ...]) -> tuple[Span, ...]:
+    """Keep only spans that are still valid for ``text`` (``text[start:end] == value``)."""
+    return tuple(s for s in spans if 0 <= s.start <= s.end <= len(text) and text[s.start:s.end] == s.value)
