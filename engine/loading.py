@@ -1,0 +1,210 @@
+"""Safe loading of user-supplied checkpoints (local folders, ``.gguf`` files or Hugging Face hub ids).
+
+Rules every model loader in parley follows:
+
+- **safetensors preferred.** A local folder with ``*.safetensors`` weights loads as is. A folder whose weights are
+  only pickle files (``pytorch_model.bin``, ``*.pt``, ``*.ckpt``, ``*.pth``) is refused with a clear message unless
+  the tester passes ``allow_pickle=true``; even then pickles are read with ``torch.load(weights_only=True)``
+  (transformers' behaviour, and :func:`safe_torch_load` for our own code). Hub ids load with
+  ``use_safetensors=True`` unless pickles are allowed.
+- **no remote code** unless ``trust_remote_code=True`` (``--trust-remote-code``).
+- **offline hub failures are one clear message, fast.** When ``HF_HUB_OFFLINE`` is set, or the hub does not answer
+  a TCP connect within about a second, hub ids are looked up in the local Hugging Face cache only
+  (``local_files_only=True``); a miss raises :class:`~engine.types.LoadError` naming the id and what to do.
+
+Heavy imports (torch, transformers, huggingface_hub) happen inside the functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.types import LoadError
+
+Progress = Callable[[str], None] | None
+
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+_TRUE = {"1", "true", "yes", "on"}
+
+_probe_lock = threading.Lock()
+_probe_cache: tuple[float, bool] | None = None
+_PROBE_TTL_S = 60.0
+
+
+def say(progress: Progress, message: str) -> None:
+    """Report a short status string to an optional progress callback (never raises)."""
+    if progress is not None:
+        with contextlib.suppress(Exception):  # a broken progress callback must not break loading
+            progress(message)
+
+
+def _hub_host() -> tuple[str, int]:
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    from urllib.parse import urlparse
+
+    u = urlparse(endpoint)
+    return (u.hostname or "huggingface.co", u.port or (80 if u.scheme == "http" else 443))
+
+
+def hub_reachable(timeout_s: float = 1.0) -> bool:
+    """Whether the Hugging Face hub answers a TCP connect (cached for a minute; bounded even if DNS hangs)."""
+    global _probe_cache
+    with _probe_lock:
+        if _probe_cache and time.monotonic() - _probe_cache[0] < _PROBE_TTL_S:
+            return _probe_cache[1]
+    result: list[bool] = [False]
+
+    def probe() -> None:
+        try:
+            with socket.create_connection(_hub_host(), timeout=timeout_s):
+                result[0] = True
+        except OSError:
+            result[0] = False
+
+    t = threading.Thread(target=probe, daemon=True, name="parley-hub-probe")
+    t.start()
+    t.join(timeout_s + 0.3)
+    ok = result[0] and not t.is_alive()
+    with _probe_lock:
+        _probe_cache = (time.monotonic(), ok)
+    return ok
+
+
+def hub_offline() -> bool:
+    """True when hub ids must be resolved from the local cache only."""
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in _TRUE or os.environ.get(
+            "TRANSFORMERS_OFFLINE", "").lower() in _TRUE:
+        return True
+    return not hub_reachable()
+
+
+def _short_hub_timeouts() -> None:
+    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "3")
+    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "20")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a checkpoint comes from, resolved: ``ref`` is what to hand ``from_pretrained``."""
+
+    ref: str
+    local: bool
+    local_files_only: bool = False
+    gguf_file: str | None = None
+    folder: Path | None = None
+
+
+def weight_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    """``(safetensors files, pickle files)`` directly in ``folder``."""
+    safe = sorted(folder.glob("*.safetensors"))
+    pick = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in PICKLE_SUFFIXES
+                  and not p.name.startswith("training_args"))
+    return safe, pick
+
+
+def check_weights(folder: Path, allow_pickle: bool = False, what: str | None = None) -> None:
+    """Refuse a folder whose weights are pickle-only (unless allowed) or that has no weights at all."""
+    what = what or str(folder)
+    safe, pick = weight_files(folder)
+    if safe or list(folder.glob("*.gguf")):
+        return
+    if pick:
+        if allow_pickle:
+            return
+        names = ", ".join(p.name for p in pick[:3])
+        raise LoadError(
+            f"{what} has only pickle weights ({names}); pickle files can run code when loaded, so parley "
+            "refuses them. Convert the checkpoint to safetensors, or pass allow_pickle=true if you trust it "
+            "(it is then read with torch.load(weights_only=True)).")
+    raise LoadError(f"{what} has no model weights (*.safetensors)")
+
+
+def resolve(path_or_id: str | os.PathLike[str], allow_pickle: bool = False) -> Source:
+    """Resolve a local folder, a local ``.gguf`` file or a hub id, applying the safety rules above.
+
+    Raises :class:`LoadError` with a user-facing message on any problem.
+    """
+    raw = str(path_or_id).strip()
+    if not raw:
+        raise LoadError("no model given (model=PATH or a Hugging Face id)")
+    p = Path(raw).expanduser()
+    if p.is_file():
+        if p.suffix == ".gguf":
+            return Source(str(p.parent), True, True, gguf_file=p.name, folder=p.parent)
+        raise LoadError(f"{p} is a file; give the checkpoint folder (with config.json) or a .gguf file")
+    if p.is_dir():
+        if not (p / "config.json").is_file() and not list(p.glob("*.gguf")):
+            raise LoadError(f"{p} is not a model folder (no config.json)")
+        check_weights(p, allow_pickle)
+        return Source(str(p), True, True, folder=p)
+    looks_like_path = raw.startswith((".", "/", "~")) or raw.count("/") > 1 or "\\" in raw
+    if looks_like_path:
+        raise LoadError(f"model path {raw} does not exist")
+    return _resolve_hub(raw, allow_pickle)
+
+
+def _resolve_hub(repo_id: str, allow_pickle: bool) -> Source:
+    _short_hub_timeouts()
+    if hub_offline():
+        folder = _cached_snapshot(repo_id)
+        if folder is None:
+            raise LoadError(
+                f"{repo_id!r} is not a local folder and not in the Hugging Face cache, and the hub is "
+                "unreachable (offline). Download it on a machine with a network and pass model=/path/to/folder.")
+        check_weights(folder, allow_pickle, what=f"{repo_id} (cached)")
+        return Source(repo_id, False, True, folder=folder)
+    return Source(repo_id, False, False)
+
+
+def _cached_snapshot(repo_id: str) -> Path | None:
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(repo_id, local_files_only=True))
+    except Exception:
+        return None
+
+
+def pretrained_kwargs(src: Source, allow_pickle: bool = False, trust_remote_code: bool = False) -> dict[str, Any]:
+    """Keyword arguments for ``from_pretrained`` that enforce the rules for ``src``."""
+    kw: dict[str, Any] = {"trust_remote_code": bool(trust_remote_code), "local_files_only": src.local_files_only}
+    if src.gguf_file:
+        kw["gguf_file"] = src.gguf_file
+    elif not allow_pickle:
+        kw["use_safetensors"] = True
+    return kw
+
+
+def explain(exc: BaseException, what: str) -> LoadError:
+    """Turn a transformers / hub / OS exception into one clear :class:`LoadError`."""
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    low = str(exc).lower()
+    if "trust_remote_code" in low:
+        return LoadError(f"{what} needs custom code from its repository; pass trust_remote_code=true "
+                         "(--trust-remote-code) only if you trust it")
+    if "safetensors" in low and ("not found" in low or "does not appear" in low or "no file named" in low):
+        return LoadError(f"{what} has no safetensors weights; pass allow_pickle=true if you trust its pickle files")
+    if any(k in low for k in ("offline", "connection", "timed out", "resolve", "couldn't connect")):
+        return LoadError(f"could not fetch {what} from the Hugging Face hub ({msg}); pass a local folder instead")
+    return LoadError(f"could not load {what}: {msg}")
+
+
+def safe_torch_load(path: str | os.PathLike[str], allow_pickle: bool = False) -> Any:
+    """``torch.load`` with ``weights_only=True`` (tensors and plain containers only); refused unless allowed."""
+    if not allow_pickle:
+        raise LoadError(f"{path} is a pickle file; pass allow_pickle=true if you trust it")
+    import torch
+
+    try:
+        return torch.load(str(path), map_location="cpu", weights_only=True)
+    except Exception as e:  # UnpicklingError for anything that is not plain weights
+        raise LoadError(f"{path} is not a plain weights file (refused by torch.load weights_only=True): "
+                        f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
