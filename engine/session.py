@@ -74,7 +74,7 @@ class Session:
         self.record = store.add_session(SessionRecord(
             tester=tester,
             mode=mode,  # type: ignore[arg-type]
-            system_name=system_spec or getattr(system, "name", type(system).__name__),
+            system_name=str(system_spec or getattr(system, "name", None) or type(system).__name__),
             system_config=system_config or {},
             condition={"name": self.chain.name, "rewriters": self.chain.config()},
             goal=goal,

@@ -50,8 +50,8 @@ class Settings(BaseSettings):
     keymap: dict[str, str] = Field(default_factory=dict,
                                    description="Key remapping: binding id → keys, e.g. rate_relevance_1 = 'ctrl+1'.")
     recent_models: list[str] = Field(default_factory=list, description="Recently loaded system specs / paths.")
-    audio: AudioSettings = Field(default_factory=AudioSettings)
-    annotation: AnnotationSettings = Field(default_factory=AnnotationSettings)
+    audio: AudioSettings = Field(default_factory=lambda: AudioSettings())
+    annotation: AnnotationSettings = Field(default_factory=lambda: AnnotationSettings())
 
     @classmethod
     def settings_customise_sources(

@@ -92,8 +92,9 @@ class Store:
             if not readonly:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         db = self.db
-        if not readonly:
-            migrations.apply(db)
+        if not readonly and migrations.pending(db):
+            with self.write():  # BEGIN IMMEDIATE: two processes creating one database take turns
+                migrations.apply(db)
 
     # -- connections -------------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:

@@ -65,7 +65,7 @@ def iter_sessions_json(store: Store, session_ids: list[str] | None = None) -> It
     d_ratings = groupby(conn.execute(f"SELECT * FROM dialogue_ratings{where} ORDER BY session_id, rater", args),
                         key=lambda r: r[0])
     buffers: dict[str, dict[str, list[Any]]] = {"t": {}, "tr": {}, "dr": {}}
-    iters = {"t": turns, "tr": t_ratings, "dr": d_ratings}
+    iters: dict[str, Any] = {"t": turns, "tr": t_ratings, "dr": d_ratings}
     s_json = JSON_FIELDS[SessionRecord]
     t_json = JSON_FIELDS[TurnRecord]
 

@@ -1,0 +1,89 @@
+"""``parley chat`` (headless sessions from a script) and ``parley systems``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from tui.cli.common import db_option, fail, resolve_db
+
+
+@click.command()
+@click.option("--system", "system_spec", default="multiwoz", show_default=True, metavar="NAME[:k=v,...]",
+              help="System under test.")
+@click.option("--script", "script", type=click.File("r", encoding="utf-8"), required=True,
+              help="User turns, one per line ('-' reads stdin). Blank lines and lines starting with # are skipped.")
+@db_option
+@click.option("--seed", type=int, default=None, help="Session seed (rewriters, booking references).")
+@click.option("--rewrite", "rewrite_specs", multiple=True, metavar="SPEC",
+              help="Rewriter applied to every user turn (repeatable), e.g. disfluency:rate=0.3.")
+@click.option("--tester", default="", help="Tester name stored with the session.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print one JSON object per user turn: {"turn","user","final","system","state","latency_ms"}.')
+def chat(system_spec: str, script, db_path: str | None, seed: int | None,  # type: ignore[no-untyped-def]
+         rewrite_specs: tuple[str, ...], tester: str, as_json: bool) -> None:
+    """Hold a session from a script of user turns, through the same session code as the TUI (mode batch)."""
+    from engine.rewrite.chain import Chain
+    from engine.session import Session
+    from engine.spec import SpecError
+    from engine.systems import build_system
+    from engine.types import LoadError
+    from store import StoreError, open_store
+
+    try:
+        chain = Chain(rewrite_specs)
+        system = build_system(system_spec)
+        if hasattr(system, "load"):
+            system.load(progress=lambda msg: click.echo(msg, err=True))
+    except (SpecError, LoadError) as e:
+        fail(str(e))
+    try:
+        store = open_store(resolve_db(db_path))
+    except StoreError as e:
+        fail(str(e))
+    session = Session(store, system, system_spec=system_spec, chain=chain, tester=tester, mode="batch", seed=seed)
+    failures = 0
+    n = 0
+    for line in script:
+        text = line.rstrip("\n")
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        ex = session.turn(text)
+        if ex.error:
+            failures += 1
+        if as_json:
+            click.echo(json.dumps({
+                "turn": n, "user": ex.typed, "final": ex.final,
+                "system": ex.reply.text if ex.reply else None,
+                "state": {d: dict(s) for d, s in ex.reply.state.items()} if ex.reply else {},
+                "latency_ms": round(ex.reply.latency_ms, 3) if ex.reply else None,
+                **({"error": ex.error} if ex.error else {}),
+            }, ensure_ascii=False))
+        else:
+            click.echo(f"USER   {ex.typed}")
+            if ex.final != ex.typed:
+                click.echo(f"  ->   {ex.final}")
+            click.echo(f"SYSTEM {ex.reply.text if ex.reply else '[failed] ' + str(ex.error)}")
+        n += 1
+    session.end()
+    click.echo(f"session {session.id}: {n} user turn(s), {failures} failed, stored in {store.path}", err=True)
+    if failures:
+        sys.exit(1)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="JSON list of {name, summary}.")
+def systems(as_json: bool) -> None:
+    """List the registered dialogue systems."""
+    from engine.systems import DEFAULT_SYSTEM, SYSTEMS
+
+    entries = [{"name": e.name, "summary": e.summary, "default": e.name == DEFAULT_SYSTEM} for e in SYSTEMS]
+    if as_json:
+        click.echo(json.dumps(entries, indent=2))
+        return
+    width = max(len(e["name"]) for e in entries)
+    for e in entries:
+        mark = "*" if e["default"] else " "
+        click.echo(f"{mark} {e['name']:<{width}}  {e['summary']}")
