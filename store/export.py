@@ -88,7 +88,7 @@ def iter_sessions_json(store: Store, session_ids: list[str] | None = None) -> It
     if session_ids is not None:
         s_where = f" WHERE id IN ({', '.join('?' for _ in session_ids)})"
     sessions = conn.execute(f"SELECT * FROM sessions{s_where} ORDER BY id", args).fetchall()
-    records = []
+    records: list[dict[str, Any]] = []
     for srow in sessions:
         sid = srow[0]
         session = _decode(dict(zip(s_cols, srow, strict=True)), s_json)
