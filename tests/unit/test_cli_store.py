@@ -109,3 +109,13 @@ def test_sessions_lists(filled_db):
     assert [x["turns"] for x in rows] == [2, 2] and rows[0]["tester"] == "ada"
     r = CliRunner().invoke(main, ["sessions", "--db", str(filled_db)])
     assert r.exit_code == 0 and "2 session(s)" in r.output
+
+
+def test_jsonl_lines_match_decoded_records(filled_db, tmp_path):
+    from store.export import export_jsonl, iter_sessions_json
+
+    store = open_store(filled_db)
+    out = tmp_path / "x.jsonl"
+    assert export_jsonl(store, out) == 2
+    from_file = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert from_file == list(iter_sessions_json(store))
