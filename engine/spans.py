@@ -66,11 +66,13 @@ class _Vocab:
 
     def __init__(self, db: Any) -> None:
         entries: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        nwords: dict[str, int] = {}
         for domain, slot, value in db.all_values():
             if slot in _SKIP_SLOTS or value in _SKIP_VALUES:
                 continue
             for alias in _aliases(value):
                 k = _key(alias)
+                nwords.setdefault(k, len(_WORD.findall(alias)))
                 if k and (domain, slot) not in entries[k]:
                     entries[k].append((domain, slot))
         self.entries: dict[str, tuple[str | None, str]] = {}
@@ -79,10 +81,11 @@ class _Vocab:
             domains = {d for d, s in pairs if s == pairs[0][1]}
             single = len(domains) == 1 and pairs[0][1] != "day"
             self.entries[k] = (pairs[0][0] if single else None, pairs[0][1])
-        self.by_len: dict[int, list[str]] = defaultdict(list)
+        #: (key length, words) → keys, for fuzzy matching n-grams of the same word count
+        self.by_len: dict[tuple[int, int], list[str]] = defaultdict(list)
         for k in self.entries:
             if len(k) >= FUZZY_MIN_LEN:
-                self.by_len[len(k)].append(k)
+                self.by_len[(len(k), nwords[k])].append(k)
         self.max_key = max((len(k) for k in self.entries), default=0)
 
 
@@ -179,7 +182,7 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
             k = keys[length - 1]
             hit = vocab.entries.get(k)
             if hit is None and fuzzy and length <= 4 and len(k) >= FUZZY_MIN_LEN and toks[i][2] not in _STOPWORDS:
-                hit = _fuzzy(k, vocab)
+                hit = _fuzzy(k, length, vocab)
             if hit is not None:
                 a, b = toks[i][0], toks[i + length - 1][1]
                 if free(a, b):
@@ -198,12 +201,14 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
     return tuple(spans)
 
 
-def _fuzzy(k: str, vocab: _Vocab) -> tuple[str | None, str] | None:
+def _fuzzy(k: str, n_words: int, vocab: _Vocab) -> tuple[str | None, str] | None:
     from rapidfuzz import fuzz
 
     best: tuple[float, str] | None = None
     for ln in range(len(k) - 1, len(k) + 2):
-        for cand in vocab.by_len.get(ln, ()):
+        for cand in vocab.by_len.get((ln, n_words), ()):
+            if n_words == 1 and cand[0] != k[0]:
+                continue
             score = fuzz.ratio(k, cand, score_cutoff=FUZZY_CUTOFF)
             if score and (best is None or score > best[0]):
                 best = (score, cand)
