@@ -1,0 +1,205 @@
+"""Offline speech recognition with faster-whisper (CTranslate2, int8 on CPU).
+
+``get_asr("tiny.en")`` returns a cached :class:`ASR` per model setting; the model itself loads on the first
+``transcribe`` or on an explicit ``load(progress)`` (call that from a worker thread: it takes ~2 s). The
+transcript keeps per-segment timings and average log-probabilities so a turn can store them.
+
+Speed settings (measured in bench/audio_bench.py): greedy decoding (``beam_size=1``), no conditioning on previous
+text, English forced for ``.en``/bundled models, a warm-up pass after loading, and ``cpu_threads`` = the number of
+cores up to 4. Silero VAD (bundled in faster-whisper) filters silence for microphone input; synthetic audio skips it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.types import LoadError
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16000
+Progress = Callable[[str], None] | None
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What the recogniser heard. ``segments`` are ``{"start", "end", "text", "avg_logprob",
+    "no_speech_prob"}`` dicts (seconds); ``avg_logprob`` is the duration-weighted mean over segments."""
+
+    text: str
+    segments: tuple[dict, ...]
+    avg_logprob: float | None
+    audio_seconds: float
+    latency_ms: float
+    model: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "segments": [dict(s) for s in self.segments], "avg_logprob": self.avg_logprob,
+                "audio_seconds": self.audio_seconds, "latency_ms": self.latency_ms, "model": self.model}
+
+
+def load_audio(audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+    """Audio as float32 mono at 16 kHz, from a file (WAV/FLAC/OGG via soundfile, others via PyAV) or an array."""
+    if isinstance(audio, (str, os.PathLike)):
+        path = Path(audio)
+        if not path.is_file():
+            raise FileNotFoundError(f"audio file {path} does not exist")
+        try:
+            import soundfile
+
+            data, sample_rate = soundfile.read(str(path), dtype="float32", always_2d=False)
+        except Exception:
+            try:
+                from faster_whisper.audio import decode_audio
+
+                return np.asarray(decode_audio(str(path), sampling_rate=SAMPLE_RATE), dtype=np.float32)
+            except Exception as e:
+                raise ValueError(f"cannot read audio file {path}: {e}") from None
+        audio = np.asarray(data)
+    arr = np.asarray(audio, dtype=np.float32)
+    if arr.ndim == 2:
+        arr = arr.mean(axis=1 if arr.shape[1] <= 8 else 0)
+    if arr.ndim != 1:
+        raise ValueError(f"audio must be mono or (samples, channels), got shape {arr.shape}")
+    return resample(arr, int(sample_rate), SAMPLE_RATE)
+
+
+def resample(audio: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
+    """Polyphase resampling (scipy) to ``sr_out``; float32 out."""
+    if sr_in == sr_out or audio.size == 0:
+        return audio.astype(np.float32, copy=False)
+    from math import gcd
+
+    from scipy.signal import resample_poly
+
+    g = gcd(sr_in, sr_out)
+    return resample_poly(audio, sr_out // g, sr_in // g).astype(np.float32)
+
+
+class ASR:
+    """A faster-whisper model. Thread-safe: one transcription at a time per model."""
+
+    def __init__(self, model: str = "tiny.en", *, compute_type: str = "int8", cpu_threads: int | None = None,
+                 beam_size: int = 1, language: str | None = "en") -> None:
+        self.model = model
+        self.compute_type = compute_type
+        self.cpu_threads = cpu_threads or min(4, os.cpu_count() or 1)
+        self.beam_size = beam_size
+        self.language = language
+        self._whisper: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._whisper is not None
+
+    def load(self, progress: Progress = None) -> ASR:
+        """Load the model (once) and run a short warm-up pass; raises :class:`LoadError` with a clear message."""
+        with self._lock:
+            if self._whisper is None:
+                self._whisper = self._load(progress)
+        return self
+
+    def _load(self, progress: Progress) -> Any:
+        from audio.models import _say, resolve_asr
+
+        ref, local = resolve_asr(self.model, progress)
+        _say(progress, f"loading Whisper {self.model}…")
+        try:
+            from faster_whisper import WhisperModel
+        except ImportError:
+            raise LoadError("faster-whisper is not installed (pip install faster-whisper)") from None
+        kw: dict[str, Any] = {}
+        if not local:
+            from engine.loading import hub_offline
+
+            kw["local_files_only"] = hub_offline()
+        try:
+            whisper = WhisperModel(ref, device="cpu", compute_type=self.compute_type,
+                                   cpu_threads=self.cpu_threads, **kw)
+        except Exception as e:
+            msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            if not local:
+                raise LoadError(f"Whisper model {self.model!r} is not a bundled model (tiny.en, base), not a "
+                                f"local folder, and could not be fetched offline ({msg})") from None
+            raise LoadError(f"could not load Whisper model {self.model!r}: {msg}") from None
+        _say(progress, f"warming up Whisper {self.model}…")
+        try:  # the first decode allocates buffers: pay for it here, not on the first user turn
+            segs, _ = whisper.transcribe(np.zeros(SAMPLE_RATE // 2, dtype=np.float32), beam_size=1,
+                                         language=self._language(whisper), without_timestamps=True,
+                                         condition_on_previous_text=False, temperature=0.0)
+            list(segs)
+        except Exception as e:  # pragma: no cover - a model that loads but cannot decode
+            raise LoadError(f"Whisper model {self.model!r} loaded but failed a test decode: {e}") from None
+        return whisper
+
+    def _language(self, whisper: Any) -> str | None:
+        if not getattr(whisper, "model", None) or not whisper.model.is_multilingual:
+            return None
+        return self.language
+
+    def transcribe(self, audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SAMPLE_RATE, *,
+                   vad: bool | None = None, deterministic: bool = False) -> Transcript:
+        """Transcribe a file or an array (any sample rate; resampled to 16 kHz).
+
+        ``vad`` filters silence with Silero VAD (default: on for files, i.e. recordings; off for arrays, i.e.
+        synthetic audio). ``deterministic`` decodes at temperature 0 only (no sampling fallback), so the same
+        audio always gives the same text; otherwise faster-whisper's temperature fallback is kept.
+        """
+        t0 = time.perf_counter()
+        use_vad = isinstance(audio, (str, os.PathLike)) if vad is None else vad
+        samples = load_audio(audio, sample_rate)
+        seconds = samples.size / SAMPLE_RATE
+        self.load()
+        temperature: Any = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+        segments: list[dict] = []
+        with self._lock:
+            if samples.size:
+                segs, _info = self._whisper.transcribe(
+                    samples, beam_size=self.beam_size, language=self._language(self._whisper),
+                    condition_on_previous_text=False, temperature=temperature, vad_filter=use_vad)
+                for s in segs:  # a lazy generator: decoding happens here
+                    segments.append({"start": round(float(s.start), 3), "end": round(float(s.end), 3),
+                                     "text": s.text.strip(), "avg_logprob": float(s.avg_logprob),
+                                     "no_speech_prob": float(s.no_speech_prob)})
+        text = " ".join(s["text"] for s in segments if s["text"]).strip()
+        return Transcript(text=text, segments=tuple(segments), avg_logprob=_weighted_logprob(segments),
+                          audio_seconds=round(seconds, 3), latency_ms=round((time.perf_counter() - t0) * 1000, 1),
+                          model=self.model)
+
+
+def _weighted_logprob(segments: list[dict]) -> float | None:
+    if not segments:
+        return None
+    weights = [max(s["end"] - s["start"], 1e-3) for s in segments]
+    return round(sum(w * s["avg_logprob"] for w, s in zip(weights, segments, strict=True)) / sum(weights), 4)
+
+
+_cache: dict[str, ASR] = {}
+_cache_lock = threading.Lock()
+
+
+def get_asr(model: str = "tiny.en", progress: Progress = None) -> ASR:
+    """The shared :class:`ASR` for a model setting, loaded (with progress messages) if it was not yet.
+
+    Raises :class:`~engine.types.LoadError` with a user-facing message when the model cannot be loaded.
+    """
+    with _cache_lock:
+        asr = _cache.get(model)
+        if asr is None:
+            asr = _cache[model] = ASR(model)
+    try:
+        return asr.load(progress)
+    except LoadError:
+        with _cache_lock:
+            _cache.pop(model, None)
+        raise

@@ -1,0 +1,188 @@
+"""The real TTS → ASR channel, rewriter ``asr-real`` (LAUG's speech-recognition perturbation, done for real).
+
+``asr-real:tts=piper,model=tiny.en,snr=20,speed=1.0`` synthesises the user's text (piper with its sampling noise
+off, so the audio is deterministic), optionally adds white noise at ``snr`` dB (drawn from the step's seeded
+``ctx.rng``) and changes the speaking rate (``speed``), then transcribes it with faster-whisper at temperature 0.
+The transcript is the rewritten text; ``info`` keeps the transcript details (segments, average log-probability,
+timings, the TTS actually used); ``changes`` lists the slot values of ``ctx.spans`` that did not survive.
+
+LAUG (Liu et al., 2021) used gTTS → DeepSpeech2; here both ends run offline on the bundled models. Models load on
+the first rewrite, or earlier with :meth:`RealASRChannel.load` from a worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from engine.rewrite.base import Param, RewriteContext
+from engine.spec import SpecError
+from engine.types import Rewrite, Span
+
+_TTS = ("piper", "espeak", "coqui")
+_MODELS = ("tiny.en", "base")
+
+
+class RealASRChannel:
+    """Synthesise → (noise, speed) → transcribe. Deterministic for a given seed."""
+
+    name = "asr-real"
+    PARAMS: ClassVar[tuple[Param, ...]] = (
+        Param("tts", "choice", "piper", "speech synthesiser (piper voice; espeak-ng; coqui if installed)",
+              choices=_TTS),
+        Param("model", "choice", "tiny.en", "Whisper model: bundled tiny.en or base (or a CTranslate2 folder)",
+              choices=_MODELS),
+        Param("snr", "float", None, "white noise added at this signal-to-noise ratio in dB (none = clean)",
+              lo=-10.0, hi=60.0),
+        Param("speed", "float", 1.0, "speaking rate (1.0 = the voice's own; 1.3 = 30% faster)", lo=0.5, hi=2.0),
+        Param("keep_audio", "bool", False, "save each synthesised utterance as WAV under the data dir"),
+    )
+
+    def __init__(self, tts: str = "piper", model: str = "tiny.en", snr: float | None = None, speed: float = 1.0,
+                 keep_audio: bool = False) -> None:
+        if tts not in _TTS:
+            raise SpecError(f"asr-real: tts must be one of {', '.join(_TTS)}, got {tts!r}")
+        if not isinstance(model, str) or not model.strip():
+            raise SpecError(f"asr-real: model must be tiny.en, base or a CTranslate2 folder, got {model!r}")
+        if snr is not None:
+            if isinstance(snr, bool) or not isinstance(snr, int | float):
+                raise SpecError(f"asr-real: snr must be a number of dB or none, got {snr!r}")
+            if not -10.0 <= float(snr) <= 60.0:
+                raise SpecError(f"asr-real: snr={snr} is out of range [-10, 60]")
+            snr = float(snr)
+        if isinstance(speed, bool) or not isinstance(speed, int | float) or not 0.5 <= float(speed) <= 2.0:
+            raise SpecError(f"asr-real: speed must be a number in [0.5, 2.0], got {speed!r}")
+        if not isinstance(keep_audio, bool):
+            raise SpecError(f"asr-real: keep_audio must be true or false, got {keep_audio!r}")
+        self.params: Mapping[str, Any] = {"tts": tts, "model": model, "snr": snr, "speed": float(speed),
+                                          "keep_audio": keep_audio}
+        self._tts: Any = None
+        self._asr: Any = None
+
+    def load(self, progress: Callable[[str], None] | None = None) -> RealASRChannel:
+        """Load the synthesiser and the recogniser (slow the first time; call from a worker thread).
+
+        Raises :class:`~engine.types.LoadError` with a clear message when neither TTS backend nor the Whisper model
+        can be loaded.
+        """
+        from audio.asr import get_asr
+        from audio.tts import get_tts
+
+        if self._tts is None:
+            self._tts = get_tts(self.params["tts"], progress, deterministic=True)
+        if self._asr is None:
+            self._asr = get_asr(self.params["model"], progress)
+        return self
+
+    def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
+        p = self.params
+        if not text.strip():
+            return Rewrite(self.name, dict(p), ctx.seed, text, text, tuple(ctx.spans), (), {"transcript": text})
+        self.load()
+        from audio.asr import SAMPLE_RATE, resample
+
+        t0 = time.perf_counter()
+        audio, sr = self._tts.synthesize(text, speed=p["speed"])
+        tts_ms = (time.perf_counter() - t0) * 1000
+        audio = resample(audio, sr, SAMPLE_RATE)
+        if p["snr"] is not None:
+            audio = add_noise(audio, p["snr"], np.random.default_rng(ctx.rng.getrandbits(63)))
+        audio_path = self._save(text, audio, ctx.seed) if p["keep_audio"] else None
+        tr = self._asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True)
+        after = tr.text
+        lost, kept = survival(ctx.spans, after)
+        info: dict[str, Any] = {
+            "transcript": tr.text, "segments": [dict(s) for s in tr.segments], "avg_logprob": tr.avg_logprob,
+            "audio_seconds": tr.audio_seconds, "tts_ms": round(tts_ms, 1), "asr_ms": tr.latency_ms,
+            "total_ms": round((time.perf_counter() - t0) * 1000, 1), "tts": self._tts.name,
+            "model": tr.model, "snr": p["snr"], "speed": p["speed"]}
+        if getattr(self._tts, "note", None):
+            info["tts_note"] = self._tts.note
+        if audio_path:
+            info["audio_path"] = audio_path
+        return Rewrite(self.name, dict(p), ctx.seed, text, after, kept, lost, info)
+
+    def _save(self, text: str, audio: np.ndarray, seed: int) -> str | None:
+        from audio.tts import write_wav
+        from engine.locations import audio_dir
+
+        digest = hashlib.sha1(f"{seed}:{self.params}:{text}".encode()).hexdigest()[:16]
+        try:
+            return write_wav(audio_dir() / "asr-real" / f"{digest}.wav", audio, 16000)
+        except OSError:
+            return None
+
+
+def add_noise(audio: np.ndarray, snr_db: float, rng: np.random.Generator) -> np.ndarray:
+    """White Gaussian noise at ``snr_db`` relative to the power of the speech (samples above −40 dB of the peak)."""
+    if audio.size == 0:
+        return audio
+    peak = float(np.max(np.abs(audio)))
+    active = audio[np.abs(audio) > peak * 0.01] if peak > 0 else audio
+    power = float(np.mean(np.square(active, dtype=np.float64))) if active.size else 0.0
+    noise_power = power / (10.0 ** (snr_db / 10.0))
+    noisy = audio + rng.normal(0.0, np.sqrt(noise_power), audio.size).astype(np.float32)
+    return np.clip(noisy, -1.0, 1.0).astype(np.float32)
+
+
+_DIGIT_SEP = re.compile(r"(?<=\d)[.:\s](?=\d)")
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _norm_tokens(text: str) -> list[str]:
+    from audio.wer import normalise
+
+    return _TOKEN.findall(_DIGIT_SEP.sub("", normalise(text)))
+
+
+def _present(value: list[str], words: list[str]) -> bool:
+    if not value:
+        return True
+    joined = "".join(value)
+    n = len(value)
+    for size in {max(1, n - 1), n, n + 1}:
+        for i in range(0, len(words) - size + 1):
+            window = words[i:i + size]
+            if window == value or "".join(window) == joined:
+                return True
+    return False
+
+
+def survival(spans: tuple[Span, ...], transcript: str) -> tuple[tuple[dict[str, Any], ...], tuple[Span, ...]]:
+    """``(lost, kept)``: change records for slot values the transcript lost (with the closest words heard, if
+    any), and spans of ``transcript`` where values survived verbatim (case-insensitive).
+
+    Values are compared after Whisper-style normalisation, so "seven thirty" keeps "7:30" and "four" keeps "4".
+    """
+    words = _norm_tokens(transcript)
+    lost: list[dict[str, Any]] = []
+    kept: list[Span] = []
+    low = transcript.lower()
+    for sp in spans:
+        if _present(_norm_tokens(sp.value), words):
+            at = low.find(sp.value.lower())
+            if at >= 0:
+                kept.append(Span(at, at + len(sp.value), sp.slot, transcript[at:at + len(sp.value)], sp.domain))
+            continue
+        lost.append({"slot": sp.slot, "before": sp.value, "after": _closest(sp.value, transcript), "kind": "asr"})
+    return tuple(lost), tuple(sorted(kept, key=lambda s: s.start))
+
+
+def _closest(value: str, transcript: str) -> str:
+    from rapidfuzz import fuzz
+
+    words = transcript.split()
+    n = max(1, len(value.split()))
+    best, best_score = "", 0.0
+    for size in {max(1, n - 1), n, n + 1}:
+        for i in range(0, len(words) - size + 1):
+            cand = " ".join(words[i:i + size]).strip(".,!?;:")
+            score = fuzz.ratio(value.lower(), cand.lower())
+            if score > best_score:
+                best, best_score = cand, score
+    return best if best_score >= 50 else ""
