@@ -1,0 +1,68 @@
+"""A small aspect lexicon for hotel and restaurant reviews (team-written), used by selection features and by the
+aspect-aware sentiment of the generator."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+#: aspect → (phrase used in answers, keywords/stems matched at word starts)
+ASPECTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "wifi": ("the wifi", ("wifi", "wi-fi", "wi fi", "internet", "wireless", "connection", "signal", "online",
+                          "bandwidth")),
+    "parking": ("the parking", ("parking", "park ", "parked", "car ", "cars", "garage", "vehicle")),
+    "breakfast": ("the breakfast", ("breakfast", "morning meal", "buffet", "brunch")),
+    "noise": ("the noise level", ("noise", "noisy", "quiet", "loud", "peaceful", "sleep", "soundproof", "traffic")),
+    "cleanliness": ("the cleanliness", ("clean", "dirty", "spotless", "tidy", "hygien", "dust", "stain", "filth",
+                                        "sanit", "housekeep", "mess", "smell")),
+    "staff": ("the staff", ("staff", "service", "friendly", "rude", "helpful", "reception", "waiter", "waitress",
+                            "server", "host", "manager", "employee", "attentive", "welcom", "front desk")),
+    "food": ("the food", ("food", "dish", "meal", "taste", "tasty", "delicious", "menu", "portion", "flavo",
+                          "cook", "chef", "cuisine", "fresh", "dessert", "vegetarian", "vegan", "gluten")),
+    "atmosphere": ("the atmosphere", ("atmospher", "ambienc", "ambianc", "decor", "décor", "vibe", "music",
+                                      "cozy", "cosy", "romantic", "lighting", "interior", "design", "style")),
+    "price": ("the prices", ("price", "value", "expensive", "cheap", "cost", "worth", "money", "afford",
+                             "overpriced", "pricey", "budget", "fee", "charge", "bill")),
+    "location": ("the location", ("location", "located", "area", "walk", "distance", "central", "close to",
+                                  "near", "transport", "bus", "station", "neighbo", "access")),
+    "room": ("the rooms", ("room", "bed", "spacious", "cramped", "view", "mattress", "pillow", "furnish",
+                           "size")),
+    "bathroom": ("the bathrooms", ("bathroom", "shower", "toilet", "water pressure", "towel", "bath ")),
+    "drinks": ("the drinks", ("drink", "beer", "wine", "cocktail", "alcohol", "bar ", "coffee", "tea ")),
+    "outdoor": ("the outdoor seating", ("outdoor", "outside", "patio", "terrace", "garden", "seating")),
+    "wait": ("the waiting times", ("wait", "slow", "quick", "prompt", "queue", "speed")),
+    "amenities": ("the amenities", ("pool", "gym", "laundry", "luggage", "safe ", "amenit", "facilit",
+                                    "fridge", "kettle", "air condition", "heating", "elevator", "lift")),
+    "checkin": ("check-in", ("check-in", "check in", "checkin", "check-out", "checkout", "arrival")),
+}
+
+_LETTER = re.compile(r"[a-z]")
+
+
+@lru_cache(maxsize=65536)
+def aspects_of(text: str) -> frozenset[str]:
+    """Aspects whose keywords occur in ``text`` (keywords match at a word start, case-blind)."""
+    t = " " + " ".join(re.findall(r"[a-z0-9'\-é]+", text.lower())) + " "
+    found = set()
+    for name, (_, kws) in ASPECTS.items():
+        for kw in kws:
+            if " " + kw in t:
+                found.add(name)
+                break
+    return frozenset(found)
+
+
+def aspect_phrase(aspects: frozenset[str] | set[str]) -> str:
+    """A noun phrase for answers ("the wifi"); the first aspect by lexicon order, or "it"."""
+    for name in ASPECTS:
+        if name in aspects:
+            return ASPECTS[name][0]
+    return "it"
+
+
+def aspect_word(aspects: frozenset[str] | set[str]) -> str:
+    """The bare aspect word for the ABSA-enhanced generator input ("wifi is great")."""
+    for name in ASPECTS:
+        if name in aspects:
+            return ASPECTS[name][0].removeprefix("the ").split()[-1] if name != "outdoor" else "outdoor seating"
+    return "experience"
