@@ -1,0 +1,126 @@
+"""Simulated speech recognition noise in text (LAUG "SR"-like, without audio).
+
+What a TTS → ASR round trip does to a typed turn, approximated on the text:
+
+1. the transcript is lower case without punctuation; numbers, times and prices are spoken
+   ("13:45" → "thirteen forty five", "3 people" → "three people");
+2. words are misheard as similar-sounding common words: CMU pronunciations within one phoneme, homophones first
+   (``engine.rewrite.phonetic``; "leicester" → "lester"). Rare words (names, places) are misheard more often than
+   frequent ones, as with a real recogniser's language model;
+3. liaisons run two words together ("for three" → "free", "want to" → "wanna");
+4. now and then a short function word is dropped.
+
+``wer`` sets the base probability of a word error. Slot values are not protected (that is the point); each
+changed value is reported in ``Rewrite.changes`` and the output spans carry the new values. The real channel
+(piper/espeak → faster-whisper) is the audio package's ``asr-real``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from engine.rewrite.base import Param, RewriteContext
+from engine.rewrite.metrics import normalise
+from engine.rewrite.numbers import speak_numbers
+from engine.rewrite.util import check_params, sort_spans, tokenize, words
+from engine.types import Rewrite, Span
+
+_CLITICS = frozenset(words("'s 's 'm 're 've 'll 'd n't"))
+_DROPPABLE = frozenset(words("a the to of and i it is in for that"))
+
+
+class SimulatedASR:
+    """Text-level speech-recognition noise with a word-error-rate knob."""
+
+    name = "asr-sim"
+    PARAMS: ClassVar[tuple[Param, ...]] = (
+        Param("wer", "float", 0.13, "base probability that a word is misrecognised", lo=0.0, hi=1.0),
+        Param("liaison", "float", 0.5, "probability that a known liaison pair is run together", lo=0.0, hi=1.0),
+        Param("numbers", "bool", True, "speak numbers and times ('13:45' -> 'thirteen forty five')"),
+    )
+
+    def __init__(self, **params: Any) -> None:
+        self.params: Mapping[str, Any] = check_params(self.name, self.PARAMS, params)
+
+    def _words(self, text: str, spans: list[Span]) -> list[tuple[str, int | None]]:
+        out: list[tuple[str, int | None]] = []
+        for t in tokenize(text, spans):
+            low = t.text.lower()
+            if low in _CLITICS and out:
+                w, s = out[-1]
+                out[-1] = (w + low.replace("'", "'"), s)
+                continue
+            spoken = speak_numbers(t.text) if self.params["numbers"] else t.text
+            for w in normalise(spoken).split():
+                out.append((w, t.span))
+        return out
+
+    def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
+        from engine.rewrite.phonetic import liaison, rank, sound_alikes
+
+        p = self.params
+        rng = ctx.rng
+        spans = sort_spans(ctx.spans)
+        ws = self._words(text, spans)
+        out: list[tuple[str, int | None]] = []
+        counts = {"substitute": 0, "liaison": 0, "delete": 0}
+        wer = p["wer"]
+        i = 0
+        while i < len(ws):
+            w, s = ws[i]
+            if i + 1 < len(ws) and p["liaison"] > 0 and wer > 0:
+                merged = liaison(w, ws[i + 1][0])
+                if merged and rng.random() < p["liaison"] * min(1.0, wer * 4):
+                    out.append((merged, s if s is not None else ws[i + 1][1]))
+                    counts["liaison"] += 1
+                    i += 2
+                    continue
+            r = rank(w) if w.isalpha() else 10**6
+            scale = 0.5 if r < 300 else 1.0 if r < 5000 else 2.2
+            if len(w) <= 2:
+                scale *= 0.5
+            x = rng.random()
+            if x < wer * scale:
+                alikes = sound_alikes(w)
+                if alikes:
+                    k = min(len(alikes), 3)
+                    out.append((rng.choices(alikes[:k], weights=(0.55, 0.3, 0.15)[:k])[0], s))
+                    counts["substitute"] += 1
+                    i += 1
+                    continue
+            elif x < wer * scale + wer * 0.15 and w in _DROPPABLE and len(ws) > 2:
+                counts["delete"] += 1
+                i += 1
+                continue
+            out.append((w, s))
+            i += 1
+
+        after = " ".join(w for w, _ in out)
+        new_spans: list[Span] = []
+        changes: list[dict[str, Any]] = []
+        pos = 0
+        j = 0
+        while j < len(out):
+            s = out[j][1]
+            if s is None:
+                pos += len(out[j][0]) + 1
+                j += 1
+                continue
+            k = j
+            while k < len(out) and out[k][1] == s:
+                k += 1
+            value = " ".join(w for w, _ in out[j:k])
+            sp = spans[s]
+            new_spans.append(Span(pos, pos + len(value), sp.slot, value, sp.domain))
+            if value != normalise(sp.value):
+                changes.append({"slot": sp.slot, "before": sp.value, "after": value, "kind": "asr"})
+            pos += len(value) + 1
+            j = k
+        seen = {c["before"] for c in changes} | {sp.value for sp in spans if normalise(sp.value) in
+                                                {ns.value for ns in new_spans}}
+        for sp in spans:
+            if sp.value not in seen and not any(ns.slot == sp.slot for ns in new_spans):
+                changes.append({"slot": sp.slot, "before": sp.value, "after": "", "kind": "asr"})
+        return Rewrite(self.name, dict(p), ctx.seed, text, after, tuple(new_spans), tuple(changes),
+                       {"counts": counts})
