@@ -1,0 +1,101 @@
+"""Benchmark of the embedded ``multiwoz`` system on the 1,000 MultiWOZ test dialogues.
+
+Measures turn latency (p50/p95 of ``respond``) and DST quality (joint goal accuracy, slot P/R/F1) against the
+gold belief states, in two settings:
+
+- ``own``: the tracker ignores the corpus's system turns and relies on its own decisions (what a live session
+  does); it cannot know which venue the corpus's wizard offered, so accepted offers ("yes, book it") miss the name.
+- ``read``: the tracker also reads the corpus's system turns (offered names, asked slots) — the usual DST setting.
+
+Usage: .venv/bin/python bench/mw_bench.py [--limit N] [--errors N] [--mode own|read|both] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data" / "multiwoz" / "convlab3" / "test.json.zip"
+
+
+def run(mode: str, dialogues: dict, show_errors: int) -> dict:
+    from engine.mwdb import load_db
+    from engine.systems.multiwoz import MultiwozSystem
+    from engine.systems.mw.dst_eval import DstScores, gold_state, iter_turns, name_mapper, normalise_state
+    from engine.types import Message
+
+    db = load_db()
+    names = name_mapper(db)
+    scores = DstScores()
+    latencies: list[float] = []
+    bot = MultiwozSystem(seed=0, read_system=(mode == "read"))
+    bot.load()
+    shown = 0
+    for did, dia in dialogues.items():
+        history: list[Message] = []
+        for _, user, prev, meta in iter_turns(dia):
+            if prev is not None:
+                history.append(Message("system", prev))
+            history.append(Message("user", user))
+            t0 = time.perf_counter()
+            turn = bot.respond(tuple(history))
+            latencies.append((time.perf_counter() - t0) * 1000)
+            pred = normalise_state(turn.state, names)
+            gold = gold_state(meta, names)
+            ok = scores.add(pred, gold)
+            if not ok and shown < show_errors:
+                shown += 1
+                p = {(d, s, v) for d, x in pred.items() for s, v in x.items()}
+                g = {(d, s, v) for d, x in gold.items() for s, v in x.items()}
+                print(f"--- {did} turn {len(history) // 2}")
+                if prev:
+                    print(f"  SYS: {prev}")
+                print(f"  USR: {user}")
+                print(f"  missing: {sorted(g - p)}")
+                print(f"  extra:   {sorted(p - g)}")
+    lat = sorted(latencies)
+    return {
+        "mode": mode, **scores.to_json(),
+        "latency_ms": {"p50": statistics.median(lat), "p95": lat[int(0.95 * (len(lat) - 1))], "max": lat[-1],
+                       "mean": statistics.fmean(lat)},
+        "worst_slots": sorted(scores.errors.items(), key=lambda kv: -kv[1])[:15],
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=0, help="only the first N dialogues")
+    ap.add_argument("--errors", type=int, default=0, help="print the first N wrong turns")
+    ap.add_argument("--mode", choices=("own", "read", "both"), default="both")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if not DATA.exists():
+        sys.exit(f"missing {DATA}")
+    from engine.systems.mw.dst_eval import load_multiwoz
+
+    dialogues = load_multiwoz(DATA)
+    if args.limit:
+        dialogues = dict(list(dialogues.items())[: args.limit])
+    modes = ("own", "read") if args.mode == "both" else (args.mode,)
+    results = [run(m, dialogues, args.errors) for m in modes]
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    n = sum(1 for d in dialogues.values() for _ in range(0, len(d["log"]) - 1, 2))
+    print(f"{len(dialogues)} dialogues, {n} user turns")
+    for r in results:
+        lat = r["latency_ms"]
+        print(f"[{r['mode']}] JGA {r['jga']:.4f}  slot P {r['slot_precision']:.4f} R {r['slot_recall']:.4f} "
+              f"F1 {r['slot_f1']:.4f}  latency p50 {lat['p50']:.2f} ms p95 {lat['p95']:.2f} ms "
+              f"max {lat['max']:.1f} ms")
+        print("   most errors:", ", ".join(f"{k} {v}" for k, v in r["worst_slots"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""``multiwoz``: the embedded task-oriented dialogue system (the default system under test).
+
+A classic pipeline over the MultiWOZ databases, offline and fast: rule NLU (rapidfuzz over DB values) →
+dialogue state tracking → database query → rule policy → template NLG. See ``engine/systems/mw/``.
+
+>>> from engine.types import Message
+>>> bot = MultiwozSystem(seed=1)
+>>> turn = bot.respond((Message("user", "I want a cheap chinese restaurant in the centre"),))
+>>> turn.state["restaurant"]["food"]
+'chinese'
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from engine.mwdb import MultiwozDB, load_db
+from engine.systems.mw.dst import Tracker
+from engine.systems.mw.lexicon import Lexicon, lexicon_for
+from engine.systems.mw.nlg import realise as _realise
+from engine.systems.mw.nlu import NluResult, parse
+from engine.systems.mw.policy import Decision, Policy, _h
+from engine.types import LoadError, Message, SystemTurn
+
+__all__ = ["Decision", "MultiwozSystem"]
+
+FALLBACK = "Sorry, something went wrong on my side. Could you say that again?"
+
+
+class MultiwozSystem:
+    """Rule pipeline over the MultiWOZ DB. ``read_system=True`` also reads system turns it did not write
+    (for scoring the tracker on corpus dialogues)."""
+
+    name = "multiwoz"
+
+    def __init__(self, seed: int | None = None, db_dir: str | None = None, read_system: bool = False) -> None:
+        self.seed = int(seed) if seed is not None else 0
+        self.db_dir = db_dir
+        self.read_system = bool(read_system)
+        self._db: MultiwozDB | None = None
+        self._lex: Lexicon | None = None
+        self.tracker = Tracker()
+        self.policy: Policy | None = None
+        self.last_nlu: NluResult | None = None
+        self._user_turns = 0
+        self._turn = 0
+
+    # -- lifecycle -----------------------------------------------------------------------------------------------
+    def load(self, progress: Any = None) -> None:
+        """Load the databases and build the lexicon (a fraction of a second; done on first use otherwise)."""
+        if self._db is not None:
+            return
+        if progress:
+            progress("loading MultiWOZ databases")
+        try:
+            self._db = load_db(Path(self.db_dir) if self.db_dir else None)
+        except (OSError, ValueError) as e:
+            raise LoadError(f"cannot load the MultiWOZ databases from {self.db_dir or 'the bundled assets'}: {e}") \
+                from None
+        self._lex = lexicon_for(self._db)
+        self.policy = Policy(self._db, self.seed)
+
+    @property
+    def db(self) -> MultiwozDB:
+        self.load()
+        assert self._db is not None
+        return self._db
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new dialogue (with a new seed if given)."""
+        if seed is not None:
+            self.seed = int(seed)
+        self.tracker.reset()
+        self.policy = Policy(self.db, self.seed)
+        self.last_nlu = None
+        self._user_turns = 0
+        self._turn = 0
+
+    # -- the pipeline ----------------------------------------------------------------------------------------------
+    def decide(self, history: tuple[Message, ...]) -> Decision:
+        """NLU + DST + DB + policy for the last user message; updates the tracker. No wording."""
+        self.load()
+        assert self._lex is not None and self.policy is not None
+        n_user = sum(1 for m in history if m.role == "user")
+        if len(history) <= 1 or n_user <= self._user_turns:
+            self.reset()  # a new dialogue, or the history started over: rebuild from this turn
+        self._user_turns = n_user
+        self._turn += 1
+        if self.read_system and len(history) >= 2 and history[-2].role == "system":
+            from engine.systems.mw.listen import listen
+
+            listen(history[-2].text, self.tracker, self._lex)
+        text = history[-1].text if history and history[-1].role == "user" else ""
+        nlu = parse(text, self.tracker.context(), self._lex)
+        self.last_nlu = nlu
+        self.tracker.update(nlu, self._db)
+        return self.policy.decide(self.tracker, nlu)
+
+    def realise(self, decision: Decision) -> str:
+        """Template wording of a decision (seeded: same seed and turn, same words)."""
+        rng = random.Random(_h("nlg", self.seed, self._turn))
+        return _realise(decision.acts, decision.venue, rng)
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+        """Decide and realise; never raises on odd input."""
+        t0 = time.perf_counter()
+        try:
+            decision = self.decide(tuple(history))
+            text = self.realise(decision)
+        except LoadError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a bad turn must not end the session
+            return SystemTurn(text=FALLBACK, state=self.tracker.snapshot(),
+                              internals={"error": f"{type(e).__name__}: {e}"},
+                              latency_ms=(time.perf_counter() - t0) * 1000)
+        internals = {
+            "db_count": dict(decision.db_count),
+            "offered": dict(decision.offered),
+            "requested": {d: list(s) for d, s in decision.requested.items()},
+            "active_domain": decision.active_domain,
+            "nlu": self.last_nlu.to_json() if self.last_nlu else {},
+            "venue": decision.venue.get("name") or decision.venue.get("trainID") if decision.venue else None,
+            "booked": dict(self.tracker.booked),
+        }
+        return SystemTurn(text=text, state=decision.state, acts=decision.acts, internals=internals,
+                          latency_ms=(time.perf_counter() - t0) * 1000)

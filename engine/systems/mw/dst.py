@@ -1,0 +1,89 @@
+"""Dialogue state tracking: the belief state ``{domain: {slot: value}}`` accumulated over the user's turns.
+
+The tracker keeps what the policy needs between turns besides the state: the venue offered per domain, the
+slots the system asked for last, whether the user wants a booking, the references already given.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from engine.mwdb import MultiwozDB
+from engine.systems.mw.nlu import NluContext, NluResult
+
+VENUE = ("restaurant", "hotel", "attraction")
+
+
+class Tracker:
+    """Belief state plus dialogue bookkeeping for one dialogue."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.state: dict[str, dict[str, str]] = {}
+        self.requested: dict[str, list[str]] = {}
+        self.offered: dict[str, str] = {}
+        self.booked: dict[str, str] = {}  # domain → reference of the last booking
+        self.wants_booking: dict[str, bool] = {}
+        self.active_domain: str | None = None
+        self.sys_requested: tuple[str, ...] = ()
+        self.last_offer_domain: str | None = None
+        self.turns = 0
+        self.changed: set[tuple[str, str]] = set()
+
+    def context(self) -> NluContext:
+        return NluContext(active_domain=self.active_domain, sys_requested=self.sys_requested,
+                          state=self.state, offered=self.offered)
+
+    def snapshot(self) -> dict[str, dict[str, str]]:
+        return copy.deepcopy({d: s for d, s in self.state.items() if s})
+
+    def update(self, nlu: NluResult, db: MultiwozDB | None = None) -> None:
+        """Fold one NLU result into the state."""
+        self.turns += 1
+        self.changed = set()
+        if nlu.domain:
+            self.active_domain = nlu.domain
+        d = self.active_domain
+        for dom, slot, value in nlu.inform:
+            cur = self.state.setdefault(dom, {})
+            if cur.get(slot) != value:
+                self.changed.add((dom, slot))
+            cur[slot] = value
+            if slot == "name":
+                self.offered[dom] = value
+        for dom, slot in self.changed:
+            # a new constraint that the offered venue breaks: forget the offer so the policy searches again
+            if slot != "name" and not slot.startswith("book_") and dom in self.offered and db is not None:
+                row = db.find(dom, self.offered[dom])
+                if row is not None and slot in row and str(row[slot]).lower() != self.state[dom][slot] \
+                        and self.state[dom][slot] != "dontcare":
+                    if self.state.get(dom, {}).get("name") == self.offered[dom] and (dom, "name") not in self.changed:
+                        del self.state[dom]["name"]
+                    del self.offered[dom]
+        self.requested = {}
+        for dom, slot in nlu.requests:
+            self.requested.setdefault(dom, []).append(slot)
+        if d is None:
+            return
+        intents = set(nlu.intents)
+        book_info = any(s.startswith("book_") for dom, s, _ in nlu.inform if dom == d)
+        if "nobook" in intents:
+            self.wants_booking[d] = False
+        elif "book" in intents or book_info or ("affirm" in intents and self.last_offer_domain == d
+                                                 and any(s.startswith("book_") or s == "book"
+                                                         for s in self.sys_requested)):
+            self.wants_booking[d] = True
+        if d in VENUE and self.offered.get(d) and not self.state.get(d, {}).get("name") \
+                and self.wants_booking.get(d) and ("book" in intents or "affirm" in intents or book_info):
+            self.state.setdefault(d, {})["name"] = self.offered[d]
+        if "reqalts" in intents and d in self.offered and self.state.get(d, {}).get("name") == self.offered[d] \
+                and (d, "name") not in self.changed:
+            del self.state[d]["name"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.snapshot(), "requested": copy.deepcopy(self.requested), "offered": dict(self.offered),
+                "booked": dict(self.booked), "active_domain": self.active_domain,
+                "sys_requested": list(self.sys_requested)}

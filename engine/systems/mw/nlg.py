@@ -1,0 +1,169 @@
+"""Template NLG: dialogue acts → one short reply (see :mod:`templates` for the wording)."""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.systems.mw import templates as T
+
+
+class _Fill(dict):  # type: ignore[type-arg]
+    """``str.format_map`` mapping: missing fields read as "unknown"; ``{Name}`` capitalises ``{name}``."""
+
+    def __missing__(self, key: str) -> str:
+        low = key[:1].lower() + key[1:]
+        if low != key and low in self:
+            return _cap(str(self[low]))
+        return "unknown"
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _title(value: str) -> str:
+    """Venue names read better in title case ("Pizza Hut City Centre"); ids and times stay as they are."""
+    if any(c.isdigit() for c in value) and not value.replace(" ", "").isalpha():
+        return value
+    return string.capwords(value)
+
+
+def _pretty(slot: str, value: str) -> str:
+    if slot in ("name", "departure", "destination", "department"):
+        return _title(value)
+    if slot == "type":
+        return {"swimmingpool": "swimming pool", "mutliple sports": "multiple sports venue",
+                "concerthall": "concert hall", "nightclub": "nightclub"}.get(value, value)
+    if slot == "address":
+        return _title(value)
+    if slot == "postcode":
+        return value.upper()
+    return value
+
+
+def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, rng: random.Random) -> str:
+    """Word the acts of one decision; deterministic for a given ``rng`` state."""
+    out: list[str] = []
+    fill = _Fill()
+    if venue:
+        for k, v in venue.items():
+            if isinstance(v, str | int | float):
+                fill[k] = _pretty(k, str(v))
+    for a in acts:
+        if a.get("slot") and a.get("value") is not None:
+            fill[a["slot"]] = _pretty(a["slot"], a["value"])
+    asked: list[str] = []
+    informs: list[str] = []
+    i = 0
+    while i < len(acts):
+        a = acts[i]
+        act, dom, slot, value = a["act"], a["domain"], a.get("slot"), a.get("value")
+        i += 1
+        if dom == "general":
+            if act == "request":
+                out.append(rng.choice(T.GENERAL["repeat" if value == "repeat" else "domain"]))
+            else:
+                out.append(rng.choice(T.GENERAL[act]))
+            continue
+        if act == "inform" and slot == "choice":
+            one, many = T.NOUN.get(dom, ("option", "options"))
+            out.append(rng.choice(T.CHOICE).format(n=value, nouns=many if value != "1" else one))
+        elif act == "offer":
+            if dom in T.OFFER:
+                out.append(rng.choice(T.OFFER[dom]).format_map(fill))
+            else:
+                out.append(f"How about {_pretty('name', str(value))}?")
+            # the offer sentence already describes the venue
+            while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["domain"] == dom and acts[i]["slot"] in (
+                    "food", "area", "pricerange", "type", "stars", "leaveAt", "arriveBy"):
+                i += 1
+        elif act == "request" and slot == "book":
+            out.append(rng.choice(T.BOOK_QUESTION.get(dom, T.BOOK_QUESTION["hotel"])))
+        elif act == "request":
+            key = f"{slot}:{dom}" if f"{slot}:{dom}" in T.ASK else str(slot)
+            asked.append(T.ASK.get(key, f"the {T.SLOT_WORDS.get(str(slot), slot)}"))
+        elif act == "book":
+            if dom == "taxi":
+                out.append(rng.choice(T.BOOKED["taxi"]).format_map(_Fill(fill, car=value)))
+            else:
+                fill.setdefault("name", _pretty("name", str(fill.get("trainID", ""))))
+                out.append(rng.choice(T.BOOKED.get(dom, T.BOOKED["restaurant"])).format_map(
+                    _Fill(fill, reference=value)))
+            # the booking sentence already says these
+            while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["domain"] == dom:
+                i += 1
+        elif act == "nooffer":
+            cons = []
+            while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["slot"] != "choice":
+                cons.append(acts[i])
+                i += 1
+            out.append(rng.choice(T.NOOFFER).format(what=_describe(dom, cons)))
+        elif act == "select":
+            n = acts[i]["value"] if i < len(acts) and acts[i]["slot"] == "choice" else "some"
+            i += 1 if n != "some" else 0
+            word = T.SLOT_WORDS.get(str(slot), str(slot))
+            if value:
+                out.append(rng.choice(T.RELAX).format(slot=word, n=n, values=value))
+            else:
+                out.append(rng.choice(T.RELAX_NOVALUES).format(slot=word, n=n))
+        elif act == "nobook":
+            out.append(rng.choice(T.NOBOOK_REF))
+        elif act == "inform":
+            if dom in ("hospital", "police") and slot == "name":
+                out.append(f"{_title(str(value))}:")
+                continue
+            if slot == "car type":
+                informs.append(f"It's a {value}.")
+                continue
+            word = T.SLOT_WORDS.get(str(slot), str(slot))
+            informs.append(rng.choice(T.INFORM).format(slot=word, Slot=_cap(word), value=_pretty(str(slot),
+                                                                                             str(value))))
+        elif act == "reqmore":
+            out.append(rng.choice(T.GENERAL["reqmore"]))
+    if informs:
+        out.extend(informs)
+    if asked:
+        what = asked[0] if len(asked) == 1 else ", ".join(asked[:-1]) + " and " + asked[-1]
+        out.append(rng.choice(T.ASK_FRAME).format(what=what))
+    text = " ".join(s for s in out if s)
+    text = re.sub(r"\b([Aa]) (?=[aeiouAEIOU]\w)", r"\1n ", text)
+    return text or rng.choice(T.GENERAL["reqmore"])
+
+
+def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
+    """'cheap italian restaurants in the north', 'trains from ely to cambridge on monday'."""
+    c = {a["slot"]: str(a["value"]) for a in cons}
+    if domain == "train":
+        parts = ["trains"]
+        if "departure" in c:
+            parts.append(f"from {_title(c['departure'])}")
+        if "destination" in c:
+            parts.append(f"to {_title(c['destination'])}")
+        if "day" in c:
+            parts.append(f"on {c['day']}")
+        if "leaveAt" in c:
+            parts.append(f"leaving after {c['leaveAt']}")
+        if "arriveBy" in c:
+            parts.append(f"arriving by {c['arriveBy']}")
+        return " ".join(parts)
+    noun = {"restaurant": "restaurants", "hotel": "places to stay", "attraction": "attractions"}.get(domain, domain)
+    if domain == "hotel" and c.get("type") in ("hotel", "guesthouse"):
+        noun = c["type"] + "s"
+    if domain == "attraction" and "type" in c:
+        noun = _pretty("type", c["type"]) + ("s" if not c["type"].endswith("s") else "")
+    adj = " ".join(x for x in (c.get("pricerange"), f"{c['stars']}-star" if "stars" in c else None,
+                                c.get("food")) if x)
+    tail = []
+    if "name" in c:
+        tail.append(f"called {_title(c['name'])}")
+    if "area" in c:
+        tail.append(f"in the {c['area']}")
+    if c.get("parking") == "yes":
+        tail.append("with parking")
+    if c.get("internet") == "yes":
+        tail.append("with wifi")
+    return " ".join(x for x in (adj, noun, *tail) if x)

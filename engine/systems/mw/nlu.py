@@ -1,0 +1,392 @@
+"""Rule NLU: domain, intents, slot values and requests of one user utterance, resolved in dialogue context.
+
+:func:`parse` cleans the text, finds venue names and stations (:mod:`lexicon`), masks them, turns number words
+into digits, then reads categorical values, counts, days and times with the patterns of :mod:`patterns`. Each
+value is assigned to a domain slot using the cue words around it and the context (active domain, the slot the
+system asked for last, the venues already in the state).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.mwdb import BOOKABLE, INFORMABLE
+from engine.systems.mw import patterns as P
+from engine.systems.mw.lexicon import Lexicon, NameMention
+from engine.systems.mw.normalise import clean, find_times, words_to_numbers
+
+PRIMARY = ("taxi", "train", "police", "hospital")
+
+
+@dataclass(frozen=True)
+class NluContext:
+    """What the NLU may know about the dialogue so far."""
+
+    active_domain: str | None = None
+    sys_requested: tuple[str, ...] = ()  # slots the system asked for last turn ("leaveAt", "book_people", ...)
+    state: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    offered: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NluResult:
+    """What one user utterance says: ``inform`` as ``(domain, slot, value)``, ``requests`` as ``(domain, slot)``."""
+
+    text: str
+    domain: str | None
+    domains: tuple[str, ...] = ()
+    intents: tuple[str, ...] = ()
+    inform: tuple[tuple[str, str, str], ...] = ()
+    requests: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "domain": self.domain, "domains": list(self.domains), "intents": list(self.intents),
+                "inform": [list(x) for x in self.inform], "requests": [list(x) for x in self.requests]}
+
+
+def _slots(domain: str) -> tuple[str, ...]:
+    return INFORMABLE.get(domain, ()) + BOOKABLE.get(domain, ())
+
+
+class _Builder:
+    """Collects informs with a position so later mentions of a slot win (corrections: "north, no, east")."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], tuple[int, str]] = {}
+
+    def add(self, domain: str | None, slot: str, value: str, pos: int) -> None:
+        if domain is None or slot not in _slots(domain):
+            return
+        key = (domain, slot)
+        if key not in self.items or self.items[key][0] <= pos:
+            self.items[key] = (pos, value)
+
+    def result(self) -> tuple[tuple[str, str, str], ...]:
+        return tuple((d, s, v) for (d, s), (_, v) in sorted(self.items.items(), key=lambda kv: kv[1][0]))
+
+
+def _domain_for(slot: str, primary: str | None, mentioned: list[str], ctx: NluContext) -> str | None:
+    """The domain a slot value most likely belongs to."""
+    order = [d for d in [primary, *mentioned, ctx.active_domain] if d]
+    for d in order:
+        if slot in _slots(d):
+            return d
+    defaults = {"food": "restaurant", "stars": "hotel", "parking": "hotel", "internet": "hotel", "book_stay": "hotel",
+                "pricerange": "restaurant", "area": "restaurant", "book_time": "restaurant",
+                "book_day": "restaurant", "book_people": "restaurant", "day": "train", "leaveAt": "train",
+                "arriveBy": "train", "departure": "train", "destination": "train", "type": "attraction",
+                "department": "hospital"}
+    return defaults.get(slot) if not order else None
+
+
+def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
+    """Understand one user utterance in context (never raises)."""
+    t = clean(text)
+    if not t:
+        return NluResult(text="", domain=ctx.active_domain, intents=("empty",))
+    names = lex.find_names(t)
+    # mask names with placeholders so number words inside names ("restaurant two two") stay untouched
+    masked, holders = t, {}
+    for i, nm in reversed(list(enumerate(names))):
+        key = f"NAME{i}X"
+        holders[key] = nm
+        masked = masked[: nm.start] + key + masked[nm.end:]
+    tn = words_to_numbers(masked)
+    where = {k: tn.find(k) for k in holders}
+    plain = re.sub(r"NAME\dX", " ", tn)  # text without names, for keyword matching
+
+    intents = _intents(t, tn, text)
+    # domains mentioned, by position
+    mentions: list[tuple[int, str]] = []
+    for dom, pat in P.DOMAIN_WORDS.items():
+        for m in pat.finditer(plain):
+            mentions.append((m.start(), dom))
+    taxi_ctx = any(d == "taxi" for _, d in mentions) or (ctx.active_domain == "taxi" and not any(
+        d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
+    for key, nm in holders.items():
+        if nm.domain == "station":
+            if (nm.value != "cambridge" or any(d == "train" for _, d in mentions)) and not taxi_ctx:
+                mentions.append((where[key], "train"))
+        elif not taxi_ctx:
+            mentions.append((where[key], nm.domain))
+    mentions.sort()
+    mentioned = list(dict.fromkeys(d for _, d in mentions))
+    primary = next((d for d in PRIMARY if d in mentioned), None) or (mentioned[0] if mentioned else None)
+    if primary is None and FOOD_ONLY.search(plain):
+        primary = "restaurant"
+    domain = primary or ctx.active_domain
+    b = _Builder()
+    _categorical(plain, domain, mentioned, ctx, b)
+    _counts(plain, domain, mentioned, ctx, b)
+    _times(tn, domain, mentioned, ctx, b, intents)
+    _places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
+    _dontcare(plain, domain, ctx, b)
+    requests = _requests(plain, text, domain, intents, ctx)
+    if requests and "request" not in intents:
+        intents = (*intents, "request")
+    return NluResult(text=t, domain=domain, domains=tuple(mentioned), intents=intents, inform=b.result(),
+                     requests=requests)
+
+
+FOOD_ONLY = re.compile(r"\b(food|cuisine|restaurant)\b")
+
+
+def _intents(t: str, tn: str, raw: str) -> tuple[str, ...]:
+    out = []
+    checks = [("greet", P.GREET_RE), ("thanks", P.THANKS_RE), ("bye", P.BYE_RE), ("affirm", P.AFFIRM_RE),
+              ("negate", P.NEGATE_RE), ("book", P.BOOK_RE), ("nobook", P.NOBOOK_RE), ("reqalts", P.REQALTS_RE),
+              ("recommend", P.RECOMMEND_RE), ("correct", P.CORRECT_RE)]
+    for name, pat in checks:
+        if pat.search(tn):
+            out.append(name)
+    if "nobook" in out and "book" in out:
+        out.remove("book")
+    if "bye" in out and "negate" in out and len(tn.split()) <= 6:
+        out.remove("negate")
+    return tuple(out)
+
+
+def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: _Builder) -> None:
+    for m in P.FOOD_RE.finditer(plain):
+        word = m.group(1)
+        if word in ("world", "traditional", "unusual", "creative", "christmas", "fish", "english", "curry",
+                    "pizza", "noodles", "sushi") and not re.search(r"\b(food|cuisine|restaurant|place|serves?)\b",
+                                                                   plain):
+            continue
+        b.add("restaurant", "food", P.FOODS[word], m.start())
+    for m in P.AREA_RE.finditer(plain):
+        val = P.AREAS.get(m.group(1), m.group(1))
+        after = plain[m.end(): m.end() + 12]
+        if re.match(r"\s*(bound|street|road)", after):
+            continue
+        b.add(_domain_for("area", domain, mentioned, ctx), "area", val, m.start())
+    for m in P.PRICE_RE.finditer(plain):
+        d = _domain_for("pricerange", domain if domain in ("restaurant", "hotel") else None,
+                        [x for x in mentioned if x in ("restaurant", "hotel")], ctx)
+        b.add(d, "pricerange", P.price_value(m.group(1)), m.start())
+    for m in P.STARS_RE.finditer(plain):
+        val = next((g for g in m.groups() if g), "0")
+        b.add("hotel", "stars", val, m.start())
+    for m in P.PARKING_RE.finditer(plain):
+        before = plain[max(0, m.start() - 40): m.start()]
+        neg = P.NEG_BEFORE.search(before) and not re.search(r"\b(free|need|needs|include)\b\s*$", before)
+        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind)|not (important|needed|necessary)|either way",
+                     plain[max(0, m.start() - 40): m.end() + 30]):
+            b.add("hotel", "parking", "dontcare", m.start())
+        else:
+            b.add("hotel", "parking", "no" if neg else "yes", m.start())
+    for m in P.INTERNET_RE.finditer(plain):
+        before = plain[max(0, m.start() - 40): m.start()]
+        neg = P.NEG_BEFORE.search(before) and not re.search(r"\b(free|need|needs|include)\b\s*$", before)
+        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind)|not (important|needed|necessary)|either way",
+                     plain[max(0, m.start() - 40): m.end() + 30]):
+            b.add("hotel", "internet", "dontcare", m.start())
+        else:
+            b.add("hotel", "internet", "no" if neg else "yes", m.start())
+    for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
+        b.add("hotel", "type", "guesthouse", m.start())
+    if domain == "hotel" or "hotel" in mentioned:
+        for m in re.finditer(r"\b(a|an|the|proper|actual|star|stars|priced|expensive|cheap|moderate|4|3|2) hotels?\b"
+                             r"(?! (?:room|reservation|booking))", plain):
+            b.add("hotel", "type", "hotel", m.start())
+    if domain == "attraction" or "attraction" in mentioned or domain is None:
+        for m in P.ATYPE_RE.finditer(plain):
+            word = m.group(1)
+            if word in ("park", "parks") and re.match(r"\s*(my car|the car|ing)", plain[m.end():]):
+                continue
+            if word in ("pool", "pools", "club", "clubs", "sports", "concert", "swimming") and domain not in (
+                    "attraction", None):
+                continue
+            b.add("attraction", "type", P.ATTRACTION_TYPES[word], m.start())
+    for m in P.DAY_RE.finditer(plain):
+        d = domain if domain in ("train", "restaurant", "hotel") else None
+        d = d or next((x for x in mentioned if x in ("train", "restaurant", "hotel")), None)
+        d = d or _domain_for("day", None, [], ctx) or _domain_for("book_day", None, [], ctx)
+        if d == "train":
+            b.add("train", "day", m.group(1), m.start())
+        elif d in ("restaurant", "hotel"):
+            b.add(d, "book_day", m.group(1), m.start())
+
+
+def _counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: _Builder) -> None:
+    used: set[int] = set()
+    for m in P.STAY_RE.finditer(plain):
+        val = m.group(1) or m.group(2)
+        if domain in ("train", "taxi", "restaurant") and "hotel" not in mentioned:
+            continue
+        b.add("hotel", "book_stay", str(int(val)), m.start())
+        used.add(m.start())
+    for m in P.PEOPLE_RE.finditer(plain):
+        val = next(g for g in m.groups() if g)
+        if int(val) == 0 or int(val) > 30:
+            continue
+        bare_for = m.group(3) is not None
+        if bare_for and domain not in ("restaurant", "hotel", "train"):
+            continue
+        d = _domain_for("book_people", domain, mentioned, ctx)
+        b.add(d, "book_people", str(int(val)), m.start())
+        used.add(m.start())
+    if ctx.sys_requested and not b.items:
+        want = [s for s in ctx.sys_requested if s in ("book_people", "book_stay", "stars")]
+        nums = [m for m in P.BARE_NUM_RE.finditer(plain) if m.start() not in used]
+        if want and len(nums) == 1:
+            slot = want[0]
+            d = "hotel" if slot in ("book_stay", "stars") else _domain_for(slot, domain, mentioned, ctx)
+            b.add(d, slot, str(int(nums[0].group(1))), nums[0].start())
+
+
+def _times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: _Builder,
+           intents: tuple[str, ...]) -> None:
+    for tm in find_times(tn):
+        before = tn[max(0, tm.start - 40): tm.start]
+        arrive = P.TIME_CUES_ARRIVE.search(before)
+        leave = P.TIME_CUES_LEAVE.search(before)
+        cue = None
+        if arrive and leave:
+            cue = "arrive" if arrive.start() > leave.start() else "leave"
+        elif arrive:
+            cue = "arrive"
+        elif leave:
+            cue = "leave"
+        d = domain
+        if d not in ("train", "taxi", "restaurant"):
+            d = next((x for x in mentioned if x in ("train", "taxi", "restaurant")), None) or (
+                "restaurant" if P.TIME_CUES_BOOK.search(tn) else ctx.active_domain)
+        if d == "restaurant":
+            if cue == "leave" and re.search(r"\b(after|from)\W*$", before) and "book" not in intents:
+                continue
+            b.add("restaurant", "book_time", tm.value, tm.start)
+            continue
+        if d not in ("train", "taxi"):
+            if "book_time" in ctx.sys_requested:
+                b.add("restaurant", "book_time", tm.value, tm.start)
+            continue
+        if cue is None:
+            asked = [s for s in ctx.sys_requested if s in ("leaveAt", "arriveBy")]
+            slot = asked[0] if asked else "leaveAt"
+        else:
+            slot = "arriveBy" if cue == "arrive" else "leaveAt"
+        b.add(d, slot, tm.value, tm.start)
+
+
+def _ref_name(kind: str, ctx: NluContext) -> str | None:
+    dom = P.REF_DOMAIN.get(kind, "attraction")
+    if kind in ("place", "venue"):
+        return None
+    return ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
+
+
+def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, int], domain: str | None,
+            ctx: NluContext, b: _Builder, taxi_ctx: bool) -> None:
+    places: list[tuple[int, int, str, NameMention | None]] = []
+    for key, mention in holders.items():
+        places.append((where[key], where[key] + len(key), mention.value, mention))
+    if taxi_ctx:
+        for m in P.REF_RE.finditer(tn):
+            val = _ref_name(m.group(1), ctx)
+            if val:
+                places.append((m.start(), m.end(), val, None))
+    places.sort()
+    travel = "taxi" if taxi_ctx else ("train" if domain == "train" else None)
+    for start, _end, value, nm in places:
+        before = tn[max(0, start - 45): start]
+        frm = P.PLACE_FROM.search(before)
+        to = P.PLACE_TO.search(before)
+        is_station = nm is not None and nm.domain == "station"
+        if travel == "train" and not is_station:
+            if nm is not None:
+                b.add(nm.domain, "name", nm.value, start)
+            continue
+        if travel is None:
+            if nm is not None and not is_station:
+                b.add(nm.domain, "name", nm.value, start)
+            elif is_station and (frm or to) and (value != "cambridge" or domain in ("train", None)):
+                b.add("train", "departure" if frm and (not to or frm.start() > to.start()) else "destination", value,
+                      start)
+            continue
+        if frm and to:
+            slot = "departure" if frm.start() > to.start() else "destination"
+        elif frm and not re.search(r"\bat\s+(?:the\s+)?$", before):
+            slot = "departure"
+        elif to:
+            slot = "destination"
+        elif frm:  # "at X" in a taxi context: a pick-up point
+            slot = "departure"
+        else:
+            asked = [s for s in ctx.sys_requested if s in ("departure", "destination")]
+            have = {**ctx.state.get(travel, {}), **{s: v for (d, s), (_, v) in b.items.items() if d == travel}}
+            if asked:
+                slot = asked[0]
+            elif have.get("departure") and not have.get("destination"):
+                slot = "destination"
+            elif have.get("destination") and not have.get("departure"):
+                slot = "departure"
+            else:
+                slot = "departure" if travel == "train" and value != "cambridge" else "destination"
+        b.add(travel, slot, value, start)
+
+
+def _dontcare(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> None:
+    m = P.DONTCARE_RE.search(plain)
+    if not m:
+        return
+    span = plain[max(0, m.start() - 30): m.end() + 30]
+    slot = None
+    for word, s in (("area", "area"), ("part of town", "area"), ("location", "area"), ("where", "area"),
+                    ("price", "pricerange"), ("cost", "pricerange"), ("food", "food"), ("cuisine", "food"),
+                    ("star", "stars"), ("type", "type"), ("kind", "type"), ("parking", "parking"),
+                    ("internet", "internet"), ("wifi", "internet"), ("time", "leaveAt"), ("leave", "leaveAt"),
+                    ("arrive", "arriveBy"), ("day", "day"), ("name", "name")):
+        if word in span:
+            slot = s
+            break
+    if slot is None:
+        asked = [s for s in ctx.sys_requested if not s.startswith("book_")]
+        slot = asked[0] if asked else None
+    if slot is None or domain is None:
+        return
+    if slot == "type" and domain == "restaurant":
+        slot = "food"
+    if any(s == slot and d == domain for d, s in b.items):
+        return
+    b.add(domain, slot, "dontcare", m.start())
+
+
+def _requests(plain: str, raw: str, domain: str | None, intents: tuple[str, ...],
+              ctx: NluContext) -> tuple[tuple[str, str], ...]:
+    if not (P.REQUEST_CUE.search(plain) or "?" in raw or P.QUESTION_START.search(plain)):
+        return ()
+    out: list[tuple[str, str]] = []
+    d = domain or ctx.active_domain or ""
+    for pat, slot in P.REQUESTS:
+        if not pat.search(plain):
+            continue
+        s = slot
+        if slot == "price":
+            s = {"train": "price", "attraction": "entrance fee", "restaurant": "pricerange",
+                 "hotel": "pricerange"}.get(d, "price")
+        if slot == "type" and d == "restaurant":
+            s = "food"
+        if slot in ("phone",) and d == "taxi":
+            s = "phone"
+        if slot == "car type" and d != "taxi":
+            continue
+        if slot in ("trainID", "duration", "arriveBy", "leaveAt") and d not in ("train", "taxi"):
+            if slot in ("trainID", "duration"):
+                d2 = "train"
+                out.append((d2, s))
+            continue
+        if slot == "stars" and d != "hotel":
+            continue
+        if (d, s) not in out:
+            out.append((d, s))
+    # "do they have free parking / wifi?" asked about a venue already on the table
+    if re.match(r"^(do|does|is|are|has|have|will|can)\b", plain) and d == "hotel" and (
+            ctx.offered.get("hotel") or ctx.state.get("hotel", {}).get("name")):
+        for word, slot in (("parking", "parking"), ("wifi", "internet"), ("internet", "internet")):
+            if word in plain:
+                out.append(("hotel", slot))
+    return tuple(out)

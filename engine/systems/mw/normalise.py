@@ -1,0 +1,185 @@
+"""Text normalisation for the rule NLU: cleaning, number words and clock times.
+
+Everything here works on lower-case text with single spaces, so offsets found in :func:`clean` output stay valid
+for every later step (names are masked with ``#`` of the same length, never removed).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+MAX_CHARS = 600  # longer inputs are cut: nobody books a table in an essay, and NLU cost grows with length
+
+_SPELLING = {
+    "center": "centre", "centr": "centre", "cetre": "centre", "theater": "theatre", "thats": "that's",
+    "wi fi": "wifi", "wi-fi": "wifi", "b&b": "bed and breakfast", "b & b": "bed and breakfast",
+    "guest-house": "guest house", "tommorow": "tomorrow", "tomorow": "tomorrow", "pls": "please",
+    "plz": "please", "thx": "thanks", "ty": "thank you", "wednsday": "wednesday", "wendesday": "wednesday",
+    "thrusday": "thursday", "thurs": "thursday", "tues": "tuesday", "weds": "wednesday", "saterday": "saturday",
+    "fri": "friday", "sat": "saturday", "mon": "monday", "resturant": "restaurant", "restaraunt": "restaurant",
+    "restuarant": "restaurant", "hotle": "hotel", "moderatly": "moderately", "expencive": "expensive",
+    "cheep": "cheap", "atraction": "attraction", "musuem": "museum", "collage": "college", "postal code": "postcode",
+    "post code": "postcode", "zip code": "postcode", "zipcode": "postcode",
+    "telephone": "phone", "e mail": "email",
+}
+_SPELL_RE = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(_SPELLING, key=len, reverse=True)) + r")\b")
+
+_CONTRACTIONS = [
+    (re.compile(r"\b(do|does|did|is|are|was|were|could|would|should|ca|wo|have|has|had|need) n't\b"), r"\1n't"),
+    (re.compile(r"\b(i|you|we|they|he|she|it|that|there|what|who|let) '(m|s|re|ve|ll|d)\b"), r"\1'\2"),
+    (re.compile(r"\bdont\b"), "don't"), (re.compile(r"\bdoesnt\b"), "doesn't"), (re.compile(r"\bim\b"), "i'm"),
+    (re.compile(r"\bcant\b"), "can't"), (re.compile(r"\bwont\b"), "won't"), (re.compile(r"\bisnt\b"), "isn't"),
+    (re.compile(r"\bdidnt\b"), "didn't"), (re.compile(r"\bcannot\b"), "can't"),
+]
+
+
+def clean(text: str) -> str:
+    """Lower-case, ASCII-fold, drop punctuation (keeping ``:`` ``'`` ``&`` ``.`` between digits), fix common spellings.
+
+    >>> clean("I'd like a CHEAP place in the center, please!")
+    "i'd like a cheap place in the centre please"
+    """
+    t = unicodedata.normalize("NFKD", text[:MAX_CHARS])
+    t = "".join(c for c in t if not unicodedata.combining(c))
+    t = t.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'").lower()
+    t = re.sub(r"(?<=\d)\.(?=\d)", ":", t)  # 5.15pm → 5:15pm
+    t = re.sub(r"(?<=\d)\s*:\s*(?=\d)", ":", t)  # tokenised "17 : 15"
+    t = re.sub(r"[^a-z0-9:'&\- ]+", " ", t)
+    t = re.sub(r"(?<![a-z])-|-(?![a-z])", " ", t)
+    t = re.sub(r"\s+", " ", t).strip()
+    for pat, rep in _CONTRACTIONS:
+        t = pat.sub(rep, t)
+    t = _SPELL_RE.sub(lambda m: _SPELLING[m.group(1)], t)
+    t = re.sub(r"\bst\b", "saint", t)
+    return t
+
+
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_NUM_RE = re.compile(
+    r"\b(?:(" + "|".join(_TENS) + r")(?:[ -](" + "|".join(k for k in _UNITS if _UNITS[k] < 10) + r"))?|("
+    + "|".join(_UNITS) + r"))\b"
+)
+_SPECIAL = [
+    (re.compile(r"\b(just )?(myself|me) (alone|only)\b"), "1 people"),
+    (re.compile(r"\bjust (me|myself)\b"), "1 people"),
+    (re.compile(r"\b(a )?couple of (people|persons|us|nights|days|guests)\b"), r"2 \2"),
+    (re.compile(r"\bmy (wife|husband|partner|friend|girlfriend|boyfriend) and (i|me)\b"), "2 people"),
+    (re.compile(r"\bboth of us\b"), "2 people"),
+    (re.compile(r"\b(a|one) single (person|ticket)\b"), "1 people"),
+    (re.compile(r"\ba (night|day|week)\b"), r"1 \1"),
+]
+
+
+def words_to_numbers(text: str) -> str:
+    """Digits for number words, keeping the text otherwise as it is.
+
+    >>> words_to_numbers("a table for three people at twenty five past six")
+    'a table for 3 people at 25 past 6'
+    """
+    for pat, rep in _SPECIAL:
+        text = pat.sub(rep, text)
+
+    def repl(m: re.Match[str]) -> str:
+        if m.group(3):
+            return str(_UNITS[m.group(3)])
+        return str(_TENS[m.group(1)] + (_UNITS[m.group(2)] if m.group(2) else 0))
+
+    text = _NUM_RE.sub(repl, text)
+    text = re.sub(r"\b(\d+)(st|nd|rd|th)\b", r"\1", text)
+    return re.sub(r"\b1 week\b", "7 days", text)
+
+
+@dataclass(frozen=True)
+class TimeMention:
+    """A clock time found in a text: ``text[start:end]`` gave ``value`` (``HH:MM``)."""
+
+    start: int
+    end: int
+    value: str
+    explicit: bool  # written with minutes, am/pm or o'clock (a bare "at 5" is not explicit)
+
+
+_AMPM = r"\s*(a\s?m|p\s?m|o'?\s?clock|oclock)?"
+_CLOCK = re.compile(r"\b([01]?\d|2[0-4]):([0-5]\d)" + _AMPM + r"\b")
+_HOUR_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])\s*(a\s?m|p\s?m|o'?\s?clock|oclock)\b")
+_PHRASE = re.compile(
+    r"\b(quarter|half|[1-5]?\d)(?: minutes)? (past|after|to|til|till|before) ([01]?\d|2[0-3])\b" + _AMPM
+)
+_FOURDIGIT = re.compile(r"\b(?:at|by|after|before|around|about|leave|leaves|arrive|arrives)\s+([01]\d|2[0-3])([0-5]\d)\b")
+_BARE = re.compile(
+    r"\b(?:at|by|after|before|around|about|until|till|from|leaves?|arrives?|leaving|arriving|depart(?:ing|s)?)\s+"
+    r"(?:about |around |approximately )?(1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b"
+    r"(?! (?:people|persons|person|guests|adults|of us|nights?|days?|stars?|tickets?|seats?|minutes?|hours?|pounds?))"
+)
+_WORDTIME = re.compile(r"\b(noon|midday|midnight|lunchtime|lunch time)\b")
+_PM_AFTER = re.compile(r"^\s*(?:in the )?(evening|afternoon|tonight|at night|pm)\b")
+_AM_AFTER = re.compile(r"^\s*(?:in the )?(morning|am)\b")
+
+
+def _fmt(h: int, m: int) -> str:
+    return f"{h % 24:02d}:{m:02d}" if not (h == 24 and m == 0) else "24:00"
+
+
+def _apply_ampm(h: int, suffix: str | None, after: str) -> int:
+    s = (suffix or "").replace(" ", "")
+    if s == "pm" or (not s and _PM_AFTER.match(after)):
+        return h + 12 if h < 12 else h
+    if s == "am" or _AM_AFTER.match(after):
+        return 0 if h == 12 else h
+    return h
+
+
+def find_times(text: str) -> list[TimeMention]:
+    """Clock times in a cleaned, number-normalised text, left to right.
+
+    >>> [t.value for t in find_times("leave after quarter past 5 pm and arrive by 19:45")]
+    ['17:15', '19:45']
+    """
+    found: list[TimeMention] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, h: int, m: int, explicit: bool) -> None:
+        if any(s < end and start < e for s, e in taken) or h > 24 or m > 59:
+            return
+        taken.append((start, end))
+        found.append(TimeMention(start, end, _fmt(h, m), explicit))
+
+    for mt in _CLOCK.finditer(text):
+        h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
+        add(mt.start(), mt.end(), h, int(mt.group(2)), True)
+    for mt in _PHRASE.finditer(text):
+        q, rel, hour = mt.group(1), mt.group(2), int(mt.group(3))
+        mins = 15 if q == "quarter" else 30 if q == "half" else int(q)
+        if rel in ("after",) and q not in ("quarter", "half"):
+            continue
+        h = _apply_ampm(hour, mt.group(4), text[mt.end():])
+        if not mt.group(4) and 1 <= h <= 6:
+            h += 12
+        if rel in ("to", "til", "till", "before"):
+            total = h * 60 - mins
+            add(mt.start(), mt.end(), (total // 60) % 24, total % 60, True)
+        else:
+            add(mt.start(), mt.end(), h, mins, True)
+    for mt in _HOUR_AMPM.finditer(text):
+        h = _apply_ampm(int(mt.group(1)), mt.group(2), text[mt.end():])
+        if "clock" in mt.group(2) and 1 <= h <= 6:
+            h += 12
+        add(mt.start(), mt.end(), h, 0, True)
+    for mt in _WORDTIME.finditer(text):
+        add(mt.start(), mt.end(), 0 if mt.group(1) == "midnight" else 12, 0, True)
+    for mt in _FOURDIGIT.finditer(text):
+        add(mt.start(1), mt.end(), int(mt.group(1)), int(mt.group(2)), True)
+    for mt in _BARE.finditer(text):
+        h = _apply_ampm(int(mt.group(1)), None, text[mt.end():])
+        if 1 <= h <= 6:
+            h += 12
+        add(mt.start(1), mt.end(1), h, 0, False)
+    found.sort(key=lambda t: t.start)
+    return found

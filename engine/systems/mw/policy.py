@@ -1,0 +1,297 @@
+"""Rule policy: from the tracked state and the database to dialogue acts (:class:`Decision`).
+
+Asks for missing constraints, says how many venues match, offers one, answers requested attributes, books with a
+reference number that depends only on the session seed and the booking, relaxes a constraint when nothing
+matches. Acts are dicts ``{"act", "domain", "slot", "value"}``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.mwdb import BOOKABLE, MultiwozDB
+from engine.systems.mw.dst import Tracker
+from engine.systems.mw.nlu import NluResult
+
+ASK_ORDER = {"restaurant": ("food", "area", "pricerange"), "hotel": ("area", "pricerange", "type"),
+             "attraction": ("type", "area")}
+SHOW = {"restaurant": ("food", "area", "pricerange"), "hotel": ("type", "area", "pricerange", "stars"),
+        "attraction": ("type", "area")}
+REQ_FIELDS = {"phone", "address", "postcode", "area", "pricerange", "food", "stars", "trainID", "price", "duration",
+              "leaveAt", "arriveBy", "entrance fee", "type", "internet", "parking", "name", "openhours", "department",
+              "day", "departure", "destination"}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the system decided to say this turn, before wording (see ``realise``)."""
+
+    acts: tuple[dict[str, Any], ...]
+    state: dict[str, dict[str, str]]
+    requested: dict[str, list[str]] = field(default_factory=dict)
+    db_count: dict[str, int] = field(default_factory=dict)
+    offered: dict[str, str] = field(default_factory=dict)
+    venue: dict[str, Any] | None = None
+    active_domain: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"acts": [dict(a) for a in self.acts], "state": copy.deepcopy(self.state),
+                "requested": copy.deepcopy(self.requested), "db_count": dict(self.db_count),
+                "offered": dict(self.offered), "venue": dict(self.venue) if self.venue else None,
+                "active_domain": self.active_domain}
+
+
+def _h(*parts: object) -> int:
+    return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:8], "big")
+
+
+def reference(seed: int, domain: str, venue: str, n: int) -> str:
+    """A booking reference: 8 upper-case letters/digits, a function of (seed, domain, venue, booking number)."""
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    x = _h("ref", seed, domain, venue.lower(), n)
+    return "".join(alphabet[(x >> (5 * i)) & 31] for i in range(8))
+
+
+def taxi_booking(seed: int, state: dict[str, str], db: MultiwozDB, n: int) -> tuple[str, str]:
+    """(car, phone) for a taxi booking, a function of the seed and the trip."""
+    x = _h("taxi", seed, state.get("departure"), state.get("destination"), n)
+    colours = db.taxi.get("taxi_colors", ["black"])
+    makes = db.taxi.get("taxi_types", ["toyota"])
+    car = f"{colours[x % len(colours)]} {makes[(x // 7) % len(makes)]}"
+    phone = "07" + str(x % 10**9).zfill(9)
+    return car, phone
+
+
+def _act(act: str, domain: str, slot: str | None = None, value: Any = None) -> dict[str, Any]:
+    return {"act": act, "domain": domain, "slot": slot, "value": None if value is None else str(value)}
+
+
+class Policy:
+    """Stateless apart from the seed; everything about the dialogue lives in the :class:`Tracker`."""
+
+    def __init__(self, db: MultiwozDB, seed: int) -> None:
+        self.db = db
+        self.seed = seed
+        self.bookings = 0
+        self.asked: set[tuple[str, str]] = set()
+        self.seen: dict[str, list[str]] = {}
+        self.taxi: dict[str, str] = {}
+
+    def decide(self, tr: Tracker, nlu: NluResult) -> Decision:
+        acts: list[dict[str, Any]] = []
+        venue: dict[str, Any] | None = None
+        counts: dict[str, int] = {}
+        intents = set(nlu.intents)
+        d = tr.active_domain
+        content = bool(nlu.inform or nlu.requests or intents & {"book", "affirm", "reqalts", "recommend"})
+        sys_req: list[str] = []
+        if "empty" in intents or (not content and not intents and d is None):
+            acts.append(_act("request", "general", None, "repeat"))
+        elif "bye" in intents and not nlu.inform and not nlu.requests:
+            acts.append(_act("bye", "general"))
+        elif ("thanks" in intents or "negate" in intents) and not nlu.inform and not nlu.requests and not (
+                intents & {"book", "reqalts", "affirm"}):
+            acts += [_act("welcome", "general"), _act("reqmore", "general")]
+        elif d is None:
+            if "greet" in intents:
+                acts.append(_act("greet", "general"))
+            acts.append(_act("request", "general", None, "domain"))
+        else:
+            handler = {"train": self._train, "taxi": self._taxi, "hospital": self._hospital,
+                       "police": self._police}.get(d, self._venue)
+            venue = handler(d, tr, nlu, acts, counts, sys_req)
+        tr.sys_requested = tuple(sys_req)
+        tr.last_offer_domain = d if any(a["act"] in ("offer", "book") for a in acts) or sys_req else None
+        if any(a["act"] == "request" and a["slot"] == "book" for a in acts):
+            tr.sys_requested = (*tr.sys_requested, "book")
+        return Decision(acts=tuple(acts), state=tr.snapshot(), requested=copy.deepcopy(tr.requested),
+                        db_count=counts, offered=dict(tr.offered), venue=dict(venue) if venue else None,
+                        active_domain=d)
+
+    # -- helpers -------------------------------------------------------------------------------------------------
+    def _rng(self, tr: Tracker, domain: str) -> random.Random:
+        return random.Random(_h("pick", self.seed, domain, tr.turns))
+
+    def _pick(self, tr: Tracker, domain: str, rows: list[dict[str, Any]], avoid: bool) -> dict[str, Any]:
+        seen = set(self.seen.get(domain, [])) if avoid else set()
+        fresh = [r for r in rows if self.db.venue_id(domain, r) not in seen] or rows
+        row = fresh[self._rng(tr, domain).randrange(len(fresh))] if domain != "train" else fresh[0]
+        self.seen.setdefault(domain, []).append(self.db.venue_id(domain, row))
+        return row
+
+    def _answer(self, domain: str, row: dict[str, Any] | None, slots: list[str], acts: list[dict[str, Any]],
+                tr: Tracker) -> None:
+        for slot in slots:
+            if slot == "reference":
+                ref = tr.booked.get(domain)
+                acts.append(_act("inform", domain, "reference", ref) if ref else _act("nobook", domain, "reference"))
+                continue
+            if row is None:
+                continue
+            value = row.get(slot)
+            if slot == "price" and domain == "hotel":
+                value = row.get("pricerange")
+            if slot == "internet" or slot == "parking":
+                value = row.get(slot, "no")
+            if isinstance(value, dict):
+                value = ", ".join(f"{k} {v}" for k, v in value.items())
+            if value in (None, "", "?"):
+                value = "unknown"
+            acts.append(_act("inform", domain, slot, value))
+
+    def _book(self, domain: str, vid: str, tr: Tracker, acts: list[dict[str, Any]]) -> None:
+        self.bookings += 1
+        ref = reference(self.seed, domain, vid, self.bookings)
+        tr.booked[domain] = ref
+        tr.wants_booking[domain] = False
+        acts.append(_act("book", domain, "reference", ref))
+
+    # -- venues: restaurant, hotel, attraction --------------------------------------------------------------------
+    def _venue(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
+               sys_req: list[str]) -> dict[str, Any] | None:
+        cons = {s: v for s, v in tr.state.get(d, {}).items() if not s.startswith("book_")}
+        rq = [s for s in tr.requested.get(d, []) if s in REQ_FIELDS or s == "reference"]
+        intents = set(nlu.intents)
+        name = cons.get("name")
+        if name and name != "dontcare":
+            row = self.db.find(d, name)
+            rows = [row] if row else []
+        else:
+            rows = self.db.query(d, cons)
+        counts[d] = len(rows)
+        venue = None
+        if tr.offered.get(d):
+            venue = self.db.find(d, tr.offered[d])
+        if "reqalts" in intents and rows:
+            venue = self._pick(tr, d, rows, avoid=True)
+            tr.offered[d] = self.db.venue_id(d, venue)
+            acts.append(_act("offer", d, "name", tr.offered[d]))
+            self._show(d, venue, acts)
+            return venue
+        if rq:
+            if venue is None and rows:
+                venue = self._pick(tr, d, rows, avoid=False)
+                tr.offered[d] = self.db.venue_id(d, venue)
+                acts.append(_act("offer", d, "name", tr.offered[d]))
+            if venue is None:
+                acts.append(_act("nooffer", d))
+                self._relax(d, cons, acts, sys_req)
+            else:
+                self._answer(d, venue, rq, acts, tr)
+            return venue
+        if tr.wants_booking.get(d) and BOOKABLE.get(d):
+            if venue is None:
+                if not rows:
+                    acts.append(_act("nooffer", d))
+                    self._relax(d, cons, acts, sys_req)
+                    return None
+                venue = self._pick(tr, d, rows, avoid=False)
+                tr.offered[d] = self.db.venue_id(d, venue)
+                acts.append(_act("offer", d, "name", tr.offered[d]))
+            book = tr.state.get(d, {})
+            missing = [s for s in BOOKABLE[d] if not book.get(s) or book.get(s) == "dontcare"]
+            if missing:
+                for s in missing:
+                    acts.append(_act("request", d, s))
+                sys_req.extend(missing)
+            else:
+                tr.state.setdefault(d, {})["name"] = tr.offered[d]
+                self._book(d, tr.offered[d], tr, acts)
+                for s in BOOKABLE[d]:
+                    acts.append(_act("inform", d, s, book[s]))
+            return venue
+        if not rows:
+            acts.append(_act("nooffer", d))
+            for s, v in cons.items():
+                if v != "dontcare":
+                    acts.append(_act("inform", d, s, v))
+            self._relax(d, cons, acts, sys_req)
+            tr.offered.pop(d, None)
+            return None
+        if venue is not None and not (tr.changed & {(d, s) for s in cons}) and "recommend" not in intents:
+            if "affirm" in intents and BOOKABLE.get(d):
+                acts.append(_act("request", d, "book"))
+                return venue
+            acts.append(_act("reqmore", "general"))
+            return venue
+        given = [s for s in ASK_ORDER.get(d, ()) if cons.get(s)]
+        missing = [s for s in ASK_ORDER.get(d, ()) if not cons.get(s) and (d, s) not in self.asked]
+        if len(rows) > 5 and len(given) < 2 and missing and "recommend" not in intents and not name:
+            acts.append(_act("inform", d, "choice", len(rows)))
+            acts.append(_act("request", d, missing[0]))
+            self.asked.add((d, missing[0]))
+            sys_req.append(missing[0])
+            return None
+        venue = self._pick(tr, d, rows, avoid=False)
+        tr.offered[d] = self.db.venue_id(d, venue)
+        if len(rows) > 1:
+            acts.append(_act("inform", d, "choice", len(rows)))
+        acts.append(_act("offer", d, "name", tr.offered[d]))
+        self._show(d, venue, acts)
+        if BOOKABLE.get(d):
+            acts.append(_act("request", d, "book"))
+        return venue
+
+    def _show(self, d: str, venue: dict[str, Any], acts: list[dict[str, Any]]) -> None:
+        for s in SHOW.get(d, ()):
+            if venue.get(s) not in (None, "", "?"):
+                acts.append(_act("inform", d, s, venue[s]))
+
+    def _relax(self, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
+        """Find one constraint whose removal gives matches and offer that as an alternative."""
+        for s in sorted(cons, key=lambda s: ("name", "food", "type", "area", "pricerange", "stars").index(s)
+                        if s in ("name", "food", "type", "area", "pricerange", "stars") else 9):
+            if cons[s] == "dontcare":
+                continue
+            rest = {k: v for k, v in cons.items() if k != s}
+            rows = self.db.query(d, rest)
+            if rows:
+                vals = sorted({str(r.get(s)) for r in rows if r.get(s)})[:3]
+                acts.append(_act("select", d, s, ", ".join(vals) if s != "name" and vals else None))
+                acts.append(_act("inform", d, "choice", len(rows)))
+                sys_req.append(s)
+                return
+        acts.append(_act("request", d, "constraints"))
+
+    # -- train, taxi, hospital, police --------------------------------------------------------------------------
+    def _train(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
+               sys_req: list[str]) -> dict[str, Any] | None:
+        from engine.systems.mw.transport import train_turn
+
+        return train_turn(self, tr, nlu, acts, counts, sys_req)
+
+    def _taxi(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
+              sys_req: list[str]) -> dict[str, Any] | None:
+        from engine.systems.mw.transport import taxi_turn
+
+        return taxi_turn(self, tr, nlu, acts, counts, sys_req)
+
+    def _hospital(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
+                  sys_req: list[str]) -> dict[str, Any] | None:
+        dept = tr.state.get("hospital", {}).get("department")
+        rows = self.db.query("hospital", {"department": dept} if dept else {})
+        counts["hospital"] = len(rows)
+        row = dict(rows[0]) if dept and rows else {"name": "addenbrookes hospital", "phone": "01223245151"}
+        row.setdefault("address", "Hills Rd, Cambridge")
+        row.setdefault("postcode", "cb20qq")
+        rq = tr.requested.get("hospital") or ["address", "postcode", "phone"]
+        acts.append(_act("inform", "hospital", "name", "addenbrookes hospital"))
+        if dept and rows:
+            acts.append(_act("inform", "hospital", "department", dept))
+        self._answer("hospital", row, [s for s in rq if s not in ("name", "department")], acts, tr)
+        return row
+
+    def _police(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
+                sys_req: list[str]) -> dict[str, Any] | None:
+        rows = self.db.rows("police")
+        counts["police"] = len(rows)
+        row = dict(rows[0]) if rows else {}
+        row.setdefault("postcode", "cb11jg")
+        rq = tr.requested.get("police") or ["address", "postcode", "phone"]
+        acts.append(_act("inform", "police", "name", row.get("name", "parkside police station")))
+        self._answer("police", row, [s for s in rq if s != "name"], acts, tr)
+        return row

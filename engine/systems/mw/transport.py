@@ -1,0 +1,148 @@
+"""Policy for the train and taxi domains (split from :mod:`policy` to keep modules short)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.systems.mw.dst import Tracker
+from engine.systems.mw.nlu import NluResult
+
+if TYPE_CHECKING:
+    from engine.systems.mw.policy import Policy
+
+TRAIN_INFO = ("trainID", "price", "duration", "leaveAt", "arriveBy", "departure", "destination", "day")
+
+
+def _act(act: str, domain: str, slot: str | None = None, value: Any = None) -> dict[str, Any]:
+    return {"act": act, "domain": domain, "slot": slot, "value": None if value is None else str(value)}
+
+
+def _best_train(rows: list[dict[str, Any]], cons: dict[str, str]) -> dict[str, Any]:
+    arrive = cons.get("arriveBy")
+    if arrive and arrive != "dontcare":
+        return max(rows, key=lambda r: r.get("arriveBy", ""))
+    return min(rows, key=lambda r: r.get("leaveAt", ""))
+
+
+def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
+               sys_req: list[str]) -> dict[str, Any] | None:
+    d = "train"
+    state = tr.state.get(d, {})
+    cons = {s: v for s, v in state.items() if not s.startswith("book_")}
+    rows = pol.db.query(d, cons)
+    counts[d] = len(rows)
+    rq = [s for s in tr.requested.get(d, []) if s in TRAIN_INFO or s == "reference"]
+    intents = set(nlu.intents)
+    venue = pol.db.find(d, tr.offered[d]) if tr.offered.get(d) else None
+    if venue is not None and rows and venue not in rows:
+        venue = None
+        tr.offered.pop(d, None)
+    missing = [s for s in ("departure", "destination", "day") if not cons.get(s)]
+    if not cons.get("leaveAt") and not cons.get("arriveBy"):
+        missing.append("leaveAt")
+    if rq and venue is not None:
+        pol._answer(d, venue, rq, acts, tr)
+        return venue
+    if venue is None and missing and not (len(rows) <= 3 and rows and len(missing) <= 1):
+        if rows and len(missing) < 4 and (cons.get("departure") or cons.get("destination")):
+            acts.append(_act("inform", d, "choice", len(rows)))
+        for s in missing[:2]:
+            acts.append(_act("request", d, s))
+            sys_req.append(s)
+        if "leaveAt" in sys_req:
+            sys_req.append("arriveBy")
+        return None
+    if not rows:
+        acts.append(_act("nooffer", d))
+        for s in ("departure", "destination", "day", "leaveAt", "arriveBy"):
+            if cons.get(s) and cons[s] != "dontcare":
+                acts.append(_act("inform", d, s, cons[s]))
+        # relax the time: the closest train the other way
+        loose = {k: v for k, v in cons.items() if k not in ("leaveAt", "arriveBy")}
+        alt = pol.db.query(d, loose)
+        if alt:
+            near = (min(alt, key=lambda r: r["arriveBy"]) if cons.get("leaveAt") else
+                    max(alt, key=lambda r: r["leaveAt"]))
+            tr.offered[d] = near["trainID"]
+            acts.append(_act("offer", d, "trainID", near["trainID"]))
+            acts.append(_act("inform", d, "leaveAt", near["leaveAt"]))
+            acts.append(_act("inform", d, "arriveBy", near["arriveBy"]))
+            acts.append(_act("request", d, "book"))
+            return near
+        acts.append(_act("request", d, "constraints"))
+        return None
+    if venue is None or "reqalts" in intents or (tr.changed & {(d, s) for s in cons}):
+        venue = _best_train(rows, cons) if "reqalts" not in intents else pol._pick(tr, d, rows, avoid=True)
+        tr.offered[d] = venue["trainID"]
+        if not tr.wants_booking.get(d) or rq:
+            if len(rows) > 1:
+                acts.append(_act("inform", d, "choice", len(rows)))
+            acts.append(_act("offer", d, "trainID", venue["trainID"]))
+            for s in ("leaveAt", "arriveBy"):
+                acts.append(_act("inform", d, s, venue[s]))
+            if rq:
+                pol._answer(d, venue, rq, acts, tr)
+                return venue
+            acts.append(_act("request", d, "book"))
+            return venue
+    if tr.wants_booking.get(d) or ("affirm" in intents and "book" in tr.sys_requested):
+        tr.wants_booking[d] = True
+        people = state.get("book_people")
+        if not people:
+            acts.append(_act("request", d, "book_people"))
+            sys_req.append("book_people")
+            return venue
+        pol._book(d, venue["trainID"], tr, acts)
+        acts.append(_act("inform", d, "trainID", venue["trainID"]))
+        acts.append(_act("inform", d, "book_people", people))
+        try:
+            total = float(str(venue["price"]).split()[0]) * int(people)
+            acts.append(_act("inform", d, "price", f"{total:.2f} pounds"))
+        except (ValueError, KeyError):
+            pass
+        return venue
+    if rq:
+        pol._answer(d, venue, rq, acts, tr)
+    else:
+        acts.append(_act("reqmore", "general"))
+    return venue
+
+
+def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
+              sys_req: list[str]) -> dict[str, Any] | None:
+    d = "taxi"
+    state = tr.state.get(d, {})
+    rq = tr.requested.get(d, [])
+    key = f"{state.get('departure')}|{state.get('destination')}|{state.get('leaveAt')}|{state.get('arriveBy')}"
+    if pol.taxi.get("key") == key and pol.taxi:
+        if rq:
+            for s in rq:
+                if s in ("car type", "phone", "reference"):
+                    acts.append(_act("inform", d, s, pol.taxi["car" if s == "car type" else "phone"]))
+            if acts:
+                return None
+        acts.append(_act("reqmore", "general"))
+        return None
+    missing = [s for s in ("departure", "destination") if not state.get(s)]
+    if not state.get("leaveAt") and not state.get("arriveBy"):
+        missing.append("leaveAt")
+    if missing:
+        for s in missing[:2]:
+            acts.append(_act("request", d, s))
+            sys_req.append(s)
+        if "leaveAt" in sys_req:
+            sys_req.append("arriveBy")
+        return None
+    from engine.systems.mw.policy import taxi_booking
+
+    pol.bookings += 1
+    car, phone = taxi_booking(pol.seed, state, pol.db, pol.bookings)
+    pol.taxi = {"key": key, "car": car, "phone": phone}
+    tr.booked[d] = phone
+    counts[d] = 1
+    acts.append(_act("book", d, "car type", car))
+    acts.append(_act("inform", d, "phone", phone))
+    for s in ("departure", "destination", "leaveAt", "arriveBy"):
+        if state.get(s) and state[s] != "dontcare":
+            acts.append(_act("inform", d, s, state[s]))
+    return None
