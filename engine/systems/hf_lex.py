@@ -1,0 +1,149 @@
+"""DB lookup for a parsed belief state, and lexicalisation of delexicalised system responses.
+
+End-to-end TOD models write responses with placeholders — ``[value_name]``, ``[value_phone]``,
+``[value_reference]`` (UBAR/PPTOD), or ``[restaurant_name]``, ``[hotel_phone]`` (MultiWOZ 2.1 / SimpleTOD) — that
+parley fills from the matching DB row of the active domain and from the belief state. A second ``[value_name]``
+(or train id) in one response moves on to the next matching row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.mwdb import DOMAINS, MultiwozDB
+
+PLACEHOLDER = re.compile(r"\[(?:value_)?([a-z]+(?:_[a-z]+)*)\]", flags=re.I)
+#: placeholder name → row/state attribute
+ALIASES = {
+    "ref": "reference", "reference": "reference", "id": "trainID", "trainid": "trainID", "train": "trainID",
+    "leave": "leaveAt", "leaveat": "leaveAt", "arrive": "arriveBy", "arriveby": "arriveBy",
+    "choice": "choice", "count": "choice", "car": "car", "people": "book_people", "stay": "book_stay",
+    "entrance": "entrance fee", "fee": "entrance fee", "price_range": "pricerange", "post": "postcode",
+    "addr": "address", "dest": "destination", "depart": "departure", "ticket": "price", "open": "openhours",
+}
+NAME_KEYS = frozenset({"name", "trainID"})
+KEEP_ROWS = 5
+
+
+@dataclass(frozen=True)
+class DBResult:
+    """What the DB said for the active domain this turn."""
+
+    domain: str | None
+    count: int
+    rows: tuple[Mapping[str, Any], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"domain": self.domain, "count": self.count,
+                "venues": [str(r.get("name") or r.get("trainID") or r.get("department") or "") for r in self.rows]}
+
+
+@dataclass(frozen=True)
+class Lexicalised:
+    text: str
+    filled: Mapping[str, str] = field(default_factory=dict)
+    unfilled: tuple[str, ...] = ()
+
+
+def lookup(db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], domain: str | None) -> DBResult:
+    """Rows of ``domain`` matching its constraints in ``state`` (taxi: none; police: the one station)."""
+    if not domain or domain not in DOMAINS:
+        return DBResult(domain, 0)
+    if domain == "taxi":
+        return DBResult(domain, 1 if state.get("taxi") else 0)
+    rows = db.query(domain, dict(state.get(domain, {})))
+    return DBResult(domain, len(rows), tuple(rows[:KEEP_ROWS]))
+
+
+def booking_reference(seed: int | None, turn: int, domain: str | None) -> str:
+    """A stable made-up booking reference for one turn (8 upper-case letters/digits)."""
+    digest = hashlib.sha256(f"{seed}|{turn}|{domain}".encode()).hexdigest()
+    return digest[:8].upper()
+
+
+def _taxi_value(db: MultiwozDB, key: str, seed: int | None, turn: int) -> str | None:
+    h = int(hashlib.sha256(f"taxi|{seed}|{turn}".encode()).hexdigest(), 16)
+    colors = db.taxi.get("taxi_colors") or ["black"]
+    types = db.taxi.get("taxi_types") or ["toyota"]
+    if key in ("car", "type"):
+        return f"{colors[h % len(colors)]} {types[(h // 7) % len(types)]}"
+    if key == "phone":
+        return "07" + str(h % 10**9).zfill(9)
+    return None
+
+
+def _split(name: str) -> tuple[str | None, str]:
+    low = name.lower()
+    for d in DOMAINS:
+        if low.startswith(d + "_"):
+            return d, low[len(d) + 1:]
+    return None, low
+
+
+def _from_row(row: Mapping[str, Any], key: str, domain: str | None) -> str | None:
+    if key == "price" and domain == "attraction":
+        key = "entrance fee"
+    if key == "price" and domain == "hotel":
+        key = "pricerange"
+    value = row.get(key)
+    if value is None:
+        low = {k.lower(): v for k, v in row.items()}
+        value = low.get(key.lower())
+    if value is None or isinstance(value, dict | list) or str(value).strip() in ("", "?"):
+        return None
+    return str(value)
+
+
+def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
+               state: Mapping[str, Mapping[str, Any]], seed: int | None = None, turn: int = 0) -> Lexicalised:
+    """Fill every placeholder of ``text`` from ``result``'s rows, the belief state and made-up booking data.
+
+    Placeholders that cannot be filled stay in the text and are listed in ``unfilled``.
+    """
+    rows = list(result.rows)
+    row_i = 0
+    used_names: set[str] = set()
+    filled: dict[str, str] = {}
+    unfilled: list[str] = []
+
+    def fill(m: re.Match[str]) -> str:
+        nonlocal row_i
+        ph_domain, raw = _split(m.group(1))
+        dom = ph_domain or domain
+        key = ALIASES.get(raw.replace(" ", ""), raw)
+        value: str | None = None
+        if key in NAME_KEYS and rows:
+            if key in used_names and row_i + 1 < len(rows):
+                row_i += 1
+            used_names.add(key)
+        if key == "choice":
+            value = str(result.count) if result.count else None
+        elif key == "reference":
+            value = booking_reference(seed, turn, dom)
+        elif dom == "taxi" and key in ("car", "type", "phone"):
+            value = _taxi_value(db, key, seed, turn)
+        else:
+            row = rows[row_i] if rows and (ph_domain in (None, result.domain)) else None
+            if row is None and ph_domain and ph_domain != result.domain:
+                found = db.query(ph_domain, dict(state.get(ph_domain, {}))) if ph_domain != "taxi" else []
+                row = found[0] if found else None
+            if row is not None:
+                value = _from_row(row, key, dom)
+            if value is None:
+                slots = state.get(dom or "", {})
+                value = slots.get(key) or slots.get(f"book_{key}") or slots.get(key.replace("book_", ""))
+                value = None if value in (None, "", "dontcare") else str(value)
+        if value is None:
+            unfilled.append(m.group(0))
+            return m.group(0)
+        filled.setdefault(m.group(0), value)
+        return value
+
+    out = PLACEHOLDER.sub(fill, text)
+    out = re.sub(r"\s+([,.!?;:])", r"\1", out)
+    out = re.sub(r"\s{2,}", " ", out).strip()
+    return Lexicalised(out, filled, tuple(unfilled))

@@ -1,0 +1,98 @@
+"""``hf-seq2seq``: PPTOD/MinTL-style encoder-decoder checkpoints (T5, BART, ...).
+
+``hf-seq2seq:model=PATH|HUB_ID[,format=pptod|mintl|PATH.toml][,max_new_tokens=N][,allow_pickle=true]
+[,trust_remote_code=true][,db=DIR]``
+
+Each turn makes two generate calls: the belief prompt (PPTOD: ``translate dialogue to belief state:``) over the
+context, then the response prompt over the context plus the DB segment (and, for formats that ask for it, the
+belief state). The belief state is parsed and the DB queried between the two; the delexicalised response is filled
+from the matching DB row (see :mod:`engine.systems.hf_base`). A ``parley-format.toml`` in the model folder is used
+when no ``format=`` is given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.loading import Progress, Source, explain, pretrained_kwargs, say
+from engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
+from engine.systems.hf_common import State, between, format_belief, join
+
+
+def strip_tokens(text: str, tokenizer: Any) -> str:
+    """Remove pad/eos/bos/unk token strings a decode with special tokens kept leaves behind."""
+    for attr in ("pad_token", "eos_token", "bos_token"):
+        tok = getattr(tokenizer, attr, None)
+        if isinstance(tok, str) and tok:
+            text = text.replace(tok, " ")
+    return " ".join(text.split())
+
+
+class Seq2SeqSystem(HFTODSystem):
+    """An encoder-decoder end-to-end TOD checkpoint driven by a format file."""
+
+    name = "hf-seq2seq"
+    kind = "seq2seq"
+    default_format = "pptod"
+
+    def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
+        import torch
+        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+        kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
+        try:
+            say(progress, f"loading tokenizer of {self.model_ref}")
+            tok = AutoTokenizer.from_pretrained(src.ref, **{k: v for k, v in kwargs.items()
+                                                           if k != "use_safetensors"})
+            say(progress, f"loading weights of {self.model_ref}")
+            model = AutoModelForSeq2SeqLM.from_pretrained(src.ref, dtype=torch.float32, **kwargs)
+        except Exception as e:
+            raise explain(e, self.model_ref) from e
+        model.eval()
+        self.missing_tokens = check_special_tokens(self.format, tok)
+        say(progress, "model ready")
+        return model, tok
+
+    def _input_limit(self) -> int:
+        if self.max_input_tokens:
+            return self.max_input_tokens
+        n = getattr(self.tokenizer, "model_max_length", 0) or 0
+        return int(n) if 16 <= n <= 4096 else 512
+
+    def _generate(self, text: str, stop: str | None = None) -> str:
+        import torch
+
+        enc = self.tokenizer(text, return_tensors="pt", truncation=True, max_length=self._input_limit())
+        with torch.inference_mode():
+            out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False, num_beams=1)
+        return strip_tokens(self.tokenizer.decode(out[0], skip_special_tokens=False), self.tokenizer)
+
+    def _inputs(self, template: str, prompt: str, user: str, prev: State, belief: str, db_text: str
+                ) -> Any:
+        fmt = self.format
+
+        def build(records: list[TurnRecord]) -> str:
+            return join(template.format(prompt=prompt, context=self.context(records, user),
+                                        prev_belief=format_belief(prev, fmt),
+                                        belief=join(fmt.belief_start, belief, fmt.belief_end), db=db_text))
+        return build
+
+    def _generate_belief(self, records: list[TurnRecord], user: str, prev: State) -> tuple[str, str]:
+        fmt = self.format
+        self._prev = prev
+        text = self.fit(self._inputs(fmt.belief_input, fmt.belief_prompt, user, prev, "", ""), records)
+        raw = self._generate(text)
+        return between(raw, fmt.belief_start, fmt.belief_end), raw
+
+    def _generate_response(self, records: list[TurnRecord], user: str, belief: str, db_text: str
+                           ) -> tuple[str, str, str]:
+        fmt = self.format
+        prev = getattr(self, "_prev", {})
+        text = self.fit(self._inputs(fmt.response_input, fmt.response_prompt, user, prev, belief, db_text),
+                        records)
+        raw = self._generate(text)
+        act, rest = "", raw
+        if fmt.act_start and fmt.act_start in raw:
+            act = between(raw, fmt.act_start, fmt.act_end)
+            rest = raw.split(fmt.act_end, 1)[1] if fmt.act_end in raw else ""
+        return act, between(rest, fmt.response_start, fmt.response_end), raw
