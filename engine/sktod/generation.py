@@ -148,27 +148,38 @@ def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.R
                            "Reviews of {phrase} at {name} are all negative ({n} of {n}).",
                            "Every guest who wrote about {phrase} at {name} ({n} reviews) was unhappy with it.")
                      ).format(**ctx)
-    if pos > neg:
+    if pos > neg and 2 * pos > n:
         ctx["k"] = number(pos)
         ctx["m"] = number(n - pos)
         minority = ("{m} did not like it" if neg and not neu else "{m} had mixed or neutral feelings"
                     if not neg else "the other {m} were negative or neutral")
         ctx["minority"] = minority.format(**ctx)
         return _pick(rng, ("Most guests — {k} of {n} — were happy with {phrase} at {name}, while {minority}.",
-                           "{Phrase} at {name} gets mostly good reviews: {k} of {n} guests liked it and {minority}.",
+                           "Reviews of {phrase} at {name} are mostly good: {k} of {n} guests liked it and "
+                           "{minority}.",
                            "The majority of reviews ({k} of {n}) praise {phrase} at {name}; {minority}.")
                      ).format(**ctx)
-    if neg > pos:
+    if neg > pos and 2 * neg > n:
         ctx["k"] = number(neg)
         ctx["m"] = number(n - neg)
         minority = ("{m} liked it" if pos and not neu else "{m} were neutral" if not pos
                     else "the other {m} were positive or neutral")
         ctx["minority"] = minority.format(**ctx)
         return _pick(rng, ("Most guests — {k} of {n} — were unhappy with {phrase} at {name}, although {minority}.",
-                           "{Phrase} at {name} gets mostly poor reviews: {k} of {n} guests complained and "
+                           "Reviews of {phrase} at {name} are mostly poor: {k} of {n} guests complained and "
                            "{minority}.",
                            "The majority of reviews ({k} of {n}) criticise {phrase} at {name}; {minority}.")
                      ).format(**ctx)
+    if pos > neg:
+        return _pick(rng, ("Reviews of {phrase} at {name} lean positive: {pos} of {n} guests liked it, {neg} did "
+                           "not and {neu} had no strong view.",
+                           "More guests liked {phrase} at {name} than not — {pos} positive, {neg} negative and "
+                           "{neu} neutral out of {n}.")).format(**ctx)
+    if neg > pos:
+        return _pick(rng, ("Reviews of {phrase} at {name} lean negative: {neg} of {n} guests complained, {pos} "
+                           "liked it and {neu} had no strong view.",
+                           "More guests were unhappy with {phrase} at {name} than pleased — {neg} negative, {pos} "
+                           "positive and {neu} neutral out of {n}.")).format(**ctx)
     return _pick(rng, ("Opinions on {phrase} at {name} are split: {pos} positive, {neg} negative"
                        + (" and {neu} neutral." if neu else "."),
                        "Guests disagree about {phrase} at {name} — {pos} liked it and {neg} did not.")
@@ -215,8 +226,9 @@ class TemplateGenerator:
             name = _name(mine[0].snippet.snippet.entity_name or "this place")
             faqs = [o for o in mine if o.snippet.snippet.doc_type == "faq"]
             reviews = [o for o in mine if o.snippet.snippet.doc_type == "review"]
-            if faqs:
-                best = max(faqs, key=lambda o: o.snippet.score).snippet.snippet
+            top = max(mine, key=lambda o: o.snippet.score)
+            if top.snippet.snippet.doc_type == "faq":  # a factual question: answer from the best FAQ
+                best = top.snippet.snippet
                 parts.append(f"{name}: {best.answer or best.text}".strip())
             if reviews or not faqs:
                 parts.append(summarise(name, reviews, phrase, rng))

@@ -98,7 +98,10 @@ def official_scores(labels: Sequence[Label], preds: Sequence[Label], meteor: boo
             s_exact += ex
 
     def reweight(total: float) -> float:
-        return _prf(total, d_fp, d_fn)[2] if d_tp else 0.0
+        """F of P = total/(TP+FP) and R = total/(TP+FN), as the official script re-weights generation sums."""
+        p = total / (d_tp + d_fp) if d_tp + d_fp else 0.0
+        r = total / (d_tp + d_fn) if d_tp + d_fn else 0.0
+        return 2 * p * r / (p + r) if p + r > 0 else 0.0
 
     dp, dr, df = _prf(d_tp, d_fp, d_fn)
     sp, sr, sf = _prf(s_tp, s_fp, s_fn)
@@ -149,15 +152,16 @@ _LEXNAMES = _LEXNAMES_TEXT.split()
 _POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
 
 _WORDNET_FILES = ("data.adj", "data.adv", "data.noun", "data.verb", "index.adj", "index.adv", "index.noun",
-                  "index.verb", "adj.exc", "adv.exc", "noun.exc", "verb.exc")
+                  "index.verb", "adj.exc", "adv.exc", "noun.exc", "verb.exc", "index.sense")
+_WORDNET_OPTIONAL = ("cntlist", "cntlist.rev", "frames.vrb", "sents.vrb", "sentidx.vrb", "verb.Framestext")
 
 
 def find_wordnet() -> tuple[Path | None, str]:
     """A WordNet 3.0 folder nltk can read offline, and a note.
 
     Looked for in ``$PARLEY_WORDNET``, nltk's data path (``corpora/wordnet``) and the Debian/Ubuntu package
-    ``wordnet-base`` (``/usr/share/wordnet``). The Debian copy lacks ``lexnames``: it is mirrored once into the
-    cache dir with that file added.
+    ``wordnet-base`` + ``wordnet-sense-index`` (``/usr/share/wordnet``). The Debian copy lacks ``lexnames``: it is
+    mirrored once into the cache dir with that file added.
     """
     candidates: list[Path] = []
     if os.environ.get("PARLEY_WORDNET"):
@@ -176,20 +180,20 @@ def find_wordnet() -> tuple[Path | None, str]:
             return c, f"nltk METEOR with WordNet from {c}"
         from engine.locations import cache_dir
 
-        dest = cache_dir() / "wordnet"
+        dest = cache_dir() / "nltk_data" / "corpora" / "wordnet"
         try:
-            if not (dest / "lexnames").is_file():
+            if not all((dest / f).is_file() for f in (*_WORDNET_FILES, "lexnames")):
                 dest.mkdir(parents=True, exist_ok=True)
-                for f in _WORDNET_FILES:
-                    if not (dest / f).exists():
+                for f in _WORDNET_FILES + _WORDNET_OPTIONAL:
+                    if (c / f).is_file() and not (dest / f).exists():
                         shutil.copyfile(c / f, dest / f)
                 lex = "".join(f"{i:02d}\t{n}\t{_POS[n.split('.')[0]]}\n" for i, n in enumerate(_LEXNAMES))
                 (dest / "lexnames").write_text(lex, encoding="utf-8")
         except OSError as e:
             return None, f"cannot prepare WordNet from {c}: {e}"
         return dest, f"nltk METEOR with WordNet from {c}"
-    return None, ("METEOR needs WordNet and none is available offline (install the Debian package "
-                  "wordnet-base, or set PARLEY_WORDNET to a WordNet 3.0 dict folder)")
+    return None, ("METEOR needs WordNet and none is available offline (install the Debian packages "
+                  "wordnet-base and wordnet-sense-index, or set PARLEY_WORDNET to a WordNet 3.0 dict folder)")
 
 
 _wordnet: Any = None
@@ -202,17 +206,24 @@ def meteor_mean(hyps: Sequence[str], refs: Sequence[str]) -> tuple[float | None,
     if path is None:
         return None, note
     try:
+        import warnings
+
         import nltk
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
         from nltk.translate.meteor_score import meteor_score
 
-        if _wordnet is None or Path(_wordnet.root.path) != path:
-            if str(path) not in nltk.data.path:
-                nltk.data.path.append(str(path))  # nltk only reads corpora under its data path
-            _wordnet = WordNetCorpusReader(str(path), None)
+        root = str(path.parent.parent)  # <root>/corpora/wordnet: nltk's own lazy loader must find it too
+        if path.parent.name == "corpora" and root not in nltk.data.path:
+            nltk.data.path.append(root)
+        if _wordnet is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _wordnet = WordNetCorpusReader(str(path), None)
         total = 0.0
-        for h, r in zip(hyps, refs, strict=True):
-            total += meteor_score([_tok(r)], _tok(h), wordnet=_wordnet)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for h, r in zip(hyps, refs, strict=True):
+                total += meteor_score([_tok(r)], _tok(h), wordnet=_wordnet)
         return total / max(len(hyps), 1), note
     except Exception as e:  # nltk/WordNet failures must not lose the other scores
         return None, f"METEOR failed: {type(e).__name__}: {e}"

@@ -1,0 +1,189 @@
+"""The SK-TOD pipeline: KTD → entity tracking → knowledge selection → response generation.
+
+``Pipeline()`` works offline with bundled parts (MiniLM prototypes for KTD, MiniLM cosine for KS, VADER
+templates for generation) on the embedded review KB; ``Pipeline(model_dir=...)`` loads a folder written by
+``parley sktod train``; ``knowledge=`` points at any DSTC11 ``knowledge.json`` (an ``entity_mapping.json`` beside
+it is used for aliases).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.sktod.embed import Encoder, shared_encoder
+from engine.sktod.entities import EntityTracker
+from engine.sktod.generation import Answer, ModelGenerator, Opinion, TemplateGenerator
+from engine.sktod.knowledge import (
+    Entity,
+    KnowledgeBase,
+    ScoredSnippet,
+    embedded_entity_mapping_path,
+    load_entity_mapping,
+    load_knowledge,
+)
+from engine.sktod.ktd import Detector, KTDModel
+from engine.sktod.selection import SelectionModel, Selector
+from engine.types import LoadError
+
+Progress = Callable[[str], None] | None
+
+#: default cosine thresholds (best relative margin / absolute floor for MiniLM on DSTC11 val, see bench/)
+DEFAULT_MARGIN = 0.16
+DEFAULT_ABSOLUTE = 0.25
+NO_ENTITY = "Which hotel or restaurant do you mean? I can tell you what guests say about it."
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Everything the pipeline decided for one user turn."""
+
+    target: bool
+    ktd_score: float
+    entities: tuple[Entity, ...] = ()
+    selected: tuple[ScoredSnippet, ...] = ()
+    opinions: tuple[Opinion, ...] = ()
+    aspects: tuple[str, ...] = ()
+    response: str = ""
+
+    def to_label(self, with_entities: bool = False) -> dict[str, Any]:
+        """The DSTC11 labels-format entry (knowledge ordered best first)."""
+        if not self.target:
+            return {"target": False}
+        out: dict[str, Any] = {"target": True, "knowledge": [s.snippet.ref() for s in self.selected],
+                               "response": self.response}
+        if with_entities:
+            out["entities"] = [e.to_json() for e in self.entities]
+        return out
+
+    def internals(self) -> dict[str, Any]:
+        """JSON-able view for ``SystemTurn.internals["knowledge"]`` (the TUI shows it)."""
+        sent = {o.snippet.snippet.key: o for o in self.opinions}
+        snippets = []
+        for s in self.selected:
+            o = sent.get(s.snippet.key)
+            snippets.append({**s.snippet.ref(), "entity": s.snippet.entity_name, "text": s.snippet.text,
+                             "score": round(s.score, 4), "cosine": round(s.cosine, 4),
+                             "sentiment": o.label if o else None,
+                             "compound": round(o.compound, 3) if o else None})
+        return {"ktd": {"fired": self.target, "score": round(self.ktd_score, 4)},
+                "entities": [e.to_json() for e in self.entities], "aspects": list(self.aspects),
+                "snippets": snippets}
+
+
+class Pipeline:
+    """See module docstring. Thread-safe for one caller at a time (the lock serialises ``predict``)."""
+
+    def __init__(self, model_dir: str | Path | None = None, knowledge: str | Path | None = None,
+                 entity_mapping: str | Path | None = None, generator: str | None = None,
+                 cross_encoder: str | None = None, ktd_classifier: str | None = None, seed: int = 0) -> None:
+        self.model_dir = Path(model_dir) if model_dir else None
+        self.knowledge_path = Path(knowledge) if knowledge else None
+        self.mapping_path = Path(entity_mapping) if entity_mapping else None
+        self.generator_ref = generator
+        self.cross_encoder = cross_encoder
+        self.ktd_classifier = ktd_classifier
+        self.seed = seed
+        self.config: dict[str, Any] = {}
+        self.kb: KnowledgeBase | None = None
+        self.tracker: EntityTracker | None = None
+        self.detector: Detector | None = None
+        self.selector: Selector | None = None
+        self.generator: TemplateGenerator | ModelGenerator | None = None
+        self._lock = threading.Lock()
+        self._loaded = False
+
+    # ------------------------------------------------------------------------------------------- loading
+    def _read_config(self) -> tuple[KTDModel, SelectionModel, Encoder]:
+        ktd = KTDModel()
+        sel = SelectionModel(kind="cosine", margin=DEFAULT_MARGIN, absolute=DEFAULT_ABSOLUTE)
+        enc_ref = None
+        if self.model_dir is not None:
+            f = self.model_dir / "config.json"
+            if not f.is_file():
+                raise LoadError(f"not an SK-TOD model folder (no config.json): {self.model_dir}")
+            try:
+                self.config = json.loads(f.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as e:
+                raise LoadError(f"cannot read {f}: {e}") from None
+            if self.config.get("format") != "parley-sktod":
+                raise LoadError(f"{f} is not a parley SK-TOD model config")
+            ktd = KTDModel.from_config(self.config.get("ktd", {}), self.model_dir)
+            sel = SelectionModel.from_config(self.config.get("selection", {}), self.model_dir)
+            enc_ref = self.config.get("encoder")
+        if self.ktd_classifier:
+            ktd = KTDModel(kind="hf", classifier=self.ktd_classifier)
+        if self.cross_encoder:
+            thr = sel.threshold if sel.kind == "cross" else 0.5
+            sel = SelectionModel(kind="cross", cross_encoder=self.cross_encoder, threshold=thr)
+        return ktd, sel, shared_encoder(enc_ref)
+
+    def load(self, progress: Progress = None) -> None:
+        """Load the knowledge, the encoder and the models (once)."""
+        if self._loaded:
+            return
+        ktd, sel, enc = self._read_config()
+        if progress:
+            progress("loading review knowledge")
+        self.kb = load_knowledge(self.knowledge_path)
+        mp = self.mapping_path
+        if mp is None:
+            beside = self.knowledge_path.parent / "entity_mapping.json" if self.knowledge_path else None
+            mp = beside if beside is not None and beside.is_file() else (
+                None if self.knowledge_path else embedded_entity_mapping_path())
+        mapping = load_entity_mapping(mp) if mp is not None and Path(mp).is_file() else {}
+        self.tracker = EntityTracker(self.kb, mapping)
+        self.detector = Detector(ktd, enc)
+        self.selector = Selector(sel, enc)
+        self.generator = (ModelGenerator(self.generator_ref, seed=self.seed) if self.generator_ref
+                          else TemplateGenerator(self.seed))
+        self.detector.load(progress)
+        self.selector.load(progress)
+        self.generator.load(progress)
+        self._loaded = True
+
+    # ------------------------------------------------------------------------------------------- predicting
+    def predict(self, turns: Sequence[str], ktd_score: float | None = None) -> Prediction:
+        """Decide for the last turn of ``turns`` (alternating user/system texts, last one the user's)."""
+        self.load()
+        assert self.detector and self.tracker and self.selector and self.generator and self.kb
+        if not turns:
+            return Prediction(False, 0.0)
+        with self._lock:
+            score = self.detector.scores([turns[-1]])[0] if ktd_score is None else ktd_score
+            if not self.detector.fires(score):
+                return Prediction(False, score)
+            ents = tuple(self.tracker.track(turns))
+            if not ents:
+                return Prediction(True, score, response=NO_ENTITY)
+            cands = self.kb.candidates(ents)
+            ranked = self.selector.score(turns[-1], cands, len(ents))
+            chosen = self.selector.select(ranked)
+            if isinstance(self.generator, ModelGenerator):
+                ans: Answer = self.generator.generate(turns[-1], chosen, turns)
+            else:
+                ans = self.generator.generate(turns[-1], chosen)
+            return Prediction(True, score, ents, tuple(chosen), ans.opinions, ans.aspects, ans.text)
+
+    def run(self, logs: Sequence[Sequence[dict[str, Any]]], on_item: Callable[[int], None] | None = None,
+            progress: Progress = None) -> list[Prediction]:
+        """Predict every DSTC11 instance (KTD scored in one batch); ``on_item(i)`` after each instance."""
+        self.load(progress)
+        assert self.detector and self.selector
+        last = [str(log[-1].get("text", "")) if log else "" for log in logs]
+        scores = self.detector.scores(last, progress)
+        out = []
+        for i, log in enumerate(logs):
+            out.append(self.predict([str(t.get("text", "")) for t in log], ktd_score=scores[i]))
+            if on_item:
+                on_item(i)
+        self.selector.encoder.save_cache()
+        return out
+
+
+def texts(log: Iterable[dict[str, Any]]) -> list[str]:
+    return [str(t.get("text", "")) for t in log]

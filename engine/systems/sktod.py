@@ -1,0 +1,78 @@
+"""``sktod``: the MultiWOZ pipeline for ordinary turns, plus answers from customer reviews (DSTC11 track 5).
+
+When knowledge-seeking turn detection fires on the user's turn, the SK-TOD branch answers: tracked entities →
+selected review sentences/FAQs → an answer stating the majority and minority opinion. Otherwise the turn goes
+to ``engine.systems.multiwoz.MultiwozSystem``. ``SystemTurn.internals["knowledge"]`` shows the KTD score, the
+tracked entities and the selected snippets with their scores and sentiment.
+
+Spec parameters: ``model=DIR`` (a folder from ``parley sktod train``), ``knowledge=FILE`` (a DSTC11
+knowledge.json; the embedded KB by default), ``entity_mapping=FILE``, ``generator=PATH|HUB_ID`` (seq2seq/causal
+checkpoint), ``cross_encoder=PATH``, ``ktd=PATH`` (fine-tuned KTD classifier), ``seed=N``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from engine.sktod.pipeline import Pipeline
+from engine.types import Message, SystemTurn, TurnError
+
+
+def _default_base(seed: int | None) -> Any:
+    from engine.systems.multiwoz import MultiwozSystem  # lazy: another package, loaded only when used
+
+    return MultiwozSystem(seed=seed)
+
+
+class SKTODSystem:
+    """See module docstring. ``base`` builds the system for ordinary turns (tests pass a stub)."""
+
+    name = "sktod"
+
+    def __init__(self, model: str | None = None, knowledge: str | None = None, entity_mapping: str | None = None,
+                 generator: str | None = None, cross_encoder: str | None = None, ktd: str | None = None,
+                 seed: int | str | None = None, base: Callable[[int | None], Any] | None = None) -> None:
+        self.seed = int(seed) if seed is not None else None
+        self.pipeline = Pipeline(model_dir=model, knowledge=knowledge, entity_mapping=entity_mapping,
+                                 generator=generator, cross_encoder=cross_encoder, ktd_classifier=ktd,
+                                 seed=self.seed or 0)
+        self._base_factory = base or _default_base
+        self._base: Any = None
+        self._state: dict[str, Any] = {}
+
+    @property
+    def base(self) -> Any:
+        if self._base is None:
+            self._base = self._base_factory(self.seed)
+        return self._base
+
+    def load(self, progress: Callable[[str], None] | None = None) -> None:
+        """Load the review knowledge, the sentence encoder, VADER and the MultiWOZ pipeline."""
+        self.pipeline.load(progress)
+        if hasattr(self.base, "load"):
+            self.base.load(progress)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.seed = int(seed)
+        self._state = {}
+        self.base.reset(seed)
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+        t0 = time.perf_counter()
+        try:
+            pred = self.pipeline.predict([m.text for m in history])
+        except Exception as e:  # a failing model must fail the turn, not the session
+            raise TurnError(f"SK-TOD pipeline failed: {type(e).__name__}: {e}") from e
+        if pred.target:
+            return SystemTurn(text=pred.response, state=self._state,
+                              internals={"branch": "sktod", "knowledge": pred.internals()},
+                              latency_ms=(time.perf_counter() - t0) * 1000)
+        turn = self.base.respond(history)
+        self._state = {d: dict(s) for d, s in turn.state.items()}
+        internals = {**dict(turn.internals), "branch": "multiwoz",
+                     "knowledge": {"ktd": {"fired": False, "score": round(pred.ktd_score, 4)}}}
+        return SystemTurn(text=turn.text, state=turn.state, acts=turn.acts, internals=internals,
+                          latency_ms=(time.perf_counter() - t0) * 1000)

@@ -1,0 +1,149 @@
+"""``parley sktod run|score|train``: the SK-TOD pipeline on DSTC11 track 5 files (thin layer over engine.sktod)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tui.cli.common import fail
+
+
+def _status(msg: str) -> None:
+    click.echo(f"· {msg}", err=True)
+
+
+def _load_list(path: str, what: str) -> list[Any]:
+    from engine.sktod.knowledge import load_json_list
+    from engine.types import LoadError
+
+    try:
+        return load_json_list(path, what)
+    except LoadError as e:
+        fail(str(e))
+
+
+@click.group()
+def sktod() -> None:
+    """Subjective-knowledge answers from reviews (DSTC11 track 5): run, score, train."""
+
+
+@sktod.command()
+@click.option("--logs", "logs_path", required=True, type=click.Path(dir_okay=False),
+              help="DSTC11 logs.json (list of dialogues; the last turn is answered).")
+@click.option("--knowledge", "knowledge_path", default=None, type=click.Path(dir_okay=False),
+              help="DSTC11 knowledge.json (default: the embedded review KB).")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Where to write predictions (DSTC11 labels format).")
+@click.option("--limit", type=int, default=None, help="Only the first N instances.")
+@click.option("--model", "model_dir", default=None, type=click.Path(file_okay=False),
+              help="Model folder from `parley sktod train` (default: bundled MiniLM prototypes + cosine).")
+@click.option("--entity-mapping", default=None, type=click.Path(dir_okay=False),
+              help="Alias file (default: entity_mapping.json beside the knowledge file, if any).")
+@click.option("--generator", default=None, metavar="PATH|HUB_ID",
+              help="Seq2seq/causal checkpoint for responses (default: VADER-aware templates).")
+@click.option("--cross-encoder", default=None, metavar="PATH", help="Cross-encoder checkpoint for selection.")
+@click.option("--with-entities", is_flag=True, help="Also write the tracked entities of each turn.")
+def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | None, model_dir: str | None,
+        entity_mapping: str | None, generator: str | None, cross_encoder: str | None, with_entities: bool) -> None:
+    """Predict KTD, knowledge and responses for every instance of a DSTC11 logs file."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from engine.sktod.pipeline import Pipeline
+    from engine.types import LoadError
+
+    logs = _load_list(logs_path, "logs")
+    if limit is not None:
+        logs = logs[: max(limit, 0)]
+    pipe = Pipeline(model_dir=model_dir, knowledge=knowledge_path, entity_mapping=entity_mapping,
+                    generator=generator, cross_encoder=cross_encoder)
+    try:
+        pipe.load(_status)
+        with Progress(TextColumn("sktod run"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      transient=True) as bar:
+            task = bar.add_task("run", total=len(logs))
+            preds = pipe.run(logs, on_item=lambda i: bar.advance(task), progress=_status)
+    except LoadError as e:
+        fail(str(e))
+    out = [p.to_label(with_entities=with_entities) for p in preds]
+    Path(out_path).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
+    n_t = sum(1 for p in preds if p.target)
+    click.echo(f"wrote {len(out)} predictions ({n_t} knowledge-seeking) to {out_path}")
+
+
+def _fmt(v: Any) -> str:
+    return "null" if v is None else f"{v:.4f}" if isinstance(v, float) else str(v)
+
+
+@sktod.command()
+@click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False),
+              help="Reference DSTC11 labels.json.")
+@click.option("--pred", "pred_path", required=True, type=click.Path(dir_okay=False),
+              help="Predictions in the same format.")
+@click.option("--json", "as_json", is_flag=True, help="Print the score dict as JSON.")
+@click.option("--report", is_flag=True, help="Add KTD/ET/KS breakdowns and mAP.")
+@click.option("--no-meteor", is_flag=True, help="Skip METEOR (it is the slowest metric).")
+def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_meteor: bool) -> None:
+    """Score predictions with the official DSTC11 track 5 definitions."""
+    from engine.sktod.scoring import official_scores
+    from engine.sktod.scoring import report as make_report
+
+    labels = _load_list(labels_path, "labels")
+    preds = _load_list(pred_path, "predictions")
+    if len(labels) != len(preds):
+        fail(f"{labels_path} has {len(labels)} entries but {pred_path} has {len(preds)}")
+    try:
+        res = official_scores(labels, preds, meteor=not no_meteor)
+        if report:
+            res["report"] = make_report(labels, preds)
+    except (KeyError, TypeError, ValueError) as e:
+        fail(f"malformed labels or predictions: {type(e).__name__}: {e}")
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
+    for part in ("detection", "selection", "generation"):
+        click.echo(f"{part:<11}" + "  ".join(f"{k}={_fmt(v)}" for k, v in res[part].items() if k != "meteor_note"))
+    if res["generation"].get("meteor_note") and res["generation"]["meteor"] is None:
+        click.echo(f"            meteor: {res['generation']['meteor_note']}")
+    if report:
+        for part, vals in res["report"].items():
+            click.echo(f"{part:<11}" + "  ".join(f"{k}={_fmt(v)}" for k, v in vals.items()))
+
+
+@sktod.command()
+@click.option("--logs", "logs_path", required=True, type=click.Path(dir_okay=False), help="DSTC11 logs.json.")
+@click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False), help="DSTC11 labels.json.")
+@click.option("--knowledge", "knowledge_path", required=True, type=click.Path(dir_okay=False),
+              help="DSTC11 knowledge.json the labels refer to.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Model folder to write.")
+@click.option("--dev-fraction", type=float, default=0.2, show_default=True,
+              help="Share of dialogues held out to tune the selection threshold.")
+@click.option("--hidden", type=int, default=64, show_default=True, help="Hidden units of the selection scorer.")
+@click.option("--encoder", default=None, metavar="PATH|HUB_ID",
+              help="Sentence encoder (default: bundled all-MiniLM-L6-v2).")
+@click.option("--seed", type=int, default=0, show_default=True)
+def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float, hidden: int,
+          encoder: str | None, seed: int) -> None:
+    """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder."""
+    from engine.sktod.embed import Encoder
+    from engine.sktod.knowledge import KnowledgeBase
+    from engine.sktod.train import train as fit
+    from engine.types import LoadError
+
+    if not 0 < dev_fraction < 1:
+        fail("--dev-fraction must be between 0 and 1")
+    logs = _load_list(logs_path, "logs")
+    labels = _load_list(labels_path, "labels")
+    try:
+        kb = KnowledgeBase.load(knowledge_path)
+        cfg = fit(logs, labels, kb, out_dir, encoder=Encoder(encoder), dev_fraction=dev_fraction, seed=seed,
+                  hidden=hidden, progress=_status)
+    except LoadError as e:
+        fail(str(e))
+    except ValueError as e:
+        fail(str(e))
+    sel = cfg["selection"]
+    click.echo(f"saved {out_dir}: KTD logistic regression, selection MLP (threshold {sel['threshold']:.3f}, "
+               f"relative {sel['relative']:.2f}); held-out instance F {cfg['heldout_instance_f1']:.3f}")
