@@ -1,0 +1,144 @@
+"""MultiWOZ-format dialogue files: loading (zip or JSON), gold belief states, booked domains, references, and the
+export of system outputs in the input format of the reference evaluator (mwzeval).
+
+A dialogue file is ``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", ...}, ...]}}``: even turns are the
+user (metadata ``{}``), odd turns the system with the corpus belief state ``{domain: {"book": {...}, "semi":
+{...}}}`` (the ConvLab-3 copy of MultiWOZ 2.1 uses this layout; MultiWOZ 2.0/2.1 ``data.json`` too).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.mwdb import DOMAINS, normalise_time
+
+_EMPTY = ("", "not mentioned", "none")
+#: parley slot name → MultiWOZ 2.2 / mwzeval slot name
+_MWZ22 = {"leaveAt": "leaveat", "arriveBy": "arriveby"}
+
+
+class CorpusError(ValueError):
+    """A dialogue file that cannot be read; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class CorpusDialogue:
+    """One reference dialogue: its goal, user turns, corpus system turns, gold states and booked domains."""
+
+    id: str
+    goal: Mapping[str, Any]
+    user_turns: tuple[str, ...]
+    system_turns: tuple[str, ...]
+    gold_states: tuple[Mapping[str, Mapping[str, Any]], ...] = ()
+    booked: tuple[tuple[str, ...], ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def load_corpus(path: str | Path, *, limit: int | None = None, ids: Iterable[str] | None = None
+                ) -> list[CorpusDialogue]:
+    """Read a MultiWOZ-format ``.json`` file or a ``.zip`` holding one; dialogues in file order."""
+    p = Path(path)
+    if not p.exists():
+        raise CorpusError(f"{p}: no such file")
+    try:
+        if p.suffix == ".zip":
+            with zipfile.ZipFile(p) as zf:
+                names = [n for n in zf.namelist() if n.endswith(".json")]
+                if not names:
+                    raise CorpusError(f"{p}: the zip holds no .json file")
+                raw = json.loads(zf.read(names[0]))
+        else:
+            raw = json.loads(p.read_text(encoding="utf-8"))
+    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CorpusError(f"{p}: not a MultiWOZ dialogue file ({e})") from None
+    if not isinstance(raw, Mapping):
+        raise CorpusError(f"{p}: expected an object of dialogues keyed by id")
+    wanted = {i.lower().removesuffix(".json") for i in ids} if ids else None
+    out: list[CorpusDialogue] = []
+    for did, dia in raw.items():
+        if wanted is not None and did.lower().removesuffix(".json") not in wanted:
+            continue
+        out.append(parse_dialogue(did, dia, source=p))
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def parse_dialogue(did: str, dia: Any, *, source: Path | str = "") -> CorpusDialogue:
+    if not isinstance(dia, Mapping) or not isinstance(dia.get("log"), list):
+        raise CorpusError(f"{source}: dialogue {did!r} has no 'log' list")
+    log = dia["log"]
+    users = tuple(str(t.get("text", "")) for t in log[0::2])
+    systems = tuple(str(t.get("text", "")) for t in log[1::2])
+    states = tuple(state_from_metadata(t.get("metadata") or {}) for t in log[1::2])
+    booked = tuple(booked_from_metadata(t.get("metadata") or {}) for t in log[1::2])
+    goal = {k: v for k, v in (dia.get("goal") or {}).items() if k in DOMAINS or k == "message"}
+    return CorpusDialogue(id=did.removesuffix(".json"), goal=goal, user_turns=users, system_turns=systems,
+                          gold_states=states, booked=booked)
+
+
+def state_from_metadata(metadata: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """Corpus belief state → parley's ``{domain: {slot: value}}`` (``book_`` prefix for booking slots)."""
+    state: dict[str, dict[str, str]] = {}
+    for domain, frame in metadata.items():
+        if domain not in DOMAINS or not isinstance(frame, Mapping):
+            continue
+        slots: dict[str, str] = {}
+        for slot, value in (frame.get("semi") or {}).items():
+            v = str(value).strip().lower()
+            if v not in _EMPTY:
+                slots[slot] = normalise_time(v) if slot in ("leaveAt", "arriveBy") else v
+        for slot, value in (frame.get("book") or {}).items():
+            if slot == "booked" or not isinstance(value, str):
+                continue
+            v = value.strip().lower()
+            if v not in _EMPTY:
+                slots[f"book_{slot}"] = v
+        if slots:
+            state[domain] = slots
+    return state
+
+
+def booked_from_metadata(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    """Domains with a booking made by this point of the corpus dialogue (mwzeval's booked domains)."""
+    return tuple(d for d in DOMAINS if isinstance(metadata.get(d), Mapping)
+                 and (metadata[d].get("book") or {}).get("booked"))
+
+
+# -- mwzeval export -------------------------------------------------------------------------------------------
+def mwzeval_state(state: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """parley state → mwzeval's (MultiWOZ 2.2 slot names, informable slots only)."""
+    out: dict[str, dict[str, str]] = {}
+    for domain, slots in state.items():
+        d = {_MWZ22.get(k, k.lower()): str(v) for k, v in slots.items() if not k.startswith("book_") and v}
+        if d:
+            out[domain] = d
+    return out
+
+
+def mwzeval_dialogue_id(did: str) -> str:
+    """``SNG0073.json`` → ``sng0073`` (the key format mwzeval expects)."""
+    return did.lower().removesuffix(".json")
+
+
+def to_mwzeval(outputs: Mapping[str, Sequence[Any]]) -> dict[str, list[dict[str, Any]]]:
+    """``{dialogue_id: [EvalTurn, ...]}`` → the mwzeval input format
+    ``{dialogue_id: [{"response": delexicalised, "state": {...}, "active_domains": [...]}]}``."""
+    from engine.scoring.multiwoz import delexicaliser, estimate_active_domains
+
+    dx = delexicaliser()
+    result: dict[str, list[dict[str, Any]]] = {}
+    for did, turns in outputs.items():
+        est = estimate_active_domains([t.state for t in turns])
+        rows = []
+        for i, t in enumerate(turns):
+            active = t.active_domains if t.active_domains is not None else est[i]
+            rows.append({"response": dx.delexicalise(t.response), "state": mwzeval_state(t.state),
+                         "active_domains": list(active)})
+        result[mwzeval_dialogue_id(did)] = rows
+    return result

@@ -1,0 +1,338 @@
+"""MultiWOZ Inform, Success, BLEU and Combined with the standard (mwzeval) definitions.
+
+Definitions (Nekvinda & Dušek 2021, the ``mwzeval`` package), applied to lexicalised system output:
+
+- A system turn *gives a venue* of domain D when D is among the turn's active domains and the turn names a
+  restaurant/hotel/attraction (domains restaurant, hotel, attraction) or a train id (train). The venues offered for
+  D are then the DB results for the turn's belief state of D; the last such turn counts, except that a turn whose
+  results contain every venue already offered keeps the earlier list.
+- **Inform** (per dialogue, 0/1): every goal domain matched. A domain matches when the goal fixes the venue name,
+  when it is taxi/police/hospital, when it is train and no train was offered nor a train id requested, or when the
+  offered venues are a non-empty subset of the DB results for the goal's constraints.
+- **Success**: Inform, and for every goal domain every requested attribute among phone, address, postcode, train
+  id — plus the booking reference when the goal books — was given in a turn where that domain was active. A
+  reference counts only once the reference corpus has booked the domain (``booked``), as in mwzeval.
+- **BLEU**: sacreBLEU corpus BLEU of the system turns against the corpus system turns, both lower-cased and
+  tokenised alike (the corpus text is tokenised: ``John 's college .``).
+- **Combined** = (Inform + Success) / 2 + BLEU, all in percent.
+
+Mentions are found in the text by :class:`Delexicaliser` (DB names and addresses, train ids, phone numbers,
+postcodes, booking references), so any system — rule pipeline, LLM, remote bot — is scored the same way.
+Goals use the MultiWOZ goal format ``{domain: {"info": {...}, "reqt": [...], "book": {...}}}``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.mwdb import DOMAINS, MultiwozDB, load_db
+
+#: placeholders of the mentions that matter for Inform/Success (mwzeval's requestable set + name)
+PLACEHOLDERS: tuple[str, ...] = ("name", "trainid", "phone", "address", "postcode", "reference")
+REQUESTABLE: tuple[str, ...] = ("phone", "address", "postcode", "trainid", "reference")
+NAMED_DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction")
+_AUTO_MATCH = ("taxi", "police", "hospital")
+
+
+# -- goals ----------------------------------------------------------------------------------------------------
+def goal_domains(goal: Mapping[str, Any]) -> list[str]:
+    """The domains a MultiWOZ-format goal actually uses (non-empty, known), in the standard domain order."""
+    return [d for d in DOMAINS if isinstance(goal.get(d), Mapping) and goal[d]]
+
+
+def goal_informable(goal: Mapping[str, Any], domain: str) -> dict[str, str]:
+    info = goal.get(domain, {}).get("info", {}) or {}
+    return {k: str(v).lower() for k, v in info.items()}
+
+
+def goal_requestables(goal: Mapping[str, Any], domain: str) -> set[str]:
+    """Requested attributes that Success checks: phone/address/postcode/train id, plus reference if booking."""
+    g = goal.get(domain, {}) or {}
+    out = set()
+    for slot in g.get("reqt", []) or []:
+        s = str(slot).lower().replace(" ", "")
+        if s in ("phone", "address", "postcode"):
+            out.add(s)
+        elif s in ("trainid", "id"):
+            out.add("trainid")
+    if g.get("book"):
+        out.add("reference")
+    return out
+
+
+# -- mentions in text -------------------------------------------------------------------------------------------
+_TRAINID = re.compile(r"\bTR\s?\d{4}\b", re.IGNORECASE)
+_PHONE = re.compile(r"(?<![\w])(?:\+44\s?)?0\d{3,4}[\s-]?\d{3}[\s-]?\d{3,4}(?![\w])")
+_POSTCODE = re.compile(r"\bc\.?\s?b\.?\s?\d{1,2}\s?,?\s?\d\s?[a-z]{2}\b", re.IGNORECASE)
+_REFERENCE = re.compile(r"(?<![\w#])#?([A-Z0-9]{8})(?![\w])")
+_REF_CONTEXT = re.compile(r"(ref|reference|confirmation|booking)\s*(number|no\.?|code|#)?\s*(is|:)?\s*:?\s*$",
+                          re.IGNORECASE)
+
+
+def _norm(text: str) -> str:
+    """Lower-case, ``&`` → ``and``, apostrophes dropped with the space the corpus tokeniser put before them."""
+    t = text.lower().replace("’", "'").replace("&", " and ")
+    t = re.sub(r"\s*'\s*", "", t)
+    return re.sub(r"\s+", " ", t)
+
+
+class Delexicaliser:
+    """Finds venue names, train ids, phones, addresses, postcodes and booking references in a system reply."""
+
+    def __init__(self, db: MultiwozDB | None = None) -> None:
+        self.db = db or load_db()
+        names: set[str] = set()
+        for domain in NAMED_DOMAINS:
+            names.update(_norm(v) for v in self.db.values(domain, "name"))
+        addresses: set[str] = set()
+        for domain in ("restaurant", "hotel", "attraction", "hospital", "police"):
+            for row in self.db.rows(domain):
+                a = row.get("address")
+                if isinstance(a, str) and len(a) > 3:
+                    addresses.add(_norm(a).rstrip(". "))
+        self._names = self._alternation(names)
+        self._addresses = self._alternation(addresses)
+
+    @staticmethod
+    def _alternation(items: Iterable[str]) -> re.Pattern[str]:
+        parts = sorted((r"[\s,.]+".join(re.escape(w) for w in re.split(r"[\s,.]+", i) if w) for i in items if i),
+                       key=len, reverse=True)
+        return re.compile(r"(?<![\w])(?:" + "|".join(parts) + r")(?![\w])")
+
+    def _references(self, text: str) -> list[tuple[int, int]]:
+        out = []
+        for m in _REFERENCE.finditer(text):
+            tok = m.group(1)
+            if tok.isdigit() or _TRAINID.fullmatch(tok):
+                continue
+            has_digit = any(c.isdigit() for c in tok)
+            if has_digit or _REF_CONTEXT.search(text[max(0, m.start() - 40):m.start()]):
+                out.append(m.span())
+        return out
+
+    def delexicalise(self, text: str) -> str:
+        """The reply with mentions replaced by ``[name]``, ``[trainid]``, ``[phone]``, ``[address]``,
+        ``[postcode]``, ``[reference]`` (lower-cased, apostrophes dropped: the mwzeval input format)."""
+        t = text
+        for rx, ph in ((_TRAINID, "trainid"), (_PHONE, "phone"), (_POSTCODE, "postcode")):
+            t = rx.sub(f" [{ph}] ", t)
+        spans = self._references(t)
+        for start, end in reversed(spans):
+            t = t[:start] + " [reference] " + t[end:]
+        t = _norm(t)
+        t = self._addresses.sub("[address]", t)
+        t = self._names.sub("[name]", t)
+        return re.sub(r"\s+", " ", t).strip()
+
+    def mentions(self, text: str) -> frozenset[str]:
+        """Which of :data:`PLACEHOLDERS` the reply contains."""
+        d = self.delexicalise(text)
+        return frozenset(p for p in PLACEHOLDERS if f"[{p}]" in d)
+
+
+_DELEX: dict[int, Delexicaliser] = {}
+
+
+def delexicaliser(db: MultiwozDB | None = None) -> Delexicaliser:
+    """A shared :class:`Delexicaliser` for ``db`` (the bundled DB by default)."""
+    d = db or load_db()
+    dx = _DELEX.get(id(d))
+    if dx is None or dx.db is not d:
+        dx = _DELEX[id(d)] = Delexicaliser(d)
+    return dx
+
+
+_CANON: dict[tuple[int, str, str, str], str] = {}
+
+
+def canonical_value(domain: str, slot: str, value: Any, db: MultiwozDB) -> str:
+    """A state value spelled the way the DB spells it, when it is a near miss (``night club`` → ``nightclub``,
+    ``christ college`` → ``christs college``, parking ``free`` → ``yes``): the fuzzy matching mwzeval's DB does."""
+    v = str(value).strip().lower()
+    key = (id(db), domain, slot, v)
+    if key in _CANON:
+        return _CANON[key]
+    out = v
+    if slot in ("parking", "internet") and v in ("free", "y"):
+        out = "yes"
+    elif slot in ("name", "type", "food", "area", "pricerange", "department", "departure", "destination"):
+        known = db.values(domain, slot)
+        if v and v not in known and known:
+            squashed = {re.sub(r"[^a-z0-9]", "", k): k for k in known}
+            sv = re.sub(r"[^a-z0-9]", "", v)
+            if sv in squashed:
+                out = squashed[sv]
+            elif slot == "name":
+                from rapidfuzz import fuzz, process
+
+                best = process.extractOne(sv, list(squashed), scorer=fuzz.ratio, score_cutoff=88)
+                if best is not None:
+                    out = squashed[best[0]]
+    _CANON[key] = out
+    return out
+
+
+def canonical_state(domain: str, slots: Mapping[str, Any], db: MultiwozDB) -> dict[str, str]:
+    """:func:`canonical_value` applied to every informable slot of one domain's state."""
+    return {k: canonical_value(domain, k, v, db) for k, v in slots.items() if not k.startswith("book_")}
+
+
+# -- active domains -------------------------------------------------------------------------------------------
+def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[tuple[str, ...]]:
+    """Per turn, the domain the system is most likely talking about: the one whose state changed last.
+
+    When several domains change in one turn, the current one is kept if it is among them, else the changed
+    domain with the most filled slots wins. Used when a system does not report its active domain.
+    """
+    out: list[tuple[str, ...]] = []
+    current: str | None = None
+    previous: Mapping[str, Mapping[str, Any]] = {}
+    for state in states:
+        changed = [d for d in state if set(_items(state.get(d))) - set(_items(previous.get(d)))]
+        if changed and current not in changed:
+            current = max(changed, key=lambda d: len(state.get(d) or {}))
+        previous = state
+        out.append((current,) if current else ())
+    return out
+
+
+def _items(slots: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    return [(k, str(v)) for k, v in (slots or {}).items() if v not in (None, "")]
+
+
+# -- per-dialogue scoring -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EvalTurn:
+    """One system turn as the metrics see it: the reply, the belief state, the active domains (None: estimate)."""
+
+    response: str
+    state: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    active_domains: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class DialogueScore:
+    """Inform/Success of one dialogue, with the per-domain verdicts and what was offered/provided."""
+
+    inform: bool
+    success: bool
+    domains: Mapping[str, Mapping[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"inform": self.inform, "success": self.success, "domains": {d: dict(v) for d, v in
+                                                                              self.domains.items()}}
+
+
+def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
+                   booked: Sequence[Iterable[str]] | None = None, db: MultiwozDB | None = None) -> DialogueScore:
+    """Inform and Success of one dialogue (see the module docstring).
+
+    ``booked[i]`` lists the domains the reference corpus had booked by system turn ``i``; without it (live
+    sessions) a reference counts whenever given.
+    """
+    db = db or load_db()
+    delex = delexicaliser(db)
+    domains = goal_domains(goal)
+    estimated = estimate_active_domains([t.state for t in turns])
+    offered: dict[str, list[str] | None] = {d: [] for d in domains}
+    provided: dict[str, set[str]] = {d: set() for d in domains}
+    for i, turn in enumerate(turns):
+        active = turn.active_domains if turn.active_domains is not None else estimated[i]
+        found = delex.mentions(turn.response)
+        booked_now = set(booked[i]) if booked is not None and i < len(booked) else None
+        for d in domains:
+            if d not in active:
+                continue
+            if ("name" in found and d in NAMED_DOMAINS) or ("trainid" in found and d == "train"):
+                rows = db.query(d, canonical_state(d, turn.state[d], db)) if d in turn.state else []
+                venues = [MultiwozDB.venue_id(d, r) for r in rows]
+                before = offered[d] or []
+                if not before or any(v not in venues for v in before):
+                    offered[d] = venues
+            for slot in REQUESTABLE:
+                if slot not in found:
+                    continue
+                if slot == "reference" and booked_now is not None and d not in booked_now:
+                    continue
+                provided[d].add(slot)
+    verdicts: dict[str, dict[str, Any]] = {}
+    for d in domains:
+        informable = goal_informable(goal, d)
+        wanted = goal_requestables(goal, d)
+        offers = offered[d] or []
+        auto = ("name" in informable or d in _AUTO_MATCH
+                or (d == "train" and not offers and "trainid" not in wanted))
+        if auto:
+            match = True
+        elif offers:
+            goal_venues = {MultiwozDB.venue_id(d, r) for r in db.query(d, canonical_state(d, informable, db))}
+            match = set(offers) <= goal_venues
+        else:
+            match = False
+        verdicts[d] = {"inform": match, "requested": sorted(wanted), "provided": sorted(provided[d] & wanted),
+                       "offered": len(offers)}
+    inform = all(v["inform"] for v in verdicts.values())
+    success = inform and all(set(v["requested"]) <= set(v["provided"]) for v in verdicts.values())
+    return DialogueScore(inform=inform, success=success, domains=verdicts)
+
+
+# -- BLEU and corpus aggregates ------------------------------------------------------------------------------------
+_CLITIC = re.compile(r"(\w)(n't|'s|'m|'re|'ve|'ll|'d)\b", re.IGNORECASE)
+_PUNCT = re.compile(r"([.,!?;:()\"])")
+
+
+def bleu_normalise(text: str) -> str:
+    """Lower-case and tokenise like the MultiWOZ corpus (``john's college.`` → ``john 's college .``)."""
+    t = text.lower().replace("’", "'")
+    t = _CLITIC.sub(r"\1 \2", t)
+    t = _PUNCT.sub(r" \1 ", t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str], *, normalise: bool = True) -> float:
+    """sacreBLEU corpus BLEU (0-100) with one reference per hypothesis; ``normalise`` applies
+    :func:`bleu_normalise` to both sides first."""
+    import sacrebleu
+
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
+    if not hypotheses:
+        return 0.0
+    hyps = [bleu_normalise(h) for h in hypotheses] if normalise else list(hypotheses)
+    refs = [bleu_normalise(r) for r in references] if normalise else list(references)
+    return float(sacrebleu.corpus_bleu(hyps, [refs]).score)
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Corpus-level scores in percent; ``bleu``/``combined`` are None without references."""
+
+    inform: float
+    success: float
+    bleu: float | None
+    combined: float | None
+    n: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"inform": _r(self.inform), "success": _r(self.success), "bleu": _r(self.bleu),
+                "combined": _r(self.combined), "n": self.n}
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)
+
+
+def aggregate(scores: Sequence[DialogueScore], hypotheses: Sequence[str] | None = None,
+              references: Sequence[str] | None = None) -> Metrics:
+    """Inform/Success rates over dialogues, BLEU over all turns, Combined = (Inform + Success) / 2 + BLEU."""
+    n = len(scores)
+    inform = 100.0 * sum(s.inform for s in scores) / n if n else 0.0
+    success = 100.0 * sum(s.success for s in scores) / n if n else 0.0
+    bleu = None
+    if hypotheses is not None and references is not None:
+        bleu = corpus_bleu(hypotheses, references)
+    combined = None if bleu is None else (inform + success) / 2 + bleu
+    return Metrics(inform, success, bleu, combined, n)

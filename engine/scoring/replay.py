@@ -1,0 +1,189 @@
+"""Corpus replay: feed the user turns of MultiWOZ-format dialogues to a system under rewriter conditions.
+
+Every dialogue of every condition goes through :class:`engine.session.Session`, so it is stored as a ``batch``
+session with its condition, goal and source (``FILE#DIALOGUE_ID``) exactly like a live one. The session seed of a
+dialogue depends only on the run seed and the dialogue id, so conditions are paired: the same dialogue gets the
+same seed (and the same rewriter randomness for shared rewriters) under every condition.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.scoring.corpus import CorpusDialogue
+from engine.scoring.multiwoz import (
+    DialogueScore,
+    EvalTurn,
+    Metrics,
+    aggregate,
+    bleu_normalise,
+    score_dialogue,
+)
+from engine.spec import condition_name, parse_condition
+
+#: progress(condition, done, total) is called after every dialogue
+Progress = Callable[[str, int, int], None]
+
+
+def dialogue_seed(seed: int, dialogue_id: str) -> int:
+    """The session seed of one dialogue: stable across runs and Python versions, shared by all conditions."""
+    return zlib.crc32(f"{seed}:{dialogue_id}".encode()) & 0x7FFFFFFF
+
+
+def eval_turn(reply: Any, previous_state: Mapping[str, Mapping[str, Any]] | None = None) -> EvalTurn:
+    """A system reply (``SystemTurn`` or None for a failed turn) as the metrics see it.
+
+    The active domain comes from ``internals["active_domain"]`` (a name or a list) when the system reports one;
+    otherwise it is estimated from the state later. A failed turn keeps the previous state and says nothing.
+    """
+    if reply is None:
+        return EvalTurn("", dict(previous_state or {}), None)
+    internals = getattr(reply, "internals", {}) or {}
+    active = internals.get("active_domain", internals.get("active_domains"))
+    domains: tuple[str, ...] | None
+    if isinstance(active, str):
+        domains = (active,)
+    elif isinstance(active, list | tuple):
+        domains = tuple(str(a) for a in active)
+    else:
+        domains = None
+    state = {d: dict(s) for d, s in (getattr(reply, "state", {}) or {}).items()}
+    return EvalTurn(str(getattr(reply, "text", "")), state, domains)
+
+
+@dataclass(frozen=True)
+class ReplayedDialogue:
+    """One dialogue under one condition: the stored session and what the system said."""
+
+    dialogue_id: str
+    session_id: str
+    turns: tuple[EvalTurn, ...]
+    failed_turns: int = 0
+
+
+@dataclass
+class ConditionRun:
+    """Everything one condition produced, scored."""
+
+    name: str
+    dialogues: list[ReplayedDialogue] = field(default_factory=list)
+    scores: list[DialogueScore] = field(default_factory=list)
+    metrics: Metrics | None = None
+    seconds: float = 0.0
+
+    @property
+    def failed_turns(self) -> int:
+        return sum(d.failed_turns for d in self.dialogues)
+
+
+def replay(corpus: Sequence[CorpusDialogue], system: Any, store: Any, *, conditions: Sequence[str] = ("original",),
+           system_spec: str | None = None, seed: int = 0, source: str = "", tester: str = "replay",
+           progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> list[ConditionRun]:
+    """Replay ``corpus`` through ``system`` once per condition; returns the scored runs in condition order.
+
+    ``conditions`` are spec strings (``original``, ``impolite:scenario=2``, ``disfluency+asr-sim``); they are
+    parsed and their chains built before anything runs, so a bad spec fails fast.
+    """
+    from engine.rewrite.chain import Chain
+    from engine.session import Session
+
+    chains = [(condition_name(parse_condition(c)), Chain(parse_condition(c))) for c in conditions]
+    names = [n for n, _ in chains]
+    if len(set(names)) != len(names):
+        raise ValueError(f"condition given twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
+    runs: list[ConditionRun] = []
+    for name, chain in chains:
+        run = ConditionRun(name)
+        t0 = time.perf_counter()
+        for k, dia in enumerate(corpus):
+            if should_stop is not None and should_stop():
+                break
+            session = Session(store, system, system_spec=system_spec, chain=chain, tester=tester, mode="batch",
+                              seed=dialogue_seed(seed, dia.id), goal=dict(dia.goal),
+                              source=f"{source}#{dia.id}" if source else dia.id)
+            turns: list[EvalTurn] = []
+            failed = 0
+            state: Mapping[str, Mapping[str, Any]] = {}
+            for text in dia.user_turns:
+                ex = session.turn(text)
+                if not ex.ok:
+                    failed += 1
+                et = eval_turn(ex.reply if ex.ok else None, state)
+                state = et.state
+                turns.append(et)
+            session.end()
+            run.dialogues.append(ReplayedDialogue(dia.id, session.id, tuple(turns), failed))
+            if progress is not None:
+                progress(name, k + 1, len(corpus))
+        run.seconds = time.perf_counter() - t0
+        score_run(run, corpus)
+        runs.append(run)
+    return runs
+
+
+def score_run(run: ConditionRun, corpus: Sequence[CorpusDialogue]) -> ConditionRun:
+    """Fill ``run.scores`` and ``run.metrics`` (BLEU against the corpus system turns)."""
+    by_id = {d.id: d for d in corpus}
+    run.scores = []
+    hyps: list[str] = []
+    refs: list[str] = []
+    for rd in run.dialogues:
+        ref = by_id[rd.dialogue_id]
+        run.scores.append(score_dialogue(ref.goal, rd.turns, booked=ref.booked or None))
+        for i, t in enumerate(rd.turns):
+            if i < len(ref.system_turns):
+                hyps.append(t.response)
+                refs.append(ref.system_turns[i])
+    run.metrics = aggregate(run.scores, hyps, refs)
+    return run
+
+
+def dialogue_stats(run: ConditionRun, corpus: Sequence[CorpusDialogue]) -> Any:
+    """The bootstrap inputs (``bootstrap.DialogueStats``) of a scored run."""
+    import numpy as np
+
+    from engine.scoring.bootstrap import DialogueStats, bleu_statistics
+
+    by_id = {d.id: d for d in corpus}
+    hyps, refs = [], []
+    for rd in run.dialogues:
+        ref = by_id[rd.dialogue_id]
+        n = min(len(rd.turns), len(ref.system_turns))
+        hyps.append([bleu_normalise(t.response) for t in rd.turns[:n]])
+        refs.append([bleu_normalise(r) for r in ref.system_turns[:n]])
+    return DialogueStats(inform=np.array([s.inform for s in run.scores], dtype=float),
+                         success=np.array([s.success for s in run.scores], dtype=float),
+                         bleu=bleu_statistics(hyps, refs))
+
+
+def summarise(runs: Sequence[ConditionRun], corpus: Sequence[CorpusDialogue], *, baseline: str = "original",
+              n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The ``--json`` result: ``{"conditions": {name: {inform, success, bleu, combined, n, failed_turns,
+    drop, ci}}}``.
+
+    ``drop`` is the relative decrease against ``baseline`` in percent (positive = worse, as Table VII's ↓);
+    ``ci`` holds paired-bootstrap 95 % intervals per metric and, under ``delta``, of the difference to the
+    baseline (``n_boot`` resamples; 0 turns the bootstrap off).
+    """
+    from engine.scoring.bootstrap import METRICS, paired_bootstrap
+
+    ci: dict[str, dict[str, Any]] = {}
+    if n_boot and runs:
+        ci = paired_bootstrap({r.name: dialogue_stats(r, corpus) for r in runs}, baseline=baseline, n=n_boot,
+                              seed=seed)
+    base = next((r.metrics for r in runs if r.name == baseline), None)
+    out: dict[str, Any] = {}
+    for r in runs:
+        assert r.metrics is not None
+        row = r.metrics.to_json()
+        drop: dict[str, float | None] = {}
+        if base is not None:
+            for k in METRICS:
+                b, v = getattr(base, k), getattr(r.metrics, k)
+                drop[k] = None if not b or v is None else round(100.0 * (b - v) / b, 2)
+        out[r.name] = {**row, "failed_turns": r.failed_turns, "drop": drop, "ci": ci.get(r.name, {})}
+    return {"conditions": out}

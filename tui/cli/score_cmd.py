@@ -1,0 +1,123 @@
+"""``parley run`` (corpus replay under rewriter conditions) and ``parley score`` (MultiWOZ metrics of stored
+sessions, satisfaction analysis of ratings). Thin layers over ``engine.scoring``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tui.cli.common import db_option, fail, resolve_db
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^\w=.+-]+", "_", name)
+
+
+def _mwzeval_paths(out: Path, names: list[str]) -> dict[str, Path]:
+    if len(names) == 1:
+        return {names[0]: out}
+    return {n: out.with_name(f"{out.stem}.{_slug(n)}{out.suffix or '.json'}") for n in names}
+
+
+@click.command()
+@click.option("--system", "system_spec", default="multiwoz", show_default=True, metavar="NAME[:k=v,...]",
+              help="System under test (`parley systems` lists them).")
+@click.option("--dialogues", "dialogues", type=click.Path(dir_okay=False), required=True,
+              help="MultiWOZ-format dialogues: a .json file or a .zip holding one (e.g. ConvLab-3 test.json.zip).")
+@click.option("--condition", "conditions", multiple=True, metavar="SPEC",
+              help="Rewriter condition (repeatable): original, impolite:scenario=2, disfluency, wp, asr-sim, "
+                   "or several joined with + (default: original).")
+@click.option("--limit", type=int, default=None, help="Replay only the first N dialogues.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Run seed: each dialogue's session seed derives from it and the dialogue id.")
+@db_option
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"conditions": {name: {inform, success, bleu, combined, n, drop, ci}}} on stdout.')
+@click.option("--mwzeval-out", "mwzeval_out", type=click.Path(dir_okay=False), default=None,
+              help="Write system outputs in the mwzeval input format (one file per condition when several).")
+@click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
+              help="Paired bootstrap resamples for the confidence intervals (0: none).")
+@click.option("--tester", default="replay", show_default=True, help="Tester name stored with the sessions.")
+def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: int | None, seed: int,
+        db_path: str | None, as_json: bool, mwzeval_out: str | None, n_boot: int, tester: str) -> None:
+    """Replay corpus dialogues through a system under rewriter conditions and score them (Inform, Success,
+    BLEU, Combined; drops against `original`; paired bootstrap CIs). Every dialogue is stored as a batch
+    session with its condition."""
+    from engine.rewrite.chain import Chain
+    from engine.scoring.corpus import CorpusError, load_corpus, to_mwzeval
+    from engine.scoring.replay import replay, summarise
+    from engine.spec import SpecError, parse_condition
+    from engine.systems import build_system
+    from engine.types import LoadError
+    from store import StoreError, open_store
+
+    conds = list(conditions) or ["original"]
+    try:
+        for c in conds:
+            Chain(parse_condition(c))
+    except SpecError as e:
+        fail(str(e))
+    if limit is not None and limit < 1:
+        fail("--limit must be at least 1")
+    try:
+        corpus = load_corpus(dialogues, limit=limit)
+    except CorpusError as e:
+        fail(str(e))
+    if not corpus:
+        fail(f"{dialogues}: no dialogues")
+    try:
+        system = build_system(system_spec)
+        if hasattr(system, "load"):
+            system.load(progress=lambda msg: click.echo(msg, err=True))
+    except (SpecError, LoadError) as e:
+        fail(str(e))
+    try:
+        store = open_store(resolve_db(db_path))
+    except StoreError as e:
+        fail(str(e))
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    err = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=False) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(name: str, done: int, total: int) -> None:
+            if name not in tasks:
+                tasks[name] = bar.add_task(name, total=total)
+            bar.update(tasks[name], completed=done)
+
+        try:
+            runs = replay(corpus, system, store, conditions=conds, system_spec=system_spec, seed=seed,
+                          source=str(Path(dialogues).resolve()), tester=tester, progress=progress)
+        except (SpecError, ValueError) as e:
+            fail(str(e))
+    result = summarise(runs, corpus, n_boot=n_boot, seed=seed)
+    if mwzeval_out:
+        paths = _mwzeval_paths(Path(mwzeval_out), [r.name for r in runs])
+        for r in runs:
+            data = to_mwzeval({d.dialogue_id: d.turns for d in r.dialogues})
+            paths[r.name].write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+            err.print(f"mwzeval input for {r.name}: {paths[r.name]}")
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        from engine.scoring.report import conditions_table
+
+        Console().print(conditions_table(result, seconds={r.name: r.seconds for r in runs}))
+    total = sum(len(r.dialogues) for r in runs)
+    err.print(f"{total} session(s) stored in {store.path}")
