@@ -110,6 +110,7 @@ def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[f
     except Exception as e:
         raise AudioUnavailable(f"the microphone could not be opened ({_first_line(e)})") from None
     started = time.monotonic()
+    ended_by_vad = False
     try:
         with stream:
             while not stop.is_set() and total < limit:
@@ -127,12 +128,13 @@ def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[f
                     except Exception:  # a broken meter must not stop the recording
                         on_level = None
                 if endpointer is not None and endpointer.feed(block):
+                    ended_by_vad = True
                     break
     except AudioUnavailable:
         raise
     except Exception as e:
         raise AudioUnavailable(f"recording failed ({_first_line(e)})") from None
-    while True:  # keep what arrived before the stream closed
+    while not ended_by_vad:  # after a push-to-talk stop, keep what arrived before the stream closed
         try:
             chunks.append(blocks.get_nowait())
         except queue.Empty:

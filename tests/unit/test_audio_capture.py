@@ -1,0 +1,119 @@
+"""Push-to-talk recording against a fake sounddevice stream: end-pointing, the stop event, the length limit,
+level callbacks and the 16 kHz mono WAV written."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+
+import numpy as np
+import pytest
+import soundfile
+
+from audio.capture import SAMPLE_RATE, AudioUnavailable, EndPointer, level_of, record_utterance
+
+BLOCK = SAMPLE_RATE // 10
+
+
+def tone(seconds: float, amp: float = 0.3) -> np.ndarray:
+    t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
+    return (amp * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+
+
+def hush(seconds: float, amp: float = 0.001) -> np.ndarray:
+    return (amp * np.random.default_rng(0).standard_normal(int(seconds * SAMPLE_RATE))).astype(np.float32)
+
+
+def install_stream(monkeypatch: pytest.MonkeyPatch, signal: np.ndarray, realtime: bool = False,
+                   fail_open: bool = False) -> dict:
+    """A sounddevice stand-in whose InputStream feeds ``signal`` in blocks from a thread."""
+    seen: dict = {}
+    mod = types.ModuleType("sounddevice")
+    mic = {"name": "fake mic", "max_input_channels": 1, "max_output_channels": 0}
+    mod.query_devices = lambda device=None, kind=None: [mic] if kind is None else mic  # type: ignore[attr-defined]
+
+    class InputStream:
+        def __init__(self, samplerate, channels, dtype, blocksize, callback):  # type: ignore[no-untyped-def]
+            if fail_open:
+                raise RuntimeError("device busy")
+            seen.update(samplerate=samplerate, channels=channels, dtype=dtype)
+            self.cb, self.bs = callback, blocksize
+            self.stopped = threading.Event()
+
+        def _run(self) -> None:
+            for i in range(0, signal.size, self.bs):
+                if self.stopped.is_set():
+                    return
+                self.cb(signal[i:i + self.bs].reshape(-1, 1), self.bs, None, None)
+                if realtime:
+                    self.stopped.wait(self.bs / SAMPLE_RATE)
+
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            self.t = threading.Thread(target=self._run, daemon=True)
+            self.t.start()
+            return self
+
+        def __exit__(self, *exc):  # type: ignore[no-untyped-def]
+            self.stopped.set()
+            self.t.join(2)
+            seen["closed"] = True
+
+    mod.InputStream = InputStream  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sounddevice", mod)
+    return seen
+
+
+def test_vad_ends_the_utterance_after_speech(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    signal = np.concatenate([hush(0.5), tone(1.5), hush(3.0), tone(2.0)])
+    seen = install_stream(monkeypatch, signal)
+    levels: list[float] = []
+    out = tmp_path / "turn.wav"
+    rec = record_utterance(str(out), threading.Event(), on_level=levels.append, max_seconds=30)
+    assert seen["samplerate"] == 16000 and seen["channels"] == 1 and seen.get("closed")
+    assert 2.5 <= rec.seconds < 4.5  # speech + ~0.8 s of silence, not the second tone
+    data, sr = soundfile.read(out)
+    assert sr == 16000 and data.ndim == 1 and abs(len(data) / sr - rec.seconds) < 0.3
+    assert levels and all(0.0 <= v <= 1.0 for v in levels)
+    assert max(levels) > 0.6 and min(levels) < 0.2
+
+
+def test_without_vad_records_until_max_seconds(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    install_stream(monkeypatch, np.concatenate([tone(1.0), hush(4.0)]))
+    rec = record_utterance(str(tmp_path / "a.wav"), threading.Event(), max_seconds=2.0, vad=False)
+    assert rec.seconds == pytest.approx(2.0, abs=0.01)
+
+
+def test_stop_event_ends_recording(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    install_stream(monkeypatch, tone(20.0), realtime=True)
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    rec = record_utterance(str(tmp_path / "b.wav"), stop, max_seconds=30)
+    assert 0.2 <= rec.seconds <= 2.0
+
+
+def test_device_failure_is_audio_unavailable(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    install_stream(monkeypatch, tone(1.0), fail_open=True)
+    with pytest.raises(AudioUnavailable, match="could not be opened"):
+        record_utterance(str(tmp_path / "c.wav"), threading.Event())
+
+
+def test_endpointer_needs_speech_then_silence() -> None:
+    ep = EndPointer(end_silence_s=0.5)
+    blocks = [hush(0.1)] * 20
+    assert not any(ep.feed(b) for b in blocks)  # silence alone never ends an utterance
+    assert not any(ep.feed(b) for b in [tone(0.1)] * 5)
+    ended = [ep.feed(b) for b in [hush(0.1)] * 6]
+    assert ended.index(True) == 4  # the fifth silent block (0.5 s)
+
+
+def test_endpointer_ignores_a_click() -> None:
+    ep = EndPointer(end_silence_s=0.3, min_speech_s=0.3)
+    ep.feed(tone(0.1))
+    assert not any(ep.feed(b) for b in [hush(0.1)] * 10)
+
+
+def test_level_scale() -> None:
+    assert level_of(np.zeros(100, dtype=np.float32)) == 0.0
+    assert level_of(np.ones(100, dtype=np.float32)) == 1.0
+    assert 0.4 < level_of(np.full(100, 0.03, dtype=np.float32)) < 0.6

@@ -1,0 +1,66 @@
+"""``parley doctor``, ``speak`` and ``transcribe``: reports, WAV in and out, one-line errors with exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from audio.devices import AudioStatus
+from tui.cli import main
+
+
+def run(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(args))
+
+
+def test_doctor_json_reports_everything() -> None:
+    r = run("doctor", "--json")
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    assert set(rep) >= {"portaudio", "input", "output", "espeak_ng", "models", "versions"}
+    assert {m["name"] for m in rep["models"]} >= {"tiny.en", "base", "piper en_US-joe-medium",
+                                                    "SmolLM2-135M-Instruct GGUF"}
+    assert rep["versions"]["faster-whisper"]
+    if not rep["input"]["available"]:
+        assert rep["input"]["reason"]
+
+
+def test_doctor_text() -> None:
+    r = run("doctor")
+    assert r.exit_code == 0 and "tiny.en" in r.output and "PortAudio" in r.output
+
+
+def test_transcribe_missing_file_is_one_line() -> None:
+    r = run("transcribe", "/no/such.wav")
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == ["parley: error: audio file /no/such.wav does not exist"]
+
+
+def test_transcribe_bad_model_is_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    wav = tmp_path / "x.wav"
+    wav.write_bytes(b"RIFF")
+    r = run("transcribe", str(wav), "--model", "/no/such/model")
+    assert r.exit_code == 2 and "does not exist" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_speak_without_output_device_asks_for_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    import audio.devices
+
+    monkeypatch.setattr(audio.devices, "check_output",
+                        lambda: AudioStatus(False, "No audio output device (speakers) was found.", (), ()))
+    r = run("speak", "hello")
+    assert r.exit_code == 2 and "--out" in r.output
+
+
+@pytest.mark.slow
+def test_speak_then_transcribe(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "s.wav"
+    r = run("speak", "Two tickets to Cambridge, please.", "--out", str(out), "--no-play")
+    assert r.exit_code == 0, r.output
+    assert out.is_file() and "piper" in r.output
+    r = run("transcribe", str(out), "--json")
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output.strip().splitlines()[-1])
+    assert "cambridge" in rep["text"].lower() and rep["segments"] and rep["model"] == "tiny.en"
