@@ -1,0 +1,129 @@
+"""Impolite users (Ng et al.): rewrite a polite user turn as one of six role-play characters would say it.
+
+Rule-based by default, written by the team, following what the corpus analysis of the paper reports (Table IV):
+gratitude and courtesy go ("please", "thank you", "would you mind"), requests become commands ("find", "get",
+"give", "book"), impatience is added ("hurry", "fast", "now"), and each scenario of Table I adds its own moves
+(``engine.rewrite.impolite_lexicon``): sarcasm (1), impatience (2), a bad mood (3), fatigue and hunger (4),
+entitlement (5), complaints about earlier wrong answers that count the user's turns and quote the system's last
+answer from the dialogue history (6). Intensity 1 only strips courtesy and turns requests into commands (with an
+occasional impatience tag), 2 adds one scenario move, 3 two and stronger ones; offensive words only at intensity 3
+and only with ``profanity=true``. Slot values (``ctx.spans``) are kept verbatim.
+
+``model=PATH|HUB_ID`` rewrites with a Hugging Face seq2seq checkpoint (e.g. a T5/BART fine-tuned on
+polite→impolite pairs); ``llm=true`` prompts the bundled SmolLM2. Both fall back to the rules, with the reason in
+``Rewrite.info["fallback"]``, when the model cannot be loaded or its output loses a slot value.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from engine.rewrite import impolite_lexicon as L
+from engine.rewrite.base import Param, RewriteContext
+from engine.rewrite.impolite_rules import Protected, rewrite_rules
+from engine.rewrite.util import check_params, sort_spans
+from engine.types import LoadError, Rewrite
+
+_models: dict[str, tuple[Any, Any]] = {}
+_models_lock = threading.Lock()
+
+
+class ImpoliteRewriter:
+    """Rule-based impoliteness with six scenarios, optional seq2seq model or LLM."""
+
+    name = "impolite"
+    PARAMS: ClassVar[tuple[Param, ...]] = (
+        Param("scenario", "int", 2, "role-play scenario (1 sarcastic, 2 impatient, 3 bad mood, 4 tired and "
+              "hungry, 5 spoilt brat, 6 third time asking)", choices=(1, 2, 3, 4, 5, 6), lo=1, hi=6),
+        Param("intensity", "int", 2, "1 commands only, 2 plus a scenario move, 3 stronger", choices=(1, 2, 3),
+              lo=1, hi=3),
+        Param("profanity", "bool", False, "allow offensive words (intensity 3 only)"),
+        Param("model", "str", None, "Hugging Face seq2seq checkpoint (folder or hub id) instead of the rules"),
+        Param("llm", "bool", False, "prompt the bundled SmolLM2 instead of the rules"),
+    )
+
+    def __init__(self, **params: Any) -> None:
+        self.params: Mapping[str, Any] = check_params(self.name, self.PARAMS, params)
+
+    def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
+        p = self.params
+        spans = sort_spans(ctx.spans)
+        info: dict[str, Any] = {"scenario": p["scenario"], "scenario_name": L.SCENARIOS[p["scenario"]]}
+        if p["model"] or p["llm"]:
+            try:
+                out = self._model_rewrite(text, spans, ctx)
+                info["engine"] = "model" if p["model"] else "llm"
+                prot = Protected(text, spans)
+                return Rewrite(self.name, dict(p), ctx.seed, text, out, prot.locate(out), (), info)
+            except (LoadError, ValueError, ImportError, RuntimeError, OSError) as e:
+                info["fallback"] = str(e).splitlines()[0] if str(e) else type(e).__name__
+        info["engine"] = "rules"
+        after, new_spans, moves = rewrite_rules(text, spans, ctx, p["scenario"], p["intensity"], p["profanity"])
+        info["moves"] = moves
+        return Rewrite(self.name, dict(p), ctx.seed, text, after, new_spans, (), info)
+
+    # ---- model-based variants ---------------------------------------------------------------------------------
+
+    def _model_rewrite(self, text: str, spans: list[Any], ctx: RewriteContext) -> str:
+        import torch
+
+        torch.manual_seed(ctx.seed)
+        if self.params["model"]:
+            model, tok = _load_seq2seq(str(self.params["model"]))
+            enc = tok(text, return_tensors="pt", truncation=True, max_length=256)
+            with torch.no_grad():
+                ids = model.generate(**enc, max_new_tokens=96, num_beams=1, do_sample=False)
+            out = tok.decode(ids[0], skip_special_tokens=True).strip()
+        else:
+            from engine.smollm import load_default_llm
+
+            model, tok = load_default_llm()
+            out = _llm_generate(model, tok, text, spans, self.params["scenario"])
+        missing = [s.value for s in spans if s.value not in out]
+        if not out:
+            raise ValueError("the model returned nothing")
+        if missing:
+            raise ValueError(f"the model dropped slot value(s): {', '.join(missing)}")
+        return out
+
+
+def _load_seq2seq(ref: str) -> tuple[Any, Any]:
+    with _models_lock:
+        if ref in _models:
+            return _models[ref]
+        from engine.loading import explain, pretrained_kwargs, resolve
+
+        src = resolve(ref)
+        try:
+            from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+            kw = pretrained_kwargs(src)
+            tok = AutoTokenizer.from_pretrained(src.ref, **{k: v for k, v in kw.items() if k != "use_safetensors"})
+            model = AutoModelForSeq2SeqLM.from_pretrained(src.ref, **kw)
+            model.eval()
+        except Exception as e:  # transformers raises many kinds; one clear message
+            raise explain(e, f"seq2seq model {ref!r}") from e
+        _models[ref] = (model, tok)
+        return model, tok
+
+
+def _llm_generate(model: Any, tok: Any, text: str, spans: list[Any], scenario: int) -> str:
+    import torch
+
+    keep = "; ".join(s.value for s in spans)
+    system = ("You rewrite a customer's message to a booking assistant so that it sounds rude and impolite, "
+              f"like a customer who is {L.SCENARIOS[scenario]}. Keep the same request and meaning. No thanks, "
+              "no please. Reply with the rewritten message only.")
+    user = f"Message: {text}" + (f"\nKeep these words exactly: {keep}" if keep else "")
+    msgs = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    prompt = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+    enc = tok(prompt, return_tensors="pt")
+    with torch.no_grad():
+        ids = model.generate(**enc, max_new_tokens=80, do_sample=True, top_p=0.9, temperature=0.8,
+                             pad_token_id=tok.eos_token_id)
+    out = tok.decode(ids[0][enc["input_ids"].shape[1]:], skip_special_tokens=True).strip()
+    out = re.sub(r"^(?:rewritten message|message)\s*:\s*", "", out, flags=re.I).strip().strip('"')
+    return out.splitlines()[0].strip() if out else out

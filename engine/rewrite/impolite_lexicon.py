@@ -1,0 +1,133 @@
+"""Phrases for the rule-based impoliteness rewriter, written by the parley team for the six role-play scenarios of
+the impolite-users corpus (Table I). None contains a slot value (a test checks that ``find_spans`` finds nothing),
+so adding them never changes what the user asks for.
+
+Each scenario has ``pre`` (said before the request) and ``post`` (after it) phrases at two strengths: ``mild``
+(used from intensity 2) and ``strong`` (intensity 3). ``{n}``/``{nth}`` in scenario 6 are filled from the dialogue
+history (how many times the user has asked), ``{quote}`` with the start of the system's last answer.
+"""
+
+from __future__ import annotations
+
+SCENARIOS: dict[int, str] = {
+    1: "sarcastic person in a bad mood",
+    2: "impatient, wants the information fast",
+    3: "bad mood after something bad happened",
+    4: "tired and hungry after a long-haul flight",
+    5: "spoilt brat with a lot of money",
+    6: "third time asking; previous answers were wrong",
+}
+
+Phrases = dict[str, dict[str, tuple[str, ...]]]
+
+MOVES: dict[int, Phrases] = {
+    1: {
+        "pre": {
+            "mild": ("Oh, wonderful, another chat with a machine.", "Let me guess, this is going to take ages.",
+                     "Oh joy.", "Here we go again.", "Brace yourself, this is a tough one.",
+                     "Let's see if you can manage this."),
+            "strong": ("Wow, I can hardly wait to see you mess this up.", "Oh great, a bot. Just what my day needed.",
+                       "Congratulations, you get to ruin my evening too.", "Oh brilliant, a genius assistant."),
+        },
+        "post": {
+            "mild": ("Think you can handle that?", "If that's not too much for you.", "Shocking request, I know.",
+                     "Take your time, I've only got all week.", "Surely even you can do that."),
+            "strong": ("Try not to strain yourself.", "I'm sure it's the hardest thing you've ever done.",
+                       "Go on, amaze me.", "What a surprise it would be if you got it right."),
+        },
+    },
+    2: {
+        "pre": {
+            "mild": ("Listen.", "Right.", "Quickly now.", "Come on.", "Okay, fast."),
+            "strong": ("I don't have all day, so listen.", "Hurry up and pay attention.",
+                       "No chit-chat, just answer."),
+        },
+        "post": {
+            "mild": ("Hurry up.", "Quickly.", "Now.", "Make it quick.", "Fast, please, not tomorrow.",
+                     "I'm in a rush.", "Chop chop."),
+            "strong": ("I don't have all day!", "Now, not in ten minutes!", "Stop wasting my time!",
+                       "Hurry up, I'm waiting!", "Get on with it, now!"),
+        },
+    },
+    3: {
+        "pre": {
+            "mild": ("Ugh.", "I'm not in the mood for this.", "What a day.", "Don't start with me."),
+            "strong": ("I've had an awful day, so don't mess this up.",
+                       "I just had a huge fight with my partner and I'm in no mood for nonsense.",
+                       "Everything has gone wrong today, so don't you dare add to it."),
+        },
+        "post": {
+            "mild": ("Just get on with it.", "And spare me the cheerful chatter.", "Don't make this harder.",
+                     "Keep it short."),
+            "strong": ("I really can't deal with any more nonsense today.", "One more problem and I'm done.",
+                       "And don't you dare get this wrong."),
+        },
+    },
+    4: {
+        "pre": {
+            "mild": ("I'm exhausted.", "I've just got off a very long flight.", "I'm starving and tired.",
+                     "Long flight, no food."),
+            "strong": ("I've been travelling for a whole day, I'm starving, and I can barely stand.",
+                       "I've just crawled off an overnight flight and I haven't eaten in hours.",
+                       "I'm jet-lagged, famished and out of patience."),
+        },
+        "post": {
+            "mild": ("Make it fast, I need to eat.", "I can barely keep my eyes open.", "Just be quick.",
+                     "I need food and a bed, fast."),
+            "strong": ("Hurry, before I collapse.", "I'm too tired for your questions, just do it.",
+                       "If I don't eat soon I'll lose it."),
+        },
+    },
+    5: {
+        "pre": {
+            "mild": ("Listen, I'm used to better.", "Money is no object, obviously.", "I only accept the finest.",
+                     "Now, I'm very particular."),
+            "strong": ("Do you know who you're talking to?", "Daddy pays for everything, so do as I say.",
+                       "I don't do ordinary, so pay attention."),
+        },
+        "post": {
+            "mild": ("And it had better be worth my money.", "I expect to be treated properly.",
+                     "Nothing shabby.", "I'm not used to waiting."),
+            "strong": ("Don't waste my time with anything beneath me.", "I could buy your whole company, you know.",
+                       "Or I'll make sure your manager hears about it."),
+        },
+    },
+    6: {
+        "pre": {
+            "mild": ("For the {nth} time.", "Again.", "I'm asking this {n} times now.", "Listen carefully this time.",
+                     "Let me say it again."),
+            "strong": ("This is the {nth} time I'm asking, so get it right.",
+                       "You got it wrong twice already.", "How many times do I have to repeat myself?",
+                       "\"{quote}\"? That's not what I asked for."),
+        },
+        "post": {
+            "mild": ("And get it right this time.", "Is that so hard?", "I already told you this.",
+                     "Don't make me repeat it again."),
+            "strong": ("Can't you get anything right?", "How hard can it be?",
+                       "If you get it wrong again I'm done with you."),
+        },
+    },
+}
+
+#: said instead of a thank-you sentence that was dropped
+DISMISSALS: dict[int, tuple[str, ...]] = {
+    1: ("Well, that took forever.", "Wow, what an achievement.", "Finally. Bravo."),
+    2: ("Finally.", "About time.", "Done? Good."),
+    3: ("Whatever.", "Fine.", "Right, whatever."),
+    4: ("Finally.", "Good, I'm off to eat.", "At last."),
+    5: ("Acceptable, I suppose.", "It will do.", "Fine, that's adequate."),
+    6: ("Finally, after all that.", "Took you long enough.", "About time you got it."),
+}
+
+#: short impatience tags used from intensity 1
+TAGS: tuple[str, ...] = ("Now.", "Quickly.", "Just do it.", "Hurry.", "Come on.", "And be quick.")
+
+#: replacements for agreeing answers ("yes, that sounds great")
+AGREE: tuple[str, ...] = ("Fine.", "Yes, obviously.", "Yes, just do it.", "Whatever, yes.", "Yes. Go on.")
+
+#: offensive words: only at intensity 3 with profanity=true
+PROFANITY_INTERJECTIONS: tuple[str, ...] = ("For God's sake,", "Damn it,", "Bloody hell,")
+PROFANITY_TAILS: tuple[str, ...] = ("you idiot.", "you useless piece of junk.", "are you stupid?",
+                                    "for crying out loud, idiot.")
+PROFANITY_ADJ: tuple[str, ...] = ("damn", "bloody")
+OFFENSIVE_WORDS: frozenset[str] = frozenset({"damn", "bloody", "idiot", "stupid", "junk", "hell", "god's"})
