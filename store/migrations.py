@@ -73,3 +73,21 @@ def m001_initial(db: Database) -> None:
         )""")
     db.execute('CREATE INDEX idx_turns_session ON turns(session_id, "index")')
     db.execute("CREATE INDEX idx_sessions_started ON sessions(started_at)")
+
+
+@migrations()
+def m002_annotation(db: Database) -> None:
+    """Annotation mode (`parley rate`): per-rater state that the ratings themselves cannot hold."""
+    db.execute("""
+        CREATE TABLE annotation_raters (
+            name TEXT PRIMARY KEY REFERENCES raters(name),
+            instructions_seen_at TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE annotation_progress (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            rater TEXT NOT NULL REFERENCES raters(name),
+            turns_locked_at TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, rater)
+        )""")

@@ -1,0 +1,116 @@
+"""MultiWOZ-format dialogues (the ConvLab-3 copy, MultiWOZ 2.x ``data.json``), as JSON or a zip holding one.
+
+``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", "dialog_act", "span_info"}, ...]}}``: even turns are
+the user's, odd turns the system's (a wizard) with the belief state in ``metadata``. In the ConvLab-3 copy
+``metadata``/``dialog_act``/``span_info`` are Python literals in strings; in MultiWOZ 2.x they are JSON objects:
+both are read. System turns store the belief state flattened to parley's slot names (``semi`` slots by name,
+booking slots as ``book_<slot>``) under ``state`` and the corpus fields under ``internals``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import zipfile
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from store.imports.base import (
+    ImportedDialogue,
+    ImportFileError,
+    ImportReport,
+    digest,
+    session_record,
+    turn_records,
+)
+
+FORMAT = "multiwoz"
+_EMPTY = {"", "not mentioned", "none"}
+
+
+def load_json(path: Path) -> Any:
+    """Read a JSON file, or the single JSON file inside a zip; syntax errors name the line and column."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as z:
+                names = [n for n in z.namelist() if n.endswith(".json")]
+                if len(names) != 1:
+                    raise ImportFileError(f"{path}: the zip must hold exactly one .json file (found {len(names)})")
+                raw = z.read(names[0]).decode("utf-8")
+        else:
+            raw = path.read_text(encoding="utf-8")
+        return json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise ImportFileError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg})") from None
+    except UnicodeDecodeError as e:
+        raise ImportFileError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def _literal(value: Any, where: str, path: Path) -> Any:
+    if not isinstance(value, str):
+        return value
+    if not value.strip():
+        return {}
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise ImportFileError(f"{path}: key {where}: not a JSON object or Python literal") from None
+
+
+def flatten_state(metadata: Any) -> dict[str, dict[str, str]]:
+    """``{domain: {book: {...}, semi: {...}}}`` → ``{domain: {slot: value}}`` without empty slots."""
+    state: dict[str, dict[str, str]] = {}
+    if not isinstance(metadata, dict):
+        return state
+    for domain, parts in metadata.items():
+        if not isinstance(parts, dict):
+            continue
+        slots: dict[str, str] = {}
+        for slot, v in (parts.get("semi") or {}).items():
+            if isinstance(v, str) and v.strip().lower() not in _EMPTY:
+                slots[slot] = v.strip().lower()
+        for slot, v in (parts.get("book") or {}).items():
+            if slot != "booked" and isinstance(v, str) and v.strip().lower() not in _EMPTY:
+                slots[f"book_{slot}"] = v.strip().lower()
+        if slots:
+            state[domain] = slots
+    return state
+
+
+def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Iterator[ImportedDialogue]:
+    """Parse every dialogue (validating all of it) and yield it as records."""
+    data = load_json(path)
+    if not isinstance(data, dict):
+        raise ImportFileError(f"{path}: expected an object of dialogues keyed by id, got a {type(data).__name__}")
+    base = datetime.now(UTC)
+    parsed = []
+    for n, (did, dlg) in enumerate(data.items()):
+        if limit is not None and n >= limit:
+            break
+        if not isinstance(dlg, dict) or not isinstance(dlg.get("log"), list):
+            raise ImportFileError(f"{path}: key {did}: a dialogue needs a \"log\" list")
+        turns: list[tuple[str, str, dict[str, Any]]] = []
+        for i, t in enumerate(dlg["log"]):
+            where = f"{did}.log[{i}]"
+            if not isinstance(t, dict) or not isinstance(t.get("text"), str):
+                raise ImportFileError(f"{path}: key {where}.text: missing or not a string")
+            info = {k: _literal(t[k], f"{where}.{k}", path) for k in ("dialog_act", "span_info") if k in t}
+            if i % 2 == 0:
+                turns.append(("user", t["text"], info))
+            else:
+                meta = _literal(t.get("metadata", {}), f"{where}.metadata", path)
+                turns.append(("system", t["text"], {"state": flatten_state(meta), "acts": [],
+                                                    "internals": {**info, "metadata": meta}}))
+        goal = dlg.get("goal")
+        if goal is not None and not isinstance(goal, dict):
+            raise ImportFileError(f"{path}: key {did}.goal: expected an object")
+        parsed.append((str(did), goal, turns))
+    for n, (did, goal, turns) in enumerate(parsed):
+        session = session_record(fmt=FORMAT, path=path, dialogue_id=did, content=digest(t[1] for t in turns),
+                                 index=n, base_time=base, system_name="multiwoz-corpus", goal=goal)
+        yield ImportedDialogue(session, turn_records(session.id, turns), where=f"key {did}")
