@@ -29,6 +29,8 @@ EXTRA_LEXICON: dict[str, float] = {
     "lacking": -1.4, "tiny": -0.8, "cold": -0.6, "soggy": -1.6, "greasy": -1.3, "rude": -2.2,
     "attentive": 1.8, "prompt": 1.2, "smelly": -1.8, "musty": -1.6, "broken": -1.8, "peaceful": 1.8,
     "unhelpful": -1.8, "inexpensive": 1.4, "convenient": 1.6, "inconvenient": -1.6, "bargain": 1.6,
+    "dropping": -1.3, "dropped": -1.1, "disconnected": -1.4, "disconnecting": -1.4, "flaky": -1.5,
+    "lukewarm": -1.0, "overcooked": -1.5, "sticky": -1.0, "dated": -0.8, "sagged": -1.2, "harsh": -1.2,
 }
 
 _CLAUSE = re.compile(r"[;:]|,?\s+\b(?:but|however|although|though|yet|while|whereas|except)\b", re.I)
