@@ -1,0 +1,86 @@
+"""Typed messages that thread workers post back to the UI (the only way results cross from a worker).
+
+Workers never touch widgets: they ``post_message`` one of these, and the screen's handlers update the UI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+
+@dataclass
+class TurnDone(Message):
+    """The session finished one user turn (stored, with the system's answer or an error)."""
+
+    ticket: int
+    exchange: Any  # engine.session.Exchange
+
+
+@dataclass
+class TurnCrashed(Message):
+    """``Session.turn`` itself raised (e.g. the database went away); nothing more is known about the turn."""
+
+    ticket: int
+    error: str
+
+
+@dataclass
+class SystemReady(Message):
+    """A system was built and loaded in a worker; a new session on it can start."""
+
+    spec: str
+    system: Any
+
+
+@dataclass
+class LoadFailed(Message):
+    """Building or loading a system failed; ``error`` is one line for the user."""
+
+    spec: str
+    error: str
+
+
+@dataclass
+class Status(Message):
+    """A short progress/status line from a worker (model loading, recording, transcribing)."""
+
+    text: str
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Status)
+
+
+@dataclass
+class Level(Message):
+    """Microphone input level 0..1; high-rate, so a newer level replaces a queued one."""
+
+    value: float
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, Level)
+
+
+@dataclass
+class VoiceUnavailable(Message):
+    """No microphone / no PortAudio / audio package missing: one sentence for the user."""
+
+    reason: str
+
+
+@dataclass
+class VoiceTranscript(Message):
+    """A recording was transcribed; the text goes into the session like typed text."""
+
+    text: str
+    audio_path: str
+    info: dict[str, Any]
+
+
+@dataclass
+class VoiceFailed(Message):
+    """Recording or transcription failed after it started."""
+
+    error: str

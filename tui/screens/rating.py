@@ -1,0 +1,93 @@
+"""The end-of-dialogue rating: ``DialogueRatingScreen(session_id, rater)`` → ``DialogueRating | None``.
+
+Five scales (understanding, task completion, interest arousal 1-3; efficiency 0/1; overall impression 1-5), each
+with its one-line definition from engine.aspects, plus a justification. Submitting an incomplete form is refused
+with a message naming what is missing; the screen only returns a complete record (the caller stores it), so nothing
+half-written can land. Reused by the annotation screens.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from engine.aspects import DIALOGUE_ASPECTS, JUSTIFICATION_PROMPT, missing_dialogue_aspects
+from store.records import DialogueRating
+from tui.widgets.scale import Scale
+
+
+class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
+    """Rate the whole dialogue; dismisses with a complete :class:`DialogueRating` or ``None`` (cancelled)."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Submit rating", id="dialogue_rating_submit"),
+        Binding("escape", "cancel", "Cancel", id="dialogue_rating_cancel"),
+    ]
+
+    def __init__(self, session_id: str, rater: str, *, title: str = "Rate the whole dialogue",
+                 require_justification: bool = True) -> None:
+        super().__init__(classes="modal")
+        self.session_id = session_id
+        self.rater = rater
+        self.title_text = title
+        self.require_justification = require_justification
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog", classes="dialog rating-dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Static("tab moves between scales · a digit picks a value · ctrl+s submits · escape cancels",
+                         classes="hint")
+            for aspect in DIALOGUE_ASPECTS:
+                yield Scale(aspect)
+            yield Label(JUSTIFICATION_PROMPT, classes="field-label")
+            yield Input(placeholder="your reason (required)" if self.require_justification else "your reason",
+                        id="justification")
+            yield Static("", id="rating-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Submit", variant="primary", id="submit")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one(Scale).focus()
+
+    def values(self) -> dict[str, int | None]:
+        return {s.aspect.key: s.value for s in self.query(Scale)}
+
+    def missing(self) -> list[str]:
+        """What still has to be filled in before the rating can be submitted."""
+        out = missing_dialogue_aspects(self.values())
+        if self.require_justification and not self.query_one("#justification", Input).value.strip():
+            out.append("justification")
+        return out
+
+    @on(Scale.Refused)
+    def _refused(self, event: Scale.Refused) -> None:
+        self._error(event.reason)
+
+    def _error(self, text: str) -> None:
+        self.query_one("#rating-error", Static).update(text)
+        self.notify(text, severity="warning")
+
+    @on(Button.Pressed, "#submit")
+    @on(Input.Submitted, "#justification")
+    def action_submit(self) -> None:
+        missing = self.missing()
+        if missing:
+            self._error("Not submitted — still missing: " + ", ".join(missing) + ".")
+            return
+        v = self.values()
+        rating = DialogueRating(
+            session_id=self.session_id, rater=self.rater,
+            understanding=int(v["understanding"] or 0), task_completion=int(v["task_completion"] or 0),
+            interest_arousal=int(v["interest_arousal"] or 0), efficiency=int(v["efficiency"] or 0),
+            overall=int(v["overall"] or 0),
+            justification=self.query_one("#justification", Input).value.strip())
+        self.dismiss(rating)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,256 @@
+"""The chat log: user turns (typed → final), system turns (reply, ratings, internals) and notes.
+
+The log is pinned to the bottom (``VerticalScroll.anchor``). Focusing it enters *rating mode*: ``up``/``down``
+pick a system turn, ``1``-``3`` rate the current aspect (relevance first, then interestingness), ``tab`` switches
+the aspect, ``escape`` goes back to the prompt. The log only posts :class:`ChatLog.Rate`; the screen stores it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from engine.aspects import TURN_ASPECTS, Aspect
+from tui.widgets.render import diff_text, format_internals
+
+
+class UserTurnView(Vertical):
+    """One user turn: what was typed (or spoken) and, when rewriters changed it, what the system received."""
+
+    def __init__(self, ticket: int, typed: str, *, spoken: bool = False) -> None:
+        super().__init__(classes="turn user -pending")
+        self.ticket = ticket
+        self.typed = typed
+        self.spoken = spoken
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        head = "you (spoken)" if self.spoken else "you"
+        yield Static(Text(head, style="bold"), classes="who")
+        yield Static(Text(self.typed), classes="typed")
+        yield Static("", classes="final")
+        yield Static(Text("… waiting for the system"), classes="note")
+
+    def show_result(self, exchange: Any) -> None:
+        """Fill in the final text (changed words highlighted) and the failure, if any."""
+        self.remove_class("-pending")
+        final = self.query_one(".final", Static)
+        note = self.query_one(".note", Static)
+        if exchange.final != exchange.typed:
+            line = Text("→ ", style="dim")
+            line.append_text(diff_text(exchange.typed, exchange.final))
+            if exchange.condition and exchange.condition != "original":
+                line.append(f"   [{exchange.condition}]", style="dim")
+            final.update(line)
+            final.display = True
+        else:
+            final.display = False
+        if exchange.error and exchange.system_turn_id is None:
+            self.add_class("-failed")
+            note.update(Text(f"✗ turn failed: {exchange.error}"))
+        else:
+            note.display = False
+
+    def show_crash(self, error: str) -> None:
+        self.remove_class("-pending")
+        self.add_class("-failed")
+        self.query_one(".note", Static).update(Text(f"✗ turn failed: {error}"))
+
+
+class SystemTurnView(Vertical):
+    """One system turn: the reply (or the failure), its turn ratings and, on a toggle, its internals."""
+
+    selected: reactive[bool] = reactive(False)
+
+    def __init__(self, number: int, exchange: Any) -> None:
+        ok = exchange.reply is not None
+        super().__init__(classes="turn system" + ("" if ok else " -failed"))
+        self.number = number
+        self.turn_id: str | None = exchange.system_turn_id
+        self.reply = exchange.reply
+        self.error: str | None = exchange.error
+        self.ratings: dict[str, int | None] = {a.key: None for a in TURN_ASPECTS}
+
+    @property
+    def rateable(self) -> bool:
+        return self.reply is not None and self.turn_id is not None
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(Text(f"system #{self.number}", style="bold"), classes="who")
+        if self.reply is not None:
+            yield Static(Text(self.reply.text or "(empty reply)"), classes="reply")
+            yield Static(self._ratings_text(), classes="ratings")
+            yield Static(Text(format_internals(self.reply)), classes="internals")
+        else:
+            yield Static(Text(f"✗ the system failed: {self.error}"), classes="reply")
+
+    def _ratings_text(self, aspect: Aspect | None = None) -> Text:
+        out = Text()
+        for i, a in enumerate(TURN_ASPECTS):
+            if i:
+                out.append("  ·  ", style="dim")
+            value = self.ratings[a.key]
+            style = "reverse" if aspect is a else ""
+            out.append(f"{a.label.lower()} ", style=style)
+            if value is None:
+                out.append("–", style="dim")
+            else:
+                out.append(f"{value} ({a.option(value)})", style="bold")
+        return out
+
+    def set_rating(self, key: str, value: int) -> None:
+        self.ratings[key] = value
+        self.refresh_ratings()
+
+    def refresh_ratings(self, aspect: Aspect | None = None) -> None:
+        if self.rateable:
+            self.query_one(".ratings", Static).update(self._ratings_text(aspect))
+
+    def watch_selected(self, selected: bool) -> None:
+        self.set_class(selected, "-selected")
+
+
+class NoteView(Static):
+    """A line of the log that is not a turn: rewriter changes, system switches, session locked, ..."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Text(text), classes="lognote")
+
+
+class ChatLog(VerticalScroll, can_focus=True):
+    """The scrolling conversation; focused, it is in rating mode."""
+
+    BINDINGS = [
+        Binding("1", "rate(1)", "No", id="rate_1", show=True),
+        Binding("2", "rate(2)", "Somewhat", id="rate_2", show=True),
+        Binding("3", "rate(3)", "Yes", id="rate_3", show=True),
+        Binding("tab", "next_aspect", "Aspect", id="rate_next_aspect", show=True),
+        Binding("up", "select(-1)", "Previous turn", id="rate_previous_turn", show=False),
+        Binding("down", "select(1)", "Next turn", id="rate_next_turn", show=False),
+        Binding("escape,enter,i", "leave", "Back to typing", id="rate_leave", show=True),
+    ]
+
+    @dataclass
+    class Rate(Message):
+        """The tester gave ``value`` on ``aspect`` for a system turn."""
+
+        view: SystemTurnView
+        aspect: str
+        value: int
+
+    @dataclass
+    class Leave(Message):
+        """Rating mode ends; focus goes back to the prompt."""
+
+    @dataclass
+    class Refused(Message):
+        """A key was refused (invalid value, nothing to rate); ``reason`` is shown to the tester."""
+
+        reason: str
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.aspect_index = 0
+        self.cursor: SystemTurnView | None = None
+        self.locked = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- content -----------------------------------------------------------------------------------------
+    def system_views(self) -> list[SystemTurnView]:
+        return [v for v in self.query(SystemTurnView) if v.rateable]
+
+    def user_view(self, ticket: int) -> UserTurnView | None:
+        for v in self.query(UserTurnView):
+            if v.ticket == ticket:
+                return v
+        return None
+
+    def add_note(self, text: str) -> None:
+        self.mount(NoteView(text))
+
+    @property
+    def aspect(self) -> Aspect:
+        return TURN_ASPECTS[self.aspect_index]
+
+    # -- rating mode -------------------------------------------------------------------------------------
+    def on_focus(self, event: events.Focus) -> None:
+        views = self.system_views()
+        self.aspect_index = 0
+        self._move_cursor(views[-1] if views else None)
+
+    def on_blur(self, event: events.Blur) -> None:
+        self._move_cursor(None)
+
+    def _move_cursor(self, view: SystemTurnView | None) -> None:
+        if self.cursor is not None and self.cursor.is_attached:
+            self.cursor.selected = False
+            self.cursor.refresh_ratings()
+        self.cursor = view
+        if view is not None:
+            view.selected = True
+            view.refresh_ratings(self.aspect)
+            self.scroll_to_widget(view, animate=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("rate", "next_aspect", "select"):
+            return bool(self.system_views()) and not self.locked
+        return True
+
+    def action_rate(self, value: int) -> None:
+        if self.cursor is None or not self.cursor.is_attached:
+            views = self.system_views()
+            if not views:
+                self.post_message(self.Refused("Nothing to rate yet: no system turn has answered."))
+                return
+            self._move_cursor(views[-1])
+        assert self.cursor is not None
+        aspect = self.aspect
+        if not aspect.valid(value):
+            self.post_message(self.Refused(f"{aspect.label} takes {aspect.lo}-{aspect.hi}; {value} is not a rating."))
+            return
+        self.post_message(self.Rate(self.cursor, aspect.key, value))
+        # relevance first, then interestingness, then back to relevance for the next turn
+        self.aspect_index = (self.aspect_index + 1) % len(TURN_ASPECTS)
+        self.cursor.refresh_ratings(self.aspect)
+
+    def action_next_aspect(self) -> None:
+        self.aspect_index = (self.aspect_index + 1) % len(TURN_ASPECTS)
+        if self.cursor is not None:
+            self.cursor.refresh_ratings(self.aspect)
+
+    def action_select(self, step: int) -> None:
+        views = self.system_views()
+        if not views:
+            return
+        i = views.index(self.cursor) if self.cursor in views else len(views) - 1
+        i = max(0, min(len(views) - 1, i + step))
+        self.aspect_index = 0
+        self._move_cursor(views[i])
+
+    def action_leave(self) -> None:
+        self.post_message(self.Leave())
+
+    def on_key(self, event: events.Key) -> None:
+        """Digits that are not ratings are refused with a message instead of being silently ignored."""
+        if event.character and event.character.isdigit() and event.character not in "123":
+            event.stop()
+            if not self.system_views() or self.locked:
+                reason = ("The dialogue rating was submitted: turn ratings are locked." if self.locked
+                          else "Nothing to rate yet: no system turn has answered.")
+                self.post_message(self.Refused(reason))
+            else:
+                self.action_rate(int(event.character))
+        elif event.character in ("1", "2", "3") and (not self.system_views() or self.locked):
+            event.stop()
+            reason = ("The dialogue rating was submitted: turn ratings are locked." if self.locked
+                      else "Nothing to rate yet: no system turn has answered.")
+            self.post_message(self.Refused(reason))

@@ -1,0 +1,35 @@
+"""The goal card: the sentences of a user goal (engine.scoring.goals.make_goal) for goal-driven sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+def goal_text(goal: Mapping[str, Any]) -> Text:
+    """The goal's ``message`` sentences as a numbered list (HTML tags some goal sets carry are stripped)."""
+    import re
+
+    msg = goal.get("message") or []
+    if isinstance(msg, str):
+        msg = [msg]
+    out = Text("Your goal", style="bold")
+    gid = goal.get("id") or goal.get("dialogue_id")
+    if gid:
+        out.append(f"  ({gid})", style="dim")
+    for i, sentence in enumerate(msg, 1):
+        out.append(f"\n{i}. " + re.sub(r"<[^>]+>", "", str(sentence)))
+    if not msg:
+        out.append("\n(this goal has no message text)", style="dim")
+    return out
+
+
+class GoalCard(Static):
+    """Docked panel showing the goal of a goal-driven session."""
+
+    def __init__(self, goal: Mapping[str, Any], **kwargs: Any) -> None:
+        super().__init__(goal_text(goal), **kwargs)
+        self.goal = goal

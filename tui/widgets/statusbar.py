@@ -1,0 +1,38 @@
+"""The status bar: system, session id (short), tester, database, active rewriters, and a worker status line."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+class StatusBar(Static):
+    """One line; set the reactives, the bar re-renders."""
+
+    system: reactive[str] = reactive("")
+    session_id: reactive[str] = reactive("")
+    tester: reactive[str] = reactive("")
+    db: reactive[str] = reactive("")
+    rewriters: reactive[str] = reactive("original")
+    activity: reactive[str] = reactive("")
+    locked: reactive[bool] = reactive(False)
+
+    def render(self) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        parts = [
+            ("system", self.system or "…"),
+            ("session", (self.session_id[:8] + (" locked" if self.locked else "")) if self.session_id else "—"),
+            ("tester", self.tester or "?"),
+            ("db", self.db),
+            ("rewriters", self.rewriters or "original"),
+        ]
+        for i, (k, v) in enumerate(parts):
+            if i:
+                out.append("  │  ", style="dim")
+            out.append(f"{k} ", style="dim")
+            out.append(v, style="bold")
+        if self.activity:
+            out.append("  │  ", style="dim")
+            out.append(self.activity, style="italic")
+        return out
