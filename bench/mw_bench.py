@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "multiwoz" / "convlab3" / "test.json.zip"
 
 
-def run(mode: str, dialogues: dict, show_errors: int) -> dict:
+def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "") -> dict:
     from engine.mwdb import load_db
     from engine.systems.multiwoz import MultiwozSystem
     from engine.systems.mw.dst_eval import DstScores, gold_state, iter_turns, name_mapper, normalise_state
@@ -50,9 +50,11 @@ def run(mode: str, dialogues: dict, show_errors: int) -> dict:
             gold = gold_state(meta, names)
             ok = scores.add(pred, gold)
             if not ok and shown < show_errors:
-                shown += 1
                 p = {(d, s, v) for d, x in pred.items() for s, v in x.items()}
                 g = {(d, s, v) for d, x in gold.items() for s, v in x.items()}
+                if slot_filter and not any(f"{d}-{s}" == slot_filter for d, s, _ in p ^ g):
+                    continue
+                shown += 1
                 print(f"--- {did} turn {len(history) // 2}")
                 if prev:
                     print(f"  SYS: {prev}")
@@ -73,6 +75,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="only the first N dialogues")
     ap.add_argument("--errors", type=int, default=0, help="print the first N wrong turns")
     ap.add_argument("--mode", choices=("own", "read", "both"), default="both")
+    ap.add_argument("--slot", default="", help="with --errors: only turns where this domain-slot is wrong")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
@@ -83,7 +86,7 @@ def main() -> None:
     if args.limit:
         dialogues = dict(list(dialogues.items())[: args.limit])
     modes = ("own", "read") if args.mode == "both" else (args.mode,)
-    results = [run(m, dialogues, args.errors) for m in modes]
+    results = [run(m, dialogues, args.errors, args.slot) for m in modes]
     if args.json:
         print(json.dumps(results, indent=2))
         return

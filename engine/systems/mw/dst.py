@@ -76,8 +76,10 @@ class Tracker:
                                                  and any(s.startswith("book_") or s == "book"
                                                          for s in self.sys_requested)):
             self.wants_booking[d] = True
-        if d in VENUE and self.offered.get(d) and not self.state.get(d, {}).get("name") \
-                and self.wants_booking.get(d) and ("book" in intents or "affirm" in intents or book_info):
+        engaged = "book" in intents or "affirm" in intents or book_info or bool(self.requested.get(d))
+        if d in VENUE and self.offered.get(d) and not self.state.get(d, {}).get("name") and engaged \
+                and (self.wants_booking.get(d) or self.last_offer_domain == d) and "reqalts" not in intents \
+                and not any(s != "name" and not s.startswith("book_") for dom, s in self.changed if dom == d):
             self.state.setdefault(d, {})["name"] = self.offered[d]
         if "reqalts" in intents and d in self.offered and self.state.get(d, {}).get("name") == self.offered[d] \
                 and (d, "name") not in self.changed:

@@ -69,10 +69,12 @@ class _Names:
 def normalise_value(domain: str, slot: str, value: Any, names: Any = None) -> str | None:
     """A comparable form of one slot value, or None when the value means "no value"."""
     v = re.sub(r"\s+", " ", str(value).strip().lower())
-    v = v.replace(" 's", "s").replace("'s", "s").replace("'", "")
     if v in EMPTY:
         return None
     if v in DONTCARE:
+        return "dontcare"
+    v = v.replace(" 's", "s").replace("'s", "s").replace("'", "")
+    if v in ("do nt care", "dont care"):
         return "dontcare"
     if slot in ("leaveAt", "arriveBy", "book_time"):
         return _time(v)

@@ -33,6 +33,37 @@ _GENERIC = {"restaurant", "hotel", "guest house", "guesthouse", "the", "house", 
             "kitchen", "the restaurant", "the hotel", "bed and breakfast", "hall", "garden", "the museum"}
 
 
+_GENERIC_WORDS = {"the", "restaurant", "hotel", "guest", "house", "guesthouse", "and", "bar", "cafe", "college",
+                  "museum", "gallery", "church", "theatre", "cinema", "pool", "park", "lodge", "centre", "cambridge",
+                  "city", "kitchen", "bed", "breakfast", "hall", "garden", "gardens", "of", "at", "a", "in", "on",
+                  "street", "road", "station", "train", "to", "from", "for", "by", "b"}
+_STOP = {"the", "a", "an", "and", "to", "from", "for", "in", "on", "at", "of", "by", "is", "it", "i", "me", "my", "you",
+         "we", "need", "want", "would", "like", "book", "find", "get", "also", "please", "with", "that", "this",
+         "there", "what", "where", "any", "some", "or", "be", "are", "can", "could", "no", "yes", "not"}
+
+
+def _risky(alias: str) -> bool:
+    return alias in RISKY_NAMES or ("the " + alias) in RISKY_NAMES or alias in ("place", "junction", "gallery")
+
+
+def _common_words() -> set[str]:
+    from engine.systems.mw import patterns as P
+
+    words = set(P.FOODS) | set(P.ATTRACTION_TYPES) | set(P.DAYS) | set(P.AREAS)
+    words |= {"north", "south", "east", "west", "centre", "expensive", "moderate", "cheap", "parking", "internet",
+              "guesthouse", "reference", "address", "postcode", "number", "people", "train", "taxi", "thanks",
+              "please", "station", "tickets", "leaving", "arriving", "departure", "destination", "restaurant",
+              "attraction", "something", "another", "anything", "information", "looking", "booking", "reservation"}
+    return words
+
+
+_COMMON = _common_words()
+
+
+def _distinct(text: str) -> str:
+    return " ".join(w for w in text.split() if w not in _GENERIC_WORDS)
+
+
 @dataclass(frozen=True)
 class NameMention:
     """A venue name (domain ``restaurant``/``hotel``/``attraction``) or a train station (domain ``station``)."""
@@ -91,10 +122,13 @@ class Lexicon:
             if canon in db.values(d, "name") or canon.replace("'", "") in db.values(d, "name"):
                 self.alias.setdefault(k, (d, canon if canon in db.values(d, "name") else canon.replace("'", "")))
         self.max_len = max(len(a.split()) for a in self.alias)
-        self.fuzzy_keys = [a for a in self.alias if len(a) >= 6 and a not in RISKY_NAMES]
-        self.fuzzy_by_words: dict[int, list[str]] = {}
-        for a in self.fuzzy_keys:
-            self.fuzzy_by_words.setdefault(len(a.split()), []).append(a)
+        # fuzzy keys: the distinctive words of each alias ("j restaurant" → "j": too short, never fuzzy)
+        self.fuzzy: dict[str, str] = {}
+        for a in self.alias:
+            key = _distinct(a)
+            if len(key) >= 6 and not _risky(a) and key not in _COMMON:
+                self.fuzzy.setdefault(key, a)
+        self.fuzzy_keys = list(self.fuzzy)
 
     def find_names(self, text: str) -> list[NameMention]:
         """Non-overlapping venue/station names in ``text`` (cleaned), longest first, left to right."""
@@ -109,7 +143,7 @@ class Lexicon:
                 gram = text[start:end]
                 hit = self.alias.get(gram)
                 if hit is not None:
-                    if gram in RISKY_NAMES and not _NAMING_CONTEXT.search(text[:start]):
+                    if _risky(gram) and not _NAMING_CONTEXT.search(text[:start]):
                         continue
                     cands.append(NameMention(start, end, hit[0], hit[1], 100.0 + len(gram)))
                     break
@@ -129,13 +163,15 @@ class Lexicon:
         for start, end, gram in grams:
             if "#" in gram:
                 continue
-            k = len(gram.split())
-            choices = self.fuzzy_by_words.get(k, []) + self.fuzzy_by_words.get(k + 1, [])
-            if not choices:
+            words = gram.split()
+            if words[0] in _STOP or words[-1] in _STOP:
                 continue
-            best = process.extractOne(gram, choices, scorer=fuzz.ratio, score_cutoff=88)
+            key = _distinct(gram)
+            if len(key) < 6 or key in _COMMON or (" " not in key and len(key) < 7):
+                continue
+            best = process.extractOne(key, self.fuzzy_keys, scorer=fuzz.ratio, score_cutoff=88)
             if best is not None:
-                dom, canon = self.alias[best[0]]
+                dom, canon = self.alias[self.fuzzy[best[0]]]
                 cands.append(NameMention(start, end, dom, canon, float(best[1]) + len(gram) / 100))
         cands.sort(key=lambda c: (-c.score, -(c.end - c.start)))
         chosen: list[NameMention] = []

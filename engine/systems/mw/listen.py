@@ -22,7 +22,9 @@ _ASKS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
      ("day", "book_day")),
     (re.compile(r"what time|when would you like|when (do|will) you (want|need|like)|time (would|will|do) you"
                 r"|preferred time|a time"), ("leaveAt", "arriveBy", "book_time")),
-    (re.compile(r"arriv"), ("arriveBy",)),
+    (re.compile(r"departure time|time .{0,20}(depart|leave)|leave (by|at|after)|when .{0,25}(depart|leave)"),
+     ("leaveAt",)),
+    (re.compile(r"(what time|when) .{0,30}arriv|arrival time|arrive by (what|when)|arrive by\b"), ("arriveBy",)),
     (re.compile(r"where (are|will) you (be )?(depart|leav|com|travel(l)?ing from)|departure (station|site|location)"
                 r"|departing from|leaving from|where from|pick you up|from where|pickup location"), ("departure",)),
     (re.compile(r"where (are|will|would) you (be )?(going|headed|heading|travel(l)?ing to|like to go)|destination"

@@ -98,7 +98,7 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     where = {k: tn.find(k) for k in holders}
     plain = re.sub(r"NAME\dX", " ", tn)  # text without names, for keyword matching
 
-    intents = _intents(t, tn, text)
+    intents = _intents(t)
     # domains mentioned, by position
     mentions: list[tuple[int, str]] = []
     for dom, pat in P.DOMAIN_WORDS.items():
@@ -114,7 +114,12 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
             mentions.append((where[key], nm.domain))
     mentions.sort()
     mentioned = list(dict.fromkeys(d for _, d in mentions))
-    primary = next((d for d in PRIMARY if d in mentioned), None) or (mentioned[0] if mentioned else None)
+    if "taxi" in mentioned:
+        primary: str | None = "taxi"
+    elif ctx.active_domain in mentioned and ctx.active_domain not in ("taxi",):
+        primary = ctx.active_domain
+    else:
+        primary = next((d for d in PRIMARY if d in mentioned), None) or (mentioned[0] if mentioned else None)
     if primary is None and FOOD_ONLY.search(plain):
         primary = "restaurant"
     domain = primary or ctx.active_domain
@@ -123,6 +128,7 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     _counts(plain, domain, mentioned, ctx, b)
     _times(tn, domain, mentioned, ctx, b, intents)
     _places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
+    _same(plain, domain, ctx, b)
     _dontcare(plain, domain, ctx, b)
     requests = _requests(plain, text, domain, intents, ctx)
     if requests and "request" not in intents:
@@ -134,17 +140,17 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
 FOOD_ONLY = re.compile(r"\b(food|cuisine|restaurant)\b")
 
 
-def _intents(t: str, tn: str, raw: str) -> tuple[str, ...]:
+def _intents(t: str) -> tuple[str, ...]:
     out = []
     checks = [("greet", P.GREET_RE), ("thanks", P.THANKS_RE), ("bye", P.BYE_RE), ("affirm", P.AFFIRM_RE),
               ("negate", P.NEGATE_RE), ("book", P.BOOK_RE), ("nobook", P.NOBOOK_RE), ("reqalts", P.REQALTS_RE),
               ("recommend", P.RECOMMEND_RE), ("correct", P.CORRECT_RE)]
     for name, pat in checks:
-        if pat.search(tn):
+        if pat.search(t):
             out.append(name)
     if "nobook" in out and "book" in out:
         out.remove("book")
-    if "bye" in out and "negate" in out and len(tn.split()) <= 6:
+    if "bye" in out and "negate" in out and len(t.split()) <= 6:
         out.remove("negate")
     return tuple(out)
 
@@ -172,7 +178,7 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
         b.add("hotel", "stars", val, m.start())
     for m in P.PARKING_RE.finditer(plain):
         before = plain[max(0, m.start() - 40): m.start()]
-        neg = P.NEG_BEFORE.search(before) and not re.search(r"\b(free|need|needs|include)\b\s*$", before)
+        neg = P.NEG_BEFORE.search(before) and not re.search(r"\bfree\s*$", before)
         if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind)|not (important|needed|necessary)|either way",
                      plain[max(0, m.start() - 40): m.end() + 30]):
             b.add("hotel", "parking", "dontcare", m.start())
@@ -180,7 +186,7 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
             b.add("hotel", "parking", "no" if neg else "yes", m.start())
     for m in P.INTERNET_RE.finditer(plain):
         before = plain[max(0, m.start() - 40): m.start()]
-        neg = P.NEG_BEFORE.search(before) and not re.search(r"\b(free|need|needs|include)\b\s*$", before)
+        neg = P.NEG_BEFORE.search(before) and not re.search(r"\bfree\s*$", before)
         if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind)|not (important|needed|necessary)|either way",
                      plain[max(0, m.start() - 40): m.end() + 30]):
             b.add("hotel", "internet", "dontcare", m.start())
@@ -189,8 +195,9 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
     for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
         b.add("hotel", "type", "guesthouse", m.start())
     if domain == "hotel" or "hotel" in mentioned:
-        for m in re.finditer(r"\b(a|an|the|proper|actual|star|stars|priced|expensive|cheap|moderate|4|3|2) hotels?\b"
-                             r"(?! (?:room|reservation|booking))", plain):
+        for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|rather) be an? hotel"
+                             r"|hotel rather than|hotel instead|not an? guest ?house|proper hotel|actual hotel"
+                             r"|hotel not an? guest|type of hotel|hotel type)\b", plain):
             b.add("hotel", "type", "hotel", m.start())
     if domain == "attraction" or "attraction" in mentioned or domain is None:
         for m in P.ATYPE_RE.finditer(plain):
@@ -327,6 +334,35 @@ def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, i
             else:
                 slot = "departure" if travel == "train" and value != "cambridge" else "destination"
         b.add(travel, slot, value, start)
+
+
+_SAME = re.compile(r"\b(?:same|that) (day|night|area|part of town|side of town|price ?range|price|group|party"
+                   r"|number of people|amount of people|people|number|time)\b")
+_SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area": ("area",),
+               "part of town": ("area",), "side of town": ("area",), "price range": ("pricerange",),
+               "pricerange": ("pricerange",), "price": ("pricerange",), "group": ("book_people",),
+               "party": ("book_people",), "number of people": ("book_people",), "amount of people": ("book_people",),
+               "people": ("book_people",), "number": ("book_people",), "time": ("book_time", "leaveAt", "arriveBy")}
+
+
+def _same(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> None:
+    """"the same day / area / group as before": copy the value from another domain of the state."""
+    if domain is None:
+        return
+    for m in _SAME.finditer(plain):
+        what = m.group(1)
+        if what is None:
+            continue
+        for src in _SAME_SLOTS.get(what, ()):
+            for other, slots in ctx.state.items():
+                if other == domain or src not in slots or slots[src] == "dontcare":
+                    continue
+                target = src
+                if src in ("day", "book_day"):
+                    target = "day" if domain == "train" else "book_day"
+                if target not in _slots(domain) or (domain, target) in b.items:
+                    continue
+                b.add(domain, target, slots[src], m.start())
 
 
 def _dontcare(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> None:

@@ -68,7 +68,8 @@ _NUM_RE = re.compile(
 )
 _SPECIAL = [
     (re.compile(r"\b(just )?(myself|me) (alone|only)\b"), "1 people"),
-    (re.compile(r"\bjust (me|myself)\b"), "1 people"),
+    (re.compile(r"\b(just|only) (me|myself|1 person|one person)\b"), "1 people"),
+    (re.compile(r"\b(for|by) myself\b"), "1 people"),
     (re.compile(r"\b(a )?couple of (people|persons|us|nights|days|guests)\b"), r"2 \2"),
     (re.compile(r"\bmy (wife|husband|partner|friend|girlfriend|boyfriend) and (i|me)\b"), "2 people"),
     (re.compile(r"\bboth of us\b"), "2 people"),

@@ -20,7 +20,7 @@ DOMAIN_WORDS: dict[str, re.Pattern[str]] = {
                 r"|where to stay|stay(ing)?|rooms?|nights?|star|stars|wifi|internet|parking)\b"),
     "attraction": rx(r"\b(attractions?|museums?|colleges?|theatres?|churche?s?|cinemas?|parks?|pools?|swimming|boats?"
                      r"|boating|punting|night ?clubs?|clubs?|architecture|entertainment|sights?|sightseeing|galler(y|ies)"
-                     r"|things to do|to visit|places to go|place to go|something to do|concert ?halls?|sports"
+                     r"|things to do|to visit|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
                      r"|entrance fee|tourist)\b"),
 }
 
@@ -93,7 +93,7 @@ STARS_RE = rx(r"\b([0-5])[ -]?stars?\b|\bstar rating of ([0-5])\b|\brated ([0-5]
 PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|tickets?|seats?|travell?ers|passengers|pax"
                r"|diners|ppl|in my party|in our party|in the party)\b|\b(?:party|group|table|booking|reservation"
                r"|tickets?|seats?) (?:of|for) (\d{1,2})\b(?!:| nights?| days?| stars?)"
-               r"|\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am| o'?clock| minutes| pounds| (?:in|on) )")
+               r"|\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am| o'?clock| minutes| pounds| in the)")
 STAY_RE = rx(r"\b(\d{1,2}) (?:nights?|days?)\b|\b(?:stay|staying) (?:for )?(\d{1,2})\b")
 BARE_NUM_RE = rx(r"\b(\d{1,2})\b(?!:)")
 
@@ -104,7 +104,8 @@ DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont
                  r"|price|type|kind|food|cuisine|time|day|star|will do|is fine)|anywhere|anything(?: is fine| will do)?"
                  r"|not (?:really )?(?:picky|particular|fussy)|either (?:is|will|one)|whatever|i don't mind|no particular"
                  r"|doesn't really matter|not important|either way|any of them|any one|not bothered|flexible"
-                 r"|i'm easy|no specific|don't have a preference)\b")
+                 r"|i'm easy|no specific|don't have a preference|any (?:will be|is|would be) (?:fine|ok|okay|good)"
+                 r"|any of those|any time|anytime|doesn't matter)\b")
 
 REQUESTS: list[tuple[re.Pattern[str], str]] = [
     (rx(r"\b(phone|number to call|contact number|contact details|phone numbers|telephone|call them)\b"), "phone"),
@@ -169,7 +170,7 @@ TIME_CUES_LEAVE = rx(r"(leav\w*|depart\w*|after|from|pick(ed)? (me |us )?up|pick
 TIME_CUES_BOOK = rx(r"\b(table|reservation|book|booking|reserve|dinner|lunch|eat|dine|meal|for \d+ people)\b")
 
 PLACE_FROM = rx(r"\b(from|leaving|leave|leaves|depart|departing|departs|out of|pick (?:me |us )?up(?: at| from)?"
-                r"|pickup (?:at|from)|picked up (?:at|from)|starting (?:at|from)|start (?:at|from)|coming from|at)\s+"
+                r"|pickup (?:at|from)|picked up (?:at|from)|starting (?:at|from)|start (?:at|from)|coming from|between)\s+"
                 r"(?:the\s+)?$")
 PLACE_TO = rx(r"\b(to|into|towards|toward|going|go|arrive (?:at|in)|arriving (?:at|in)|arrives (?:at|in)|get to"
               r"|headed|heading|destination|for|reach|bound for|travel(l?ing)? to|take me|take us|in)\s+(?:the\s+)?"

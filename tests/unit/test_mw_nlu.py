@@ -1,0 +1,125 @@
+"""Rule NLU of the embedded MultiWOZ system: slots, domains, requests and intents, robust to sloppy text."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.mwdb import load_db
+from engine.systems.mw.lexicon import lexicon_for
+from engine.systems.mw.nlu import NluContext, NluResult, parse
+
+
+@pytest.fixture(scope="module")
+def lex():  # type: ignore[no-untyped-def]
+    return lexicon_for(load_db())
+
+
+def informs(r: NluResult) -> dict[tuple[str, str], str]:
+    return {(d, s): v for d, s, v in r.inform}
+
+
+def test_restaurant_constraints_lower_case_unpunctuated(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("im looking for a cheap chinese restaurant in the center", NluContext(), lex)
+    assert r.domain == "restaurant"
+    assert informs(r) == {("restaurant", "pricerange"): "cheap", ("restaurant", "food"): "chinese",
+                          ("restaurant", "area"): "centre"}
+
+
+def test_misspelt_venue_name(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("can you tell me about the pizza hut citty centre", NluContext(), lex)
+    assert informs(r)[("restaurant", "name")] == "pizza hut city centre"
+    r = parse("I'm staying at the gonvile hotel", NluContext(), lex)
+    assert informs(r)[("hotel", "name")] == "gonville hotel"
+
+
+def test_common_words_are_not_names(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("I want indian food in a nice place, can I ask about prices", NluContext(), lex)
+    assert ("restaurant", "name") not in informs(r)
+    assert informs(r)[("restaurant", "food")] == "indian"
+
+
+def test_train_by_arrival_time(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("i need a train from kings cross to cambridge on saturday arriving by quarter past five pm",
+              NluContext(), lex)
+    assert r.domain == "train"
+    assert informs(r) == {("train", "departure"): "london kings cross", ("train", "destination"): "cambridge",
+                          ("train", "day"): "saturday", ("train", "arriveBy"): "17:15"}
+
+
+def test_train_leave_after(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("I want to leave Cambridge some time after 12:15 going to ely", NluContext(), lex)
+    assert informs(r) == {("train", "departure"): "cambridge", ("train", "leaveAt"): "12:15",
+                          ("train", "destination"): "ely"}
+
+
+def test_hotel_with_parking_and_stars(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("a 4 star guesthouse with free parking but i don't need internet", NluContext(), lex)
+    got = informs(r)
+    assert got[("hotel", "stars")] == "4"
+    assert got[("hotel", "type")] == "guesthouse"
+    assert got[("hotel", "parking")] == "yes"
+    assert got[("hotel", "internet")] == "no"
+
+
+def test_booking_counts_and_times(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="restaurant")
+    r = parse("yes please book a table for three people at quarter past five on friday", ctx, lex)
+    assert {"affirm", "book"} <= set(r.intents)
+    assert informs(r) == {("restaurant", "book_people"): "3", ("restaurant", "book_time"): "17:15",
+                          ("restaurant", "book_day"): "friday"}
+    hotel = parse("we'll stay 3 nights from tuesday, 2 people", NluContext(active_domain="hotel"), lex)
+    assert informs(hotel) == {("hotel", "book_stay"): "3", ("hotel", "book_day"): "tuesday",
+                              ("hotel", "book_people"): "2"}
+
+
+def test_answer_to_a_system_question(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="hotel", sys_requested=("book_people",))
+    assert informs(parse("5", ctx, lex)) == {("hotel", "book_people"): "5"}
+    ctx = NluContext(active_domain="restaurant", sys_requested=("area",))
+    assert informs(parse("i don't care", ctx, lex)) == {("restaurant", "area"): "dontcare"}
+
+
+def test_requests(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="restaurant", offered={"restaurant": "curry garden"})
+    r = parse("whats the phone number and postcode", ctx, lex)
+    assert set(r.requests) == {("restaurant", "phone"), ("restaurant", "postcode")}
+    r = parse("how long is the trip and what's the price?", NluContext(active_domain="train"), lex)
+    assert set(r.requests) == {("train", "duration"), ("train", "price")}
+    r = parse("what is the entrance fee", NluContext(active_domain="attraction"), lex)
+    assert r.requests == (("attraction", "entrance fee"),)
+
+
+def test_correction_takes_the_later_value(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("no, I meant the north", NluContext(active_domain="restaurant"), lex)
+    assert "correct" in r.intents
+    assert informs(r) == {("restaurant", "area"): "north"}
+    r = parse("somewhere in the south, sorry, I mean the east", NluContext(active_domain="hotel"), lex)
+    assert informs(r) == {("hotel", "area"): "east"}
+
+
+def test_taxi_places_and_references(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="hotel", state={"hotel": {"name": "acorn guest house"},
+                                                  "restaurant": {"name": "curry garden"}})
+    r = parse("I need a taxi from the hotel to the restaurant, leaving at 5pm", ctx, lex)
+    assert r.domain == "taxi"
+    assert informs(r) == {("taxi", "departure"): "acorn guest house", ("taxi", "destination"): "curry garden",
+                          ("taxi", "leaveAt"): "17:00"}
+
+
+def test_same_day_copies_from_other_domain(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="restaurant", state={"train": {"day": "sunday"}})
+    assert informs(parse("book it for the same day", ctx, lex))[("restaurant", "book_day")] == "sunday"
+
+
+@pytest.mark.parametrize(("text", "intent"), [
+    ("thanks a lot", "thanks"), ("no that's all, goodbye", "bye"), ("hello there", "greet"),
+    ("yes please", "affirm"), ("can you find another one", "reqalts"), ("no need to book, thanks", "nobook"),
+])
+def test_intents(lex, text: str, intent: str) -> None:  # type: ignore[no-untyped-def]
+    assert intent in parse(text, NluContext(active_domain="restaurant"), lex).intents
+
+
+@pytest.mark.parametrize("text", ["", "   ", "???", "😀😀", "x" * 10_000, "\x00\x01", "1 2 3 4 5 6 7 8 9"])
+def test_odd_input(lex, text: str) -> None:  # type: ignore[no-untyped-def]
+    r = parse(text, NluContext(), lex)
+    assert isinstance(r, NluResult)

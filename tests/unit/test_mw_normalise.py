@@ -1,0 +1,47 @@
+"""Number and time normalisation of the embedded MultiWOZ system's NLU."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.systems.mw.normalise import clean, find_times, words_to_numbers
+
+
+def times(text: str) -> list[str]:
+    return [t.value for t in find_times(words_to_numbers(clean(text)))]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("leave after quarter past five in the afternoon", ["17:15"]),
+    ("I want to arrive by 5:15pm", ["17:15"]),
+    ("at 5.15 pm please", ["17:15"]),
+    ("arrive by 17 : 15 .", ["17:15"]),
+    ("a table at half past seven in the evening", ["19:30"]),
+    ("quarter to six pm", ["17:45"]),
+    ("leaving at 9am, back by 10pm", ["09:00", "22:00"]),
+    ("around noon", ["12:00"]),
+    ("at 5 o'clock", ["17:00"]),
+    ("I want to leave after 0915", ["09:15"]),
+    ("for 3 people on monday", []),
+])
+def test_times(text: str, expected: list[str]) -> None:
+    assert times(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("a table for three people", "a table for 3 people"),
+    ("twenty five minutes", "25 minutes"),
+    ("just me", "1 people"),
+    ("a couple of nights", "2 nights"),
+    ("my wife and i", "2 people"),
+])
+def test_number_words(text: str, expected: str) -> None:
+    assert words_to_numbers(clean(text)) == expected
+
+
+def test_clean_is_robust() -> None:
+    assert clean("I'd like a CHEAP place in the center, please!") == "i'd like a cheap place in the centre please"
+    assert clean("Café — Ünïcode ☃ 😀") == "cafe unicode"
+    assert clean("") == ""
+    assert len(clean("x " * 10_000)) <= 600
+    assert clean("I do n't care") == "i don't care"
