@@ -78,3 +78,113 @@ def html_table(header: list[str], rows: list[list[Any]]) -> str:
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
+    """Rich tables of ``SatisfactionReport.to_json()``: correlations (beside the study's Table 1), R² (beside
+    Table 2), agreement, distributions."""
+    from rich.table import Table
+
+    title = (f"Correlation with overall impression — {sat['n_ratings']} ratings of {sat['n_dialogues']} "
+             f"dialogues by {sat['n_raters']} raters")
+    t1 = Table(title=title, title_justify="left")
+    for col in ("aspect", "n", "Spearman ρ", "p", "Pearson r", "p", "paper ρ", "paper r"):
+        t1.add_column(col, justify="left" if col == "aspect" else "right")
+    for a, c in sat["correlations"].items():
+        paper = PAPER_CORRELATIONS.get(a, (None, None))
+        t1.add_row(a, str(c["n"]), _f(c["spearman"], 3), _p(c["spearman_p"]), _f(c["pearson"], 3),
+                   _p(c["pearson_p"]), _f(paper[0], 3), _f(paper[1], 3))
+    t2 = Table(title="OLS of overall impression on aspect sets", title_justify="left")
+    for col in ("aspects", "n", "R²", "adj. R²", "paper R²"):
+        t2.add_column(col, justify="left" if col == "aspects" else "right")
+    for name, r in sat["regression"].items():
+        t2.add_row(name, str(r["n"]), _f(r["r2"], 3), _f(r["adj_r2"], 3), _f(PAPER_R2.get(name), 3))
+    t3 = Table(title="Inter-rater agreement (items rated by ≥ 2 raters)", title_justify="left")
+    for col in ("aspect", "items", "Fleiss κ", "κ items × raters", "Krippendorff α"):
+        t3.add_column(col, justify="left" if col == "aspect" else "right")
+    for a, g in sat["agreement"].items():
+        t3.add_row(a, str(g["items"]), _f(g["fleiss_kappa"], 3),
+                   f"{g['fleiss_items']} × {g['fleiss_raters']}" if g["fleiss_items"] else "",
+                   _f(g["krippendorff_alpha"], 3))
+    t4 = Table(title="Distributions", title_justify="left")
+    t4.add_column("aspect")
+    t4.add_column("counts by value")
+    for a, d in sat["distributions"].items():
+        t4.add_row(a, "  ".join(f"{k}: {v}" for k, v in d.items()))
+    return [t1, t2, t3, t4]
+
+
+def _p(p: float | None) -> str:
+    return "–" if p is None else (f"{p:.1e}" if p < 0.001 else f"{p:.3f}")
+
+
+def figure(result: Mapping[str, Any]) -> Any:
+    """A matplotlib Figure for a ``parley score`` result: correlations beside the study's and the overall
+    impression by interest arousal and efficiency (satisfaction), Inform/Success/BLEU by condition (multiwoz)."""
+    from matplotlib.figure import Figure
+
+    sat = result.get("satisfaction")
+    mwz = (result.get("multiwoz") or {}).get("conditions") or result.get("conditions")
+    panels = (3 if sat else 0) + (1 if mwz else 0)
+    fig = Figure(figsize=(5 * max(panels, 1), 4))
+    axes = fig.subplots(1, max(panels, 1), squeeze=False)[0]
+    k = 0
+    if sat:
+        ax = axes[k]
+        names = list(sat["correlations"])
+        ours = [sat["correlations"][a]["spearman"] or 0.0 for a in names]
+        paper = [PAPER_CORRELATIONS.get(a, (0.0, 0.0))[0] for a in names]
+        xs = range(len(names))
+        ax.bar([x - 0.2 for x in xs], ours, width=0.4, label="these ratings")
+        ax.bar([x + 0.2 for x in xs], paper, width=0.4, label="Siro et al. 2022")
+        ax.set_xticks(list(xs), [n.replace("_", "\n") for n in names], fontsize=7)
+        ax.set_ylabel("Spearman ρ with overall")
+        ax.legend(fontsize=7)
+        k += 1
+        by = sat.get("overall_by", {})
+        for aspect in ("interest_arousal", "efficiency"):
+            ax = axes[k]
+            groups = by.get(aspect, {})
+            labels = sorted(groups)
+            if labels:
+                data = [[int(o) for o, n in groups[v].items() for _ in range(n)] for v in labels]
+                ax.boxplot(data, tick_labels=labels)
+            ax.set_xlabel(aspect.replace("_", " "))
+            ax.set_ylabel("overall impression")
+            k += 1
+    if mwz:
+        ax = axes[k]
+        names = list(mwz)
+        for j, metric in enumerate(("inform", "success", "bleu")):
+            vals = [mwz[n].get(metric) or 0.0 for n in names]
+            ax.bar([x + (j - 1) * 0.27 for x in range(len(names))], vals, width=0.27, label=metric)
+        ax.set_xticks(list(range(len(names))), names, fontsize=7, rotation=20)
+        ax.legend(fontsize=7)
+        ax.set_ylabel("%")
+    fig.tight_layout()
+    return fig
+
+
+def html_report(result: Mapping[str, Any], path: str | Path, *, title: str = "parley scores") -> Path:
+    """Write the self-contained HTML report of a ``parley score`` / ``parley run`` result."""
+    sections: list[tuple[str, str]] = []
+    mwz = (result.get("multiwoz") or {}).get("conditions") or result.get("conditions")
+    if mwz:
+        rows = [[n, r.get("n"), _f(r.get("inform")), _f(r.get("success")), _f(r.get("bleu")),
+                 _f(r.get("combined")), _f((r.get("drop") or {}).get("combined"))] for n, r in mwz.items()]
+        sections.append(("MultiWOZ scores", html_table(
+            ["condition", "n", "Inform", "Success", "BLEU", "Combined", "Combined drop %"], rows)))
+    sat = result.get("satisfaction")
+    if sat:
+        rows = [[a, c["n"], _f(c["spearman"], 4), _f(c["pearson"], 4), _f(PAPER_CORRELATIONS.get(a, (None,))[0], 4),
+                 _f(PAPER_CORRELATIONS.get(a, (None, None))[1], 4)] for a, c in sat["correlations"].items()]
+        sections.append(("Correlation with overall impression", html_table(
+            ["aspect", "n", "Spearman ρ", "Pearson r", "paper ρ", "paper r"], rows)))
+        rows = [[n, r["n"], _f(r["r2"], 3), _f(PAPER_R2.get(n), 3)] for n, r in sat["regression"].items()]
+        sections.append(("OLS R²", html_table(["aspects", "n", "R²", "paper R²"], rows)))
+        rows = [[a, g["items"], _f(g["fleiss_kappa"], 3), _f(g["krippendorff_alpha"], 3)]
+                for a, g in sat["agreement"].items()]
+        sections.append(("Agreement", html_table(["aspect", "items", "Fleiss κ", "Krippendorff α"], rows)))
+        rows = [[a, "  ".join(f"{k}: {v}" for k, v in d.items())] for a, d in sat["distributions"].items()]
+        sections.append(("Distributions", html_table(["aspect", "counts"], rows)))
+    return write_html(path, title, sections, [figure(result)] if (mwz or sat) else [])

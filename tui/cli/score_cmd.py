@@ -121,3 +121,74 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
         Console().print(conditions_table(result, seconds={r.name: r.seconds for r in runs}))
     total = sum(len(r.dialogues) for r in runs)
     err.print(f"{total} session(s) stored in {store.path}")
+
+
+@click.command()
+@db_option
+@click.option("--satisfaction", is_flag=True,
+              help="Six-aspect satisfaction analysis of the stored ratings (distributions, Spearman/Pearson with "
+                   "overall impression, OLS R², Fleiss κ / Krippendorff α).")
+@click.option("--multiwoz", is_flag=True,
+              help="MultiWOZ Inform/Success (BLEU when the reference dialogues are found) of stored sessions "
+                   "that have a goal, by system and condition.")
+@click.option("--dialogues", type=click.Path(dir_okay=False), default=None,
+              help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG plot (matplotlib).")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
+              help="Write a self-contained HTML report.")
+def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: str | None, as_json: bool,
+          plot: str | None, html_out: str | None) -> None:
+    """Score the sessions and ratings of a database (nothing is written to it)."""
+    from rich.console import Console
+
+    from engine.scoring import report
+    from store import StoreError, open_store
+
+    if not satisfaction and not multiwoz:
+        fail("say what to score: --satisfaction and/or --multiwoz")
+    path = resolve_db(db_path)
+    if not path.exists():
+        fail(f"{path}: no such database")
+    try:
+        store = open_store(path, readonly=True)
+    except StoreError as e:
+        fail(str(e))
+    result: dict[str, Any] = {}
+    if multiwoz:
+        from engine.scoring.corpus import CorpusError, load_corpus
+        from engine.scoring.stored import score_stored
+
+        try:
+            corpus = load_corpus(dialogues) if dialogues else None
+        except CorpusError as e:
+            fail(str(e))
+        result["multiwoz"] = score_stored(store, corpus=corpus)
+    sat = None
+    if satisfaction:
+        from engine.scoring.satisfaction import analyse, rows_from_store
+
+        rows, turns = rows_from_store(store)
+        if not rows:
+            fail(f"{path}: no dialogue ratings to analyse")
+        sat = analyse(rows, turns)
+        result["satisfaction"] = sat.to_json()
+    if plot:
+        fig = report.figure(result)
+        fig.savefig(plot, dpi=110, bbox_inches="tight")
+        click.echo(f"plot written to {plot}", err=True)
+    if html_out:
+        report.html_report(result, html_out, title=f"parley scores — {path.name}")
+        click.echo(f"report written to {html_out}", err=True)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    console = Console()
+    if multiwoz:
+        if result["multiwoz"]["conditions"]:
+            console.print(report.conditions_table(result["multiwoz"]))
+        else:
+            console.print("no stored sessions with a MultiWOZ goal")
+    if sat is not None:
+        for table in report.satisfaction_tables(result["satisfaction"]):
+            console.print(table)

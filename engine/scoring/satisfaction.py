@@ -1,0 +1,233 @@
+"""Six-aspect satisfaction analysis of ratings (Siro, Aliannejadi & de Rijke, SIGIR 2022, Tables 1-2).
+
+The unit of analysis is one rater's rating of one dialogue: the dialogue aspects (understanding, task completion,
+interest arousal 1-3; efficiency 0/1), overall impression (1-5), and the turn aspects (relevance,
+interestingness 1-3) that rater gave the dialogue's system turns, averaged per dialogue. Reported:
+
+- per-aspect distributions (turn aspects per rated turn, dialogue aspects per rating);
+- Spearman ρ and Pearson r of each aspect with overall impression (``scipy.stats``);
+- OLS R² of overall impression on the aspect sets of the study's Table 2 (``statsmodels``);
+- inter-rater agreement where several raters rated the same item: Fleiss κ over the items with the most common
+  number of raters (``statsmodels.stats.inter_rater``) and Krippendorff α over all items (``krippendorff``;
+  ordinal, nominal for efficiency), when that package is installed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Any
+
+TURN_ASPECTS: tuple[str, ...] = ("relevance", "interestingness")
+DIALOGUE_ASPECTS: tuple[str, ...] = ("understanding", "task_completion", "interest_arousal", "efficiency")
+ASPECTS: tuple[str, ...] = TURN_ASPECTS + DIALOGUE_ASPECTS
+SCALES: dict[str, tuple[int, int]] = {"relevance": (1, 3), "interestingness": (1, 3), "understanding": (1, 3),
+                                      "task_completion": (1, 3), "interest_arousal": (1, 3), "efficiency": (0, 1),
+                                      "overall": (1, 5)}
+ABBREV: dict[str, str] = {"R": "relevance", "I": "interestingness", "U": "understanding", "TC": "task_completion",
+                          "IA": "interest_arousal", "E": "efficiency"}
+#: the aspect sets of the study's Table 2, in its order
+REGRESSION_SETS: tuple[str, ...] = ("R", "I", "R+I", "U", "TC", "IA", "E", "IA+TC+U+E", "R+TC", "IA+U+I+E",
+                                    "IA+TC+U+I+E+R")
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """One rater's rating of one dialogue; turn aspects are that rater's per-dialogue means (None: unrated)."""
+
+    item: str
+    rater: str
+    overall: float | None
+    understanding: float | None = None
+    task_completion: float | None = None
+    interest_arousal: float | None = None
+    efficiency: float | None = None
+    relevance: float | None = None
+    interestingness: float | None = None
+
+
+@dataclass(frozen=True)
+class TurnValue:
+    """One rater's rating of one system turn (for turn distributions and agreement)."""
+
+    turn: str
+    item: str
+    rater: str
+    relevance: int | None = None
+    interestingness: int | None = None
+
+
+@dataclass(frozen=True)
+class SatisfactionReport:
+    n_ratings: int
+    n_dialogues: int
+    n_raters: int
+    distributions: Mapping[str, Mapping[int, int]]
+    correlations: Mapping[str, Mapping[str, Any]]
+    regression: Mapping[str, Mapping[str, Any]]
+    agreement: Mapping[str, Mapping[str, Any]]
+    overall_by: Mapping[str, Mapping[int, Mapping[int, int]]] = field(default_factory=dict)
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n_ratings": self.n_ratings, "n_dialogues": self.n_dialogues, "n_raters": self.n_raters,
+                "distributions": {a: {str(k): v for k, v in sorted(d.items())} for a, d in
+                                  self.distributions.items()},
+                "correlations": {a: dict(v) for a, v in self.correlations.items()},
+                "regression": {a: dict(v) for a, v in self.regression.items()},
+                "agreement": {a: dict(v) for a, v in self.agreement.items()},
+                "overall_by": {a: {str(v): {str(o): n for o, n in sorted(c.items())} for v, c in sorted(d.items())}
+                               for a, d in self.overall_by.items()},
+                "notes": list(self.notes)}
+
+
+def _r4(x: float) -> float | None:
+    import math
+
+    return None if x is None or math.isnan(x) else round(float(x), 4)
+
+
+def rows_from_store(store: Any) -> tuple[list[RatingRow], list[TurnValue]]:
+    """Every dialogue rating of the store as a :class:`RatingRow` (with the rater's turn means) and every turn
+    rating as a :class:`TurnValue`."""
+    turns: list[TurnValue] = []
+    for s in store.sessions():
+        for t in store.turn_ratings(session_id=s.id):
+            turns.append(TurnValue(t.turn_id, s.id, t.rater, t.relevance, t.interestingness))
+    by_pair: dict[tuple[str, str], list[TurnValue]] = {}
+    for tv in turns:
+        by_pair.setdefault((tv.item, tv.rater), []).append(tv)
+    rows = []
+    for d in store.dialogue_ratings():
+        mine = by_pair.get((d.session_id, d.rater), [])
+        means: dict[str, float | None] = {}
+        for a in TURN_ASPECTS:
+            vals = [getattr(t, a) for t in mine if getattr(t, a) is not None]
+            means[a] = fmean(vals) if vals else None
+        rows.append(RatingRow(d.session_id, d.rater, d.overall, d.understanding, d.task_completion,
+                              d.interest_arousal, d.efficiency, **means))
+    return rows, turns
+
+
+def correlations(rows: Sequence[RatingRow]) -> dict[str, dict[str, Any]]:
+    """Spearman ρ and Pearson r (with p-values and n) of each aspect with overall impression."""
+    from scipy import stats
+
+    out: dict[str, dict[str, Any]] = {}
+    for a in ASPECTS:
+        pairs = [(getattr(r, a), r.overall) for r in rows if getattr(r, a) is not None and r.overall is not None]
+        if len(pairs) < 3:
+            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None, "n": len(pairs)}
+            continue
+        x, y = [p[0] for p in pairs], [p[1] for p in pairs]
+        if len(set(x)) < 2 or len(set(y)) < 2:
+            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None, "n": len(pairs)}
+            continue
+        rho = stats.spearmanr(x, y)
+        r = stats.pearsonr(x, y)
+        out[a] = {"spearman": _r4(rho.statistic), "spearman_p": _p(rho.pvalue), "pearson": _r4(r.statistic),
+                  "pearson_p": _p(r.pvalue), "n": len(pairs)}
+    return out
+
+
+def _p(p: float) -> float | None:
+    import math
+
+    return None if p is None or math.isnan(p) else float(f"{float(p):.3g}")
+
+
+def regressions(rows: Sequence[RatingRow], sets: Sequence[str] = REGRESSION_SETS) -> dict[str, dict[str, Any]]:
+    """OLS of overall impression on each aspect set (with intercept): R², adjusted R², n."""
+    import numpy as np
+    import statsmodels.api as sm
+
+    out: dict[str, dict[str, Any]] = {}
+    for name in sets:
+        aspects = [ABBREV[k] for k in name.split("+")]
+        usable = [r for r in rows if r.overall is not None and all(getattr(r, a) is not None for a in aspects)]
+        if len(usable) <= len(aspects) + 1:
+            out[name] = {"aspects": aspects, "r2": None, "adj_r2": None, "n": len(usable)}
+            continue
+        x = np.array([[float(getattr(r, a)) for a in aspects] for r in usable])
+        y = np.array([float(r.overall) for r in usable])  # type: ignore[arg-type]
+        fit = sm.OLS(y, sm.add_constant(x, has_constant="add")).fit()
+        out[name] = {"aspects": aspects, "r2": _r4(fit.rsquared), "adj_r2": _r4(fit.rsquared_adj), "n": len(usable)}
+    return out
+
+
+def _matrix(values: Sequence[tuple[str, str, int]]) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
+    raters = sorted({v[1] for v in values})
+    items = sorted({v[0] for v in values})
+    return raters, items, {(i, r): x for i, r, x in values}
+
+
+def agreement(values: Sequence[tuple[str, str, int]], *, lo: int, hi: int, level: str = "ordinal"
+              ) -> dict[str, Any]:
+    """Agreement over ``(item, rater, value)`` triples; only items rated by two raters or more count."""
+    import numpy as np
+
+    per_item: dict[str, list[int]] = {}
+    for item, _rater, v in values:
+        per_item.setdefault(item, []).append(v)
+    multi = {i: vs for i, vs in per_item.items() if len(vs) >= 2}
+    res: dict[str, Any] = {"items": len(multi), "fleiss_kappa": None, "fleiss_items": 0, "fleiss_raters": 0,
+                           "krippendorff_alpha": None}
+    if not multi:
+        return res
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    k = Counter(len(vs) for vs in multi.values()).most_common(1)[0][0]
+    cats = list(range(lo, hi + 1))
+    table = np.array([[vs.count(c) for c in cats] for vs in multi.values() if len(vs) == k])
+    if len(table) >= 2 and (table.sum(axis=0) > 0).sum() >= 2:
+        res.update(fleiss_kappa=_r4(fleiss_kappa(table, method="fleiss")), fleiss_items=len(table), fleiss_raters=k)
+    try:
+        import krippendorff
+    except ImportError:
+        return res
+    kept = [(i, r, v) for i, r, v in values if i in multi]
+    raters, items, cell = _matrix(kept)
+    data = np.array([[cell.get((i, r), np.nan) for i in items] for r in raters], dtype=float)
+    if len({v for _i, _r, v in kept}) >= 2:
+        res["krippendorff_alpha"] = _r4(krippendorff.alpha(reliability_data=data, level_of_measurement=level))  # type: ignore[arg-type]
+    return res
+
+
+def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> SatisfactionReport:
+    """The full analysis of a ratings table (see the module docstring)."""
+    dist: dict[str, Counter[int]] = {a: Counter() for a in (*ASPECTS, "overall")}
+    for t in turns:
+        for a in TURN_ASPECTS:
+            v = getattr(t, a)
+            if v is not None:
+                dist[a][int(v)] += 1
+    for r in rows:
+        for a in (*DIALOGUE_ASPECTS, "overall"):
+            v = getattr(r, a)
+            if v is not None:
+                dist[a][int(v)] += 1
+    agree: dict[str, dict[str, Any]] = {}
+    for a in (*DIALOGUE_ASPECTS, "overall"):
+        lo, hi = SCALES[a]
+        vals = [(r.item, r.rater, int(getattr(r, a))) for r in rows if getattr(r, a) is not None]
+        agree[a] = agreement(vals, lo=lo, hi=hi, level="nominal" if a == "efficiency" else "ordinal")
+    for a in TURN_ASPECTS:
+        lo, hi = SCALES[a]
+        vals = [(t.turn, t.rater, int(getattr(t, a))) for t in turns if getattr(t, a) is not None]
+        agree[a] = agreement(vals, lo=lo, hi=hi)
+    overall_by: dict[str, dict[int, Counter[int]]] = {}
+    for a in ("interest_arousal", "efficiency"):
+        for r in rows:
+            v = getattr(r, a)
+            if v is not None and r.overall is not None:
+                overall_by.setdefault(a, {}).setdefault(int(v), Counter())[int(r.overall)] += 1
+    notes = []
+    if not any(r.relevance is not None or r.interestingness is not None for r in rows):
+        notes.append("no turn ratings by the raters of the rated dialogues: turn aspects left out")
+    return SatisfactionReport(
+        n_ratings=len(rows), n_dialogues=len({r.item for r in rows}), n_raters=len({r.rater for r in rows}),
+        distributions={a: dict(c) for a, c in dist.items()}, correlations=correlations(rows),
+        regression=regressions(rows), agreement=agree,
+        overall_by={a: {v: dict(c) for v, c in d.items()} for a, d in overall_by.items()}, notes=tuple(notes))
