@@ -40,11 +40,11 @@ def _words(s: str) -> tuple[str, ...]:
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _TIME = re.compile(
     r"(?<![\w:.])(?:(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?|(?:1[0-2]|0?[1-9])\s?[ap]\.?m\.?)(?![\w:])",
-    re.IGNORECASE)
+    re.IGNORECASE | re.ASCII)
 _NUMBER_WORDS = _words("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen")
 _COUNT = re.compile(
     r"(?<![\w.:])(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")(?=\s+(?:-\s*)?(people|persons?|guests?|adults?|"
-    r"nights?|stars?|star)\b)", re.IGNORECASE)
+    r"nights?|stars?|star)\b)", re.IGNORECASE | re.ASCII)
 _COUNT_SLOT = {"people": "book_people", "person": "book_people", "persons": "book_people", "guest": "book_people",
                "guests": "book_people", "adult": "book_people", "adults": "book_people", "night": "book_stay",
                "nights": "book_stay", "star": "stars", "stars": "stars"}

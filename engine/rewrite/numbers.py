@@ -40,7 +40,7 @@ def spoken_int(n: int) -> str:
 
 
 def spoken_digits(s: str) -> list[str]:
-    return [_ONES[int(c)] for c in s if c.isdigit()]
+    return [_ONES[int(c)] for c in s if c in "0123456789"]
 
 
 def spoken_ordinal(n: int) -> str:
@@ -64,7 +64,7 @@ def spoken_number(s: str) -> str:
         whole, _, frac = s.partition(".")
         head = spoken_number(whole) if whole else "point"
         return (head + " point " if whole else "point ") + " ".join(spoken_digits(frac)) if frac else head
-    digits = "".join(c for c in s if c.isdigit())
+    digits = "".join(c for c in s if c in "0123456789")
     if not digits:
         return s
     if len(digits) > 6 or (len(digits) > 1 and digits.startswith("0")):
@@ -74,7 +74,7 @@ def spoken_number(s: str) -> str:
 
 def spoken_time(s: str) -> str:
     """"13:45" → "thirteen forty five", "05:00" → "five o'clock", "17:05" → "seventeen oh five", "7pm" → "seven p m"."""
-    m = re.match(r"^\s*(\d{1,2})(?:[:.](\d{2}))?\s*([ap])?\.?\s*(m)?\.?\s*$", s, re.IGNORECASE)
+    m = re.match(r"^\s*(\d{1,2})(?:[:.](\d{2}))?\s*([ap])?\.?\s*(m)?\.?\s*$", s, re.IGNORECASE | re.ASCII)
     if not m:
         return s
     h, mins, ap = int(m.group(1)), m.group(2), m.group(3)
@@ -90,8 +90,9 @@ def spoken_time(s: str) -> str:
     return out
 
 
-_TIME_RE = re.compile(r"\b\d{1,2}[:.]\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\.?(?!\w)", re.IGNORECASE)
-_NUM_RE = re.compile(r"£?\d+(?:\.\d+)?(?:st|nd|rd|th)?\b")
+_TIME_RE = re.compile(r"\b\d{1,2}[:.]\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\.?(?!\w)",
+                      re.IGNORECASE | re.ASCII)
+_NUM_RE = re.compile(r"£?\d+(?:\.\d+)?(?:st|nd|rd|th)?\b", re.ASCII)
 
 
 def speak_numbers(text: str) -> str:
