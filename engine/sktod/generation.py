@@ -285,7 +285,8 @@ class ModelGenerator:
         enc = self._tok(prompt, return_tensors="pt", truncation=True, max_length=512)
         pad = self._tok.pad_token_id if self._tok.pad_token_id is not None else self._tok.eos_token_id
         with torch.no_grad():
-            out = self._model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
+            out = self._model.generate(input_ids=enc["input_ids"], attention_mask=enc.get("attention_mask"),
+                                       max_new_tokens=self.max_new_tokens, do_sample=False,
                                        pad_token_id=pad)
         ids = out[0] if self._seq2seq else out[0][enc["input_ids"].shape[1]:]
         text = self._tok.decode(ids, skip_special_tokens=True).strip()
