@@ -56,8 +56,12 @@ class VoiceMixin:
 
             out = ensure_dir(audio_dir()) / f"in-{time.strftime('%Y%m%d-%H%M%S')}-{threading.get_ident()}.wav"
             this.post_message(M.Status("recording — press the voice key again to stop"))
-            rec = record_utterance(str(out), stop, on_level=lambda v: this.post_message(M.Level(float(v))),
-                                   max_seconds=settings.max_seconds, vad=settings.vad)
+            try:
+                rec = record_utterance(str(out), stop, on_level=lambda v: this.post_message(M.Level(float(v))),
+                                       max_seconds=settings.max_seconds, vad=settings.vad)
+            except devices.AudioUnavailable as e:  # the microphone vanished or could not be opened
+                this.post_message(M.VoiceUnavailable(str(e)))
+                return
             this.post_message(M.Status("transcribing…"))
             from audio.asr import get_asr
 

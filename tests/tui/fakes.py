@@ -1,0 +1,64 @@
+"""Deterministic systems for the TUI tests (fixed replies, internals, knowledge and latency)."""
+
+from __future__ import annotations
+
+from engine.systems import SYSTEMS
+from engine.types import Message, SystemTurn, TurnError
+
+REPLIES = (
+    "There are 3 cheap restaurants in the centre. Do you have a food type in mind?",
+    "Ask Restaurant serves italian food in the centre. Shall I book a table?",
+    "Booked for 2 people on friday at 18:00. Your reference is 00000003.",
+    "Guests mostly like the atmosphere there: 4 of 5 reviews praise it, one found it noisy.",
+)
+
+
+class FakeSystem:
+    """Answers from REPLIES in turn, with a belief state that grows, fixed acts and (turn 4) SK-TOD knowledge."""
+
+    name = "tui-fake"
+
+    def __init__(self, fail_on: str = "") -> None:
+        self.fail_on = fail_on
+        self.n = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.n = 0
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+        if self.fail_on and self.fail_on in history[-1].text:
+            raise TurnError("the fake system was told to fail")
+        i = self.n % len(REPLIES)
+        self.n += 1
+        state = {"restaurant": {"pricerange": "cheap", "area": "centre"}}
+        if i >= 1:
+            state["restaurant"]["food"] = "italian"
+        internals: dict = {"db_count": 3 if i == 0 else 1}
+        if i == 3:
+            internals["knowledge"] = {
+                "entities": [{"name": "ask restaurant", "domain": "restaurant"}],
+                "snippets": [
+                    {"text": "Lovely warm atmosphere on a rainy evening.", "score": 0.81, "sentiment": "positive"},
+                    {"text": "Far too loud when it is busy.", "score": 0.64, "sentiment": "negative"},
+                ],
+            }
+        acts = ({"act": "inform", "domain": "restaurant", "slot": "choice", "value": "3"},) if i == 0 else (
+            {"act": "offer", "domain": "restaurant", "slot": "name", "value": "ask restaurant"},)
+        return SystemTurn(text=REPLIES[i], state=state, acts=acts, internals=internals, latency_ms=12.0)
+
+
+class SlowLoadSystem(FakeSystem):
+    """A system with a load() that reports progress."""
+
+    name = "tui-slow"
+
+    def load(self, progress=None) -> None:  # type: ignore[no-untyped-def]
+        if progress:
+            progress("warming up")
+
+
+def register() -> None:
+    if "tui-fake" not in SYSTEMS:
+        SYSTEMS.register("tui-fake", "tests.tui.fakes:FakeSystem", "deterministic fake (TUI tests)")
+        SYSTEMS.register("tui-slow", "tests.tui.fakes:SlowLoadSystem", "fake with a load step (TUI tests)")
+        SYSTEMS.register("tui-missing", "tests.tui.no_such_module:Nope", "a system whose module is missing")
