@@ -42,7 +42,7 @@ class MultiwozSystem:
         self.read_system = bool(read_system)
         self._db: MultiwozDB | None = None
         self._lex: Lexicon | None = None
-        self.tracker = Tracker()
+        self.tracker = Tracker(passive=self.read_system)
         self.policy: Policy | None = None
         self.last_nlu: NluResult | None = None
         self._user_turns = 0

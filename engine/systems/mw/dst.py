@@ -18,13 +18,17 @@ VENUE = ("restaurant", "hotel", "attraction")
 class Tracker:
     """Belief state plus dialogue bookkeeping for one dialogue."""
 
-    def __init__(self) -> None:
+    def __init__(self, passive: bool = False) -> None:
+        #: passive: the system turns are not ours (scoring on a corpus), so the policy's own choices must not
+        #: leak into the state
+        self.passive = passive
         self.reset()
 
     def reset(self) -> None:
         self.state: dict[str, dict[str, str]] = {}
         self.requested: dict[str, list[str]] = {}
         self.offered: dict[str, str] = {}
+        self.heard: dict[str, str] = {}  # venues named in system turns the pipeline did not write (listen.py)
         self.booked: dict[str, str] = {}  # domain → reference of the last booking
         self.wants_booking: dict[str, bool] = {}
         self.active_domain: str | None = None

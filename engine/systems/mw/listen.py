@@ -55,8 +55,10 @@ def listen(text: str, tr: Tracker, lex: Lexicon) -> None:
     ids = TRAIN_ID_RE.findall(t)
     if ids:
         found["train"] = "TR" + ids[0]
-    for dom, vid in found.items():
-        tr.offered[dom] = vid
+    # only what the corpus's system said counts as offered (not what the pipeline would have offered)
+    tr.heard.update(found)
+    tr.offered = dict(tr.heard)
+    tr.last_offer_domain = None
     asked: list[str] = []
     questions = clean(" ".join(re.findall(r"[^.?!]*\?", text)))
     for pat, slots in _ASKS:

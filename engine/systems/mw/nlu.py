@@ -101,14 +101,20 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     intents = _intents(t)
     # domains mentioned, by position
     mentions: list[tuple[int, str]] = []
+    scan = plain
+    if ctx.active_domain == "taxi" or P.DOMAIN_WORDS["taxi"].search(plain):
+        # "from the hotel to the museum": references to venues, not new requests for those domains
+        scan = P.REF_RE.sub(lambda m: " " * len(m.group(0)), plain)
     for dom, pat in P.DOMAIN_WORDS.items():
-        for m in pat.finditer(plain):
+        for m in pat.finditer(scan):
             mentions.append((m.start(), dom))
     taxi_ctx = any(d == "taxi" for _, d in mentions) or (ctx.active_domain == "taxi" and not any(
         d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
     for key, nm in holders.items():
         if nm.domain == "station":
-            if (nm.value != "cambridge" or any(d == "train" for _, d in mentions)) and not taxi_ctx:
+            cued = bool(re.search(r"\b(from|leav\w*|depart\w*|arriv\w* (in|at)|going to|go to|get to|travel\w* to"
+                                  r"|heading to|train to)\s+$", tn[:where[key]]))
+            if (nm.value != "cambridge" or cued or any(d == "train" for _, d in mentions)) and not taxi_ctx:
                 mentions.append((where[key], "train"))
         elif not taxi_ctx:
             mentions.append((where[key], nm.domain))
@@ -116,10 +122,10 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     mentioned = list(dict.fromkeys(d for _, d in mentions))
     if "taxi" in mentioned:
         primary: str | None = "taxi"
-    elif ctx.active_domain in mentioned and ctx.active_domain not in ("taxi",):
-        primary = ctx.active_domain
     else:
-        primary = next((d for d in PRIMARY if d in mentioned), None) or (mentioned[0] if mentioned else None)
+        # a domain the user brings up now wins over the one already being talked about
+        fresh = [d for d in mentioned if d != ctx.active_domain]
+        primary = fresh[0] if fresh else (mentioned[0] if mentioned else None)
     if primary is None and FOOD_ONLY.search(plain):
         primary = "restaurant"
     domain = primary or ctx.active_domain
@@ -253,7 +259,8 @@ def _times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b
         leave = P.TIME_CUES_LEAVE.search(before)
         cue = None
         if arrive and leave:
-            cue = "arrive" if arrive.start() > leave.start() else "leave"
+            cue = "arrive" if arrive.start() > leave.start() and arrive.group(1) not in (
+                "by", "before", "until", "till") else "leave"
         elif arrive:
             cue = "arrive"
         elif leave:
@@ -310,7 +317,7 @@ def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, i
         if travel is None:
             if nm is not None and not is_station:
                 b.add(nm.domain, "name", nm.value, start)
-            elif is_station and (frm or to) and (value != "cambridge" or domain in ("train", None)):
+            elif is_station and (frm or to) and (value != "cambridge" or domain == "train"):
                 b.add("train", "departure" if frm and (not to or frm.start() > to.start()) else "destination", value,
                       start)
             continue

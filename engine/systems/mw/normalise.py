@@ -35,6 +35,10 @@ _CONTRACTIONS = [
 ]
 
 
+_POSSESSIVE = re.compile(r"\b(\w+)'s\b")
+_KEEP_S = {"it", "that", "what", "there", "he", "she", "who", "let", "here", "where", "how", "this", "when", "why"}
+
+
 def clean(text: str) -> str:
     """Lower-case, ASCII-fold, drop punctuation (keeping ``:`` ``'`` ``&`` ``.`` between digits), fix common spellings.
 
@@ -51,6 +55,8 @@ def clean(text: str) -> str:
     t = re.sub(r"\s+", " ", t).strip()
     for pat, rep in _CONTRACTIONS:
         t = pat.sub(rep, t)
+    t = re.sub(r"(\w) '(s|m|re|ve|ll|d)\b", r"\1'\2", t)
+    t = _POSSESSIVE.sub(lambda m: m.group(0) if m.group(1) in _KEEP_S else m.group(1) + "s", t)
     t = _SPELL_RE.sub(lambda m: _SPELLING[m.group(1)], t)
     t = re.sub(r"\bst\b", "saint", t)
     return t

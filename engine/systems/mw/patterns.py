@@ -20,7 +20,7 @@ DOMAIN_WORDS: dict[str, re.Pattern[str]] = {
                 r"|where to stay|stay(ing)?|rooms?|nights?|star|stars|wifi|internet|parking)\b"),
     "attraction": rx(r"\b(attractions?|museums?|colleges?|theatres?|churche?s?|cinemas?|parks?|pools?|swimming|boats?"
                      r"|boating|punting|night ?clubs?|clubs?|architecture|entertainment|sights?|sightseeing|galler(y|ies)"
-                     r"|things to do|to visit|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
+                     r"|things to do|to visit|place (?:i|we) can go|places (?:i|we) can go|go see|to see|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
                      r"|entrance fee|tourist)\b"),
 }
 

@@ -199,7 +199,8 @@ class Policy:
                     acts.append(_act("request", d, s))
                 sys_req.extend(missing)
             else:
-                tr.state.setdefault(d, {})["name"] = tr.offered[d]
+                if not tr.passive:  # the venue booked is the one the state is about
+                    tr.state.setdefault(d, {})["name"] = tr.offered[d]
                 self._book(d, tr.offered[d], tr, acts)
                 for s in BOOKABLE[d]:
                     acts.append(_act("inform", d, s, book[s]))
