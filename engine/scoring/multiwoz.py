@@ -303,7 +303,7 @@ def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str], *, normali
         return 0.0
     hyps = [bleu_normalise(h) for h in hypotheses] if normalise else list(hypotheses)
     refs = [bleu_normalise(r) for r in references] if normalise else list(references)
-    return float(sacrebleu.corpus_bleu(hyps, [refs]).score)
+    return float(sacrebleu.corpus_bleu(hyps, [refs], force=True).score)  # tokenised on purpose
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,8 @@ def conditions_table(result: Mapping[str, Any], seconds: Mapping[str, float] | N
     from rich.table import Table
 
     t = Table(title="MultiWOZ scores by condition", title_justify="left")
-    for col in ("condition", "n", "Inform", "Success", "BLEU", "Combined", "drop %", "Combined 95% CI",
-                "failed turns"):
-        t.add_column(col, justify="left" if col == "condition" else "right")
+    for col in ("condition", "n", "Inform", "Success", "BLEU", "Combined", "drop %", "95% CI", "failed"):
+        t.add_column(col, justify="left" if col == "condition" else "right", no_wrap=col != "condition")
     if seconds:
         t.add_column("time", justify="right")
     for name, row in result.get("conditions", {}).items():
@@ -89,7 +88,7 @@ def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
              f"dialogues by {sat['n_raters']} raters")
     t1 = Table(title=title, title_justify="left")
     for col in ("aspect", "n", "Spearman ρ", "p", "Pearson r", "p", "paper ρ", "paper r"):
-        t1.add_column(col, justify="left" if col == "aspect" else "right")
+        t1.add_column(col, justify="left" if col == "aspect" else "right", no_wrap=True)
     for a, c in sat["correlations"].items():
         paper = PAPER_CORRELATIONS.get(a, (None, None))
         t1.add_row(a, str(c["n"]), _f(c["spearman"], 3), _p(c["spearman_p"]), _f(c["pearson"], 3),

@@ -13,6 +13,15 @@ import click
 from tui.cli.common import db_option, fail, resolve_db
 
 
+def _console() -> Any:
+    """stdout console; wide enough for the tables when stdout is not a terminal (pipes, files)."""
+    import sys
+
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=140)
+
+
 def _slug(name: str) -> str:
     return re.sub(r"[^\w=.+-]+", "_", name)
 
@@ -118,7 +127,7 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
     else:
         from engine.scoring.report import conditions_table
 
-        Console().print(conditions_table(result, seconds={r.name: r.seconds for r in runs}))
+        _console().print(conditions_table(result, seconds={r.name: r.seconds for r in runs}))
     total = sum(len(r.dialogues) for r in runs)
     err.print(f"{total} session(s) stored in {store.path}")
 
@@ -140,7 +149,6 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
 def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: str | None, as_json: bool,
           plot: str | None, html_out: str | None) -> None:
     """Score the sessions and ratings of a database (nothing is written to it)."""
-    from rich.console import Console
 
     from engine.scoring import report
     from store import StoreError, open_store
@@ -183,7 +191,7 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         return
-    console = Console()
+    console = _console()
     if multiwoz:
         if result["multiwoz"]["conditions"]:
             console.print(report.conditions_table(result["multiwoz"]))
