@@ -137,11 +137,11 @@ class Annotation:
         return None
 
     def turns_locked(self, session_id: str) -> bool:
-        """True once the dialogue rating has started (when locking is on) or has been submitted."""
-        if self.done(session_id):
-            return True
+        """True once the dialogue rating has started or been submitted; never when locking is off."""
         if not self.lock:
             return False
+        if self.done(session_id):
+            return True
         row = self.store.db.execute(
             "SELECT turns_locked_at FROM annotation_progress WHERE session_id = ? AND rater = ?",
             [session_id, self.rater]).fetchone()
