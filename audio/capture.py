@@ -22,7 +22,7 @@ import numpy as np
 
 from audio.devices import AudioUnavailable, check_input, import_sounddevice
 
-__all__ = ["AudioUnavailable", "EndPointer", "Recording", "level_of", "record_utterance"]
+__all__ = ["AudioUnavailable", "EndPointer", "Recording", "level_of", "record_utterance", "turn_audio_path"]
 
 SAMPLE_RATE = 16000
 BLOCK_S = 0.1
@@ -80,6 +80,15 @@ class EndPointer:
             if self.speech_blocks:
                 self.silent_run += 1
         return self.heard_speech and self.silent_run >= self.end_blocks
+
+
+def turn_audio_path(session_id: object, turn_index: int, kind: str = "user") -> str:
+    """Where a turn's audio goes: ``<data dir>/audio/<session>/<turn:04d>-<kind>.wav`` (folder created)."""
+    from engine.locations import audio_dir
+
+    folder = audio_dir() / str(session_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / f"{int(turn_index):04d}-{kind}.wav")
 
 
 def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[float], None] | None = None,

@@ -117,3 +117,13 @@ def test_level_scale() -> None:
     assert level_of(np.zeros(100, dtype=np.float32)) == 0.0
     assert level_of(np.ones(100, dtype=np.float32)) == 1.0
     assert 0.4 < level_of(np.full(100, 0.03, dtype=np.float32)) < 0.6
+
+
+def test_turn_audio_path_is_under_the_data_dir(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from audio.capture import turn_audio_path
+
+    monkeypatch.setenv("PARLEY_DATA", str(tmp_path))
+    p = turn_audio_path("s1", 3)
+    assert p == str(tmp_path / "audio" / "s1" / "0003-user.wav")
+    assert (tmp_path / "audio" / "s1").is_dir()
+    assert turn_audio_path("s1", 3, "system").endswith("0003-system.wav")
