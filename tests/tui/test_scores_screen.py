@@ -1,0 +1,75 @@
+"""The Scores screen shows the open database's MultiWOZ scores by condition and the satisfaction analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.widgets import Static
+from textual_plotext import PlotextPlot
+
+from engine.scoring.corpus import load_corpus
+from engine.scoring.replay import replay
+from engine.systems.echo import EchoSystem
+from store import open_store
+from tests.unit.test_score_satisfaction import build_store
+from tui.screens.scores import ScoresScreen
+
+CORPUS = Path(__file__).resolve().parents[1] / "unit" / "golden" / "score_corpus.json"
+
+
+class ScoresApp(App[None]):
+    def __init__(self, store: Any) -> None:
+        super().__init__()
+        self.store = store
+
+    def on_mount(self) -> None:
+        self.push_screen(ScoresScreen(self.store))
+
+
+def _text(app: App[Any], selector: str) -> str:
+    import io
+
+    from rich.console import Console
+
+    content = app.screen.query_one(selector, Static).content
+    if isinstance(content, str):
+        return content
+    console = Console(width=160, record=True, file=io.StringIO())
+    console.print(content)
+    return console.export_text()
+
+
+async def test_scores_screen_shows_conditions_and_ratings(tmp_path: Path) -> None:
+    store = build_store(tmp_path / "s.db")  # 4 rated dialogues, 3 raters
+    replay(load_corpus(CORPUS), EchoSystem(), store, system_spec="echo", source=str(CORPUS))
+    app = ScoresApp(store)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ScoresScreen) and screen.data is not None
+        assert "echo / original" in screen.data.multiwoz["conditions"]
+        assert screen.data.satisfaction is not None and screen.data.satisfaction["n_ratings"] == 12
+        assert "original" in _text(app, "#mwz-table")
+        sat = _text(app, "#sat-table")
+        assert "interest_arousal" in sat and "Spearman" in sat
+        assert "3 sessions" not in _text(app, "#scores-status")  # 4 annotation + 3 batch sessions
+        assert "7 sessions" in _text(app, "#scores-status")
+        assert len(screen.query(PlotextPlot)) == 2
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ScoresScreen)
+
+
+async def test_scores_screen_on_an_empty_database(tmp_path: Path) -> None:
+    app = ScoresApp(open_store(tmp_path / "empty.db"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "No sessions with a MultiWOZ goal" in _text(app, "#mwz-table")
+        assert "No dialogue ratings" in _text(app, "#sat-table")

@@ -1,0 +1,140 @@
+"""The Scores screen: MultiWOZ scores by system and condition and the satisfaction analysis of the open database,
+as tables and terminal charts (textual-plotext). The numbers come from ``engine.scoring`` — the same code as
+``parley score`` — computed in a thread worker; ``r`` recomputes, escape closes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState
+from textual_plotext import PlotextPlot
+
+
+@dataclass(frozen=True)
+class ScoreData:
+    """What the worker computed: ``parley score --multiwoz`` and ``--satisfaction`` results (None: no data)."""
+
+    multiwoz: dict[str, Any]
+    satisfaction: dict[str, Any] | None
+    counts: dict[str, int]
+
+
+def compute(store: Any) -> ScoreData:
+    """Score the store (no writes)."""
+    from engine.scoring.satisfaction import analyse, rows_from_store
+    from engine.scoring.stored import score_stored
+
+    mwz = score_stored(store)
+    rows, turns = rows_from_store(store)
+    sat = analyse(rows, turns).to_json() if rows else None
+    return ScoreData(mwz, sat, store.counts())
+
+
+class ScoresScreen(Screen[None]):
+    """Scores of the open database. ``store`` is a ``store.Store``."""
+
+    DEFAULT_CSS = """
+    ScoresScreen #scores-body { padding: 0 1; }
+    ScoresScreen .scores-title { text-style: bold; margin-top: 1; }
+    ScoresScreen .scores-hint { color: $text-muted; }
+    ScoresScreen Horizontal.charts { height: 16; }
+    ScoresScreen PlotextPlot { height: 16; min-width: 30; }
+    """
+    BINDINGS = [
+        Binding("escape,q", "close", "Close", id="scores_close"),
+        Binding("r", "refresh_scores", "Recompute", id="scores_refresh"),
+    ]
+
+    class Ready(Message):
+        """Posted by the worker with the computed scores."""
+
+        def __init__(self, data: ScoreData) -> None:
+            super().__init__()
+            self.data = data
+
+    def __init__(self, store: Any) -> None:
+        super().__init__()
+        self.store = store
+        self.data: ScoreData | None = None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scores-body"):
+            yield Static(f"Scores — {getattr(self.store, 'path', '')}", classes="scores-title", id="scores-head")
+            yield Static("computing…", id="scores-status", classes="scores-hint")
+            yield Static("", id="mwz-table")
+            with Horizontal(classes="charts"):
+                yield PlotextPlot(id="mwz-chart")
+                yield PlotextPlot(id="sat-chart")
+            yield Static("", id="sat-table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_refresh_scores()
+
+    def action_refresh_scores(self) -> None:
+        self.query_one("#scores-status", Static).update("computing…")
+        self._compute()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="scores", description="scoring the database")
+    def _compute(self) -> None:
+        self.post_message(self.Ready(compute(self.store)))
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.group == "scores":
+            err = event.worker.error
+            self.query_one("#scores-status", Static).update(f"scoring failed: {type(err).__name__}: {err}")
+            self.notify(f"Scoring failed: {err}", severity="error")
+
+    @on(Ready)
+    def _show(self, event: Ready) -> None:
+        from engine.scoring.report import PAPER_CORRELATIONS, conditions_table, satisfaction_tables
+
+        self.data = d = event.data
+        c = d.counts
+        self.query_one("#scores-status", Static).update(
+            f"{c.get('sessions', 0)} sessions · {c.get('turns', 0)} turns · {c.get('dialogue_ratings', 0)} "
+            f"dialogue ratings · {c.get('turn_ratings', 0)} turn ratings · r recomputes · escape closes")
+        conds = d.multiwoz.get("conditions", {})
+        self.query_one("#mwz-table", Static).update(
+            conditions_table(d.multiwoz) if conds else "No sessions with a MultiWOZ goal yet (parley run, or "
+                                                       "--goal for live sessions).")
+        mplot = self.query_one("#mwz-chart", PlotextPlot)
+        plt = mplot.plt
+        plt.clear_figure()
+        if conds:
+            names = [n.split(" / ", 1)[-1] for n in conds]
+            plt.multiple_bar(names, [[conds[n].get(m) or 0.0 for n in conds] for m in ("inform", "success", "bleu")],
+                             labels=["Inform", "Success", "BLEU"])
+            plt.title("MultiWOZ by condition (%)")
+        else:
+            plt.title("no MultiWOZ scores")
+        mplot.refresh()
+        splot = self.query_one("#sat-chart", PlotextPlot)
+        plt = splot.plt
+        plt.clear_figure()
+        if d.satisfaction:
+            corr = d.satisfaction["correlations"]
+            names = list(corr)
+            plt.multiple_bar([n.replace("_", " ") for n in names],
+                             [[corr[n]["spearman"] or 0.0 for n in names],
+                              [PAPER_CORRELATIONS[n][0] for n in names]], labels=["these ratings", "paper"])
+            plt.title("Spearman ρ with overall impression")
+            from rich.console import Group
+
+            self.query_one("#sat-table", Static).update(Group(*satisfaction_tables(d.satisfaction)[:3]))
+        else:
+            plt.title("no ratings")
+            self.query_one("#sat-table", Static).update("No dialogue ratings yet.")
+        splot.refresh()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
