@@ -67,7 +67,13 @@ class SKTODSystem:
         except Exception as e:  # a failing model must fail the turn, not the session
             raise TurnError(f"SK-TOD pipeline failed: {type(e).__name__}: {e}") from e
         if pred.target:
-            return SystemTurn(text=pred.response, state=self._state,
+            text = pred.response
+            if not pred.entities:  # the venue under discussion may simply have no reviews in this KB
+                names = [str(self._state.get(d, {}).get("name", "")) for d in ("restaurant", "hotel")]
+                names = [n for n in names if n and n not in ("dontcare", "not mentioned")]
+                if names:
+                    text = f"Sorry, I don't have any guest reviews of {names[0].title()}."
+            return SystemTurn(text=text, state=self._state,
                               internals={"branch": "sktod", "knowledge": pred.internals()},
                               latency_ms=(time.perf_counter() - t0) * 1000)
         turn = self.base.respond(history)

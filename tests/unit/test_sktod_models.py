@@ -233,3 +233,20 @@ def test_missing_generator_is_a_load_error(tmp_path: Path) -> None:
 
     with pytest.raises(LoadError, match="cannot load generator"):
         ModelGenerator(str(tmp_path / "nothing")).load()
+
+
+def test_system_says_when_a_venue_has_no_reviews(pipeline) -> None:
+    from engine.systems.sktod import SKTODSystem
+
+    class AvalonBase(StubBase):
+        def respond(self, history):
+            return SystemTurn(text="How about a guesthouse in the north?", state={"hotel": {"name": "avalon"}})
+
+    s = SKTODSystem(base=AvalonBase)
+    s.reset(0)
+    h = (Message("user", "I need a guesthouse in the north."),)
+    t = s.respond(h)
+    h = h + (Message("system", t.text), Message("user", "Is the wifi reliable there?"))
+    t2 = s.respond(h)
+    assert t2.internals["branch"] == "sktod"
+    assert "reviews" in t2.text and "Avalon" in t2.text
