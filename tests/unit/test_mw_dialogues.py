@@ -179,3 +179,18 @@ def test_never_raises_on_odd_input() -> None:
     assert bot.respond((Message("system", "hello"),)).text
     for key in ("db_count", "offered", "requested", "active_domain", "nlu"):
         assert key in bot.respond((Message("user", "a hotel"),)).internals
+
+
+def test_indexed_search_matches_db_query() -> None:
+    from engine.mwdb import load_db
+    from engine.systems.mw.search import Search
+
+    db = load_db()
+    search = Search(db)
+    for cons in ({"departure": "cambridge", "destination": "ely", "day": "monday"},
+                 {"departure": "cambridge", "destination": "ely", "day": "monday", "leaveAt": "12:15"},
+                 {"departure": "london kings cross", "destination": "cambridge", "day": "friday", "arriveBy": "9:30"},
+                 {"departure": "cambridge", "destination": "norwich", "day": "dontcare", "leaveAt": "dontcare"},
+                 {"destination": "cambridge", "arriveBy": "10:00"}):
+        assert search.query("train", cons) == db.query("train", cons)
+    assert search.query("restaurant", {"food": "chinese"}) == db.query("restaurant", {"food": "chinese"})

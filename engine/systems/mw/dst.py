@@ -39,7 +39,7 @@ class Tracker:
 
     def context(self) -> NluContext:
         return NluContext(active_domain=self.active_domain, sys_requested=self.sys_requested,
-                          state=self.state, offered=self.offered)
+                          state=self.state, offered=self.offered, offer_domain=self.last_offer_domain)
 
     def snapshot(self) -> dict[str, dict[str, str]]:
         return copy.deepcopy({d: s for d, s in self.state.items() if s})

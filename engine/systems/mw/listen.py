@@ -58,12 +58,15 @@ def listen(text: str, tr: Tracker, lex: Lexicon) -> None:
     # only what the corpus's system said counts as offered (not what the pipeline would have offered)
     tr.heard.update(found)
     tr.offered = dict(tr.heard)
-    tr.last_offer_domain = None
     asked: list[str] = []
     questions = clean(" ".join(re.findall(r"[^.?!]*\?", text)))
     for pat, slots in _ASKS:
         if pat.search(questions):
             asked.extend(s for s in slots if s not in asked)
+    if asked and re.search(r"prefer|particular|specific|in mind|certain|any (area|price|type)|looking for", questions):
+        asked.append("pref")
     tr.sys_requested = tuple(asked)
     if found or "book" in asked:
         tr.last_offer_domain = tr.active_domain if tr.active_domain in found or not found else next(iter(found))
+    else:
+        tr.last_offer_domain = None

@@ -29,6 +29,7 @@ class NluContext:
     sys_requested: tuple[str, ...] = ()  # slots the system asked for last turn ("leaveAt", "book_people", ...)
     state: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     offered: Mapping[str, str] = field(default_factory=dict)
+    offer_domain: str | None = None  # the domain of the offer / booking question the system just made
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,10 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     mentioned = list(dict.fromkeys(d for _, d in mentions))
     if "taxi" in mentioned:
         primary: str | None = "taxi"
+    elif "affirm" in intents and ctx.offer_domain and ctx.offer_domain == ctx.active_domain and (
+            "book" in intents or re.search(r"\b\d+ people\b|\d:\d\d", tn)) and not re.search(
+            r"\b(also|as well|another|too|looking for|need an?)\b", plain):
+        primary = ctx.active_domain  # "yes please, ... (and something about the train)": still the offer
     else:
         # a domain the user brings up now wins over the one already being talked about
         fresh = [d for d in mentioned if d != ctx.active_domain]
@@ -185,7 +190,8 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
     for m in P.PARKING_RE.finditer(plain):
         before = plain[max(0, m.start() - 40): m.start()]
         neg = P.NEG_BEFORE.search(before) and not re.search(r"\bfree\s*$", before)
-        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind)|not (important|needed|necessary)|either way",
+        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
+                     r"|not (important|needed|necessary)|either way",
                      plain[max(0, m.start() - 40): m.end() + 30]):
             b.add("hotel", "parking", "dontcare", m.start())
         else:
@@ -193,7 +199,8 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
     for m in P.INTERNET_RE.finditer(plain):
         before = plain[max(0, m.start() - 40): m.start()]
         neg = P.NEG_BEFORE.search(before) and not re.search(r"\bfree\s*$", before)
-        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind)|not (important|needed|necessary)|either way",
+        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
+                     r"|not (important|needed|necessary)|either way",
                      plain[max(0, m.start() - 40): m.end() + 30]):
             b.add("hotel", "internet", "dontcare", m.start())
         else:
@@ -375,6 +382,11 @@ def _same(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> None:
 def _dontcare(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> None:
     m = P.DONTCARE_RE.search(plain)
     if not m:
+        # "no" to "do you have a preference for the area?"
+        asked = [s for s in ctx.sys_requested if s not in ("pref", "book") and not s.startswith("book_")]
+        if "pref" in ctx.sys_requested and asked and domain and P.NEGATE_RE.search(plain) and not any(
+                d == domain and s == asked[0] for d, s in b.items) and not b.items:
+            b.add(domain, asked[0], "dontcare", 0)
         return
     span = plain[max(0, m.start() - 30): m.end() + 30]
     slot = None
@@ -387,7 +399,7 @@ def _dontcare(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> N
             slot = s
             break
     if slot is None:
-        asked = [s for s in ctx.sys_requested if not s.startswith("book_")]
+        asked = [s for s in ctx.sys_requested if s not in ("pref", "book") and not s.startswith("book_")]
         slot = asked[0] if asked else None
     if slot is None or domain is None:
         return

@@ -105,7 +105,9 @@ DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont
                  r"|not (?:really )?(?:picky|particular|fussy)|either (?:is|will|one)|whatever|i don't mind|no particular"
                  r"|doesn't really matter|not important|either way|any of them|any one|not bothered|flexible"
                  r"|i'm easy|no specific|don't have a preference|any (?:will be|is|would be) (?:fine|ok|okay|good)"
-                 r"|any of those|any time|anytime|doesn't matter)\b")
+                 r"|any of those|any time|anytime|doesn't matter|no specific time|no particular time"
+                 r"|(?:doesn't|does not|don't|do not) (?:need|have) to (?:have|include|be)|optional"
+                 r"|not (?:a )?(?:big deal|concern|an issue|necessary|required))\b")
 
 REQUESTS: list[tuple[re.Pattern[str], str]] = [
     (rx(r"\b(phone|number to call|contact number|contact details|phone numbers|telephone|call them)\b"), "phone"),

@@ -16,6 +16,7 @@ from typing import Any
 from engine.mwdb import BOOKABLE, MultiwozDB
 from engine.systems.mw.dst import Tracker
 from engine.systems.mw.nlu import NluResult
+from engine.systems.mw.search import search_for
 
 ASK_ORDER = {"restaurant": ("food", "area", "pricerange"), "hotel": ("area", "pricerange", "type"),
              "attraction": ("type", "area")}
@@ -75,6 +76,7 @@ class Policy:
 
     def __init__(self, db: MultiwozDB, seed: int) -> None:
         self.db = db
+        self.search = search_for(db)
         self.seed = seed
         self.bookings = 0
         self.asked: set[tuple[str, str]] = set()
@@ -161,7 +163,7 @@ class Policy:
             row = self.db.find(d, name)
             rows = [row] if row else []
         else:
-            rows = self.db.query(d, cons)
+            rows = self.search.query(d, cons)
         counts[d] = len(rows)
         venue = None
         if tr.offered.get(d):
@@ -225,7 +227,7 @@ class Policy:
             acts.append(_act("inform", d, "choice", len(rows)))
             acts.append(_act("request", d, missing[0]))
             self.asked.add((d, missing[0]))
-            sys_req.append(missing[0])
+            sys_req.extend((missing[0], "pref"))
             return None
         venue = self._pick(tr, d, rows, avoid=False)
         tr.offered[d] = self.db.venue_id(d, venue)
@@ -249,7 +251,7 @@ class Policy:
             if cons[s] == "dontcare":
                 continue
             rest = {k: v for k, v in cons.items() if k != s}
-            rows = self.db.query(d, rest)
+            rows = self.search.query(d, rest)
             if rows:
                 vals = sorted({str(r.get(s)) for r in rows if r.get(s)})[:3]
                 acts.append(_act("select", d, s, ", ".join(vals) if s != "name" and vals else None))
@@ -274,7 +276,7 @@ class Policy:
     def _hospital(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
                   sys_req: list[str]) -> dict[str, Any] | None:
         dept = tr.state.get("hospital", {}).get("department")
-        rows = self.db.query("hospital", {"department": dept} if dept else {})
+        rows = self.search.query("hospital", {"department": dept} if dept else {})
         counts["hospital"] = len(rows)
         row = dict(rows[0]) if dept and rows else {"name": "addenbrookes hospital", "phone": "01223245151"}
         row.setdefault("address", "Hills Rd, Cambridge")

@@ -29,7 +29,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     d = "train"
     state = tr.state.get(d, {})
     cons = {s: v for s, v in state.items() if not s.startswith("book_")}
-    rows = pol.db.query(d, cons)
+    rows = pol.search.query(d, cons)
     counts[d] = len(rows)
     rq = [s for s in tr.requested.get(d, []) if s in TRAIN_INFO or s == "reference"]
     intents = set(nlu.intents)
@@ -59,7 +59,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
                 acts.append(_act("inform", d, s, cons[s]))
         # relax the time: the closest train the other way
         loose = {k: v for k, v in cons.items() if k not in ("leaveAt", "arriveBy")}
-        alt = pol.db.query(d, loose)
+        alt = pol.search.query(d, loose)
         if alt:
             near = (min(alt, key=lambda r: r["arriveBy"]) if cons.get("leaveAt") else
                     max(alt, key=lambda r: r["leaveAt"]))
