@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -58,15 +59,20 @@ class ModelPickerScreen(ModalScreen[str | None]):
         self.current = current
 
     def compose(self) -> ComposeResult:
+        width = max((len(n) for n, _ in self.systems), default=8) + 2
         options: list[Option | None] = []
         for name, summary in self.systems:
-            mark = "● " if name == self.current else "  "
-            options.append(Option(f"{mark}{name:<11} {summary}", id=f"sys:{name}"))
+            line = Text("● " if name == self.current else "○ ", style="bold" if name == self.current else "dim")
+            line.append(f"{name:<{width}}", style="bold")
+            line.append(summary)
+            options.append(Option(line, id=f"sys:{name}"))
         if self.recent:
             options.append(None)
             for i, spec in enumerate(self.recent):
-                mark = "● " if spec == self.current else "  "
-                options.append(Option(f"{mark}recent: {spec}", id=f"recent:{i}"))
+                line = Text("● " if spec == self.current else "○ ", style="dim")
+                line.append("recent  ", style="italic")
+                line.append(spec)
+                options.append(Option(line, id=f"recent:{i}"))
         with Vertical(id="dialog", classes="dialog picker-dialog"):
             yield Label("Load a dialogue system", classes="dialog-title")
             yield Static("enter loads the highlighted system · or type a spec, a model folder or "
@@ -77,7 +83,11 @@ class ModelPickerScreen(ModalScreen[str | None]):
             yield Static("", id="picker-error", classes="error")
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        options = self.query_one(OptionList)
+        names = [n for n, _ in self.systems]
+        if self.current in names:
+            options.highlighted = names.index(self.current)
+        options.focus()
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:

@@ -106,10 +106,15 @@ class RewriterScreen(ModalScreen[list[str] | None]):
                             yield Select(options, value=value if value in p.choices else p.default,
                                          allow_blank=False, id=cid, tooltip=p.help)
                         else:
+                            shown = "" if value is None else _fmt(value)
                             if p.kind == "int":
-                                yield Input(_fmt(value), type="integer", id=cid, tooltip=p.help, classes="num")
-                            else:
-                                yield Input(_fmt(value), type="number", id=cid, tooltip=p.help, classes="num")
+                                yield Input(shown, type="integer", id=cid, tooltip=p.help, classes="num",
+                                            placeholder="none")
+                            elif p.kind == "float":
+                                yield Input(shown, type="number", id=cid, tooltip=p.help, classes="num",
+                                            placeholder="none")
+                            else:  # free text (a model folder, a hub id, ...)
+                                yield Input(shown, id=cid, tooltip=p.help, classes="text", placeholder="none")
 
     def _read(self, info: RewriterInfo) -> Spec:
         params: dict[str, Any] = {}
@@ -121,12 +126,19 @@ class RewriterScreen(ModalScreen[list[str] | None]):
                 value = self.query_one(f"#{cid}", Select).value
             else:
                 raw = self.query_one(f"#{cid}", Input).value.strip()
-                try:
-                    value = int(raw) if p.kind == "int" else float(raw)
-                except ValueError:
-                    raise ValueError(f"{info.name}: {p.name} must be a number, not {raw!r}") from None
-                if (p.lo is not None and value < p.lo) or (p.hi is not None and value > p.hi):
-                    raise ValueError(f"{info.name}: {p.name} must lie in [{p.lo}, {p.hi}], not {raw}")
+                if not raw:
+                    if p.default is not None:
+                        raise ValueError(f"{info.name}: {p.name} needs a value (default {_fmt(p.default)})")
+                    value = None
+                elif p.kind not in ("int", "float"):
+                    value = raw
+                else:
+                    try:
+                        value = int(raw) if p.kind == "int" else float(raw)
+                    except ValueError:
+                        raise ValueError(f"{info.name}: {p.name} must be a number, not {raw!r}") from None
+                    if (p.lo is not None and value < p.lo) or (p.hi is not None and value > p.hi):
+                        raise ValueError(f"{info.name}: {p.name} must lie in [{p.lo}, {p.hi}], not {raw}")
             if value != p.default:
                 params[p.name] = value
         return Spec(info.name, params)

@@ -39,8 +39,9 @@ class Scale(Widget, can_focus=True):
     def render(self) -> Text:
         a = self.aspect
         out = Text()
-        out.append(f"{a.label} ({a.lo}-{a.hi})", style="bold")
-        out.append(f"  {a.definition}\n", style="italic")
+        out.append(f"{a.label} ({a.lo}-{a.hi})\n", style="bold")
+        out.append(f"{a.definition}\n", style="italic")
+        out.append("  ")
         for v in a.values:
             label = f" {v} {a.option(v)} "
             out.append(label, style="reverse bold" if v == self.value else "")
@@ -66,10 +67,10 @@ class Scale(Widget, can_focus=True):
         self.value = start if self.value is None else max(a.lo, min(a.hi, self.value + step))
 
     def on_click(self, event: events.Click) -> None:
-        # the options sit on the second line: " v label " + 2 spaces each
-        if event.y != 1:
+        # the options sit on the last line, after two spaces: " v label " + 2 spaces each
+        if event.y != self.size.height - 1:
             return
-        x = 0
+        x = 2
         for v in self.aspect.values:
             width = len(f" {v} {self.aspect.option(v)} ")
             if x <= event.x < x + width:
