@@ -1,0 +1,253 @@
+"""``llm``: the MultiWOZ rule pipeline, verbalised by a small chat LLM (offline out of the box).
+
+``llm[:model=smollm2|PATH|HUB_ID][,max_new_tokens=40][,seed=N][,check=true][,trust_remote_code=true]
+[,allow_pickle=true][,db_dir=DIR]``
+
+The ``multiwoz`` pipeline (rule NLU, state tracking, DB query, policy) decides *what* to say — dialogue acts and
+the offered venue — and its template NLG writes a draft. The LLM (default: the bundled SmolLM2-135M-Instruct, see
+:mod:`engine.smollm`) rewrites the draft for the user's last message in a short prompt with one example, greedy,
+at most ``max_new_tokens`` (≤ 40 by default) new tokens, stopping at the first line break.
+
+The reply is checked before it is shown. If it drops a required value of the acts (venue names, phone numbers,
+booking references, train ids, postcodes, times), invents a number, refuses, or is empty, the template draft is
+shown instead (also when it asks a question the policy did not decide, or is far longer than the draft);
+``internals["fallback"]`` is then true and ``internals["reason"]`` says why. ``check=false`` shows
+the LLM's words unchecked (for studying the model itself).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from engine.loading import Progress, say
+from engine.spec import SpecError
+from engine.types import LoadError, Message, SystemTurn, TurnError
+
+SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the customer in "
+                 "your own friendly words. Keep names, numbers and times exactly. One or two sentences.")
+EXAMPLE = (
+    {"role": "user", "content": "Customer: I need a hotel in the north.\nDraft: Acorn Guest House is a 4 star "
+                                "guesthouse in the north. Shall I book it?"},
+    {"role": "assistant", "content": "How about the Acorn Guest House? It's a lovely 4 star guesthouse in the "
+                                     "north. Would you like me to book it?"},
+)
+EXAMPLE_WORDS = ("acorn",)
+#: act slots whose values must survive verbalisation
+REQUIRED_SLOTS = frozenset({"name", "phone", "ref", "reference", "trainid", "id", "postcode", "leaveat", "arriveby",
+                            "time", "book_time", "car"})
+TIME_SLOTS = frozenset({"leaveat", "arriveby", "time", "book_time"})
+REFUSALS = re.compile(r"\b(i'm sorry for (the|any) (confusion|misunderstanding)|as an? (ai|language model|"
+                      r"text-based)|i'?m (not able|unable) to|i (can ?not|can't) (help|assist|provide))\b", re.I)
+MAX_TOKENS_LIMIT = 256
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).strip()
+
+
+def _time_forms(value: str) -> list[str]:
+    m = re.fullmatch(r"(\d{1,2}):(\d{2})", value.strip())
+    if not m:
+        return [value]
+    h, mm = int(m.group(1)), m.group(2)
+    forms = {f"{h:02d}:{mm}", f"{h}:{mm}"}
+    if h > 12:
+        forms.add(f"{h - 12}:{mm}")
+    return sorted(forms)
+
+
+def required_values(acts: tuple[Mapping[str, Any], ...]) -> list[tuple[str, str]]:
+    """``(slot, value)`` pairs of the acts that a verbalisation must keep (inform/offer/book acts)."""
+    out: list[tuple[str, str]] = []
+    for a in acts:
+        slot = str(a.get("slot") or "").lower()
+        value = a.get("value")
+        if slot in REQUIRED_SLOTS and value not in (None, "", "?", "none") and str(a.get("act", "")) != "request":
+            pair = (slot, str(value))
+            if pair not in out:
+                out.append(pair)
+    return out
+
+
+def missing_values(text: str, required: list[tuple[str, str]]) -> list[str]:
+    """Required values not found in ``text`` (case-blind; phones ignoring spaces; times in 24h or 12h form)."""
+    low = _norm(text)
+    digits = re.sub(r"[\s-]", "", low)
+    missing = []
+    for slot, value in required:
+        v = _norm(value)
+        if slot == "phone":
+            ok = re.sub(r"[\s-]", "", v) in digits
+        elif slot in TIME_SLOTS:
+            ok = any(f in low for f in _time_forms(v))
+        elif slot == "name":
+            ok = v in low or v.removeprefix("the ") in low
+        else:
+            ok = v in low
+        if not ok:
+            missing.append(value)
+    return missing
+
+
+def check_reply(reply: str, draft: str, required: list[tuple[str, str]], user: str = "") -> str | None:
+    """Why ``reply`` may not be shown instead of ``draft`` (``None`` when it is fine)."""
+    if not reply.strip():
+        return "empty output"
+    if REFUSALS.search(reply):
+        return "the model refused or talked about itself"
+    missing = missing_values(reply, required)
+    if missing:
+        return "dropped required values: " + ", ".join(missing)
+    known = set(re.findall(r"\d+", draft.lower() + " " + user.lower()))
+    invented = [n for n in re.findall(r"\d+", reply.lower()) if n not in known]
+    if invented:
+        return "invented numbers: " + ", ".join(invented[:3])
+    low = reply.lower()
+    if any(w in low and w not in draft.lower() for w in EXAMPLE_WORDS):
+        return "copied the prompt example"
+    if "?" in reply and "?" not in draft:
+        return "asked a question the policy did not decide"
+    if len(reply) > 2 * len(draft) + 80:
+        return "too long"
+    return None
+
+
+def tidy(raw: str) -> str:
+    """First line, quotes stripped, cut back to the last full sentence when generation stopped mid-sentence."""
+    text = raw.strip().split("\n", 1)[0].strip().strip('"').strip()
+    text = re.sub(r"^(assistant|clerk|answer|reply)\s*:\s*", "", text, flags=re.I)
+    if text and text[-1] not in ".!?":
+        cut = max(text.rfind(". "), text.rfind("? "), text.rfind("! "))
+        text = text[:cut + 1] if cut > 0 else text
+    return text
+
+
+class LLMSystem:
+    """``multiwoz`` decides, a small chat LLM words it, a check falls back to the template."""
+
+    name = "llm"
+
+    def __init__(self, model: str = "smollm2", max_new_tokens: int = 40, seed: int | None = None,
+                 check: bool = True, trust_remote_code: bool = False, allow_pickle: bool = False,
+                 db_dir: str | None = None) -> None:
+        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or not (
+                1 <= max_new_tokens <= MAX_TOKENS_LIMIT):
+            raise SpecError(f"max_new_tokens must be an integer from 1 to {MAX_TOKENS_LIMIT}")
+        for flag, value in (("check", check), ("trust_remote_code", trust_remote_code),
+                            ("allow_pickle", allow_pickle)):
+            if not isinstance(value, bool):
+                raise SpecError(f"{flag} must be true or false, not {value!r}")
+        self.model_ref = str(model if model is not None else "smollm2").strip() or "smollm2"
+        self.max_new_tokens = max_new_tokens
+        self.seed = seed
+        self.check = check
+        self.trust_remote_code = trust_remote_code
+        self.allow_pickle = allow_pickle
+        self.db_dir = db_dir
+        self.model: Any = None
+        self.tokenizer: Any = None
+        self._pipeline: Any = None
+        self._lock = threading.Lock()
+        self._stops: list[int] | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self.model is not None
+
+    def load(self, progress: Progress = None) -> None:
+        """Load the rule pipeline and the LLM (the bundled model is converted once, then cached)."""
+        with self._lock:
+            if self.model is not None:
+                return
+            from engine.smollm import load_causal_lm
+            from engine.systems.multiwoz import MultiwozSystem
+
+            say(progress, "loading the MultiWOZ pipeline")
+            pipeline = MultiwozSystem(seed=self.seed, db_dir=self.db_dir)
+            pipeline.load()
+            self.model, self.tokenizer = load_causal_lm(self.model_ref, progress=progress,
+                                                        trust_remote_code=self.trust_remote_code,
+                                                        allow_pickle=self.allow_pickle)
+            self._pipeline = pipeline
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.seed = seed
+        if self._pipeline is not None:
+            self._pipeline.reset(seed)
+
+    def prompt(self, user: str, draft: str) -> list[dict[str, str]]:
+        """The chat messages sent to the LLM."""
+        return [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLE,
+                {"role": "user", "content": f"Customer: {user.strip()}\nDraft: {draft}"}]
+
+    def _stop_ids(self) -> list[int]:
+        """End-of-turn and line-break token ids (computed once per model)."""
+        if self._stops is None:
+            tok = self.tokenizer
+            ids = {tok.eos_token_id, tok.convert_tokens_to_ids("<|im_end|>")}
+            ids |= {i for t, i in tok.get_vocab().items() if t in ("Ċ", "\n", "ĊĊ", "<0x0A>")}
+            self._stops = sorted(i for i in ids if isinstance(i, int) and i >= 0 and i != tok.unk_token_id)
+        return list(self._stops)
+
+    def _generate(self, messages: list[dict[str, str]]) -> tuple[str, int, int]:
+        """``(raw text, prompt tokens, new tokens)``: greedy, ≤ max_new_tokens, stopping at a line break."""
+        import torch
+
+        tok = self.tokenizer
+        if getattr(tok, "chat_template", None):
+            enc = tok.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt",
+                                          return_dict=True)
+            ids = enc["input_ids"]
+        else:  # a plain causal LM: a simple transcript
+            text = "\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\nassistant:"
+            ids = tok(text, return_tensors="pt")["input_ids"]
+        eos = self._stop_ids()
+        with torch.inference_mode():
+            out = self.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=self.max_new_tokens,
+                                      do_sample=False, num_beams=1, eos_token_id=eos or None,
+                                      pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else eos[0])
+        new = out[0, ids.shape[1]:]
+        return tok.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0])
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+        if not history or history[-1].role != "user":
+            raise TurnError("the dialogue history must end with a user message")
+        if not self.loaded:
+            self.load()
+        t0 = time.perf_counter()
+        pipeline = self._pipeline
+        try:
+            decision = pipeline.decide(tuple(history))
+            draft = pipeline.realise(decision)
+        except LoadError:
+            raise
+        except Exception as e:
+            raise TurnError(f"llm: the MultiWOZ pipeline failed: {type(e).__name__}: {e}") from e
+        required = required_values(decision.acts)
+        internals: dict[str, Any] = {
+            "model": self.model_ref, "template": draft, "required": [v for _, v in required],
+            "db_count": dict(decision.db_count), "offered": dict(decision.offered),
+            "active_domain": decision.active_domain,
+        }
+        t1 = time.perf_counter()
+        reason: str | None
+        try:
+            raw, n_prompt, n_new = self._generate(self.prompt(history[-1].text, draft))
+            reply = tidy(raw)
+            internals.update(llm_raw=raw, prompt_tokens=n_prompt, new_tokens=n_new)
+            reason = check_reply(reply, draft, required, history[-1].text) if self.check else (
+                None if reply else "empty output")
+        except Exception as e:  # the template is always there to fall back on
+            reply, reason = "", f"generation failed: {type(e).__name__}: {e}"
+        internals["generation_ms"] = round((time.perf_counter() - t1) * 1000, 1)
+        internals["fallback"] = reason is not None
+        internals["reason"] = reason
+        text = draft if reason is not None else reply
+        return SystemTurn(text=text, state={d: dict(s) for d, s in decision.state.items()},
+                          acts=tuple(dict(a) for a in decision.acts), internals=internals,
+                          latency_ms=(time.perf_counter() - t0) * 1000)
