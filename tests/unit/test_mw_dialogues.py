@@ -194,3 +194,26 @@ def test_indexed_search_matches_db_query() -> None:
                  {"destination": "cambridge", "arriveBy": "10:00"}):
         assert search.query("train", cons) == db.query("train", cons)
     assert search.query("restaurant", {"food": "chinese"}) == db.query("restaurant", {"food": "chinese"})
+
+
+def test_accepting_the_relaxed_alternative() -> None:
+    bot = MultiwozSystem(seed=3)
+    t = talk(bot, "any mexican restaurants in the centre?", "ok book me there for 6 people at 12:30 on sunday")
+    assert acts(t[0], "nooffer") and acts(t[0], "select")[0]["slot"] == "area"  # the food is what was just asked
+    assert t[1].state["restaurant"]["area"] != "centre"
+    assert acts(t[1], "book", "restaurant")
+
+
+def test_taxi_from_there_and_yes_no_questions() -> None:
+    bot = MultiwozSystem(seed=3)
+    t = talk(bot, "a cheap hotel in the north", "does it have free wifi?",
+             "I need a taxi from there to curry garden at 6pm")
+    assert t[1].text.startswith(("Yes, it has free wifi", "No, it doesn't have free wifi"))
+    assert t[2].state["taxi"]["departure"] == t[0].internals["offered"]["hotel"]
+    assert acts(t[2], "book", "taxi")
+
+
+def test_hospital_department() -> None:
+    t = talk(MultiwozSystem(), "the phone number for the paediatric clinic please")
+    assert t[0].state == {"hospital": {"department": "paediatric clinic"}}
+    assert "01223348313" in t[0].text

@@ -66,7 +66,8 @@ def _distinct(text: str) -> str:
 
 @dataclass(frozen=True)
 class NameMention:
-    """A venue name (domain ``restaurant``/``hotel``/``attraction``) or a train station (domain ``station``)."""
+    """A venue name (domain ``restaurant``/``hotel``/``attraction``), a train station (domain ``station``) or a
+    hospital department (domain ``department``)."""
 
     start: int
     end: int
@@ -107,6 +108,11 @@ class Lexicon:
                     self.alias.setdefault(v, (domain, name))
         for alias, station in STATION_ALIASES.items():
             self.alias.setdefault(alias, ("station", station))
+        for dept in db.values("hospital", "department"):
+            for v in {dept, dept.replace(" department", ""), dept.replace(" unit", ""), dept + " department",
+                      dept.replace("paediatric", "pediatric"), dept.replace("haematology", "hematology")}:
+                if v not in _GENERIC and len(v) > 3:
+                    self.alias.setdefault(v, ("department", dept))
         # misspellings and shortenings seen in ordinary use
         extra = {"holiday inn": ("hotel", "express by holiday inn cambridge"),
                  "the marriott": ("hotel", "huntingdon marriott hotel"),

@@ -106,7 +106,9 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             n = acts[i]["value"] if i < len(acts) and acts[i]["slot"] == "choice" else "some"
             i += 1 if n != "some" else 0
             word = T.SLOT_WORDS.get(str(slot), str(slot))
-            if value:
+            if value and n == "1":
+                out.append(rng.choice(T.RELAX_ONE).format(slot=word, values=value))
+            elif value:
                 out.append(rng.choice(T.RELAX).format(slot=word, n=n, values=value))
             else:
                 out.append(rng.choice(T.RELAX_NOVALUES).format(slot=word, n=n))
@@ -115,6 +117,11 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
         elif act == "inform":
             if dom in ("hospital", "police") and slot == "name":
                 out.append(f"{_title(str(value))}:")
+                continue
+            if slot in ("internet", "parking"):
+                what = "free wifi" if slot == "internet" else "free parking"
+                informs.append(f"Yes, it has {what}." if value == "yes" else f"No, it doesn't have {what}."
+                               if value == "no" else f"I don't know about {what} there.")
                 continue
             if slot == "car type":
                 informs.append(f"It's a {value}.")

@@ -112,7 +112,9 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     taxi_ctx = any(d == "taxi" for _, d in mentions) or (ctx.active_domain == "taxi" and not any(
         d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
     for key, nm in holders.items():
-        if nm.domain == "station":
+        if nm.domain == "department":
+            mentions.append((where[key], "hospital"))
+        elif nm.domain == "station":
             cued = bool(re.search(r"\b(from|leav\w*|depart\w*|arriv\w* (in|at)|going to|go to|get to|travel\w* to"
                                   r"|heading to|train to)\s+$", tn[:where[key]]))
             if (nm.value != "cambridge" or cued or any(d == "train" for _, d in mentions)) and not taxi_ctx:
@@ -206,7 +208,8 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
         else:
             b.add("hotel", "internet", "no" if neg else "yes", m.start())
     for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
-        b.add("hotel", "type", "guesthouse", m.start())
+        if not re.search(r"\b(not|no|rather than|instead of)( an?)?\s+$", plain[: m.start()]):
+            b.add("hotel", "type", "guesthouse", m.start())
     if domain == "hotel" or "hotel" in mentioned:
         for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|rather) be an? hotel"
                              r"|hotel rather than|hotel instead|not an? guest ?house|proper hotel|actual hotel"
@@ -294,9 +297,16 @@ def _times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b
 
 
 def _ref_name(kind: str, ctx: NluContext) -> str | None:
-    dom = P.REF_DOMAIN.get(kind, "attraction")
-    if kind in ("place", "venue"):
+    if kind in ("place", "venue", "there", "here"):
+        # "from there": the venue of the domain being talked about, else the last one named
+        doms = [ctx.active_domain] if ctx.active_domain in ("restaurant", "hotel", "attraction") else []
+        doms += [d for d in ("restaurant", "attraction", "hotel") if d not in doms]
+        for dom in doms:
+            val = ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
+            if val:
+                return val
         return None
+    dom = P.REF_DOMAIN.get(kind, "attraction")
     return ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
 
 
@@ -304,12 +314,19 @@ def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, i
             ctx: NluContext, b: _Builder, taxi_ctx: bool) -> None:
     places: list[tuple[int, int, str, NameMention | None]] = []
     for key, mention in holders.items():
+        if mention.domain == "department":
+            b.add("hospital", "department", mention.value, where[key])
+            continue
         places.append((where[key], where[key] + len(key), mention.value, mention))
     if taxi_ctx:
         for m in P.REF_RE.finditer(tn):
             val = _ref_name(m.group(1), ctx)
             if val:
                 places.append((m.start(), m.end(), val, None))
+        for m in re.finditer(r"\b(?:from|to|get|leave|leaving) (there|here)\b", tn):
+            val = _ref_name(m.group(1), ctx)
+            if val:
+                places.append((m.start(1), m.end(1), val, None))
     places.sort()
     travel = "taxi" if taxi_ctx else ("train" if domain == "train" else None)
     for start, _end, value, nm in places:

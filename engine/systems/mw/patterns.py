@@ -139,7 +139,8 @@ QUESTION_START = rx(r"^(what|whats|what's|which|where|when|how|can|could|may|wou
 REQUEST_CUE = rx(r"\b(what|whats|what's|which|where|when|how|give me|tell me|get me|can i (?:get|have)|could i (?:get|have)"
                  r"|i need the|i'd like the|i would like the|i need their|i'd also like|may i have|may i get|provide"
                  r"|do you have the|do you know|send me|and the|also need|need to know|want to know|let me know"
-                 r"|could you give|can you give|could you tell|can you tell|information|info|details|\?|their)\b")
+                 r"|could you give|can you give|could you tell|can you tell|information|info|details|\?|their"
+                 r"|phone number|postcode|address|reference number|train id|entrance fee|travel time|car type)\b")
 
 GREET_RE = rx(r"^(hi|hello|hey|hiya|good (morning|afternoon|evening)|greetings|howdy)\b")
 THANKS_RE = rx(r"\b(thanks|thank you|thank|cheers|appreciate|ta|thankyou|thx)\b")

@@ -82,6 +82,8 @@ class Policy:
         self.asked: set[tuple[str, str]] = set()
         self.seen: dict[str, list[str]] = {}
         self.taxi: dict[str, str] = {}
+        self._fresh: dict[str, set[str]] = {}  # slots the user just gave: relaxed last
+        self.pending_relax: tuple[str, str, str] | None = None  # (domain, slot, value) proposed after no match
 
     def decide(self, tr: Tracker, nlu: NluResult) -> Decision:
         acts: list[dict[str, Any]] = []
@@ -89,6 +91,14 @@ class Policy:
         counts: dict[str, int] = {}
         intents = set(nlu.intents)
         d = tr.active_domain
+        pending, self.pending_relax = self.pending_relax, None
+        if pending and not tr.passive and intents & {"affirm", "book"} and pending[0] == d \
+                and (d, pending[1]) not in tr.changed:
+            tr.state.setdefault(d, {})[pending[1]] = pending[2]  # "ok" to the alternative just proposed
+            tr.changed.add((d, pending[1]))
+        self._fresh = {}
+        for dom, slot in tr.changed:
+            self._fresh.setdefault(dom, set()).add(slot)
         content = bool(nlu.inform or nlu.requests or intents & {"book", "affirm", "reqalts", "recommend"})
         sys_req: list[str] = []
         if "empty" in intents or (not content and not intents and d is None):
@@ -188,8 +198,8 @@ class Policy:
         if tr.wants_booking.get(d) and BOOKABLE.get(d):
             if venue is None:
                 if not rows:
-                    acts.append(_act("nooffer", d))
-                    self._relax(d, cons, acts, sys_req)
+                    self._no_match(d, cons, acts, sys_req)
+                    tr.offered.pop(d, None)
                     return None
                 venue = self._pick(tr, d, rows, avoid=False)
                 tr.offered[d] = self.db.venue_id(d, venue)
@@ -208,11 +218,7 @@ class Policy:
                     acts.append(_act("inform", d, s, book[s]))
             return venue
         if not rows:
-            acts.append(_act("nooffer", d))
-            for s, v in cons.items():
-                if v != "dontcare":
-                    acts.append(_act("inform", d, s, v))
-            self._relax(d, cons, acts, sys_req)
+            self._no_match(d, cons, acts, sys_req)
             tr.offered.pop(d, None)
             return None
         if venue is not None and not (tr.changed & {(d, s) for s in cons}) and "recommend" not in intents:
@@ -244,16 +250,26 @@ class Policy:
             if venue.get(s) not in (None, "", "?"):
                 acts.append(_act("inform", d, s, venue[s]))
 
+    def _no_match(self, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
+        acts.append(_act("nooffer", d))
+        for s, v in cons.items():
+            if v != "dontcare":
+                acts.append(_act("inform", d, s, v))
+        self._relax(d, cons, acts, sys_req)
+
     def _relax(self, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
         """Find one constraint whose removal gives matches and offer that as an alternative."""
-        for s in sorted(cons, key=lambda s: ("name", "food", "type", "area", "pricerange", "stars").index(s)
-                        if s in ("name", "food", "type", "area", "pricerange", "stars") else 9):
+        order = ("area", "pricerange", "stars", "internet", "parking", "type", "food", "name")
+        fresh = self._fresh.get(d, set())
+        for s in sorted(cons, key=lambda s: (s in fresh, order.index(s) if s in order else 9)):
             if cons[s] == "dontcare":
                 continue
             rest = {k: v for k, v in cons.items() if k != s}
             rows = self.search.query(d, rest)
             if rows:
-                vals = sorted({str(r.get(s)) for r in rows if r.get(s)})[:3]
+                allv = sorted({str(r.get(s)) for r in rows if r.get(s)})
+                vals = allv[:3]
+                self.pending_relax = (d, s, allv[0] if len(allv) == 1 else "dontcare")
                 acts.append(_act("select", d, s, ", ".join(vals) if s != "name" and vals else None))
                 acts.append(_act("inform", d, "choice", len(rows)))
                 sys_req.append(s)

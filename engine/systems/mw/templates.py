@@ -72,6 +72,8 @@ NOOFFER = ["Sorry, I couldn't find any {what}.", "I'm afraid there are no {what}
 RELAX = ["If you drop the {slot}, there are {n} (for example {values}). Would that work?",
          "I do have {n} if we change the {slot}, such as {values}. Shall I look at those?",
          "Without the {slot} there are {n}, e.g. {values}. Would you like one of them?"]
+RELAX_ONE = ["There is one if we change the {slot} to {values}. Would that work?",
+             "I do have one with {slot} {values} instead. Shall I go with that?"]
 RELAX_NOVALUES = ["There are {n} if we change the {slot}. Would you like that?"]
 CONSTRAINTS = ["Could you try different requirements?", "Would you like to change something and try again?"]
 NOBOOK_REF = ["You haven't booked anything there yet. Shall I make a booking?"]
