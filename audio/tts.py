@@ -212,6 +212,9 @@ def _load_one(backend: str, deterministic: bool, progress: Progress) -> Any:
         tts = _cache.get(key)
         if tts is None:
             tts = _FACTORIES[backend](deterministic)
+            twin: Any = _cache.get((backend, not deterministic))
+            if backend == "piper" and getattr(twin, "_voice", None) is not None:  # one ONNX session for both
+                tts._voice, tts.sample_rate = twin._voice, twin.sample_rate
     tts.load(progress)
     with _cache_lock:
         _cache.setdefault(key, tts)

@@ -1,12 +1,15 @@
 """Speech benchmarks: TTS and ASR real-time factors, the warm TTS→ASR channel, and ASR latency on a 5 s file.
 
-Run: .venv/bin/python bench/audio_bench.py [--quick] [--out bench/results/audio_raw.json]
+Run: .venv/bin/python bench/audio_bench.py [--quick] [--reps 3] [--out FILE.json]
 
-Utterances are our own MultiWOZ-style sentences of about 5 s of piper speech (names, times, counts). Each
-figure is per utterance; models are loaded and warmed first (the channel figure is "warm models"). The ASR
-"live" setting is what a recorded turn uses (WAV file, Silero VAD, temperature fallback); "channel" is what
-asr-real uses (array, no VAD, temperature 0). "fw-defaults" is faster-whisper's defaults (beam 5, temperature
-fallback, VAD off) — the setting of the figures measured before this work.
+Utterances are our own MultiWOZ-style sentences of about 5 s of piper speech (names, times, counts). Figures are
+per utterance, with models loaded and warmed first ("warm models"). Each utterance is timed ``--reps`` times:
+``first`` is the median over utterances of the first run, ``best`` the median of each utterance's fastest run
+(the figure least disturbed by other processes on a shared machine); ``cpu_s`` is process CPU time (all threads).
+
+ASR settings: "channel" is what asr-real uses (array, no VAD, greedy, temperature 0); "live" is what a recorded
+turn uses (WAV file, Silero VAD, greedy, temperature fallback); "fw-defaults" is faster-whisper's defaults (beam 5,
+temperature fallback, no VAD), the setting of the figures measured before this work.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -41,40 +46,58 @@ UTTERANCES = (
 )
 
 
-def stats(xs: list[float]) -> dict[str, float]:
-    return {"median": round(statistics.median(xs), 3), "mean": round(statistics.fmean(xs), 3),
-            "min": round(min(xs), 3), "max": round(max(xs), 3), "n": len(xs)}
-
-
-CPU: list[float] = []  # process CPU seconds (user+sys, all threads) of every timed call, in order
-
-
-def timed(fn):  # type: ignore[no-untyped-def]
-    """Run ``fn``; return (result, wall seconds). The CPU seconds it used are appended to ``CPU``."""
-    c0 = _cpu()
-    t = time.perf_counter()
-    out = fn()
-    wall = time.perf_counter() - t
-    CPU.append(_cpu() - c0)
-    return out, wall
-
-
 def _cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
 
 
-def cpu_since(n: int) -> dict[str, float]:
-    """Stats of the CPU seconds of the timed calls made since ``len(CPU) == n``."""
-    return stats(CPU[n:])
+def _r(x: float) -> float:
+    return round(x, 3)
+
+
+class Timing:
+    """Wall/CPU seconds of ``reps`` runs per item; summarised over items."""
+
+    def __init__(self) -> None:
+        self.first: list[float] = []
+        self.best: list[float] = []
+        self.cpu: list[float] = []
+        self.per_audio_s: list[float] = []
+
+    def run(self, fn: Callable[[], Any], reps: int, audio_s: float | None = None) -> Any:
+        walls, out = [], None
+        for _ in range(reps):
+            c0, t0 = _cpu(), time.perf_counter()
+            out = fn()
+            walls.append(time.perf_counter() - t0)
+            self.cpu.append(_cpu() - c0)
+        self.first.append(walls[0])
+        self.best.append(min(walls))
+        if audio_s:
+            self.per_audio_s.append(audio_s)
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "first": {"median": _r(statistics.median(self.first)), "mean": _r(statistics.fmean(self.first))},
+            "best": {"median": _r(statistics.median(self.best)), "mean": _r(statistics.fmean(self.best))},
+            "cpu_s_median": _r(statistics.median(self.cpu)), "n": len(self.first)}
+        if self.per_audio_s:
+            out["rtf_best_median"] = _r(statistics.median(b / a for b, a in zip(self.best, self.per_audio_s,
+                                                                                 strict=True)))
+            out["rtf_first_median"] = _r(statistics.median(f / a for f, a in zip(self.first, self.per_audio_s,
+                                                                                  strict=True)))
+        return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="4 utterances, tiny.en only")
-    ap.add_argument("--out", default=None, help="write the raw figures as JSON here")
+    ap.add_argument("--quick", action="store_true", help="4 utterances, tiny.en only, 1 rep")
+    ap.add_argument("--reps", type=int, default=3, help="timed runs per utterance (default 3)")
+    ap.add_argument("--out", default=None, help="also write the figures as JSON here")
     args = ap.parse_args()
-    utts = UTTERANCES[:4] if args.quick else UTTERANCES
+    utts = list(UTTERANCES[:4] if args.quick else UTTERANCES)
+    reps = 1 if args.quick else max(1, args.reps)
 
     from audio.asr import SAMPLE_RATE, get_asr, resample
     from audio.channel import RealASRChannel
@@ -82,92 +105,93 @@ def main() -> None:
     from audio.wer import wer
     from engine.rewrite.base import RewriteContext
 
-    res: dict = {"machine": f"{platform.machine()} cores={os.cpu_count()}",
-                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "utterances": len(utts),
-                 "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+    res: dict[str, Any] = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, no GPU", "reps": reps,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "utterances": len(utts),
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
 
-    # --- TTS --------------------------------------------------------------------------------------------------
-    (piper, load_s) = timed(lambda: get_tts("piper", fallback=False, deterministic=True))
-    res["piper_load_s"] = round(load_s, 2)
+    # TTS: a fresh sentence cache for every run, so each run synthesises
+    t0 = time.perf_counter()
+    piper = get_tts("piper", fallback=False, deterministic=True)
+    res["piper_load_s"] = _r(time.perf_counter() - t0)
     piper.synthesize("Warm up.")
-    clips, tts_s, tts_rtf, secs, n0 = [], [], [], [], len(CPU)
+
+    def cold_piper() -> PiperTTS:
+        fresh = PiperTTS(deterministic=True)
+        fresh._voice, fresh.sample_rate = piper._voice, piper.sample_rate
+        return fresh
+
+    tts_t, clips = Timing(), []
     for u in utts:
-        fresh = PiperTTS(deterministic=True)  # no sentence cache: a cold sentence every time
-        fresh._voice = piper._voice
-        (audio, sr), dt = timed(lambda fresh=fresh, u=u: fresh.synthesize(u))
-        clip = resample(audio, sr, SAMPLE_RATE)
-        clips.append(clip)
-        secs.append(clip.size / SAMPLE_RATE)
-        tts_s.append(dt)
-        tts_rtf.append(dt / secs[-1])
-    res["audio_seconds"] = stats(secs)
-    res["tts_piper"] = {"seconds": stats(tts_s), "rtf": stats(tts_rtf), "cpu_s": cpu_since(n0)}
-    piper.synthesize(utts[0])  # now in the sentence cache
-    (_, cached_s) = timed(lambda: piper.synthesize(utts[0]))
-    res["tts_piper_cached_sentence_s"] = round(cached_s, 4)
+        n = len(cold_piper().synthesize(u)[0]) / piper.sample_rate
+        audio, sr = tts_t.run(lambda u=u: cold_piper().synthesize(u), reps, n)
+        clips.append(resample(audio, sr, SAMPLE_RATE))
+    secs = [c.size / SAMPLE_RATE for c in clips]
+    res["audio_seconds"] = {"median": _r(statistics.median(secs)), "min": _r(min(secs)), "max": _r(max(secs))}
+    res["tts_piper"] = tts_t.summary()
+    piper.synthesize(utts[0])
+    t0 = time.perf_counter()
+    piper.synthesize(utts[0])
+    res["tts_piper_sentence_cache_hit_s"] = round(time.perf_counter() - t0, 4)
     try:
         esp = get_tts("espeak", fallback=False)
-        e_s, e_rtf = [], []
+        esp_t = Timing()
         for u in utts:
-            (a, sr), dt = timed(lambda u=u: esp.synthesize(u))
-            e_s.append(dt)
-            e_rtf.append(dt / (a.size / sr))
-        res["tts_espeak"] = {"seconds": stats(e_s), "rtf": stats(e_rtf)}
+            a, sr = esp.synthesize(u)
+            esp_t.run(lambda u=u: esp.synthesize(u), reps, a.size / sr)
+        res["tts_espeak"] = esp_t.summary()
     except Exception as e:  # espeak-ng missing
         res["tts_espeak"] = {"error": str(e)}
 
-    # --- ASR --------------------------------------------------------------------------------------------------
+    # ASR
     models = ["tiny.en"] if args.quick else ["tiny.en", "base"]
     tmp = Path(tempfile.mkdtemp(prefix="parley-bench-"))
     wavs = [write_wav(tmp / f"u{i}.wav", c, SAMPLE_RATE) for i, c in enumerate(clips)]
     for m in models:
-        (asr, load_s) = timed(lambda m=m: get_asr(m))
-        entry: dict = {"load_s": round(load_s, 2)}
-        for label, call in (
-            ("channel", lambda c, w, asr=asr: asr.transcribe(c, vad=False, deterministic=True)),
-            ("live", lambda c, w, asr=asr: asr.transcribe(w)),
-        ):
-            lat, rtf, hyps, n0 = [], [], [], len(CPU)
-            for c, w in zip(clips, wavs, strict=True):
-                tr, dt = timed(lambda c=c, w=w, call=call: call(c, w))
-                lat.append(dt)
-                rtf.append(dt / (c.size / SAMPLE_RATE))
-                hyps.append(tr.text)
-            entry[label] = {"latency_s": stats(lat), "rtf": stats(rtf), "cpu_s": cpu_since(n0),
-                            "wer": round(wer(list(utts), hyps), 4)}
-        whisper = asr._whisper
-        lat, hyps, lang = [], [], asr._language(whisper)
-        for c in clips:
-            def default_decode(c=c, whisper=whisper, lang=lang):  # type: ignore[no-untyped-def]
-                segs, _ = whisper.transcribe(c, language=lang)
-                return " ".join(s.text for s in segs)
-            text, dt = timed(default_decode)
-            lat.append(dt)
-            hyps.append(text)
-        entry["fw-defaults"] = {"latency_s": stats(lat), "wer": round(wer(list(utts), hyps), 4)}
+        t0 = time.perf_counter()
+        asr = get_asr(m)
+        entry: dict[str, Any] = {"load_s": _r(time.perf_counter() - t0)}
+        whisper, lang = asr._whisper, asr._language(asr._whisper)
+
+        def fw_defaults(c: Any, w: str, whisper: Any = whisper, lang: Any = lang) -> str:
+            segs, _ = whisper.transcribe(c, language=lang)
+            return " ".join(s.text for s in segs)
+
+        modes: dict[str, Callable[[Any, str], str]] = {
+            "channel": lambda c, w, asr=asr: asr.transcribe(c, vad=False, deterministic=True).text,
+            "live": lambda c, w, asr=asr: asr.transcribe(w).text,
+            "fw-defaults": fw_defaults,
+        }
+        for label, call in modes.items():
+            t, hyps = Timing(), []
+            for c, w, s in zip(clips, wavs, secs, strict=True):
+                hyps.append(t.run(lambda c=c, w=w, call=call: call(c, w), reps, s))
+            entry[label] = {**t.summary(), "wer": round(wer(utts, hyps), 4)}
         res[f"asr_{m}"] = entry
 
-    # --- the whole channel, warm --------------------------------------------------------------------------------
+    # the whole channel with warm models (fresh piper sentence cache per run)
     for m in models:
         ch = RealASRChannel(model=m).load()
         ch.rewrite("Warm up the channel.", RewriteContext(rng=random.Random(0), seed=0))
         for label, snr in (("clean", None), ("snr10", 10.0)):
             ch.params = {**ch.params, "snr": snr}
-            ch._tts = PiperTTS(deterministic=True)  # cold sentence cache for each pass
-            ch._tts._voice = piper._voice
-            lat, hyps, n0 = [], [], len(CPU)
-            for i, u in enumerate(utts):
-                out, dt = timed(lambda u=u, i=i, ch=ch: ch.rewrite(u, RewriteContext(rng=random.Random(i), seed=i)))
-                lat.append(dt)
-                hyps.append(out.after)
-            res[f"channel_{m}_{label}"] = {"seconds": stats(lat), "cpu_s": cpu_since(n0),
-                                           "wer": round(wer(list(utts), hyps), 4)}
+            t, hyps = Timing(), []
+
+            def once(u: str, i: int, ch: Any = ch) -> str:
+                ch._tts = cold_piper()
+                return str(ch.rewrite(u, RewriteContext(rng=random.Random(i), seed=i)).after)
+
+            for i, (u, s) in enumerate(zip(utts, secs, strict=True)):
+                hyps.append(t.run(lambda u=u, i=i: once(u, i), reps, s))
+            res[f"channel_{m}_{label}"] = {**t.summary(), "wer": round(wer(utts, hyps), 4)}
         ch.params = {**ch.params, "snr": None}
-        lat = []
-        for i, u in enumerate(utts):  # second pass: every sentence is in piper's sentence cache
-            _, dt = timed(lambda u=u, i=i, ch=ch: ch.rewrite(u, RewriteContext(rng=random.Random(i), seed=i)))
-            lat.append(dt)
-        res[f"channel_{m}_repeated_sentences"] = {"seconds": stats(lat)}
+        ch._tts = piper
+        for u in utts:
+            ch.rewrite(u, RewriteContext(rng=random.Random(0), seed=0))
+        t = Timing()
+        for i, u in enumerate(utts):  # every sentence is in piper's sentence cache now
+            t.run(lambda u=u, i=i, ch=ch: ch.rewrite(u, RewriteContext(rng=random.Random(i), seed=i)), reps)
+        res[f"channel_{m}_cached_sentences"] = t.summary()
 
     res["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     text = json.dumps(res, indent=2)

@@ -55,6 +55,8 @@ def test_piper_is_deterministic(piper, clips) -> None:  # type: ignore[no-untype
     fresh = type(piper)(deterministic=True).load()  # a second voice object gives the same samples
     assert np.array_equal(fresh.synthesize(SENTENCES[0])[0], again)
     assert piper.synthesize(SENTENCES[0], speed=1.5)[0].size < 0.8 * again.size
+    natural = get_tts("piper")  # the sampling variant shares the loaded ONNX session
+    assert natural is not piper and natural._voice is piper._voice
 
 
 def test_round_trip_wer_under_bound(tiny, clips) -> None:  # type: ignore[no-untyped-def]
