@@ -41,7 +41,7 @@ def conditions_table(result: Mapping[str, Any], seconds: Mapping[str, float] | N
         drop = (row.get("drop") or {}).get("combined")
         ci = (row.get("ci") or {}).get("combined")
         cells = [name, str(row.get("n", "")), _f(row.get("inform")), _f(row.get("success")), _f(row.get("bleu")),
-                 _f(row.get("combined")), "" if drop is None or name == "original" else f"↓ {drop:.1f}"
+                 _f(row.get("combined")), "" if drop is None or name.endswith("original") else f"↓ {drop:.1f}"
                  if drop >= 0 else f"↑ {-drop:.1f}", f"{ci[0]:.1f}–{ci[1]:.1f}" if ci else "",
                  str(row.get("failed_turns", ""))]
         if seconds:

@@ -66,7 +66,8 @@ def score_session(store: Any, session_id: str, reference: CorpusDialogue | None 
 def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
                  mode: str | None = None) -> dict[str, Any]:
     """Scores of every stored session with a goal, grouped by system and condition:
-    ``{"conditions": {"SYSTEM / CONDITION": {inform, success, bleu, combined, n, mode}}}``.
+    ``{"conditions": {"SYSTEM / CONDITION": {inform, success, bleu, combined, n, mode, drop?}}}``; ``drop`` is
+    the relative decrease against the same system's ``original`` sessions, when there are some.
 
     BLEU/Combined are given for a group when every session in it names a reference dialogue found in ``corpus``
     or in the file its ``source`` points to.
@@ -103,4 +104,10 @@ def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
         else:
             hyps = refs_t = None
         out[key] = {**aggregate(scores, hyps, refs_t).to_json(), "mode": ",".join(sorted(modes[key]))}
+    for key, row in out.items():  # relative drop against the same system's original condition (positive = worse)
+        base = out.get(key.split(" / ", 1)[0] + " / original")
+        if base is not None:
+            row["drop"] = {m: None if not base.get(m) or row.get(m) is None else
+                           round(100.0 * (base[m] - row[m]) / base[m], 2)
+                           for m in ("inform", "success", "bleu", "combined")}
     return {"conditions": out}

@@ -201,7 +201,7 @@ def test_run_cli_json_golden(tmp_path: Path) -> None:
     out = tmp_path / "mwz.json"
     res = CliRunner().invoke(main, ["run", "--system", "echo", "--dialogues", str(CORPUS), "--db",
                                     str(tmp_path / "r.db"), "--json", "--bootstrap", "200", "--seed", "3",
-                                    "--mwzeval-out", str(out)])
+                                    "--mwzeval-out", str(out), "--html", str(tmp_path / "r.html")])
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     golden = GOLDEN / "score_run.json"
@@ -210,6 +210,7 @@ def test_run_cli_json_golden(tmp_path: Path) -> None:
     assert got == json.loads(golden.read_text(encoding="utf-8"))
     assert set(got["conditions"]["original"]) >= {"inform", "success", "bleu", "combined", "n", "drop", "ci"}
     assert sorted(json.loads(out.read_text())) == ["auth0001", "auth0002", "auth0003"]
+    assert "MultiWOZ scores" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
 def test_run_cli_errors(tmp_path: Path) -> None:
@@ -221,3 +222,43 @@ def test_run_cli_errors(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "unknown rewriter" in r.output
     r = CliRunner().invoke(main, ["run", "--system", "nope", "--dialogues", str(CORPUS)])
     assert r.exit_code == 2 and "unknown system" in r.output
+
+
+def test_score_multiwoz_cli_json_golden(tmp_path: Path) -> None:
+    from engine.types import Message, SystemTurn
+    from tui.cli import main
+
+    class Deaf:
+        """Ignores what the user says, so the golden file does not depend on any rewriter's wording."""
+
+        name = "deaf"
+
+        def reset(self, seed: int | None = None) -> None:
+            self.n = 0
+
+        def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+            self.n += 1
+            return SystemTurn("charlie chan is cheap . the phone number is 01223361763 ." if self.n == 1 else
+                              "you are welcome , goodbye .",
+                              state={"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}})
+
+    db = tmp_path / "r.db"
+    store = open_store(db)
+    replay(load_corpus(CORPUS), Deaf(), store, system_spec="deaf", source=str(CORPUS), seed=2,
+           conditions=["original", "impolite:scenario=2"] if _has("impolite") else ["original"])
+    store.close()
+    res = CliRunner().invoke(main, ["score", "--db", str(db), "--multiwoz", "--json", "--dialogues", str(CORPUS)])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.stdout)
+    assert got["multiwoz"]["conditions"]["deaf / original"]["n"] == 3
+    golden = GOLDEN / "score_multiwoz.json"
+    if _has("impolite"):
+        if os.environ.get("PARLEY_UPDATE_GOLDEN") or not golden.exists():
+            golden.write_text(json.dumps(got, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        assert got == json.loads(golden.read_text(encoding="utf-8"))
+
+
+def _has(rewriter: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(f"engine.rewrite.{rewriter}") is not None

@@ -51,8 +51,12 @@ def _mwzeval_paths(out: Path, names: list[str]) -> dict[str, Path]:
 @click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
               help="Paired bootstrap resamples for the confidence intervals (0: none).")
 @click.option("--tester", default="replay", show_default=True, help="Tester name stored with the sessions.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG bar chart (matplotlib).")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
+              help="Write a self-contained HTML report.")
 def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: int | None, seed: int,
-        db_path: str | None, as_json: bool, mwzeval_out: str | None, n_boot: int, tester: str) -> None:
+        db_path: str | None, as_json: bool, mwzeval_out: str | None, n_boot: int, tester: str,
+        plot: str | None, html_out: str | None) -> None:
     """Replay corpus dialogues through a system under rewriter conditions and score them (Inform, Success,
     BLEU, Combined; drops against `original`; paired bootstrap CIs). Every dialogue is stored as a batch
     session with its condition."""
@@ -122,6 +126,15 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
             data = to_mwzeval({d.dialogue_id: d.turns for d in r.dialogues})
             paths[r.name].write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
             err.print(f"mwzeval input for {r.name}: {paths[r.name]}")
+    if plot or html_out:
+        from engine.scoring import report
+
+        if plot:
+            report.figure(result).savefig(plot, dpi=110, bbox_inches="tight")
+            err.print(f"plot written to {plot}")
+        if html_out:
+            report.html_report(result, html_out, title=f"parley run — {system_spec} on {Path(dialogues).name}")
+            err.print(f"report written to {html_out}")
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
