@@ -122,7 +122,7 @@ def _llm_generate(model: Any, tok: Any, text: str, spans: list[Any], scenario: i
     prompt = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
     enc = tok(prompt, return_tensors="pt")
     with torch.no_grad():
-        ids = model.generate(**enc, max_new_tokens=80, do_sample=True, top_p=0.9, temperature=0.8,
+        ids = model.generate(**enc, max_new_tokens=60, do_sample=True, top_p=0.9, temperature=0.8,
                              pad_token_id=tok.eos_token_id)
     out = tok.decode(ids[0][enc["input_ids"].shape[1]:], skip_special_tokens=True).strip()
     out = re.sub(r"^(?:rewritten message|message)\s*:\s*", "", out, flags=re.I).strip().strip('"')

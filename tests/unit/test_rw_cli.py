@@ -1,0 +1,52 @@
+"""``parley rewrite`` through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from tui.cli import main
+
+LINES = "Could you please find me a cheap hotel in the north ? Thank you !\nI need a train at 13:45 for 3 people .\n"
+
+
+def test_jsonl_with_steps_in_chain_order() -> None:
+    r = CliRunner().invoke(main, ["rewrite", "-r", "asr-sim", "-r", "impolite:scenario=2", "--seed", "5"],
+                           input=LINES)
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in r.output.splitlines()]
+    assert len(rows) == 2
+    for row, line in zip(rows, LINES.splitlines(), strict=True):
+        assert row["before"] == line
+        assert [s["name"] for s in row["steps"]] == ["impolite", "asr-sim"]
+        assert row["steps"][-1]["after"] == row["after"]
+        assert row["steps"][0]["params"]["scenario"] == 2
+        assert row["after"] == row["after"].lower()
+    assert any(c["before"] == "13:45" for c in rows[1]["steps"][1]["changes"])
+    again = CliRunner().invoke(main, ["rewrite", "-r", "asr-sim", "-r", "impolite:scenario=2", "--seed", "5"],
+                               input=LINES)
+    assert again.output == r.output
+
+
+def test_report_without_ppl() -> None:
+    r = CliRunner().invoke(main, ["rewrite", "-r", "impolite", "--report", "--no-ppl"], input=LINES)
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    assert set(rep) == {"n", "acc", "bleu", "ppl", "gmean", "change_rate"}
+    assert rep["n"] == 2 and rep["ppl"] is None and rep["gmean"] is None
+    assert 0 <= rep["acc"] <= 100 and 0 < rep["bleu"] <= 100
+    assert set(rep["change_rate"]) == {"char", "word", "slot"}
+    assert rep["change_rate"]["slot"] == 0.0
+
+
+def test_errors_and_list() -> None:
+    r = CliRunner().invoke(main, ["rewrite", "-r", "impolite:scenario=9"], input="hi\n")
+    assert r.exit_code == 2
+    assert "scenario" in r.output
+    r = CliRunner().invoke(main, ["rewrite"], input="hi\n")
+    assert r.exit_code == 2
+    r = CliRunner().invoke(main, ["rewrite", "--list"])
+    assert r.exit_code == 0 and "asr-sim" in r.output and "wer=" in r.output
+    r = CliRunner().invoke(main, ["rewrite", "--help"])
+    assert r.exit_code == 0 and "--report" in r.output
