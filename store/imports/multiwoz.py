@@ -106,6 +106,10 @@ def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Itera
                 meta = _literal(t.get("metadata", {}), f"{where}.metadata", path)
                 turns.append(("system", t["text"], {"state": flatten_state(meta), "acts": [],
                                                     "internals": {**info, "metadata": meta}}))
+        if not turns:
+            report.skipped["dialogues without turns"] += 1
+            report.warn(f"{path.name}: key {did}: the log is empty; dialogue skipped")
+            continue
         goal = dlg.get("goal")
         if goal is not None and not isinstance(goal, dict):
             raise ImportFileError(f"{path}: key {did}.goal: expected an object")

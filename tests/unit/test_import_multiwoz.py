@@ -115,3 +115,13 @@ def test_real_convlab3_test_set_imports(shared_data, tmp_path):
     assert report.added["sessions"] == 20
     t = store.turns(store.sessions()[0].id)
     assert t[1].role == "system" and isinstance(t[1].internals["internals"]["metadata"], dict)
+
+
+def test_empty_dialogue_is_skipped_with_a_warning(tmp_path):
+    data = corpus()
+    data["EMPTY9"] = {"goal": {}, "log": []}
+    f = tmp_path / "mini.json"
+    f.write_text(json.dumps(data), encoding="utf-8")
+    r = import_file(open_store(tmp_path / "p.db"), f, "multiwoz")
+    assert r.added["sessions"] == 2 and r.skipped["dialogues without turns"] == 1
+    assert any("EMPTY9" in w for w in r.warnings)

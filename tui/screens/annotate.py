@@ -19,11 +19,9 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from engine.aspects import INTERESTINGNESS, RELEVANCE
 from store.annotation import Annotation, AnnotationError, DialogueView, turn_rating_complete
 from store.records import DialogueRating, TurnRating, TurnRecord
-
-NA = "n/a"
+from tui.screens.annotate_render import panel_text, turn_text
 
 
 class AnnotateScreen(Screen[None]):
@@ -136,63 +134,23 @@ class AnnotateScreen(Screen[None]):
         current = self.view.rated[self.cursor] if self.cursor is not None else None
         widgets = []
         for t in self._visible_turns():
-            text = Text()
-            if t.role == "user":
-                text.append("USER  ", style="bold green")
-                text.append(t.text_final if t.text_final is not None else t.text)
-                if not self.blind and t.text_final is not None and t.text_final != t.text:
-                    text.append(f"\n      typed: {t.text}", style="dim")
-            else:
-                text.append("SYSTEM  ", style="bold blue")
-                text.append(t.text if t.status == "ok" else f"[failed: {t.error or 'no reply'}]")
-                if t.id in rated:
-                    text.append(f"\n  turn {rated[t.id] + 1}: {self._rating_text(self.ratings.get(t.id))}",
-                                style="dim" if t.id != current else "bold")
-            classes = f"ann-turn {t.role}" + (" -current" if t.id == current else "")
-            widgets.append(Static(text, classes=classes))
+            number = rated[t.id] + 1 if t.id in rated else None
+            text = turn_text(t, number=number, rating=self.ratings.get(t.id), current=t.id == current,
+                             blind=self.blind)
+            widgets.append(Static(text, classes=f"ann-turn {t.role}" + (" -current" if t.id == current else "")))
         box.mount_all(widgets)
         box.call_after_refresh(box.scroll_end, animate=False)
 
-    @staticmethod
-    def _rating_text(r: TurnRating | None) -> str:
-        if not turn_rating_complete(r):
-            return "not rated"
-        assert r is not None
-        rel = NA if r.relevance is None else RELEVANCE.option(r.relevance)
-        inter = INTERESTINGNESS.option(r.interestingness) if r.interestingness is not None else "-"
-        return f"relevance {rel} · interestingness {inter}"
-
     def _panel(self) -> None:
         panel = self.query_one("#panel", Static)
-        out = Text()
         if self.view is None:
-            out.append("All done.", style="bold")
-        elif self.cursor is None:
-            if self.locked:
-                out.append("Turn ratings are final. ", style="bold")
-                out.append("Press d to rate the whole dialogue.")
-            else:
-                out.append(f"All {len(self.view.rated)} turn(s) rated. ", style="bold")
-                out.append("Press d to rate the whole dialogue — the turn ratings then lock. "
-                           "p goes back to a turn.")
-        else:
-            r = self.ratings.get(self.view.rated[self.cursor])
-            out.append(f"Turn {self.cursor + 1} of {len(self.view.rated)}\n", style="bold")
-            for aspect, na in ((RELEVANCE, True), (INTERESTINGNESS, False)):
-                active = aspect.key == self.aspect
-                out.append("▶ " if active else "  ", style="bold")
-                out.append(f"{aspect.label + ':':<17}", style="bold" if active else "")
-                value = self.pending.get(aspect.key, getattr(r, aspect.key) if r else None)
-                chosen = aspect.key in self.pending or (r is not None and turn_rating_complete(r))
-                for v in aspect.values:
-                    out.append(f" {v} {aspect.option(v)} ", style="reverse" if chosen and value == v else "")
-                    out.append(" ")
-                if na:
-                    out.append(" 0 not applicable ", style="reverse" if chosen and value is None else "")
-                out.append(f"\n  {aspect.definition}\n", style="dim italic")
-        if self.message:
-            out.append(self.message, style="bold red")
-        panel.update(out)
+            panel.update(Text("All done.", style="bold"))
+            return
+        rating = self.ratings.get(self.view.rated[self.cursor]) if self.cursor is not None else None
+        panel.update(panel_text(number=None if self.cursor is None else self.cursor + 1,
+                                total=len(self.view.rated), rating=rating, pending=self.pending,
+                                aspect=self.aspect, locked=self.locked, lock_on_start=self.ann.lock,
+                                message=self.message))
 
     # -- actions --------------------------------------------------------------------------------------------
     def _say(self, message: str) -> None:
