@@ -73,10 +73,15 @@ class ProgressRow:
 
 
 class Annotation:
-    """One rater's annotation queue over a store. ``turns``: rate the first N system turns (None: all)."""
+    """One rater's annotation queue over a store.
+
+    ``turns``: rate the first N system turns of each dialogue (None: all). ``sample``: a random sample of N
+    dialogues; ``shuffle``: every dialogue in a random order (blind rating: systems do not come in blocks). Both
+    depend only on the database and ``seed``, so a rater who quits gets the same queue back.
+    """
 
     def __init__(self, store: Store, rater: str, *, turns: int | None = None, sample: int | None = None,
-                 seed: int = 0, lock_turn_ratings: bool = True) -> None:
+                 seed: int = 0, shuffle: bool = False, lock_turn_ratings: bool = True) -> None:
         if not rater.strip():
             raise AnnotationError("a rater name is needed")
         self.store = store
@@ -87,8 +92,9 @@ class Annotation:
         eligible = [r[0] for r in store.db.execute(
             "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND "
             "t.role = 'system' AND t.status = 'ok' AND t.text != '') ORDER BY s.started_at, s.id").fetchall()]
-        if sample is not None:
-            eligible = random.Random(seed).sample(eligible, min(sample, len(eligible)))
+        if sample is not None or shuffle:
+            n = len(eligible) if sample is None else min(sample, len(eligible))
+            eligible = random.Random(seed).sample(eligible, n)
         #: session ids in rating order (the sample depends only on the database and the seed: resumable)
         self.queue: list[str] = eligible
 

@@ -57,6 +57,9 @@ def test_sample_and_turn_selection(tmp_path):
     assert len(a.queue) == 1 and Annotation(store, "y", sample=1, seed=5).queue == a.queue
     assert Annotation(store, "x", sample=10, seed=1).queue.__len__() == 2
     assert len(Annotation(store, "x", turns=1).dialogue(a.queue[0]).rated) == 1
+    shuffled = Annotation(store, "x", shuffle=True, seed=3).queue
+    assert sorted(shuffled) == sorted(Annotation(store, "x").queue)
+    assert shuffled == Annotation(store, "z", shuffle=True, seed=3).queue
     assert parse_turns("all") is None and parse_turns("3") == 3
     with pytest.raises(ValueError):
         parse_turns("0")

@@ -69,7 +69,8 @@ def import_(file: str, fmt: str, db_path: str | None, labels: str | None, pred: 
 @click.command()
 @db_option
 @click.option("--rater", default=None, help="Your rater name (default: the tester name in the settings).")
-@click.option("--blind", is_flag=True, help="Hide system names, sources and rewriter conditions.")
+@click.option("--blind", is_flag=True,
+              help="Hide system names, sources and rewriter conditions; dialogues come in a seeded random order.")
 @click.option("--sample", type=int, default=None, help="Rate a random sample of N dialogues (same for a seed).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample (and of the order).")
 @click.option("--turns", "turns", default=None, metavar="all|N",
@@ -99,7 +100,7 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
     store = _open(db_path, must_exist=True)
     from store.annotation import Annotation
 
-    ann = Annotation(store, rater, turns=n_turns, sample=sample, seed=seed,
+    ann = Annotation(store, rater, turns=n_turns, sample=sample, seed=seed, shuffle=blind,
                      lock_turn_ratings=settings.annotation.lock_turn_ratings)
     if not ann.queue:
         fail(f"no dialogues to rate in {store.path} (import some: parley import FILE --format ...)")
