@@ -59,11 +59,11 @@ def test_spoken_numbers() -> None:
 
 
 def _tiny_gpt2():
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
     from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
     vocab = {"<eos>": 0, "<pad>": 1, "[UNK]": 2}
-    for w in "i want a cheap hotel in the north find me now give address".split():
+    for w in ["i", "want", "a", "cheap", "hotel", "in", "the", "north", "find", "me", "now", "give", "address"]:
         vocab[w] = len(vocab)
     tk = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
     tk.pre_tokenizer = pre_tokenizers.Whitespace()

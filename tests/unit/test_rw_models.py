@@ -18,7 +18,7 @@ def _tiny_t5(folder: Path) -> Path:
     from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
 
     vocab = {"<pad>": 0, "</s>": 1, "<unk>": 2}
-    for w in "find me a hotel now give the address hurry up".split():
+    for w in ["find", "me", "a", "hotel", "now", "give", "the", "address", "hurry", "up"]:
         vocab[w] = len(vocab)
     tk = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     tk.pre_tokenizer = pre_tokenizers.Whitespace()
