@@ -1,0 +1,141 @@
+"""llm: the reply check and template fallback (stub pipeline and model), and the bundled SmolLM2 (slow)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from engine.spec import SpecError
+from engine.systems import build_system
+from engine.systems.llm import LLMSystem, check_reply, missing_values, required_values, tidy
+from engine.types import Message
+
+ACTS = (
+    {"act": "offer", "domain": "restaurant", "slot": "name", "value": "golden house"},
+    {"act": "inform", "domain": "restaurant", "slot": "phone", "value": "01842753771"},
+    {"act": "book", "domain": "restaurant", "slot": "time", "value": "18:30"},
+    {"act": "inform", "domain": "restaurant", "slot": "food", "value": "chinese"},
+    {"act": "request", "domain": "restaurant", "slot": "name", "value": None},
+)
+DRAFT = "Golden House serves chinese food, phone 01842753771. I booked 18:30."
+
+
+@dataclass(frozen=True)
+class StubDecision:
+    acts: tuple[dict[str, Any], ...]
+    state: dict[str, dict[str, str]]
+    requested: dict[str, list[str]] = field(default_factory=dict)
+    db_count: dict[str, int] = field(default_factory=dict)
+    offered: dict[str, str] = field(default_factory=dict)
+    venue: dict[str, Any] | None = None
+    active_domain: str | None = "restaurant"
+
+
+class StubPipeline:
+    def __init__(self) -> None:
+        self.resets = 0
+
+    def decide(self, history: tuple[Message, ...]) -> StubDecision:
+        return StubDecision(ACTS, {"restaurant": {"food": "chinese"}}, db_count={"restaurant": 3})
+
+    def realise(self, decision: StubDecision) -> str:
+        return DRAFT
+
+    def reset(self, seed: int | None = None) -> None:
+        self.resets += 1
+
+
+def _stubbed(reply: str | Exception) -> LLMSystem:
+    system = LLMSystem()
+    system.model, system.tokenizer, system._pipeline = object(), object(), StubPipeline()
+
+    def generate(messages: list[dict[str, str]]) -> tuple[str, int, int]:
+        assert messages[-1]["content"].endswith(f"Draft: {DRAFT}")
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, 50, 12
+
+    system._generate = generate  # type: ignore[method-assign]
+    return system
+
+
+def test_required_values_and_missing() -> None:
+    req = required_values(ACTS)
+    assert req == [("name", "golden house"), ("phone", "01842753771"), ("time", "18:30")]
+    assert missing_values("The Golden House, tel 01842 753771, at 6:30 in the evening", req) == []
+    assert missing_values("Golden House at 18:30", req) == ["01842753771"]
+
+
+@pytest.mark.parametrize(("reply", "reason"), [
+    ("", "empty output"),
+    ("I'm sorry for the confusion, but as an AI I cannot book.", "refused"),
+    ("Golden House is lovely, call 01842753771.", "dropped required values: 18:30"),
+    ("Golden House, 01842753771, 18:30, table 12.", "invented numbers: 12"),
+    ("Golden House, 01842753771, 18:30. Anything else?", "asked a question"),
+    ("Golden House (like the Acorn), 01842753771, 18:30.", "copied the prompt example"),
+])
+def test_check_reply_reasons(reply: str, reason: str) -> None:
+    got = check_reply(reply, DRAFT, required_values(ACTS))
+    assert got is not None and reason in got
+
+
+def test_tidy() -> None:
+    assert tidy('"Golden House is open.\nUser: more"') == "Golden House is open."
+    assert tidy("Assistant: Fine. And then the") == "Fine."
+
+
+def test_good_reply_is_shown() -> None:
+    reply = "Golden House serves Chinese food; call 01842753771. Your table is booked for 18:30."
+    turn = _stubbed(reply).respond((Message("user", "book it"),))
+    assert turn.text == reply
+    assert turn.internals["fallback"] is False and turn.internals["reason"] is None
+    assert turn.internals["template"] == DRAFT and turn.internals["new_tokens"] == 12
+    assert turn.state == {"restaurant": {"food": "chinese"}} and turn.acts[0]["slot"] == "name"
+    json.dumps(turn.to_json())
+
+
+def test_dropped_value_falls_back_to_the_template() -> None:
+    turn = _stubbed("Golden House is a fine place for Chinese food.").respond((Message("user", "book it"),))
+    assert turn.text == DRAFT
+    assert turn.internals["fallback"] is True
+    assert turn.internals["reason"] == "dropped required values: 01842753771, 18:30"
+
+
+def test_generation_error_falls_back_too() -> None:
+    turn = _stubbed(RuntimeError("boom")).respond((Message("user", "hi"),))
+    assert turn.text == DRAFT and turn.internals["reason"] == "generation failed: RuntimeError: boom"
+
+
+def test_unchecked_mode_and_params() -> None:
+    system = _stubbed("Whatever you like.")
+    system.check = False
+    assert system.respond((Message("user", "hi"),)).text == "Whatever you like."
+    with pytest.raises(SpecError, match="max_new_tokens"):
+        build_system("llm:max_new_tokens=0")
+    with pytest.raises(SpecError, match="check must be"):
+        build_system("llm:check=maybe")
+    assert build_system("llm").model_ref == "smollm2" and not build_system("llm").loaded
+
+
+@pytest.mark.slow
+def test_bundled_smollm2_loads_offline_and_replies() -> None:
+    from engine.locations import cache_dir
+    from engine.smollm import MANIFEST, load_default_llm
+
+    messages: list[str] = []
+    system = build_system("llm:seed=1")
+    system.load(progress=messages.append)
+    assert "model ready" in messages
+    assert list((cache_dir() / "models").glob(f"*/{MANIFEST}"))  # converted once, with a manifest
+    assert load_default_llm() == (system.model, system.tokenizer)  # cached in memory
+    turn = system.respond((Message("user", "I want a cheap chinese restaurant in the centre"),))
+    assert turn.text.strip()
+    assert turn.state["restaurant"]["food"] == "chinese"
+    assert isinstance(turn.internals["fallback"], bool)
+    assert turn.internals["new_tokens"] <= 40
+    assert turn.internals["llm_raw"] is not None
+    if turn.internals["fallback"]:
+        assert turn.text == turn.internals["template"] and turn.internals["reason"]
