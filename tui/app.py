@@ -30,71 +30,100 @@ class ParleyApp(App[None], inherit_bindings=False):
                  rewrite_specs: Sequence[str] = (), tester: str | None = None,
                  goal: str | dict[str, Any] | None = None, seed: int | None = None) -> None:
         super().__init__()
-        from engine.settings import Settings, load_settings
-
-        self._startup_notes: list[str] = []
-        try:
-            self.settings = load_settings()
-        except ValueError as e:
-            self.settings = Settings()
-            self._startup_notes.append(f"{e} — using defaults")
         self.db_path = db_path
-        self.system_spec = system_spec or self.settings.system or "multiwoz"
-        self.rewrite_specs = tuple(rewrite_specs) or tuple(self.settings.rewriters)
-        self.tester = (tester or self.settings.tester or "").strip()
+        self.arg_system = system_spec
+        self.arg_rewriters = tuple(rewrite_specs)
+        self.tester = (tester or "").strip()
         self.goal_arg = goal
-        self.seed = seed if seed is not None else self.settings.seed
+        self.seed = seed
+        self.settings: Any = None  # engine.settings.Settings, read by the boot worker (pydantic is slow to import)
+        self.system_spec = system_spec or "multiwoz"
         self.store: Any = None
+        self.db_file = Path(".")
         self.db_label = ""
 
     # -- start-up ----------------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        """Show the chat at once; settings, store, rewriters, goal and system load in workers behind it."""
         from engine.locations import database_path
-        from store import StoreError, open_store
         from tui.screens.chat import ChatScreen
 
-        if self.settings.keymap:
-            self.set_keymap(self.settings.keymap)
-        path = Path(self.db_path) if self.db_path else database_path()
+        self.db_file = Path(self.db_path) if self.db_path else database_path()
+        self.db_label = str(self.db_file)
+        self.push_screen(ChatScreen())
+
+    def boot(self) -> dict[str, Any]:
+        """Runs in the boot worker (no widgets touched): settings, database, initial chain, goal.
+
+        Returns what the chat screen needs; ``notes`` are warnings to show. Raises store.StoreError / OSError
+        when the database cannot be used."""
+        from engine.settings import Settings, load_settings
+
+        notes: list[str] = []
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.store = open_store(path)
-        except (StoreError, OSError) as e:
-            self.exit(return_code=2, message=f"parley: error: {e}")
-            return
-        self.db_label = str(path)
-        chain = self._initial_chain()
-        goal = self._resolve_goal()
-        self.push_screen(ChatScreen(system_spec=self.system_spec, chain=chain, goal=goal))
-        for note in self._startup_notes:
+            settings = load_settings()
+        except ValueError as e:
+            settings = Settings()
+            notes.append(f"{e} — using defaults")
+        self.ensure_store()
+        specs = self.arg_rewriters or tuple(settings.rewriters)
+        seed = self.seed if self.seed is not None else settings.seed
+        return {"settings": settings, "chain": self._initial_chain(specs, notes),
+                "goal": self._resolve_goal(seed, notes), "notes": notes, "seed": seed}
+
+    def configure(self, boot: dict[str, Any]) -> None:
+        """On the UI thread, once the boot worker is done: apply settings and keymap, ask for the tester."""
+        settings = boot["settings"]
+        self.settings = settings
+        self.seed = boot["seed"]
+        self.system_spec = self.arg_system or settings.system or "multiwoz"
+        self.tester = self.tester or (settings.tester or "").strip()
+        if settings.keymap:
+            self.set_keymap(settings.keymap)
+        for note in boot["notes"]:
             self.notify(note, severity="warning", timeout=10)
         if not self.tester:
             self.action_change_tester()
 
-    def _initial_chain(self) -> Any:
+    def _initial_chain(self, specs: Sequence[str], notes: list[str]) -> Any:
         from engine.rewrite.chain import Chain
 
         try:
-            return Chain(self.rewrite_specs)
+            return Chain(specs)
         except Exception as e:  # a bad spec or a rewriter that cannot be built: start without rewriters
-            self._startup_notes.append(f"Rewriters off: {e}")
+            notes.append(f"Rewriters off: {e}")
             return Chain()
 
-    def _resolve_goal(self) -> dict[str, Any] | None:
+    def _resolve_goal(self, seed: int | None, notes: list[str]) -> dict[str, Any] | None:
         goal = self.goal_arg
         if goal is None or isinstance(goal, dict):
             return goal
         try:
             from engine.scoring.goals import make_goal
         except ImportError:
-            self._startup_notes.append("Goal cards need engine.scoring.goals, which is not available yet.")
+            notes.append("Goal cards need engine.scoring.goals, which is not available yet.")
             return None
         try:
-            made = make_goal(str(goal), self.seed)
+            made = make_goal(str(goal), seed)
         except Exception as e:
-            self._startup_notes.append(f"No goal card: {e}")
+            notes.append(f"No goal card: {e}")
             return None
         return dict(made) if made else None
+
+    def ensure_store(self) -> Any:
+        """Open the database (from a worker: importing the store is slow).
+
+        Raises store.StoreError / OSError with a message for the user."""
+        if self.store is None:
+            from store import open_store
+
+            self.db_file.parent.mkdir(parents=True, exist_ok=True)
+            self.store = open_store(self.db_file)
+        return self.store
+
+    def store_failed(self, error: str) -> None:
+        """The database cannot be used: leave with one clear line (exit code 2)."""
+        self.exit(return_code=2, message=f"parley: error: {error}")
 
     # -- app-wide actions --------------------------------------------------------------------------------
     def action_help(self) -> None:
@@ -110,7 +139,8 @@ class ParleyApp(App[None], inherit_bindings=False):
                                                         id="command_palette")]),
                   ("chat", ChatScreen.BINDINGS), ("rating turns", ChatLog.BINDINGS),
                   ("dialogue rating", DialogueRatingScreen.BINDINGS), ("rewriter panel", RewriterScreen.BINDINGS)]
-        rows = [r for r in binding_rows(groups, self.settings.keymap) if r[2] != "help_quit"]
+        keymap = self.settings.keymap if self.settings is not None else {}
+        rows = [r for r in binding_rows(groups, keymap) if r[2] != "help_quit"]
         intro = ("Remap any key in config.toml: [keymap] <binding id> = \"keys\" (e.g. end_dialogue = \"f9\"). "
                  "Rating turns: escape enters rating mode on the latest system turn; 1-3 rate relevance then "
                  "interestingness; up/down pick another turn.")
@@ -148,8 +178,10 @@ class ParleyApp(App[None], inherit_bindings=False):
     # -- settings ----------------------------------------------------------------------------------------
     def save_setting(self, **changes: Any) -> None:
         """Change settings in memory and on disk; a write failure is reported, never fatal."""
-        from engine.settings import update_settings
+        from engine.settings import load_settings, update_settings
 
+        if self.settings is None:
+            self.settings = load_settings()
         self.settings = self.settings.model_copy(update=changes)
         try:
             update_settings(**changes)
@@ -157,6 +189,8 @@ class ParleyApp(App[None], inherit_bindings=False):
             self.notify(f"Settings not saved: {e}", severity="warning")
 
     def remember_model(self, spec: str) -> None:
+        if self.settings is None:
+            return
         recent = [spec] + [s for s in self.settings.recent_models if s != spec]
         if recent != list(self.settings.recent_models):
             self.save_setting(recent_models=recent[:10])

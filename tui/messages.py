@@ -44,6 +44,20 @@ class LoadFailed(Message):
 
 
 @dataclass
+class Booted(Message):
+    """Settings, database, initial chain and goal are ready (``ParleyApp.boot``'s result dict)."""
+
+    result: dict[str, Any]
+
+
+@dataclass
+class StoreFailed(Message):
+    """The database could not be opened (not SQLite, newer schema, unwritable): the app must stop."""
+
+    error: str
+
+
+@dataclass
 class Status(Message):
     """A short progress/status line from a worker (model loading, recording, transcribing)."""
 

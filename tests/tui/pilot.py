@@ -11,9 +11,12 @@ from textual.widgets import Input
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait for every worker to finish and the UI to process what they posted; stop cursor blinking."""
     app = pilot.app
-    for _ in range(3):
+    idle_rounds = 0
+    while idle_rounds < 2:  # a finished worker may start the next one (boot → load → session)
+        busy = any(not w.is_finished for w in app.workers)
         await app.workers.wait_for_complete()
         await pilot.pause()
+        idle_rounds = 0 if busy else idle_rounds + 1
     for inp in app.screen.query(Input):
         inp.cursor_blink = False
 

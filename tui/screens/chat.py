@@ -43,13 +43,14 @@ class ChatScreen(VoiceMixin, Screen[None]):
         Binding("f6", "toggle_speak", "Speak replies", id="toggle_speak", show=False),
     ]
 
-    def __init__(self, *, system_spec: str, chain: Chain, goal: dict[str, Any] | None = None) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.system_spec = system_spec
+        self.system_spec = ""
         self.system: Any = None
         self.session: Any = None
-        self.chain = chain
-        self.goal = goal
+        self.chain = Chain()
+        self.goal: dict[str, Any] | None = None
+        self.booted = False
         self.locked = False
         self._queue: deque[tuple[int, str, str | None, dict[str, Any] | None]] = deque()
         self._busy = False
@@ -59,8 +60,6 @@ class ChatScreen(VoiceMixin, Screen[None]):
 
     # -- layout ------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        if self.goal is not None:
-            yield GoalCard(self.goal, id="goal")
         yield ChatLog(id="log")
         yield LevelMeter(id="level")
         yield Input(placeholder="Type to the system and press enter · escape rates turns · f1 help",
@@ -82,13 +81,46 @@ class ChatScreen(VoiceMixin, Screen[None]):
 
     def on_mount(self) -> None:
         app: Any = self.app
-        self.log_view.set_class(bool(app.settings.show_internals), "-internals")
         bar = self.status
         bar.tester = app.tester
         bar.db = app.db_label
         bar.rewriters = self.chain.name
+        bar.activity = "starting…"
         self.prompt.focus()
-        self.load_system(self.system_spec)
+        # after the first frame, so the prompt is usable at once (turns typed meanwhile are queued)
+        self.call_after_refresh(self.boot)
+
+    def boot(self) -> None:
+        """Settings, database, initial rewriters and goal in a worker (their imports are slow)."""
+        app: Any = self.app
+
+        def work() -> None:
+            from store import StoreError
+
+            try:
+                result = app.boot()
+            except (StoreError, OSError) as e:
+                self.post_message(M.StoreFailed(str(e)))
+                return
+            self.post_message(M.Booted(result))
+
+        self.run_worker(work, name="boot", group="boot", description="start-up (settings, database)",
+                        thread=True, exit_on_error=False)
+
+    @on(M.Booted)
+    def _booted(self, event: M.Booted) -> None:
+        app: Any = self.app
+        app.configure(event.result)
+        self.booted = True
+        self.chain = event.result["chain"]
+        self.goal = event.result["goal"]
+        if self.goal is not None:
+            self.mount(GoalCard(self.goal, id="goal"), before=self.log_view)
+        self.log_view.set_class(bool(app.settings.show_internals), "-internals")
+        self.status.rewriters = self.chain.name
+        self.status.tester = app.tester
+        self.refresh_bindings()
+        self.load_system(app.system_spec)
 
     def on_unmount(self) -> None:
         self.voice_stop.set()
@@ -141,6 +173,11 @@ class ChatScreen(VoiceMixin, Screen[None]):
         if self.session is None and self.system is not None:
             self.start_session()
 
+    @on(M.StoreFailed)
+    def _store_failed(self, event: M.StoreFailed) -> None:
+        app: Any = self.app
+        app.store_failed(event.error)
+
     @on(M.LoadFailed)
     def _load_failed(self, event: M.LoadFailed) -> None:
         self.status.activity = "" if self.system else "no system — f5 picks one"
@@ -188,6 +225,9 @@ class ChatScreen(VoiceMixin, Screen[None]):
         from tui.screens.picker import ModelPickerScreen
 
         app: Any = self.app
+        if not self.booted:
+            self.notify("Still starting up; try again in a moment.", severity="warning")
+            return
         systems = [(e.name, e.summary) for e in SYSTEMS]
 
         def picked(spec: str | None) -> None:
@@ -355,6 +395,9 @@ class ChatScreen(VoiceMixin, Screen[None]):
 
     # -- panels --------------------------------------------------------------------------------------------
     def action_toggle_internals(self) -> None:
+        if not self.booted:
+            self.notify("Still starting up; try again in a moment.", severity="warning")
+            return
         log = self.log_view
         show = not log.has_class("-internals")
         log.set_class(show, "-internals")

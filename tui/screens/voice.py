@@ -32,6 +32,9 @@ class VoiceMixin:
             self.voice_stop.set()
             this.status.activity = "transcribing…"
             return
+        if not getattr(this, "booted", False):
+            this.notify("Still starting up; try again in a moment.", severity="warning")
+            return
         if getattr(this, "locked", False):
             this.notify("Session locked (dialogue rated) — ctrl+n starts a new session", severity="warning")
             return
@@ -122,6 +125,9 @@ class VoiceMixin:
     # -- spoken replies -------------------------------------------------------------------------------------
     def action_toggle_speak(self) -> None:
         this: Any = self
+        if this.app.settings is None:
+            this.notify("Still starting up; try again in a moment.", severity="warning")
+            return
         audio = this.app.settings.audio
         on_ = not audio.speak_replies
         this.app.save_setting(audio=audio.model_copy(update={"speak_replies": on_}))
@@ -130,6 +136,8 @@ class VoiceMixin:
 
     def maybe_speak(self, text: str) -> None:
         this: Any = self
+        if this.app.settings is None:
+            return
         audio = this.app.settings.audio
         if not audio.speak_replies or not text.strip():
             return
