@@ -7,13 +7,18 @@ gold belief states, in two settings:
   does); it cannot know which venue the corpus's wizard offered, so accepted offers ("yes, book it") miss the name.
 - ``read``: the tracker also reads the corpus's system turns (offered names, asked slots) — the usual DST setting.
 
-Usage: .venv/bin/python bench/mw_bench.py [--limit N] [--errors N] [--mode own|read|both] [--json]
+``--noise R`` feeds sloppy user text instead (lower-case, no punctuation, a typo in a share R of the words), as
+the rewriters and ASR would.
+
+Usage: .venv/bin/python bench/mw_bench.py [--limit N] [--errors N] [--mode own|read|both] [--noise R] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
+import re
 import statistics
 import sys
 import time
@@ -24,7 +29,21 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "multiwoz" / "convlab3" / "test.json.zip"
 
 
-def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "") -> dict:
+def sloppy(text: str, rate: float, rng: random.Random) -> str:
+    """Lower-case, no punctuation, and a typo (drop/swap/double a letter) in ``rate`` of the longer words."""
+    words = re.sub(r"[^\w\s:']", " ", text.lower()).split()
+    out = []
+    for w in words:
+        if len(w) > 3 and not any(c.isdigit() for c in w) and rng.random() < rate:
+            i = rng.randrange(1, len(w) - 1)
+            op = rng.choice(("drop", "swap", "double"))
+            w = (w[:i] + w[i + 1:] if op == "drop" else w[:i] + w[i + 1] + w[i] + w[i + 2:] if op == "swap"
+                 else w[:i] + w[i] + w[i:])
+        out.append(w)
+    return " ".join(out)
+
+
+def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noise: float = -1.0) -> dict:
     from engine.mwdb import load_db
     from engine.systems.multiwoz import MultiwozSystem
     from engine.systems.mw.dst_eval import DstScores, gold_state, iter_turns, name_mapper, normalise_state
@@ -37,12 +56,13 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "") -> 
     bot = MultiwozSystem(seed=0, read_system=(mode == "read"))
     bot.load()
     shown = 0
+    rng = random.Random(0)
     for did, dia in dialogues.items():
         history: list[Message] = []
         for _, user, prev, meta in iter_turns(dia):
             if prev is not None:
                 history.append(Message("system", prev))
-            history.append(Message("user", user))
+            history.append(Message("user", sloppy(user, noise, rng) if noise >= 0 else user))
             t0 = time.perf_counter()
             turn = bot.respond(tuple(history))
             latencies.append((time.perf_counter() - t0) * 1000)
@@ -63,7 +83,7 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "") -> 
                 print(f"  extra:   {sorted(p - g)}")
     lat = sorted(latencies)
     return {
-        "mode": mode, **scores.to_json(),
+        "mode": mode if noise < 0 else f"{mode}+noise{noise:g}", **scores.to_json(),
         "latency_ms": {"p50": statistics.median(lat), "p95": lat[int(0.95 * (len(lat) - 1))], "max": lat[-1],
                        "mean": statistics.fmean(lat)},
         "worst_slots": sorted(scores.errors.items(), key=lambda kv: -kv[1])[:15],
@@ -76,6 +96,8 @@ def main() -> None:
     ap.add_argument("--errors", type=int, default=0, help="print the first N wrong turns")
     ap.add_argument("--mode", choices=("own", "read", "both"), default="both")
     ap.add_argument("--slot", default="", help="with --errors: only turns where this domain-slot is wrong")
+    ap.add_argument("--noise", type=float, default=-1.0,
+                    help="lower-case, strip punctuation and misspell this share of words (0 = only the first two)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
@@ -86,7 +108,7 @@ def main() -> None:
     if args.limit:
         dialogues = dict(list(dialogues.items())[: args.limit])
     modes = ("own", "read") if args.mode == "both" else (args.mode,)
-    results = [run(m, dialogues, args.errors, args.slot) for m in modes]
+    results = [run(m, dialogues, args.errors, args.slot, args.noise) for m in modes]
     if args.json:
         print(json.dumps(results, indent=2))
         return

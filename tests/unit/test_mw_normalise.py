@@ -45,3 +45,11 @@ def test_clean_is_robust() -> None:
     assert clean("") == ""
     assert len(clean("x " * 10_000)) <= 600
     assert clean("I do n't care") == "i don't care"
+
+
+def test_typo_fixing_keeps_real_words() -> None:
+    from engine.systems.mw.normalise import fix_typos
+
+    assert fix_typos("a chinse restaurnt in the nroth on wedensday") == "a chinese restaurant in the north on wednesday"
+    assert fix_typos("worth house is three miles from the brain") == "worth house is three miles from the brain"
+    assert fix_typos("cheap") == "cheap"

@@ -16,7 +16,7 @@ from typing import Any
 from engine.mwdb import BOOKABLE, INFORMABLE
 from engine.systems.mw import patterns as P
 from engine.systems.mw.lexicon import Lexicon, NameMention
-from engine.systems.mw.normalise import clean, find_times, words_to_numbers
+from engine.systems.mw.normalise import clean, find_times, fix_typos, words_to_numbers
 
 PRIMARY = ("taxi", "train", "police", "hospital")
 
@@ -95,7 +95,7 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         key = f"NAME{i}X"
         holders[key] = nm
         masked = masked[: nm.start] + key + masked[nm.end:]
-    tn = words_to_numbers(masked)
+    tn = words_to_numbers(fix_typos(masked))
     where = {k: tn.find(k) for k in holders}
     plain = re.sub(r"NAME\dX", " ", tn)  # text without names, for keyword matching
 

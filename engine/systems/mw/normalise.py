@@ -190,3 +190,49 @@ def find_times(text: str) -> list[TimeMention]:
         add(mt.start(1), mt.end(1), h, 0, False)
     found.sort(key=lambda t: t.start)
     return found
+
+
+_VOCAB = """north south east west centre central cheap expensive moderate moderately monday tuesday wednesday thursday
+friday saturday sunday restaurant restaurants hotel hotels guesthouse guesthouses attraction attractions museum museums
+college colleges theatre cinema architecture entertainment nightclub swimming train trains taxi parking internet wifi
+people nights tickets arrive arriving arrival leave leaving depart departing departure destination address postcode
+phone number reference entrance booking reserve reservation please thanks thank cambridge peterborough stevenage
+broxbourne norwich leicester birmingham stansted stortford london liverpool street airport african asian oriental
+british chinese european french gastropub indian international italian japanese korean lebanese mediterranean mexican
+portuguese seafood spanish turkish vietnamese vegetarian three seven eight eleven twelve twenty thirty fourty forty
+fifty quarter after before afternoon evening morning tomorrow tonight somewhere something anything expensive price
+pricerange stars star rating looking recommend another different free boat concert sports church churches park""".split()
+_BY_FIRST: dict[str, list[str]] = {}
+for _w in _VOCAB:
+    _BY_FIRST.setdefault(_w[0], []).append(_w)
+_KNOWN = set(_VOCAB) | {"worth", "forth", "mouth", "brain", "drain", "trait", "cheat", "these", "those", "there",
+                        "three", "their", "where", "which", "while", "would", "could", "should", "maybe", "about",
+                        "leaves", "starts", "plans", "place", "places", "table", "tables", "party", "great", "thing",
+                        "things", "think", "train's", "parks", "stays", "staying", "nightly", "booked", "books",
+                        "prices", "priced", "pricey", "leave", "least", "lease", "arrives", "arrived", "depart",
+                        "departs", "departed", "numbers", "phones", "number"}
+
+
+def fix_typos(text: str) -> str:
+    """Correct one-letter slips in the words the NLU keys on ("chinse" → "chinese", "nroth" → "north").
+
+    Only words of 5+ letters that are not vocabulary themselves, against vocabulary words with the same first
+    letter, within one edit (two for words of 8+ letters; transpositions count as one).
+    """
+    from rapidfuzz.distance import OSA
+
+    def fix(m: re.Match[str]) -> str:
+        w = m.group(0)
+        if len(w) < 5 or w in _KNOWN:
+            return w
+        limit = 1 if len(w) < 8 else 2
+        best, dist = w, limit + 1
+        for cand in _BY_FIRST.get(w[0], ()):
+            if abs(len(cand) - len(w)) > limit:
+                continue
+            dd = OSA.distance(w, cand, score_cutoff=limit)
+            if dd < dist:
+                best, dist = cand, dd
+        return best
+
+    return re.sub(r"\b[a-z]+\b", fix, text)
