@@ -201,7 +201,7 @@ broxbourne norwich leicester birmingham stansted stortford london liverpool stre
 british chinese european french gastropub indian international italian japanese korean lebanese mediterranean mexican
 portuguese seafood spanish turkish vietnamese vegetarian three seven eight eleven twelve twenty thirty fourty forty
 fifty quarter after before afternoon evening morning tomorrow tonight somewhere something anything expensive price
-pricerange stars star rating looking recommend another different free boat concert sports church churches park""".split()
+pricerange stars star rating looking recommend another different free boat concert sports church churches park""".split()  # noqa: SIM905
 _BY_FIRST: dict[str, list[str]] = {}
 for _w in _VOCAB:
     _BY_FIRST.setdefault(_w[0], []).append(_w)
