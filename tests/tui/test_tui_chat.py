@@ -334,3 +334,42 @@ async def test_bad_or_good_start_rewriters_never_stop_the_app(tmp_path: Path, sp
             assert bar.rewriters == "original" and any("Rewriters off" in n for n in notes(app))
         else:
             assert bar.rewriters == spec
+
+
+async def test_goal_card_shows_the_goal_sentences(tmp_path: Path) -> None:
+    from tui.widgets.goal import GoalCard
+
+    app = make_app(tmp_path, "tui-fake", goal="random")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        card = app.screen.query_one(GoalCard)
+        assert card.goal["message"] and "Your goal" in str(card.render())
+        await say(pilot, "hi")
+    store = open_store(tmp_path / "t.db")
+    assert store.sessions()[0].goal["message"] == card.goal["message"]
+
+
+async def test_goal_as_a_dict_and_a_missing_goal_module(tmp_path: Path, monkeypatch: Any) -> None:
+    import sys
+
+    from tui.widgets.goal import GoalCard
+
+    app = make_app(tmp_path, "tui-fake", goal={"message": ["Find a <span>cheap</span> hotel."]})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "Find a cheap hotel." in str(app.screen.query_one(GoalCard).render())
+    monkeypatch.setitem(sys.modules, "engine.scoring.goals", None)  # import fails as if not written yet
+    app = make_app(tmp_path, "tui-fake", goal="random")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert not app.screen.query(GoalCard)
+        assert any("Goal cards need" in n for n in notes(app))
+
+
+async def test_unusable_database_exits_with_one_clear_line(tmp_path: Path) -> None:
+    bad = tmp_path / "not-a-db"
+    bad.write_text("hello, I am a text file and not a database at all")
+    app = ParleyApp(db_path=str(bad), system_spec="tui-fake", tester="ana")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+    assert app.return_code == 2
