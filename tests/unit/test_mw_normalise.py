@@ -53,3 +53,12 @@ def test_typo_fixing_keeps_real_words() -> None:
     assert fix_typos("a chinse restaurnt in the nroth on wedensday") == "a chinese restaurant in the north on wednesday"
     assert fix_typos("worth house is three miles from the brain") == "worth house is three miles from the brain"
     assert fix_typos("cheap") == "cheap"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("arriving by five fifteen pm", ["17:15"]),
+    ("leave after seventeen thirty", ["17:30"]),
+    ("a table for two at seven forty five in the evening", ["19:45"]),
+])
+def test_spoken_times(text: str, expected: list[str]) -> None:
+    assert times(text) == expected

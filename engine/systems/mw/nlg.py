@@ -137,6 +137,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
         what = asked[0] if len(asked) == 1 else ", ".join(asked[:-1]) + " and " + asked[-1]
         out.append(rng.choice(T.ASK_FRAME).format(what=what))
     text = " ".join(s for s in out if s)
+    text = text.replace(" 0-star ", " unrated ").replace("with 0 stars", "with no star rating")
     text = re.sub(r"\b([Aa]) (?=[aeiouAEIOU]\w)", r"\1n ", text)
     return text or rng.choice(T.GENERAL["reqmore"])
 

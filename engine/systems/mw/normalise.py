@@ -125,6 +125,8 @@ _BARE = re.compile(
     r"(?:about |around |approximately )?(1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b"
     r"(?! (?:people|persons|person|guests|adults|of us|nights?|days?|stars?|tickets?|seats?|minutes?|hours?|pounds?))"
 )
+_SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|arrive)\s+)?([01]?\d|2[0-3]) ([0-5]\d)"
+                     r"(?:\s*(a\s?m|p\s?m))?\b(?! (?:people|persons|nights?|days?|minutes?|pounds?))")
 _WORDTIME = re.compile(r"\b(noon|midday|midnight|lunchtime|lunch time)\b")
 _PM_AFTER = re.compile(r"^\s*(?:in the )?(evening|afternoon|tonight|at night|pm)\b")
 _AM_AFTER = re.compile(r"^\s*(?:in the )?(morning|am)\b")
@@ -174,6 +176,12 @@ def find_times(text: str) -> list[TimeMention]:
             add(mt.start(), mt.end(), (total // 60) % 24, total % 60, True)
         else:
             add(mt.start(), mt.end(), h, mins, True)
+    for mt in _SPOKEN.finditer(text):  # ASR style: "five fifteen pm" → "5 15 pm"
+        if mt.group(3) or mt.group(0)[:1].isalpha():
+            h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
+            if not mt.group(3) and 1 <= h <= 6:
+                h += 12
+            add(mt.start(1), mt.end(), h, int(mt.group(2)), True)
     for mt in _HOUR_AMPM.finditer(text):
         h = _apply_ampm(int(mt.group(1)), mt.group(2), text[mt.end():])
         if "clock" in mt.group(2) and 1 <= h <= 6:

@@ -101,7 +101,7 @@ class Policy:
             self._fresh.setdefault(dom, set()).add(slot)
         content = bool(nlu.inform or nlu.requests or intents & {"book", "affirm", "reqalts", "recommend"})
         sys_req: list[str] = []
-        if "empty" in intents or (not content and not intents and d is None):
+        if "empty" in intents:
             acts.append(_act("request", "general", None, "repeat"))
         elif "bye" in intents and not nlu.inform and not nlu.requests:
             acts.append(_act("bye", "general"))
