@@ -99,7 +99,6 @@ class Policy:
         self._fresh = {}
         for dom, slot in tr.changed:
             self._fresh.setdefault(dom, set()).add(slot)
-        content = bool(nlu.inform or nlu.requests or intents & {"book", "affirm", "reqalts", "recommend"})
         sys_req: list[str] = []
         if "empty" in intents:
             acts.append(_act("request", "general", None, "repeat"))
