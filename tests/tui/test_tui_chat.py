@@ -373,3 +373,32 @@ async def test_unusable_database_exits_with_one_clear_line(tmp_path: Path) -> No
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
     assert app.return_code == 2
+
+
+async def test_speak_replies_toggle_speaks_each_reply_and_failures_do_not_stop_the_chat(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    from audio import tts
+
+    spoken: list[str] = []
+
+    def fake_speak(text, backend="piper", out_path=None):  # type: ignore[no-untyped-def]
+        spoken.append(text)
+        if len(spoken) > 1:
+            raise RuntimeError("no speakers")
+        return out_path
+
+    monkeypatch.setattr(tts, "speak", fake_speak)
+    app = make_app(tmp_path, "tui-fake")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f6")
+        assert app.settings.audio.speak_replies
+        await say(pilot, "one")
+        await say(pilot, "two")
+        await say(pilot, "three")
+        assert spoken == list(fakes.REPLIES[:3])
+        assert sum("Speaking replies failed" in n for n in notes(app)) == 1
+        assert len(app.screen.query_one(ChatLog).system_views()) == 3
+    from engine.settings import load_settings
+
+    assert load_settings().audio.speak_replies
