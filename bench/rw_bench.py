@@ -55,6 +55,7 @@ def main() -> None:
     ap.add_argument("--n-ppl", type=int, default=300, help="utterances per impoliteness setting for PPL")
     ap.add_argument("--no-ppl", action="store_true")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--no-impolite", action="store_true", help="skip the impoliteness transfer part")
     args = ap.parse_args()
     if not TEST_ZIP.is_file():
         sys.exit(f"missing {TEST_ZIP}")
@@ -91,14 +92,14 @@ def main() -> None:
     rng = random.Random(0)
     sample_idx = sorted(rng.sample(range(len(turns)), min(args.n_ppl, len(turns))))
     model = tok = None
-    if not args.no_ppl:
+    if not args.no_ppl and not args.no_impolite:
         from engine.smollm import load_default_llm
 
         model, tok = load_default_llm()
         sample_orig = [originals[i] for i in sample_idx]
         result["ppl_original"] = round(perplexity(sample_orig, model, tok), 2)
     result["impolite"] = {}
-    for intensity in (1, 2, 3):
+    for intensity in (() if args.no_impolite else (1, 2, 3)):
         for scenario in range(1, 7):
             spec = f"impolite:scenario={scenario},intensity={intensity}"
             ctxs = _contexts(turns, "impolite")

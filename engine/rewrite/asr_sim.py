@@ -18,6 +18,7 @@ changed value is reported in ``Rewrite.changes`` and the output spans carry the 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from engine.rewrite.base import Param, RewriteContext
@@ -28,6 +29,12 @@ from engine.types import Rewrite, Span
 
 _CLITICS = frozenset(words("'s 's 'm 're 've 'll 'd n't"))
 _DROPPABLE = frozenset(words("a the to of and i it is in for that"))
+
+
+@lru_cache(maxsize=65536)
+def _spoken(token: str, numbers: bool) -> tuple[str, ...]:
+    """A token as normalised recogniser words (numbers spoken)."""
+    return tuple(normalise(speak_numbers(token) if numbers else token).split())
 
 
 class SimulatedASR:
@@ -51,8 +58,7 @@ class SimulatedASR:
                 w, s = out[-1]
                 out[-1] = (w + low.replace("'", "'"), s)
                 continue
-            spoken = speak_numbers(t.text) if self.params["numbers"] else t.text
-            for w in normalise(spoken).split():
+            for w in _spoken(t.text, self.params["numbers"]):
                 out.append((w, t.span))
         return out
 

@@ -10,8 +10,11 @@ occasional impatience tag), 2 adds one scenario move, 3 two and stronger ones; o
 and only with ``profanity=true``. Slot values (``ctx.spans``) are kept verbatim.
 
 ``model=PATH|HUB_ID`` rewrites with a Hugging Face seq2seq checkpoint (e.g. a T5/BART fine-tuned on
-polite→impolite pairs); ``llm=true`` prompts the bundled SmolLM2. Both fall back to the rules, with the reason in
-``Rewrite.info["fallback"]``, when the model cannot be loaded or its output loses a slot value.
+polite→impolite pairs); ``llm=true`` prompts the bundled SmolLM2 for a whole rewrite. Both fall back to the rules,
+with the reason in ``Rewrite.info["fallback"]``, when the model cannot be loaded or its output loses a slot value.
+When the LLM's rewrite loses a slot value (SmolLM2-135M often does), the rules' output gets one in-character remark
+written by the LLM instead (``info["engine"] == "rules+llm"``), checked to hold no slot value, digit or (unless
+allowed) offensive word.
 """
 
 from __future__ import annotations
@@ -63,7 +66,41 @@ class ImpoliteRewriter:
         info["engine"] = "rules"
         after, new_spans, moves = rewrite_rules(text, spans, ctx, p["scenario"], p["intensity"], p["profanity"])
         info["moves"] = moves
+        if p["llm"] and "fallback" in info and text.strip() and "dropped" in info["fallback"]:
+            # the small LLM could not keep the slot values: let it add one in-character remark to the rules' output
+            try:
+                remark = self._llm_remark(ctx)
+                after = f"{after} {remark}"
+                info["engine"] = "rules+llm"
+                info["llm_remark"] = remark
+            except (LoadError, ValueError, ImportError, RuntimeError, OSError) as e:
+                info["llm_remark_failed"] = str(e).splitlines()[0] if str(e) else type(e).__name__
         return Rewrite(self.name, dict(p), ctx.seed, text, after, new_spans, (), info)
+
+    def _llm_remark(self, ctx: RewriteContext) -> str:
+        import torch
+
+        from engine.smollm import load_default_llm
+        from engine.spans import find_spans
+
+        model, tok = load_default_llm()
+        torch.manual_seed(ctx.seed + 1)
+        scen = L.SCENARIOS[self.params["scenario"]]
+        msgs = [{"role": "system", "content": "You play a rude customer talking to a booking assistant."},
+                {"role": "user", "content": f"You are {scen}. Say one short, rude sentence to the assistant "
+                                            "about how you feel. Do not mention places, times or numbers."}]
+        text = _generate(model, tok, msgs, max_new_tokens=32)
+        m = re.match(r"^(.+?[.!?])(?:\s|$)", text)
+        remark = (m.group(1) if m else text).strip().strip('"')
+        n_words = len(remark.split())
+        if not 2 <= n_words <= 25:
+            raise ValueError("the LLM remark has the wrong length")
+        if find_spans(remark) or re.search(r"\d", remark):
+            raise ValueError("the LLM remark mentions a slot value")
+        low = set(re.findall(r"[a-z']+", remark.lower()))
+        if low & L.OFFENSIVE_WORDS and not (self.params["profanity"] and self.params["intensity"] == 3):
+            raise ValueError("the LLM remark is offensive and profanity is off")
+        return remark
 
     # ---- model-based variants ---------------------------------------------------------------------------------
 
@@ -110,20 +147,25 @@ def _load_seq2seq(ref: str) -> tuple[Any, Any]:
         return model, tok
 
 
-def _llm_generate(model: Any, tok: Any, text: str, spans: list[Any], scenario: int) -> str:
+def _generate(model: Any, tok: Any, msgs: list[dict[str, str]], max_new_tokens: int) -> str:
+    """Sample a chat completion (seeded by the caller through ``torch.manual_seed``)."""
     import torch
 
+    prompt = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+    enc = tok(prompt, return_tensors="pt")
+    with torch.no_grad():
+        ids = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=True, top_p=0.9, temperature=0.8,
+                             pad_token_id=tok.eos_token_id)
+    return str(tok.decode(ids[0][enc["input_ids"].shape[1]:], skip_special_tokens=True)).strip()
+
+
+def _llm_generate(model: Any, tok: Any, text: str, spans: list[Any], scenario: int) -> str:
     keep = "; ".join(s.value for s in spans)
     system = ("You rewrite a customer's message to a booking assistant so that it sounds rude and impolite, "
               f"like a customer who is {L.SCENARIOS[scenario]}. Keep the same request and meaning. No thanks, "
               "no please. Reply with the rewritten message only.")
     user = f"Message: {text}" + (f"\nKeep these words exactly: {keep}" if keep else "")
     msgs = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    prompt = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
-    enc = tok(prompt, return_tensors="pt")
-    with torch.no_grad():
-        ids = model.generate(**enc, max_new_tokens=60, do_sample=True, top_p=0.9, temperature=0.8,
-                             pad_token_id=tok.eos_token_id)
-    out = tok.decode(ids[0][enc["input_ids"].shape[1]:], skip_special_tokens=True).strip()
+    out = _generate(model, tok, msgs, max_new_tokens=60)
     out = re.sub(r"^(?:rewritten message|message)\s*:\s*", "", out, flags=re.I).strip().strip('"')
     return out.splitlines()[0].strip() if out else out

@@ -28,12 +28,13 @@ from typing import Any
 
 _PUNCT = re.compile(r"[^\w\s']|(?<!\w)'|'(?!\w)")
 _SPACES = re.compile(r"\s+")
+_CLITIC = re.compile(r"\s+'(?=(?:s|m|re|ve|ll|d|t)\b)")
+_NT = re.compile(r"\s+n't\b")
 
 
 def normalise(text: str) -> str:
     """Lower case, punctuation removed (word-internal apostrophes kept), single spaces; "John 's" → "john's"."""
-    t = re.sub(r"\s+'(?=(?:s|m|re|ve|ll|d|t)\b)", "'", text.lower())
-    t = re.sub(r"\s+n't\b", "n't", t)
+    t = _NT.sub("n't", _CLITIC.sub("'", text.lower()))
     t = _PUNCT.sub(" ", t)
     return _SPACES.sub(" ", t).strip()
 

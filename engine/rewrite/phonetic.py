@@ -57,38 +57,65 @@ def _ranks() -> dict[str, int]:
     return {w: i for i, w in enumerate(_load()[2])}
 
 
+#: the two-letter words a recogniser writes (others in the frequency list are abbreviations: "ca", "le")
+_SHORT = frozenset(["a", "i", "an", "on", "in", "at", "to", "of", "or", "by", "my", "we", "he", "me", "be", "so", "no", "do", "go", "up", "us", "it", "is", "as", "if", "oh", "uh", "am", "ok"])
+
+
+@lru_cache(maxsize=1)
+def _deletes() -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+    """Symmetric-delete index: each pronunciation with one phoneme removed → the pronunciations it came from."""
+    index = _load()[1]
+    out: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for p in index:
+        for i in range(len(p)):
+            out.setdefault(p[:i] + p[i + 1:], []).append(p)
+    return out
+
+
 @lru_cache(maxsize=50000)
 def sound_alikes(word: str, limit: int = 6) -> tuple[str, ...]:
-    """Common words that sound like ``word`` (distance ≤ 1 phoneme), most frequent first, homophones first."""
+    """Common words that sound like ``word`` (phoneme edit distance ≤ 1), most frequent first, homophones first."""
+    from rapidfuzz.distance import Levenshtein
+
     w = word.lower()
-    pron, index, common, phones = _load()
+    pron, index, _common, _phones = _load()
     p = pron.get(w)
     if p is None:
         return _spelling_alikes(w, limit)
     same = [c for c in index.get(p, ()) if c != w]
-    near: set[str] = set()
-    for i in range(len(p) + 1):
-        for ph in phones:
-            near.update(index.get(p[:i] + (ph,) + p[i:], ()))  # insertion
-        if i < len(p):
-            near.update(index.get(p[:i] + p[i + 1:], ()) if len(p) > 2 else ())  # deletion
-            for ph in phones:
-                if ph != p[i]:
-                    near.update(index.get(p[:i] + (ph,) + p[i + 1:], ()))  # substitution
-    near.discard(w)
+    dels = _deletes()
+    cand_prons: set[tuple[str, ...]] = set(dels.get(p, ()))  # one phoneme more than p
+    for i in range(len(p)):
+        d = p[:i] + p[i + 1:]
+        if len(p) > 2 and d in index:
+            cand_prons.add(d)  # one phoneme less
+        cand_prons.update(dels.get(d, ()))  # one substituted (or a shifted deletion: checked below)
+    cand_prons.discard(p)
     ranks = _ranks()
-    near_l = sorted((c for c in near if c not in same and len(c) > 1), key=lambda c: ranks.get(c, 10**6))
+    near = {c for cp in cand_prons if Levenshtein.distance(cp, p) <= 1 for c in index[cp]}
+    near.discard(w)
+    near_l = sorted((c for c in near if c not in same and (len(c) > 2 or c in _SHORT)),
+                    key=lambda c: ranks.get(c, 10**6))
     same.sort(key=lambda c: ranks.get(c, 10**6))
     return tuple((same + near_l)[:limit])
 
 
+@lru_cache(maxsize=1)
+def _by_initial() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for w in _load()[2]:
+        out.setdefault(w[0], []).append(w)
+    return out
+
+
 def _spelling_alikes(w: str, limit: int) -> tuple[str, ...]:
+    """Common words spelt like ``w`` (same first letter, rapidfuzz ratio ≥ 70) for words without a pronunciation."""
     if len(w) < 3 or not w.isalpha():
         return ()
     from rapidfuzz import fuzz, process
 
-    common = _load()[2]
-    hits = process.extract(w, common, scorer=fuzz.ratio, limit=limit, score_cutoff=70)
+    pool = [c for c in _by_initial().get(w[0], ()) if abs(len(c) - len(w)) <= 2]
+    hits = process.extract(w, pool, scorer=fuzz.ratio, limit=limit, score_cutoff=70)
     return tuple(h[0] for h in hits if h[0] != w)
 
 
@@ -102,6 +129,7 @@ LIAISONS: dict[tuple[str, str], str] = {
 }
 
 
+@lru_cache(maxsize=65536)
 def liaison(a: str, b: str) -> str | None:
     """What ``a b`` may be heard as when run together, or None."""
     hit = LIAISONS.get((a.lower(), b.lower()))
