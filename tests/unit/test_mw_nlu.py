@@ -123,3 +123,10 @@ def test_intents(lex, text: str, intent: str) -> None:  # type: ignore[no-untype
 def test_odd_input(lex, text: str) -> None:  # type: ignore[no-untyped-def]
     r = parse(text, NluContext(), lex)
     assert isinstance(r, NluResult)
+
+
+def test_taxi_between_the_two_places(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="attraction", state={"hotel": {"name": "acorn guest house"},
+                                                       "attraction": {"name": "castle galleries"}})
+    got = informs(parse("I also need a taxi to commute between the two places", ctx, lex))
+    assert got == {("taxi", "departure"): "castle galleries", ("taxi", "destination"): "acorn guest house"}

@@ -93,6 +93,7 @@ def normalise_value(domain: str, slot: str, value: Any, names: Any = None) -> st
             v = names(v)
         v = v.removeprefix("the ")
         v = v.replace("guest house", "guesthouse").replace(" & ", " and ")
+        v = re.sub(r" (train|railway)? ?station$", "", v) if slot != "name" else v
     return v
 
 

@@ -323,6 +323,17 @@ def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, i
             val = _ref_name(m.group(1), ctx)
             if val:
                 places.append((m.start(), m.end(), val, None))
+        if not holders and re.search(r"\bbetween (?:the|these|those) (?:2|two)(?: places| locations| venues)?\b"
+                                     r"|\bbetween them\b", tn):
+            # "a taxi between the two places": from the venue being talked about to the other one
+            named = [(d, ctx.state.get(d, {}).get("name") or ctx.offered.get(d))
+                     for d in ("restaurant", "hotel", "attraction")]
+            named = [(d, v) for d, v in named if v]
+            if len(named) >= 2:
+                last = next((x for x in named if x[0] == ctx.active_domain), named[-1])
+                first = next(x for x in named if x != last)
+                b.add("taxi", "departure", last[1], 0)
+                b.add("taxi", "destination", first[1], 1)
         for m in re.finditer(r"\b(?:from|to|get|leave|leaving) (there|here)\b", tn):
             val = _ref_name(m.group(1), ctx)
             if val:
