@@ -326,9 +326,11 @@ def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, i
         if not holders and re.search(r"\bbetween (?:the|these|those) (?:2|two)(?: places| locations| venues)?\b"
                                      r"|\bbetween them\b", tn):
             # "a taxi between the two places": from the venue being talked about to the other one
-            named = [(d, ctx.state.get(d, {}).get("name") or ctx.offered.get(d))
-                     for d in ("restaurant", "hotel", "attraction")]
-            named = [(d, v) for d, v in named if v]
+            named: list[tuple[str, str]] = []
+            for d in ("restaurant", "hotel", "attraction"):
+                v = ctx.state.get(d, {}).get("name") or ctx.offered.get(d)
+                if v:
+                    named.append((d, v))
             if len(named) >= 2:
                 last = next((x for x in named if x[0] == ctx.active_domain), named[-1])
                 first = next(x for x in named if x != last)
