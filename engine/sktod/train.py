@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.sktod.embed import Encoder
+from engine.sktod.embed import Encoder, shared_encoder
 from engine.sktod.entities import EntityTracker
 from engine.sktod.knowledge import KnowledgeBase, ScoredSnippet, Snippet, ref_key
 from engine.sktod.ktd import KTDModel
@@ -148,7 +148,7 @@ def train(logs: Sequence[Any], labels: Sequence[Any], kb: KnowledgeBase, out_dir
     """
     if len(logs) != len(labels):
         raise ValueError(f"logs has {len(logs)} instances but labels has {len(labels)}")
-    enc = encoder or Encoder()
+    enc = encoder or shared_encoder(None)
     idx = list(range(len(logs))) if train_indices is None else list(train_indices)
     sub_logs = [logs[i] for i in idx]
     fit_local, dev_local = split_indices(sub_logs, dev_fraction, seed)

@@ -127,7 +127,7 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float, hidden: int,
           encoder: str | None, seed: int) -> None:
     """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder."""
-    from engine.sktod.embed import Encoder
+    from engine.sktod.embed import shared_encoder
     from engine.sktod.knowledge import KnowledgeBase
     from engine.sktod.train import train as fit
     from engine.types import LoadError
@@ -138,7 +138,7 @@ def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, d
     labels = _load_list(labels_path, "labels")
     try:
         kb = KnowledgeBase.load(knowledge_path)
-        cfg = fit(logs, labels, kb, out_dir, encoder=Encoder(encoder), dev_fraction=dev_fraction, seed=seed,
+        cfg = fit(logs, labels, kb, out_dir, encoder=shared_encoder(encoder), dev_fraction=dev_fraction, seed=seed,
                   hidden=hidden, progress=_status)
     except LoadError as e:
         fail(str(e))
