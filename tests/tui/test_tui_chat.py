@@ -402,3 +402,16 @@ async def test_speak_replies_toggle_speaks_each_reply_and_failures_do_not_stop_t
     from engine.settings import load_settings
 
     assert load_settings().audio.speak_replies
+
+
+async def test_typing_in_rating_mode_goes_back_to_the_prompt(tmp_path: Path) -> None:
+    app = make_app(tmp_path, "tui-fake")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await say(pilot, "hello")
+        await pilot.press("escape", "1")
+        log = app.screen.query_one(ChatLog)
+        assert log.has_focus and log.aspect.key == "interestingness"
+        await pilot.press("t", "h", "x")
+        prompt = app.screen.query_one("#prompt", Input)
+        assert prompt.has_focus and prompt.value == "thx"

@@ -106,3 +106,12 @@ def test_model_picker(app: ParleyApp, snap_compare: Any) -> None:
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_rating_mode(app: ParleyApp, snap_compare: Any) -> None:
+    async def run(pilot: Any) -> None:
+        await _dialogue(pilot)
+        await pilot.press("escape", "2")  # relevance of the latest turn; interestingness is next
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)

@@ -327,8 +327,11 @@ class ChatScreen(VoiceMixin, Screen[None]):
         self.log_view.focus()
 
     @on(ChatLog.Leave)
-    def _leave_rating(self) -> None:
-        self.prompt.focus()
+    def _leave_rating(self, event: ChatLog.Leave) -> None:
+        prompt = self.prompt
+        if event.typed and not prompt.disabled:
+            prompt.insert_text_at_cursor(event.typed)
+        prompt.focus()
 
     @on(ChatLog.Refused)
     def _rating_refused(self, event: ChatLog.Refused) -> None:

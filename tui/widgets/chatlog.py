@@ -147,7 +147,9 @@ class ChatLog(VerticalScroll, can_focus=True):
 
     @dataclass
     class Leave(Message):
-        """Rating mode ends; focus goes back to the prompt."""
+        """Rating mode ends; focus goes back to the prompt (with ``typed`` already typed into it)."""
+
+        typed: str = ""
 
     @dataclass
     class Refused(Message):
@@ -240,7 +242,13 @@ class ChatLog(VerticalScroll, can_focus=True):
         self.post_message(self.Leave())
 
     def on_key(self, event: events.Key) -> None:
-        """Digits that are not ratings are refused with a message instead of being silently ignored."""
+        """Digits that are not ratings are refused with a message instead of being silently ignored; any other
+        printable character goes back to the prompt, so the tester can just start typing the next turn."""
+        ch = event.character
+        if ch and ch.isprintable() and not ch.isdigit() and ch not in ("i", " ") and event.is_printable:
+            event.stop()
+            self.post_message(self.Leave(ch))
+            return
         if event.character and event.character.isdigit() and event.character not in "123":
             event.stop()
             if not self.system_views() or self.locked:
