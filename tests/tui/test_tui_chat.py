@@ -415,3 +415,17 @@ async def test_typing_in_rating_mode_goes_back_to_the_prompt(tmp_path: Path) -> 
         await pilot.press("t", "h", "x")
         prompt = app.screen.query_one("#prompt", Input)
         assert prompt.has_focus and prompt.value == "thx"
+
+
+async def test_turns_typed_before_the_system_is_loaded_wait_for_it(tmp_path: Path) -> None:
+    app = make_app(tmp_path, "tui-slow")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one("#prompt", Input)
+        assert prompt.has_focus  # usable at once, while settings/store/system load in workers
+        prompt.value = "early bird"
+        await pilot.press("enter")
+        await settle(pilot)
+        views = app.screen.query_one(ChatLog).system_views()
+        assert [v.reply.text for v in views] == [fakes.REPLIES[0]]
+        assert app.screen.query_one("#status").activity == ""
