@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,16 @@ __all__ = ["Decision", "MultiwozSystem"]
 FALLBACK = "Sorry, something went wrong on my side. Could you say that again?"
 
 
+def _seed(seed: Any) -> int:
+    """Seeds are ints; any other value (a spec string, say) is mapped to one deterministically."""
+    if seed is None:
+        return 0
+    try:
+        return int(seed)
+    except (TypeError, ValueError):
+        return zlib.crc32(str(seed).encode()) & 0x7FFFFFFF
+
+
 class MultiwozSystem:
     """Rule pipeline over the MultiWOZ DB. ``read_system=True`` also reads system turns it did not write
     (for scoring the tracker on corpus dialogues)."""
@@ -37,7 +48,7 @@ class MultiwozSystem:
     name = "multiwoz"
 
     def __init__(self, seed: int | None = None, db_dir: str | None = None, read_system: bool = False) -> None:
-        self.seed = int(seed) if seed is not None else 0
+        self.seed = _seed(seed)
         self.db_dir = db_dir
         self.read_system = bool(read_system)
         self._db: MultiwozDB | None = None
@@ -72,7 +83,7 @@ class MultiwozSystem:
     def reset(self, seed: int | None = None) -> None:
         """Start a new dialogue (with a new seed if given)."""
         if seed is not None:
-            self.seed = int(seed)
+            self.seed = _seed(seed)
         self.tracker.reset()
         self.policy = Policy(self.db, self.seed)
         self.last_nlu = None

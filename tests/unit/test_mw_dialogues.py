@@ -217,3 +217,9 @@ def test_hospital_department() -> None:
     t = talk(MultiwozSystem(), "the phone number for the paediatric clinic please")
     assert t[0].state == {"hospital": {"department": "paediatric clinic"}}
     assert "01223348313" in t[0].text
+
+
+def test_seed_from_a_spec_string() -> None:
+    assert build_system("multiwoz:seed=abc").seed == build_system("multiwoz:seed=abc").seed
+    assert MultiwozSystem(seed="12").seed == 12  # type: ignore[arg-type]
+    assert build_system("multiwoz:read_system=true").read_system is True
