@@ -20,16 +20,15 @@ from textual.worker import Worker, WorkerState
 
 from engine.rewrite.chain import Chain
 from tui import messages as M
+from tui.screens.chat_ratings import LOCKED_HINT, RatingMixin
 from tui.screens.voice import VoiceMixin
 from tui.widgets.chatlog import ChatLog, SystemTurnView, UserTurnView
 from tui.widgets.goal import GoalCard
 from tui.widgets.level import LevelMeter
 from tui.widgets.statusbar import StatusBar
 
-LOCKED_HINT = "Session locked (dialogue rated) — ctrl+n starts a new session"
 
-
-class ChatScreen(VoiceMixin, Screen[None]):
+class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
     """The main screen. ``app`` is a ParleyApp (store, settings, tester, seed, goal)."""
 
     BINDINGS = [
@@ -315,86 +314,6 @@ class ChatScreen(VoiceMixin, Screen[None]):
                 self.status.activity = ""
         elif event.state in (WorkerState.SUCCESS, WorkerState.CANCELLED) and worker.group == "voice":
             self.voice_finished()
-
-    # -- ratings -----------------------------------------------------------------------------------------
-    def action_rate_mode(self) -> None:
-        if not self.log_view.system_views():
-            self.notify("Nothing to rate yet: no system turn has answered.", severity="warning")
-            return
-        if self.locked:
-            self.notify("The dialogue rating was submitted: turn ratings are locked.", severity="warning")
-            return
-        self.log_view.focus()
-
-    @on(ChatLog.Leave)
-    def _leave_rating(self, event: ChatLog.Leave) -> None:
-        prompt = self.prompt
-        if event.typed and not prompt.disabled:
-            prompt.insert_text_at_cursor(event.typed)
-        prompt.focus()
-
-    @on(ChatLog.Refused)
-    def _rating_refused(self, event: ChatLog.Refused) -> None:
-        self.notify(event.reason, severity="warning")
-
-    @on(ChatLog.Rate)
-    def _rate(self, event: ChatLog.Rate) -> None:
-        from store import StoreError
-
-        if self.locked or self.session is None or event.view.turn_id is None:
-            self.notify("The dialogue rating was submitted: turn ratings are locked.", severity="warning")
-            return
-        app: Any = self.app
-        ratings = {**event.view.ratings, event.aspect: event.value}
-        try:
-            self.session.rate_turn(event.view.turn_id, app.tester, relevance=ratings["relevance"],
-                                   interestingness=ratings["interestingness"])
-        except StoreError as e:
-            self.notify(f"Rating not stored: {e}", severity="error")
-            return
-        event.view.set_rating(event.aspect, event.value)
-        event.view.refresh_ratings(self.log_view.aspect if self.log_view.cursor is event.view else None)
-
-    def action_end_dialogue(self) -> None:
-        from tui.screens.rating import DialogueRatingScreen
-
-        if self.session is None:
-            self.notify("No session yet: the system is still loading.", severity="warning")
-            return
-        if self.locked:
-            self.notify("This dialogue is already rated — ctrl+n starts a new session.", severity="warning")
-            return
-        if self._busy or self._queue:
-            self.notify("Wait for the system to answer the queued turns first.", severity="warning")
-            return
-        if not self.log_view.query(SystemTurnView):
-            self.notify("Nothing to rate yet: hold the dialogue first.", severity="warning")
-            return
-        app: Any = self.app
-        self.app.push_screen(DialogueRatingScreen(self.session.id, app.tester), self._dialogue_rated)
-
-    def _dialogue_rated(self, rating: Any) -> None:
-        from store import StoreError
-
-        if rating is None:
-            self.notify("Dialogue rating cancelled; nothing was stored.")
-            return
-        try:
-            self.session.rate_dialogue(rating)
-        except StoreError as e:
-            self.notify(f"Dialogue rating not stored: {e}", severity="error")
-            return
-        self.locked = True
-        self.log_view.locked = True
-        self.status.locked = True
-        self.prompt.placeholder = LOCKED_HINT
-        self.prompt.disabled = True
-        self.log_view.add_note(
-            f"── dialogue rated: understanding {rating.understanding}, task completion {rating.task_completion}, "
-            f"interest arousal {rating.interest_arousal}, efficiency {rating.efficiency}, overall {rating.overall}"
-            f" — session locked; ctrl+n starts a new one ──")
-        self.notify("Dialogue rating stored; the session is locked. ctrl+n starts a new session.")
-        self.refresh_bindings()
 
     # -- panels --------------------------------------------------------------------------------------------
     def action_toggle_internals(self) -> None:
