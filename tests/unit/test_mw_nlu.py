@@ -130,3 +130,14 @@ def test_taxi_between_the_two_places(lex) -> None:  # type: ignore[no-untyped-de
                                                        "attraction": {"name": "castle galleries"}})
     got = informs(parse("I also need a taxi to commute between the two places", ctx, lex))
     assert got == {("taxi", "departure"): "castle galleries", ("taxi", "destination"): "acorn guest house"}
+
+
+def test_stay_as_a_day_range_and_references(lex) -> None:  # type: ignore[no-untyped-def]
+    got = informs(parse("book for 6 people from tuesday through thursday", NluContext(active_domain="hotel"), lex))
+    assert got == {("hotel", "book_people"): "6", ("hotel", "book_day"): "tuesday", ("hotel", "book_stay"): "2"}
+    ctx = NluContext(active_domain="train", state={"hotel": {"book_day": "tuesday"}})
+    r = parse("I want the train the same day as the hotel, leaving broxbourne", ctx, lex)
+    assert r.domain == "train"
+    assert informs(r) == {("train", "day"): "tuesday", ("train", "departure"): "broxbourne"}
+    assert informs(parse("just for me", NluContext(active_domain="restaurant"), lex)) == {
+        ("restaurant", "book_people"): "1"}

@@ -102,10 +102,12 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     intents = _intents(t)
     # domains mentioned, by position
     mentions: list[tuple[int, str]] = []
-    scan = plain
+    # "the same day as the hotel", "near the restaurant": references, not new requests for those domains
+    scan = re.sub(r"\b(?:as|near|close to|nearby|next to|around|than) (?:the|my|our|that) \w+(?: booking| reservation)?",
+                  lambda m: " " * len(m.group(0)), plain)
     if ctx.active_domain == "taxi" or P.DOMAIN_WORDS["taxi"].search(plain):
         # "from the hotel to the museum": references to venues, not new requests for those domains
-        scan = P.REF_RE.sub(lambda m: " " * len(m.group(0)), plain)
+        scan = P.REF_RE.sub(lambda m: " " * len(m.group(0)), scan)
     for dom, pat in P.DOMAIN_WORDS.items():
         for m in pat.finditer(scan):
             mentions.append((m.start(), dom))
@@ -234,8 +236,16 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
             b.add(d, "book_day", m.group(1), m.start())
 
 
+_RANGE = re.compile(r"\bfrom (" + "|".join(P.DAYS) + r") (?:through|to|until|till|thru) (" + "|".join(P.DAYS) + r")\b")
+
+
 def _counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: _Builder) -> None:
     used: set[int] = set()
+    m = _RANGE.search(plain)
+    if m and (domain == "hotel" or "hotel" in mentioned):  # "from tuesday through thursday": 2 nights
+        nights = (P.DAYS.index(m.group(2)) - P.DAYS.index(m.group(1))) % 7 or 7
+        b.add("hotel", "book_day", m.group(1), m.end())
+        b.add("hotel", "book_stay", str(nights), m.end())
     for m in P.STAY_RE.finditer(plain):
         val = m.group(1) or m.group(2)
         if domain in ("train", "taxi", "restaurant") and "hotel" not in mentioned:

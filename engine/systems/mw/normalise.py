@@ -76,6 +76,7 @@ _SPECIAL = [
     (re.compile(r"\b(just )?(myself|me) (alone|only)\b"), "1 people"),
     (re.compile(r"\b(just|only) (me|myself|1 person|one person)\b"), "1 people"),
     (re.compile(r"\b(for|by) myself\b"), "1 people"),
+    (re.compile(r"\b(just|only) for (me|myself|1|one)\b"), "for 1 people"),
     (re.compile(r"\b(a )?couple of (people|persons|us|nights|days|guests)\b"), r"2 \2"),
     (re.compile(r"\bmy (wife|husband|partner|friend|girlfriend|boyfriend) and (i|me)\b"), "2 people"),
     (re.compile(r"\bboth of us\b"), "2 people"),
@@ -177,9 +178,9 @@ def find_times(text: str) -> list[TimeMention]:
         else:
             add(mt.start(), mt.end(), h, mins, True)
     for mt in _SPOKEN.finditer(text):  # ASR style: "five fifteen pm" → "5 15 pm"
-        if mt.group(3) or mt.group(0)[:1].isalpha():
+        if mt.group(3) or mt.group(0)[:1].isalpha() or mt.group(2) in ("00", "15", "30", "45"):
             h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
-            if not mt.group(3) and 1 <= h <= 6:
+            if not mt.group(3) and 1 <= h <= 6 and mt.group(0)[:1].isalpha():
                 h += 12
             add(mt.start(1), mt.end(), h, int(mt.group(2)), True)
     for mt in _HOUR_AMPM.finditer(text):
@@ -210,6 +211,10 @@ british chinese european french gastropub indian international italian japanese 
 portuguese seafood spanish turkish vietnamese vegetarian three seven eight eleven twelve twenty thirty fourty forty
 fifty quarter after before afternoon evening morning tomorrow tonight somewhere something anything expensive price
 pricerange stars star rating looking recommend another different free boat concert sports church churches park""".split()  # noqa: SIM905
+_VOCAB += ["welsh", "greek", "german", "polish", "russian", "scottish", "swedish", "danish", "tuscan", "halal",
+           "kosher", "moroccan", "persian", "caribbean", "brazilian", "belgian", "australian", "indonesian",
+           "malaysian", "singaporean", "cantonese", "barbeque", "polynesian", "venetian", "catalan", "basque",
+           "afghan", "cuban", "jamaican", "irish", "swiss", "thai", "fusion", "creative", "traditional", "unusual"]
 _BY_FIRST: dict[str, list[str]] = {}
 for _w in _VOCAB:
     _BY_FIRST.setdefault(_w[0], []).append(_w)

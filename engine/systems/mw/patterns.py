@@ -20,7 +20,7 @@ DOMAIN_WORDS: dict[str, re.Pattern[str]] = {
                 r"|where to stay|stay(ing)?|rooms?|nights?|star|stars|wifi|internet|parking)\b"),
     "attraction": rx(r"\b(attractions?|museums?|colleges?|theatres?|churche?s?|cinemas?|parks?|pools?|swimming|boats?"
                      r"|boating|punting|night ?clubs?|clubs?|architecture|entertainment|sights?|sightseeing|galler(y|ies)"
-                     r"|things to do|to visit|place (?:i|we) can go|places (?:i|we) can go|go see|to see|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
+                     r"|things to do|something fun|fun to do|fun things|to visit|place (?:i|we) can go|places (?:i|we) can go|go see|to see|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
                      r"|entrance fee|tourist)\b"),
 }
 
@@ -59,7 +59,7 @@ AREAS = {"northern": "north", "southern": "south", "eastern": "east", "western":
 
 PRICE_RE = rx(r"\b(cheap(er|est|ly)?|inexpensive|budget|low[- ]cost|low[- ]price[d]?|affordable|not (too )?expensive"
               r"|moderate(ly)?( priced)?|mid[- ]?range|medium|reasonabl[ey]( priced)?|average|middle|fair(ly)? priced"
-              r"|expensive|upscale|high[- ]end|fancy|pricey|pricy|luxur(y|ious)|posh|upmarket|high[- ]price[d]?"
+              r"|expensive|upscale|high[- ]end|high quality|fine dining|fancy|pricey|pricy|luxur(y|ious)|posh|upmarket|high[- ]price[d]?"
               r"|prices are low|cheaply)\b")
 
 
@@ -168,7 +168,7 @@ CORRECT_RE = rx(r"\b(i meant|i mean|sorry,? (?:i|it)|actually|correction|change 
 
 TIME_CUES_ARRIVE = rx(r"(arriv\w*|get (there|to|in|into|back)|be there|be at|be in|reach\w*|by|before|no later than"
                       r"|until|till|latest|in time|arrival)\W*(?:\S+\W+){0,5}$")
-TIME_CUES_LEAVE = rx(r"(leav\w*|depart\w*|after|from|pick(ed)? (me |us )?up|pickup|go at|departure|later than"
+TIME_CUES_LEAVE = rx(r"(leav\w*|depart\w*|after|from|pick(ed)? (me |us )?up|pickup|go at|departure|(?<!no )later than"
                      r"|earliest|starting|going|set off|head out|travel(l?ing)? at)\W*(?:\S+\W+){0,5}$")
 TIME_CUES_BOOK = rx(r"\b(table|reservation|book|booking|reserve|dinner|lunch|eat|dine|meal|for \d+ people)\b")
 
