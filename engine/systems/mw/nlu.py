@@ -103,7 +103,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     # domains mentioned, by position
     mentions: list[tuple[int, str]] = []
     # "the same day as the hotel", "near the restaurant": references, not new requests for those domains
-    scan = re.sub(r"\b(?:as|near|close to|nearby|next to|around|than) (?:the|my|our|that) \w+(?: booking| reservation)?",
+    scan = re.sub(r"\b(?:as|near|close to|nearby|next to|around|than) (?:the|my|our|that) \w+(?: booking| reservation)?"
+                  r"|\b(?:the|my|our) (?:restaurant|hotel|train|taxi) (?:reservation|booking)",
                   lambda m: " " * len(m.group(0)), plain)
     if ctx.active_domain == "taxi" or P.DOMAIN_WORDS["taxi"].search(plain):
         # "from the hotel to the museum": references to venues, not new requests for those domains
@@ -185,6 +186,8 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
             continue
         b.add(_domain_for("area", domain, mentioned, ctx), "area", val, m.start())
     for m in P.PRICE_RE.finditer(plain):
+        if re.search(r"\bhow $", plain[: m.start()]):
+            continue  # "how expensive is it?" asks
         d = _domain_for("pricerange", domain if domain in ("restaurant", "hotel") else None,
                         [x for x in mentioned if x in ("restaurant", "hotel")], ctx)
         b.add(d, "pricerange", P.price_value(m.group(1)), m.start())

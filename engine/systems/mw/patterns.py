@@ -95,7 +95,7 @@ PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|tickets?|s
                r"|tickets?|seats?) (?:of|for) (\d{1,2})\b(?!:| nights?| days?| stars?)"
                r"|\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am| o'?clock| minutes| pounds| in the)")
 STAY_RE = rx(r"\b(\d{1,2}) (?:nights?|days?)\b|\b(?:stay|staying) (?:for )?(\d{1,2})\b")
-BARE_NUM_RE = rx(r"\b(\d{1,2})\b(?!:)")
+BARE_NUM_RE = rx(r"(?<!:)\b(\d{1,2})\b(?!:)")
 
 PARKING_RE = rx(r"\b(parking|park my car|place to park|car park)\b")
 INTERNET_RE = rx(r"\b(wifi|internet|wireless|online access)\b")
