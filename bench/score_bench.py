@@ -136,7 +136,10 @@ def main() -> None:
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--skip-replay", action="store_true")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "score.md")
-    ap.add_argument("--json", type=Path, default=None, help="also dump every figure as JSON here")
+    ap.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "score.json",
+                    help="every figure as JSON (written after each part, read back by --resume)")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the parts already in --json and run only the missing ones (e.g. llm)")
     args = ap.parse_args()
     if not TEST.exists():
         sys.exit(f"{TEST} is absent: this benchmark needs ../shared/data")
@@ -144,43 +147,56 @@ def main() -> None:
     from engine.scoring.corpus import load_corpus
 
     cmd = "$ .venv/bin/python bench/score_bench.py " + " ".join(sys.argv[1:])
+    figures: dict = {}  # type: ignore[type-arg]
+    if args.resume and args.json.exists():
+        figures = json.loads(args.json.read_text(encoding="utf-8"))
+    figures.setdefault("commands", []).append(cmd)
+
+    def save() -> None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+        write_md(args.out, figures)
+
     corpus = load_corpus(TEST, limit=args.limit)
-    figures: dict = {"corpus_check": corpus_check(corpus)}  # type: ignore[type-arg]
+    if "corpus_check" not in figures:
+        figures["corpus_check"] = corpus_check(corpus)
+        save()
     with tempfile.TemporaryDirectory(prefix="parley-score-bench-") as tmpd:
         tmp = Path(tmpd)
-        if not args.skip_replay:
-            res, timing = replay_table("multiwoz", corpus, CONDITIONS, args.bootstrap, tmp)
-            figures["multiwoz"] = {"result": res, "timing": timing}
-            if args.llm:
-                try:
-                    res, timing = replay_table("llm", corpus[:args.llm], ("original", "impolite:scenario=2"),
-                                               args.bootstrap, tmp)
-                    figures["llm"] = {"result": res, "timing": timing}
-                except Exception as e:  # the llm system may be missing or fail to load here
-                    figures["llm"] = {"error": f"{type(e).__name__}: {e}"}
-        if (ABREDIAL / "annotated_dialogues.csv").exists():
+        if (ABREDIAL / "annotated_dialogues.csv").exists() and "satisfaction" not in figures:
             sat, summary = satisfaction(tmp)
             figures["satisfaction"] = sat
             figures["import_summary"] = summary
             figures["relevance_sensitivity"] = relevance_sensitivity()
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
-    write_md(args.out, figures, cmd)
+            save()
+        if not args.skip_replay and "multiwoz" not in figures:
+            res, timing = replay_table("multiwoz", corpus, CONDITIONS, args.bootstrap, tmp)
+            figures["multiwoz"] = {"result": res, "timing": timing}
+            save()
+        if args.llm and "result" not in figures.get("llm", {}):
+            try:
+                res, timing = replay_table("llm", corpus[:args.llm], ("original", "impolite:scenario=2"),
+                                           args.bootstrap, tmp)
+                figures["llm"] = {"result": res, "timing": timing}
+            except Exception as e:  # the llm system may be missing or fail to load here
+                figures["llm"] = {"error": f"{type(e).__name__}: {e}"}
+            save()
     print(f"wrote {args.out}", file=sys.stderr)
 
 
-def write_md(out: Path, figures: dict, cmd: str) -> None:  # type: ignore[type-arg]
+def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
     from engine.scoring.report import PAPER_CORRELATIONS, PAPER_R2
 
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# Scoring benchmark (issue 8)", "",
              f"Machine: {platform.machine()} CPU, 2 cores, no GPU; Python {platform.python_version()}; {now}.", "",
-             "```", cmd, "```", ""]
-    cc = figures["corpus_check"]
-    lines += ["## 1. Metric check: the reference corpus scored as a system", "",
-              f"Corpus system turns with the gold belief states, {cc['n']} test dialogues: **Inform "
-              f"{cc['inform']:.1f}, Success {cc['success']:.1f}** (mwzeval publishes 93.7 / 90.9 for the corpus). "
-              f"Scoring took {cc['seconds']:.1f} s.", ""]
+             "```", *figures.get("commands", []), "```", ""]
+    cc = figures.get("corpus_check")
+    if cc:
+        lines += ["## 1. Metric check: the reference corpus scored as a system", "",
+                  f"Corpus system turns with the gold belief states, {cc['n']} test dialogues: **Inform "
+                  f"{cc['inform']:.1f}, Success {cc['success']:.1f}** (mwzeval publishes 93.7 / 90.9 for the "
+                  f"corpus). Scoring took {cc['seconds']:.1f} s.", ""]
     if "multiwoz" in figures:
         lines += ["## 2. Replay under user-side conditions (Table VII shape)", ""]
         t = figures["multiwoz"]["timing"]

@@ -36,7 +36,7 @@ def bleu_statistics(hypotheses: Sequence[Sequence[str]], references: Sequence[Se
     flat_r = [r for d in references for r in d]
     if len(flat_h) != len(flat_r):
         raise ValueError("hypotheses and references differ in length")
-    sent = np.asarray(BLEU()._extract_corpus_statistics(flat_h, [flat_r]), dtype=np.int64).reshape(-1, 10)
+    sent = np.asarray(BLEU(force=True)._extract_corpus_statistics(flat_h, [flat_r]), dtype=np.int64).reshape(-1, 10)
     out = np.zeros((len(hypotheses), 10), dtype=np.int64)
     pos = 0
     for i, d in enumerate(hypotheses):
