@@ -105,7 +105,7 @@ class MultiwozSystem:
 
             listen(history[-2].text, self.tracker, self._lex)
         text = history[-1].text if history and history[-1].role == "user" else ""
-        nlu = parse(text, self.tracker.context(), self._lex)
+        nlu = parse(text, self.tracker.context(self._db), self._lex)
         self.last_nlu = nlu
         self.tracker.update(nlu, self._db)
         return self.policy.decide(self.tracker, nlu)

@@ -37,9 +37,18 @@ class Tracker:
         self.turns = 0
         self.changed: set[tuple[str, str]] = set()
 
-    def context(self) -> NluContext:
+    def context(self, db: MultiwozDB | None = None) -> NluContext:
+        """What the NLU may know; with ``db``, also the attributes of the venues on the table."""
+        venues: dict[str, dict[str, str]] = {}
+        if db is not None:
+            for d in VENUE:
+                vid = self.state.get(d, {}).get("name") or self.offered.get(d)
+                row = db.find(d, vid) if vid else None
+                if row:
+                    venues[d] = {k: str(row[k]) for k in ("area", "pricerange", "stars", "type", "food") if k in row}
         return NluContext(active_domain=self.active_domain, sys_requested=self.sys_requested,
-                          state=self.state, offered=self.offered, offer_domain=self.last_offer_domain)
+                          state=self.state, offered=self.offered, offer_domain=self.last_offer_domain,
+                          venues=venues)
 
     def snapshot(self) -> dict[str, dict[str, str]]:
         return copy.deepcopy({d: s for d, s in self.state.items() if s})

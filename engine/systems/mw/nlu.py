@@ -30,6 +30,7 @@ class NluContext:
     state: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     offered: Mapping[str, str] = field(default_factory=dict)
     offer_domain: str | None = None  # the domain of the offer / booking question the system just made
+    venues: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # attributes of offered/named venues
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,9 @@ def _intents(t: str) -> tuple[str, ...]:
             out.append(name)
     if "nobook" in out and "book" in out:
         out.remove("book")
+    if "bye" in out and re.search(r"\bno thank", t) and not P.BYE_RE.search(re.sub(r"\bno thank(s| you)", "", t)) \
+            and len(t.split()) > 5:
+        out.remove("bye")  # "no thanks, I don't want to book": a refusal, not a goodbye
     if "bye" in out and "negate" in out and len(t.split()) <= 6:
         out.remove("negate")
     return tuple(out)
@@ -325,17 +329,17 @@ def _ref_name(kind: str, ctx: NluContext) -> str | None:
 
 def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, int], domain: str | None,
             ctx: NluContext, b: _Builder, taxi_ctx: bool) -> None:
-    places: list[tuple[int, int, str, NameMention | None]] = []
+    places: list[tuple[int, int, str, NameMention | None]] = []  # (start, priority, value, mention)
     for key, mention in holders.items():
         if mention.domain == "department":
             b.add("hospital", "department", mention.value, where[key])
             continue
-        places.append((where[key], where[key] + len(key), mention.value, mention))
+        places.append((where[key], where[key], mention.value, mention))
     if taxi_ctx:
         for m in P.REF_RE.finditer(tn):
             val = _ref_name(m.group(1), ctx)
             if val:
-                places.append((m.start(), m.end(), val, None))
+                places.append((m.start(), m.start(), val, None))
         if not holders and re.search(r"\bbetween (?:the|these|those) (?:2|two)(?: places| locations| venues)?\b"
                                      r"|\bbetween them\b", tn):
             # "a taxi between the two places": from the venue being talked about to the other one
@@ -351,11 +355,11 @@ def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, i
                 b.add("taxi", "destination", first[1], 1)
         for m in re.finditer(r"\b(?:from|to|get|leave|leaving) (there|here)\b", tn):
             val = _ref_name(m.group(1), ctx)
-            if val:
-                places.append((m.start(1), m.end(1), val, None))
+            if val:  # position 0: any place named explicitly in the same turn wins
+                places.append((m.start(1), -1, val, None))
     places.sort()
     travel = "taxi" if taxi_ctx else ("train" if domain == "train" else None)
-    for start, _end, value, nm in places:
+    for start, prio, value, nm in places:
         before = tn[max(0, start - 45): start]
         frm = P.PLACE_FROM.search(before)
         to = P.PLACE_TO.search(before)
@@ -390,7 +394,7 @@ def _places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, i
                 slot = "departure"
             else:
                 slot = "departure" if travel == "train" and value != "cambridge" else "destination"
-        b.add(travel, slot, value, start)
+        b.add(travel, slot, value, prio)
 
 
 _SAME = re.compile(r"\b(?:same|that) (day|night|area|part of town|side of town|price ?range|price|group|party"
@@ -411,7 +415,8 @@ def _same(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> None:
         if what is None:
             continue
         for src in _SAME_SLOTS.get(what, ()):
-            for other, slots in ctx.state.items():
+            sources = list(ctx.state.items()) + [(d, v) for d, v in ctx.venues.items()]
+            for other, slots in sources:
                 if other == domain or src not in slots or slots[src] == "dontcare":
                     continue
                 target = src

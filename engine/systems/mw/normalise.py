@@ -125,7 +125,7 @@ _BARE = re.compile(
     r"\b(?:at|by|after|before|around|about|until|till|from|leaves?|arrives?|leaving|arriving|depart(?:ing|s)?)\s+"
     r"(?:about |around |approximately )?(1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b"
     r"(?! (?:people|persons|person|guests|adults|of us|nights?|days?|stars?|tickets?|seats?|minutes?|hours?|pounds?"
-    r"|that|which|who|of|with|in|for|serv\w*|more|other|thing|place|restaurant|hotel|attraction|train|taxi))"
+    r"|that|which|who|of|with|serv\w*|more|other|thing|place|restaurant|hotel|attraction|train|taxi))"
 )
 _SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|arrive)\s+)?([01]?\d|2[0-3]) ([0-5]\d)"
                      r"(?:\s*(a\s?m|p\s?m))?\b(?! (?:people|persons|nights?|days?|minutes?|pounds?))")

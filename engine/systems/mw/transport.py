@@ -43,6 +43,15 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     if rq and venue is not None:
         pol._answer(d, venue, rq, acts, tr)
         return venue
+    if rq and venue is None and rows and cons.get("departure") and cons.get("destination"):
+        # a question before every constraint is known: answer it for the best train so far
+        venue = _best_train(rows, cons)
+        tr.offered[d] = venue["trainID"]
+        acts.append(_act("offer", d, "trainID", venue["trainID"]))
+        for s in ("leaveAt", "arriveBy"):
+            acts.append(_act("inform", d, s, venue[s]))
+        pol._answer(d, venue, rq, acts, tr)
+        return venue
     if venue is None and missing and not (len(rows) <= 3 and rows and len(missing) <= 1):
         if rows and len(missing) < 4 and (cons.get("departure") or cons.get("destination")):
             acts.append(_act("inform", d, "choice", len(rows)))
