@@ -372,6 +372,10 @@ async def test_unusable_database_exits_with_one_clear_line(tmp_path: Path) -> No
     app = ParleyApp(db_path=str(bad), system_spec="tui-fake", tester="ana")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
+        for _ in range(200):  # a loaded machine may take a moment to deliver the boot worker's failure
+            if app.return_code is not None:
+                break
+            await pilot.pause(0.05)
     assert app.return_code == 2
 
 
@@ -429,3 +433,15 @@ async def test_turns_typed_before_the_system_is_loaded_wait_for_it(tmp_path: Pat
         views = app.screen.query_one(ChatLog).system_views()
         assert [v.reply.text for v in views] == [fakes.REPLIES[0]]
         assert app.screen.query_one("#status").activity == ""
+
+
+async def test_rewriter_panel_works_from_the_keyboard_alone(tmp_path: Path) -> None:
+    app = make_app(tmp_path, "tui-fake")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.press("space")  # the first rewriter toggle has focus on open
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen.query_one("#status").rewriters == "impolite"

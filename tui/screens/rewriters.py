@@ -72,6 +72,13 @@ class RewriterScreen(ModalScreen[list[str] | None]):
         self.current = {s.name: s for s in current}
         self.infos = infos if infos is not None else rewriter_infos()
 
+    def on_mount(self) -> None:
+        # keyboard first: the first usable rewriter toggle has focus, so space toggles it straight away
+        for box in self.query(Checkbox):
+            if box.id and box.id.startswith("rw-") and not box.disabled:
+                box.focus()
+                break
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog", classes="dialog rewriter-dialog"):
             yield Label("User-side rewriters", classes="dialog-title")
