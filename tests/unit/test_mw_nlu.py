@@ -141,3 +141,17 @@ def test_stay_as_a_day_range_and_references(lex) -> None:  # type: ignore[no-unt
     assert informs(r) == {("train", "day"): "tuesday", ("train", "departure"): "broxbourne"}
     assert informs(parse("just for me", NluContext(active_domain="restaurant"), lex)) == {
         ("restaurant", "book_people"): "1"}
+
+
+@pytest.mark.parametrize(("text", "domain", "expected"), [
+    ("I do not have a specific area or price", "hotel",
+     {("hotel", "area"): "dontcare", ("hotel", "pricerange"): "dontcare"}),
+    ("it will be me and a friend", "hotel", {("hotel", "book_people"): "2"}),
+    ("I will be departing from Cambridge and arriving in Ely", "train",
+     {("train", "departure"): "cambridge", ("train", "destination"): "ely"}),
+    ("are there any steakhouses in the centre", "restaurant",
+     {("restaurant", "food"): "steakhouse", ("restaurant", "area"): "centre"}),
+    ("somewhere with a modest price range", "restaurant", {("restaurant", "pricerange"): "moderate"}),
+])
+def test_more_phrasings(lex, text: str, domain: str, expected: dict) -> None:  # type: ignore[no-untyped-def]
+    assert informs(parse(text, NluContext(active_domain=domain), lex)) == expected

@@ -27,7 +27,7 @@ STATION_ALIASES = {
 # words that look like names but are common English: only taken as names in a naming context
 RISKY_NAMES = {"ask", "the place", "good luck", "the junction", "home from home", "the gallery", "avalon",
                "cote", "nusha", "ely", "j restaurant", "the man on the moon", "tenpin", "limehouse", "allenbell"}
-_NAMING_CONTEXT = re.compile(r"\b(called|named|at|about|the|for|book|reserve|to|from|is|visit|info on)\s+$")
+_NAMING_CONTEXT = re.compile(r"\b(called|named|at|about|the|for|book|reserve|to|from|is|visit|info on|in|into)\s+$")
 _GENERIC = {"restaurant", "hotel", "guest house", "guesthouse", "the", "house", "cafe", "bar", "college", "museum",
             "gallery", "church", "theatre", "cinema", "pool", "park", "lodge", "centre", "cambridge", "city",
             "kitchen", "the restaurant", "the hotel", "bed and breakfast", "hall", "garden", "the museum"}

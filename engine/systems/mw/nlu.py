@@ -438,14 +438,15 @@ def _dontcare(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> N
         return
     span = plain[max(0, m.start() - 30): m.end() + 30]
     slot = None
+    slots_named: list[str] = []
     for word, s in (("area", "area"), ("part of town", "area"), ("location", "area"), ("where", "area"),
                     ("price", "pricerange"), ("cost", "pricerange"), ("food", "food"), ("cuisine", "food"),
                     ("star", "stars"), ("type", "type"), ("kind", "type"), ("parking", "parking"),
                     ("internet", "internet"), ("wifi", "internet"), ("time", "leaveAt"), ("leave", "leaveAt"),
                     ("arrive", "arriveBy"), ("day", "day"), ("name", "name")):
-        if word in span:
-            slot = s
-            break
+        if word in span and s not in slots_named:
+            slots_named.append(s)
+    slot = slots_named[0] if slots_named else None
     if slot is None:
         asked = [s for s in ctx.sys_requested if s not in ("pref", "book") and not s.startswith("book_")]
         slot = asked[0] if asked else None
@@ -453,6 +454,11 @@ def _dontcare(plain: str, domain: str | None, ctx: NluContext, b: _Builder) -> N
         return
     if slot == "type" and domain == "restaurant":
         slot = "food"
+    for one in slots_named[1:3] if re.search(r"\b(or|and|nor)\b", span) else ():
+        # "no specific area or price": every slot named
+        one = "food" if one == "type" and domain == "restaurant" else one
+        if not any(s == one and d == domain for d, s in b.items):
+            b.add(domain, one, "dontcare", m.start())
     if any(s == slot and d == domain for d, s in b.items):
         return
     b.add(domain, slot, "dontcare", m.start())

@@ -78,6 +78,9 @@ _SPECIAL = [
     (re.compile(r"\b(for|by) myself\b"), "1 people"),
     (re.compile(r"\b(just|only) for (me|myself|1|one)\b"), "for 1 people"),
     (re.compile(r"\b(a )?couple of (people|persons|us|nights|days|guests)\b"), r"2 \2"),
+    (re.compile(r"\b(me|myself|i) and (a|my|one) (friend|wife|husband|partner|colleague|son|daughter|mother|father"
+                r"|mom|mum|dad|boyfriend|girlfriend|fiance|fiancee|spouse|sister|brother|boss|coworker)\b"), "2 people"),
+    (re.compile(r"\b(travell?ing|staying|going|eating|dining|be) (alone|solo|by myself|on my own)\b"), r"\1 1 people"),
     (re.compile(r"\bmy (wife|husband|partner|friend|girlfriend|boyfriend) and (i|me)\b"), "2 people"),
     (re.compile(r"\bboth of us\b"), "2 people"),
     (re.compile(r"\b(a|one) single (person|ticket)\b"), "1 people"),

@@ -49,7 +49,7 @@ FOODS = {
     "crossover": "crossover", "cantonese": "cantonese", "sri lankan": "sri lankan", "australasian": "australasian",
     "light bites": "light bites", "caribean": "caribbean", "panasian": "panasian", "pan asian": "panasian",
 }
-FOOD_RE = rx(r"\b(" + "|".join(sorted(map(re.escape, FOODS), key=len, reverse=True)) + r")\b")
+FOOD_RE = rx(r"\b(" + "|".join(sorted(map(re.escape, FOODS), key=len, reverse=True)) + r")(?:e?s)?\b")
 
 AREA_RE = rx(r"\b(north|south|east|west|centre|central|city centre|town centre|downtown|middle of town"
              r"|centre of town|northern|southern|eastern|western)\b")
@@ -58,7 +58,7 @@ AREAS = {"northern": "north", "southern": "south", "eastern": "east", "western":
          "centre of town": "centre"}
 
 PRICE_RE = rx(r"\b(cheap(er|est|ly)?|inexpensive|budget|low[- ]cost|low[- ]price[d]?|affordable|not (too )?expensive"
-              r"|moderate(ly)?( priced)?|mid[- ]?range|medium|reasonabl[ey]( priced)?|average|middle|fair(ly)? priced"
+              r"|moderate(ly)?( priced)?|modest(ly)?( priced)?|mid[- ]?range|medium|reasonabl[ey]( priced)?|average|middle|fair(ly)? priced"
               r"|expensive|upscale|high[- ]end|high quality|fine dining|fancy|pricey|pricy|luxur(y|ious)|posh|upmarket|high[- ]price[d]?"
               r"|prices are low|cheaply)\b")
 
@@ -66,7 +66,7 @@ PRICE_RE = rx(r"\b(cheap(er|est|ly)?|inexpensive|budget|low[- ]cost|low[- ]price
 def price_value(word: str) -> str:
     if word.startswith(("cheap", "inexpensive", "budget", "low", "afford", "not", "prices are low")):
         return "cheap"
-    if word.startswith(("moderate", "mid", "medium", "reasonabl", "average", "middle", "fair")):
+    if word.startswith(("moderate", "modest", "mid", "medium", "reasonabl", "average", "middle", "fair")):
         return "moderate"
     return "expensive"
 
@@ -106,6 +106,7 @@ DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont
                  r"|doesn't really matter|not important|either way|any of them|any one|not bothered|flexible"
                  r"|i'm easy|no specific|don't have a preference|any (?:will be|is|would be) (?:fine|ok|okay|good)"
                  r"|any of those|any time|anytime|doesn't matter|no specific time|no particular time"
+                 r"|(?:don't|do not|doesn't|does not) (?:have|need) (?:a|any) (?:specific|particular|preferred|certain)"
                  r"|(?:doesn't|does not|don't|do not) (?:need|have) to (?:have|include|be)|optional"
                  r"|not (?:a )?(?:big deal|concern|an issue|necessary|required))\b")
 
