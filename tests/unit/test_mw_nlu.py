@@ -155,3 +155,11 @@ def test_stay_as_a_day_range_and_references(lex) -> None:  # type: ignore[no-unt
 ])
 def test_more_phrasings(lex, text: str, domain: str, expected: dict) -> None:  # type: ignore[no-untyped-def]
     assert informs(parse(text, NluContext(active_domain=domain), lex)) == expected
+
+
+def test_amenity_negation(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="hotel")
+    assert informs(parse("a guesthouse that doesn't have free parking", ctx, lex))[("hotel", "parking")] == "no"
+    assert informs(parse("no, I just need free parking", ctx, lex))[("hotel", "parking")] == "yes"
+    assert informs(parse("it does nt matter", NluContext(active_domain="hotel", sys_requested=("area",)), lex)) == {
+        ("hotel", "area"): "dontcare"}

@@ -35,6 +35,8 @@ _ASKS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"stars|star rating"), ("stars",)),
     (re.compile(r"type of (attraction|place)|kind of (attraction|place)|what type|what kind|preference for a type"),
      ("type",)),
+    (re.compile(r"hotel or (a )?guest ?house|guest ?house or (a )?hotel|hotel versus|guest ?house versus"), ("type",)),
+    (re.compile(r"(something|anything) (in particular|specific)|particular (type|kind)"), ("type",)),
     (re.compile(r"parking"), ("parking",)),
     (re.compile(r"internet|wifi"), ("internet",)),
     (re.compile(r"(would|shall|should|can|do) (you like )?(me|i|you want me) (to )?(book|reserve|make)|like (me )?to "
@@ -63,7 +65,8 @@ def listen(text: str, tr: Tracker, lex: Lexicon) -> None:
     for pat, slots in _ASKS:
         if pat.search(questions):
             asked.extend(s for s in slots if s not in asked)
-    if asked and re.search(r"prefer|particular|specific|in mind|certain|any (area|price|type)|looking for", questions):
+    if asked and re.search(r"prefer|particular|specific|in mind|certain|any (area|price|type)|looking for|versus|matter",
+                           questions):
         asked.append("pref")
     tr.sys_requested = tuple(asked)
     if found or "book" in asked:

@@ -200,7 +200,7 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
         b.add("hotel", "stars", val, m.start())
     for m in P.PARKING_RE.finditer(plain):
         before = plain[max(0, m.start() - 40): m.start()]
-        neg = P.NEG_BEFORE.search(before) and not re.search(r"\bfree\s*$", before)
+        neg = _negated(before)
         if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
                      r"|not (important|needed|necessary)|either way",
                      plain[max(0, m.start() - 40): m.end() + 30]):
@@ -209,7 +209,7 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
             b.add("hotel", "parking", "no" if neg else "yes", m.start())
     for m in P.INTERNET_RE.finditer(plain):
         before = plain[max(0, m.start() - 40): m.start()]
-        neg = P.NEG_BEFORE.search(before) and not re.search(r"\bfree\s*$", before)
+        neg = _negated(before)
         if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
                      r"|not (important|needed|necessary)|either way",
                      plain[max(0, m.start() - 40): m.end() + 30]):
@@ -244,6 +244,15 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
 
 
 _RANGE = re.compile(r"\bfrom (" + "|".join(P.DAYS) + r") (?:through|to|until|till|thru) (" + "|".join(P.DAYS) + r")\b")
+
+
+def _negated(before: str) -> bool:
+    """Is the amenity named right after ``before`` negated ("doesn't need parking", not "no, I need parking")?"""
+    m = P.NEG_BEFORE.search(before)
+    if not m:
+        return False
+    # "no, I just need free parking": that "no" answers something else
+    return not (m.group(1) == "no" and re.match(r"no\s+(i|we|but|just|only|it|actually)\b", before[m.start():]))
 
 
 def _counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: _Builder) -> None:

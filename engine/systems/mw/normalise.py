@@ -27,7 +27,7 @@ _SPELLING = {
 _SPELL_RE = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(_SPELLING, key=len, reverse=True)) + r")\b")
 
 _CONTRACTIONS = [
-    (re.compile(r"\b(do|does|did|is|are|was|were|could|would|should|ca|wo|have|has|had|need) n't\b"), r"\1n't"),
+    (re.compile(r"\b(do|does|did|is|are|was|were|could|would|should|ca|wo|have|has|had|need) n'?t\b"), r"\1n't"),
     (re.compile(r"\b(i|you|we|they|he|she|it|that|there|what|who|let) '(m|s|re|ve|ll|d)\b"), r"\1'\2"),
     (re.compile(r"\bdont\b"), "don't"), (re.compile(r"\bdoesnt\b"), "doesn't"), (re.compile(r"\bim\b"), "i'm"),
     (re.compile(r"\bcant\b"), "can't"), (re.compile(r"\bwont\b"), "won't"), (re.compile(r"\bisnt\b"), "isn't"),
