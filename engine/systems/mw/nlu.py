@@ -186,7 +186,7 @@ def _categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluC
     for m in P.AREA_RE.finditer(plain):
         val = P.AREAS.get(m.group(1), m.group(1))
         after = plain[m.end(): m.end() + 12]
-        if re.match(r"\s*(bound|street|road)", after):
+        if re.match(r"\s*(bound|street|road|american|indian|african|european)", after):
             continue
         b.add(_domain_for("area", domain, mentioned, ctx), "area", val, m.start())
     for m in P.PRICE_RE.finditer(plain):
@@ -304,7 +304,7 @@ def _times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b
         d = domain
         if d not in ("train", "taxi", "restaurant"):
             d = next((x for x in mentioned if x in ("train", "taxi", "restaurant")), None) or (
-                "restaurant" if P.TIME_CUES_BOOK.search(tn) else ctx.active_domain)
+                "restaurant" if P.TIME_CUES_BOOK.search(tn) and d != "hotel" else ctx.active_domain)
         if d == "restaurant":
             if cue == "leave" and re.search(r"\b(after|from)\W*$", before) and "book" not in intents:
                 continue

@@ -128,7 +128,7 @@ _BARE = re.compile(
     r"\b(?:at|by|after|before|around|about|until|till|from|leaves?|arrives?|leaving|arriving|depart(?:ing|s)?)\s+"
     r"(?:about |around |approximately )?(1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b"
     r"(?! (?:people|persons|person|guests|adults|of us|nights?|days?|stars?|tickets?|seats?|minutes?|hours?|pounds?"
-    r"|that|which|who|of|with|serv\w*|more|other|thing|place|restaurant|hotel|attraction|train|taxi))"
+    r"|that|which|who|of|with|serv\w*|more|other|thing|place|restaurant|hotel|attraction|train|taxi|for \d))"
 )
 _SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|arrive)\s+)?([01]?\d|2[0-3]) ([0-5]\d)"
                      r"(?:\s*(a\s?m|p\s?m))?\b(?! (?:people|persons|nights?|days?|minutes?|pounds?))")
@@ -230,6 +230,22 @@ _KNOWN = set(_VOCAB) | {"worth", "forth", "mouth", "brain", "drain", "trait", "c
                         "departs", "departed", "numbers", "phones", "number"}
 
 
+def _known() -> set[str]:
+    """Words never corrected: the vocabulary itself plus every word of the NLU's value lists."""
+    global _KNOWN_ALL
+    if _KNOWN_ALL is None:
+        from engine.systems.mw import patterns as P
+
+        words = set(_KNOWN)
+        for phrase in [*P.FOODS, *P.ATTRACTION_TYPES, *P.AREAS]:
+            words.update(phrase.split())
+        _KNOWN_ALL = words
+    return _KNOWN_ALL
+
+
+_KNOWN_ALL: set[str] | None = None
+
+
 def fix_typos(text: str) -> str:
     """Correct one-letter slips in the words the NLU keys on ("chinse" → "chinese", "nroth" → "north").
 
@@ -238,9 +254,11 @@ def fix_typos(text: str) -> str:
     """
     from rapidfuzz.distance import OSA
 
+    known = _known()
+
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)
-        if len(w) < 5 or w in _KNOWN:
+        if len(w) < 5 or w in known:
             return w
         limit = 1 if len(w) < 8 else 2
         best, dist = w, limit + 1
