@@ -37,7 +37,8 @@ def _pretty(slot: str, value: str) -> str:
         return _title(value)
     if slot == "type":
         return {"swimmingpool": "swimming pool", "mutliple sports": "multiple sports venue",
-                "concerthall": "concert hall", "nightclub": "nightclub"}.get(value, value)
+                "concerthall": "concert hall", "nightclub": "nightclub", "entertainment": "entertainment venue",
+                "architecture": "historic building", "boat": "boat trip"}.get(value, value)
     if slot == "address":
         return _title(value)
     if slot == "postcode":
@@ -130,7 +131,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             informs.append(rng.choice(T.INFORM).format(slot=word, Slot=_cap(word), value=_pretty(str(slot),
                                                                                              str(value))))
         elif act == "reqmore":
-            out.append(rng.choice(T.GENERAL["reqmore"]))
+            out.append(rng.choice(T.MORE_INFO.get(dom, T.GENERAL["reqmore"])))
     if informs:
         out.extend(informs)
     if asked:

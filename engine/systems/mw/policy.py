@@ -242,6 +242,8 @@ class Policy:
         self._show(d, venue, acts)
         if BOOKABLE.get(d):
             acts.append(_act("request", d, "book"))
+        else:
+            acts.append(_act("reqmore", d))  # "would you like the address or the entrance fee?"
         return venue
 
     def _show(self, d: str, venue: dict[str, Any], acts: list[dict[str, Any]]) -> None:

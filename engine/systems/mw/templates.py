@@ -46,6 +46,11 @@ BOOK_QUESTION = {
     "train": ["Shall I book seats on it?", "Would you like me to book tickets?", "Do you want tickets for it?"],
 }
 
+MORE_INFO = {
+    "attraction": ["Would you like the address or the entrance fee?", "Shall I give you the address and phone number?",
+                   "Do you want any more details, like the entrance fee?"],
+}
+
 BOOKED = {
     "restaurant": ["Done! Your table at {name} is booked for {book_people} on {book_day} at {book_time}. "
                    "The reference number is {reference}.",
