@@ -184,3 +184,27 @@ def test_turn_error_when_generation_fails(gpt2_dir: Path) -> None:
     system.model.generate = boom
     with pytest.raises(TurnError, match="out of memory"):
         system.respond((Message("user", "hi"),))
+
+
+def test_lexicalised_reply_is_stored_by_the_session(gpt2_dir: Path, tmp_path: Path) -> None:
+    from engine.session import Session
+    from store import open_store
+
+    system = build_system(f"hf-causal:model={gpt2_dir}")
+    system.load()
+    _script_generate(system, ["[restaurant] food chinese area centre <eos_b>",
+                              "[restaurant] [inform] phone <eos_a> <sos_r> [value_name] , [value_phone] . <eos_r>"],
+                     causal=True)
+    store = open_store(tmp_path / "parley.db")
+    session = Session(store, system, system_spec="hf-causal")
+    ex = session.turn(USER)
+    assert ex.ok and ex.reply is not None
+    rows = store.turns(session.id)
+    stored = rows[-1]
+    assert stored.role == "system" and stored.text == ex.reply.text and "[value_" not in stored.text
+    assert stored.internals["state"] == {"restaurant": {"food": "chinese", "area": "centre"}}
+    assert stored.internals["internals"]["delexicalised"] == "[value_name] , [value_phone] ."
+    system.model.generate = None  # a broken model: the session stores a failed turn and goes on
+    ex2 = session.turn("thanks")
+    assert not ex2.ok and "generation failed" in (ex2.error or "")
+    assert store.turns(session.id)[-1].status == "failed"
