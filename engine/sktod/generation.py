@@ -188,11 +188,22 @@ def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.R
                  ).format(**ctx)
 
 
-class TemplateGenerator:
-    """Answers from the selected snippets with counted opinions; deterministic per question and seed."""
+LEAD_INS = ("According to the reviews I have, ", "From what guests have written, ", "Looking at the reviews, ")
+FOLLOW_UPS = ("Would you like to know more about it?", "Is there anything else you would like to know?",
+              "Would you like me to make a reservation?", "Can I help you with anything else?")
 
-    def __init__(self, seed: int = 0) -> None:
+
+class TemplateGenerator:
+    """Answers from the selected snippets with counted opinions; deterministic per question and seed.
+
+    ``lead_in`` / ``follow_up`` are the chances of opening with "According to the reviews…" and of closing with
+    a follow-up question, as human agents often do.
+    """
+
+    def __init__(self, seed: int = 0, lead_in: float = 0.3, follow_up: float = 0.4) -> None:
         self.seed = seed
+        self.lead_in = lead_in
+        self.follow_up = follow_up
         self.sentiment = Sentiment()
 
     def load(self, progress: Progress = None) -> None:
@@ -236,6 +247,13 @@ class TemplateGenerator:
                 parts.append(summarise(name, reviews, phrase, rng))
         if not parts:
             parts.append("I'm sorry, I couldn't find anything in the reviews about that.")
+        if selected and rng.random() < self.lead_in:
+            first = parts[0]
+            if not first.startswith(tuple(_name(o.snippet.snippet.entity_name) for o in ops)):
+                first = first[:1].lower() + first[1:]
+            parts[0] = _pick(rng, LEAD_INS) + first
+        if selected and rng.random() < self.follow_up:
+            parts.append(_pick(rng, FOLLOW_UPS))
         text = " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts)
         return Answer(text, tuple(ops), tuple(sorted(asp)))
 
