@@ -182,6 +182,7 @@ class Policy:
             tr.offered[d] = self.db.venue_id(d, venue)
             acts.append(_act("offer", d, "name", tr.offered[d]))
             self._show(d, venue, acts)
+            acts.append(_act("request", d, "book") if BOOKABLE.get(d) else _act("reqmore", d))
             return venue
         if rq:
             if venue is None and rows:
