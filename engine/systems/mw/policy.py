@@ -225,6 +225,8 @@ class Policy:
             if "affirm" in intents and BOOKABLE.get(d):
                 acts.append(_act("request", d, "book"))
                 return venue
+            if "affirm" in intents:  # "yes" to "shall I give you the address and phone number?"
+                self._answer(d, venue, ["address", "phone", "entrance fee"], acts, tr)
             acts.append(_act("reqmore", "general"))
             return venue
         given = [s for s in ASK_ORDER.get(d, ()) if cons.get(s)]
