@@ -59,11 +59,15 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             fill[a["slot"]] = _pretty(a["slot"], a["value"])
     asked: list[str] = []
     informs: list[str] = []
+    tail: list[str] = []  # "anything else?" goes last
     i = 0
     while i < len(acts):
         a = acts[i]
         act, dom, slot, value = a["act"], a["domain"], a.get("slot"), a.get("value")
         i += 1
+        if dom == "general" and act == "reqmore":
+            tail.append(rng.choice(T.GENERAL["reqmore"]))
+            continue
         if dom == "general":
             if act == "request":
                 out.append(rng.choice(T.GENERAL["repeat" if value == "repeat" else "domain"]))
@@ -137,6 +141,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
     if asked:
         what = asked[0] if len(asked) == 1 else ", ".join(asked[:-1]) + " and " + asked[-1]
         out.append(rng.choice(T.ASK_FRAME).format(what=what))
+    out.extend(tail)
     text = " ".join(s for s in out if s)
     text = text.replace(" 0-star ", " unrated ").replace("with 0 stars", "with no star rating")
     text = re.sub(r"\b([Aa]) (?=[aeiouAEIOU]\w)", r"\1n ", text)
