@@ -61,8 +61,13 @@ def test_missing_checkpoint_falls_back() -> None:
 def test_bundled_llm_rewrite_or_fallback() -> None:
     pytest.importorskip("engine.smollm")
     t = "Could you please find me a cheap hotel in the north ? Thank you !"
-    out = build_rewriter("impolite:llm=true,scenario=2").rewrite(t, _ctx(t))
-    assert out.info["engine"] in ("llm", "rules")
+    rw = build_rewriter("impolite:llm=true,scenario=2")
+    out = rw.rewrite(t, _ctx(t))
+    assert out.info["engine"] in ("llm", "rules", "rules+llm")
     assert "cheap" in out.after and "north" in out.after
-    if out.info["engine"] == "rules":
+    if out.info["engine"] != "llm":
         assert out.info["fallback"]
+    if out.info["engine"] == "rules+llm":
+        assert out.after.endswith(out.info["llm_remark"])
+        assert find_spans(out.info["llm_remark"]) == ()
+    assert rw.rewrite(t, _ctx(t)) == out  # seeded sampling: same seed, same text
