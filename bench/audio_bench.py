@@ -1,6 +1,6 @@
 """Speech benchmarks: TTS and ASR real-time factors, the warm TTS→ASR channel, and ASR latency on a 5 s file.
 
-Run: .venv/bin/python bench/audio_bench.py [--quick] [--reps 3] [--out FILE.json]
+Run: .venv/bin/python bench/audio_bench.py [--quick] [--reps N] [--out FILE.json]
 
 Utterances are our own MultiWOZ-style sentences of about 5 s of piper speech (names, times, counts). Figures are
 per utterance, with models loaded and warmed first ("warm models"). Each utterance is timed ``--reps`` times:
@@ -92,12 +92,12 @@ class Timing:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="4 utterances, tiny.en only, 1 rep")
-    ap.add_argument("--reps", type=int, default=3, help="timed runs per utterance (default 3)")
+    ap.add_argument("--quick", action="store_true", help="4 utterances, tiny.en only (1 rep unless --reps)")
+    ap.add_argument("--reps", type=int, default=None, help="timed runs per utterance (default 3)")
     ap.add_argument("--out", default=None, help="also write the figures as JSON here")
     args = ap.parse_args()
     utts = list(UTTERANCES[:4] if args.quick else UTTERANCES)
-    reps = 1 if args.quick else max(1, args.reps)
+    reps = max(1, args.reps if args.reps is not None else 1 if args.quick else 3)
 
     from audio.asr import SAMPLE_RATE, get_asr, resample
     from audio.channel import RealASRChannel
