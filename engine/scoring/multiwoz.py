@@ -29,11 +29,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.mwdb import DOMAINS, MultiwozDB, load_db
+from engine.scoring.mentions import (
+    NAMED_DOMAINS,
+    PLACEHOLDERS,
+    Delexicaliser,
+    canonical_state,
+    canonical_value,
+    delexicaliser,
+)
 
-#: placeholders of the mentions that matter for Inform/Success (mwzeval's requestable set + name)
-PLACEHOLDERS: tuple[str, ...] = ("name", "trainid", "phone", "address", "postcode", "reference")
+__all__ = ["NAMED_DOMAINS", "PLACEHOLDERS", "REQUESTABLE", "Delexicaliser", "DialogueScore", "EvalTurn", "Metrics",
+           "aggregate", "bleu_normalise", "canonical_state", "canonical_value", "corpus_bleu", "delexicaliser",
+           "estimate_active_domains", "goal_domains", "goal_informable", "goal_requestables", "score_dialogue"]
+
 REQUESTABLE: tuple[str, ...] = ("phone", "address", "postcode", "trainid", "reference")
-NAMED_DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction")
 _AUTO_MATCH = ("taxi", "police", "hospital")
 
 
@@ -61,123 +70,6 @@ def goal_requestables(goal: Mapping[str, Any], domain: str) -> set[str]:
     if g.get("book"):
         out.add("reference")
     return out
-
-
-# -- mentions in text -------------------------------------------------------------------------------------------
-_TRAINID = re.compile(r"\bTR\s?\d{4}\b", re.IGNORECASE)
-_PHONE = re.compile(r"(?<![\w])(?:\+44\s?)?0\d{3,4}[\s-]?\d{3}[\s-]?\d{3,4}(?![\w])")
-_POSTCODE = re.compile(r"\bc\.?\s?b\.?\s?\d{1,2}\s?,?\s?\d\s?[a-z]{2}\b", re.IGNORECASE)
-_REFERENCE = re.compile(r"(?<![\w#])#?([A-Z0-9]{8})(?![\w])")
-_REF_CONTEXT = re.compile(r"(ref|reference|confirmation|booking)\s*(number|no\.?|code|#)?\s*(is|:)?\s*:?\s*$",
-                          re.IGNORECASE)
-
-
-def _norm(text: str) -> str:
-    """Lower-case, ``&`` → ``and``, apostrophes dropped with the space the corpus tokeniser put before them."""
-    t = text.lower().replace("’", "'").replace("&", " and ")
-    t = re.sub(r"\s*'\s*", "", t)
-    return re.sub(r"\s+", " ", t)
-
-
-class Delexicaliser:
-    """Finds venue names, train ids, phones, addresses, postcodes and booking references in a system reply."""
-
-    def __init__(self, db: MultiwozDB | None = None) -> None:
-        self.db = db or load_db()
-        names: set[str] = set()
-        for domain in NAMED_DOMAINS:
-            names.update(_norm(v) for v in self.db.values(domain, "name"))
-        addresses: set[str] = set()
-        for domain in ("restaurant", "hotel", "attraction", "hospital", "police"):
-            for row in self.db.rows(domain):
-                a = row.get("address")
-                if isinstance(a, str) and len(a) > 3:
-                    addresses.add(_norm(a).rstrip(". "))
-        self._names = self._alternation(names)
-        self._addresses = self._alternation(addresses)
-
-    @staticmethod
-    def _alternation(items: Iterable[str]) -> re.Pattern[str]:
-        parts = sorted((r"[\s,.]+".join(re.escape(w) for w in re.split(r"[\s,.]+", i) if w) for i in items if i),
-                       key=len, reverse=True)
-        return re.compile(r"(?<![\w])(?:" + "|".join(parts) + r")(?![\w])")
-
-    def _references(self, text: str) -> list[tuple[int, int]]:
-        out = []
-        for m in _REFERENCE.finditer(text):
-            tok = m.group(1)
-            if tok.isdigit() or _TRAINID.fullmatch(tok):
-                continue
-            has_digit = any(c.isdigit() for c in tok)
-            if has_digit or _REF_CONTEXT.search(text[max(0, m.start() - 40):m.start()]):
-                out.append(m.span())
-        return out
-
-    def delexicalise(self, text: str) -> str:
-        """The reply with mentions replaced by ``[name]``, ``[trainid]``, ``[phone]``, ``[address]``,
-        ``[postcode]``, ``[reference]`` (lower-cased, apostrophes dropped: the mwzeval input format)."""
-        t = text
-        for rx, ph in ((_TRAINID, "trainid"), (_PHONE, "phone"), (_POSTCODE, "postcode")):
-            t = rx.sub(f" [{ph}] ", t)
-        spans = self._references(t)
-        for start, end in reversed(spans):
-            t = t[:start] + " [reference] " + t[end:]
-        t = _norm(t)
-        t = self._addresses.sub("[address]", t)
-        t = self._names.sub("[name]", t)
-        return re.sub(r"\s+", " ", t).strip()
-
-    def mentions(self, text: str) -> frozenset[str]:
-        """Which of :data:`PLACEHOLDERS` the reply contains."""
-        d = self.delexicalise(text)
-        return frozenset(p for p in PLACEHOLDERS if f"[{p}]" in d)
-
-
-_DELEX: dict[int, Delexicaliser] = {}
-
-
-def delexicaliser(db: MultiwozDB | None = None) -> Delexicaliser:
-    """A shared :class:`Delexicaliser` for ``db`` (the bundled DB by default)."""
-    d = db or load_db()
-    dx = _DELEX.get(id(d))
-    if dx is None or dx.db is not d:
-        dx = _DELEX[id(d)] = Delexicaliser(d)
-    return dx
-
-
-_CANON: dict[tuple[int, str, str, str], str] = {}
-
-
-def canonical_value(domain: str, slot: str, value: Any, db: MultiwozDB) -> str:
-    """A state value spelled the way the DB spells it, when it is a near miss (``night club`` → ``nightclub``,
-    ``christ college`` → ``christs college``, parking ``free`` → ``yes``): the fuzzy matching mwzeval's DB does."""
-    v = str(value).strip().lower()
-    key = (id(db), domain, slot, v)
-    if key in _CANON:
-        return _CANON[key]
-    out = v
-    if slot in ("parking", "internet") and v in ("free", "y"):
-        out = "yes"
-    elif slot in ("name", "type", "food", "area", "pricerange", "department", "departure", "destination"):
-        known = db.values(domain, slot)
-        if v and v not in known and known:
-            squashed = {re.sub(r"[^a-z0-9]", "", k): k for k in known}
-            sv = re.sub(r"[^a-z0-9]", "", v)
-            if sv in squashed:
-                out = squashed[sv]
-            elif slot == "name":
-                from rapidfuzz import fuzz, process
-
-                best = process.extractOne(sv, list(squashed), scorer=fuzz.ratio, score_cutoff=88)
-                if best is not None:
-                    out = squashed[best[0]]
-    _CANON[key] = out
-    return out
-
-
-def canonical_state(domain: str, slots: Mapping[str, Any], db: MultiwozDB) -> dict[str, str]:
-    """:func:`canonical_value` applied to every informable slot of one domain's state."""
-    return {k: canonical_value(domain, k, v, db) for k, v in slots.items() if not k.startswith("book_")}
 
 
 # -- active domains -------------------------------------------------------------------------------------------
