@@ -73,3 +73,14 @@ async def test_scores_screen_on_an_empty_database(tmp_path: Path) -> None:
         await pilot.pause()
         assert "No sessions with a MultiWOZ goal" in _text(app, "#mwz-table")
         assert "No dialogue ratings" in _text(app, "#sat-table")
+
+
+def test_scores_screen_snapshot(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    store = build_store(tmp_path / "s.db")
+    replay(load_corpus(CORPUS), EchoSystem(), store, system_spec="echo", source=str(CORPUS))
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(ScoresApp(store), run_before=run_before, terminal_size=(120, 50))

@@ -66,8 +66,9 @@ class ScoresScreen(Screen[None]):
         self.data: ScoreData | None = None
 
     def compose(self) -> ComposeResult:
+        name = getattr(getattr(self.store, "path", None), "name", "")
         with VerticalScroll(id="scores-body"):
-            yield Static(f"Scores — {getattr(self.store, 'path', '')}", classes="scores-title", id="scores-head")
+            yield Static(f"Scores — {name}", classes="scores-title", id="scores-head")
             yield Static("computing…", id="scores-status", classes="scores-hint")
             yield Static("", id="mwz-table")
             with Horizontal(classes="charts"):
