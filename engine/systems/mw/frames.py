@@ -1,0 +1,75 @@
+"""Data the rule NLU passes around: its context, its result, and the builder that collects slot values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.mwdb import BOOKABLE, INFORMABLE
+
+PRIMARY = ("taxi", "train", "police", "hospital")
+
+
+@dataclass(frozen=True)
+class NluContext:
+    """What the NLU may know about the dialogue so far."""
+
+    active_domain: str | None = None
+    sys_requested: tuple[str, ...] = ()  # slots the system asked for last turn ("leaveAt", "book_people", ...)
+    state: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    offered: Mapping[str, str] = field(default_factory=dict)
+    offer_domain: str | None = None  # the domain of the offer / booking question the system just made
+    venues: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # attributes of offered/named venues
+
+
+@dataclass(frozen=True)
+class NluResult:
+    """What one user utterance says: ``inform`` as ``(domain, slot, value)``, ``requests`` as ``(domain, slot)``."""
+
+    text: str
+    domain: str | None
+    domains: tuple[str, ...] = ()
+    intents: tuple[str, ...] = ()
+    inform: tuple[tuple[str, str, str], ...] = ()
+    requests: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "domain": self.domain, "domains": list(self.domains), "intents": list(self.intents),
+                "inform": [list(x) for x in self.inform], "requests": [list(x) for x in self.requests]}
+
+
+def slots_of(domain: str) -> tuple[str, ...]:
+    """Informable and booking slots of a domain."""
+    return INFORMABLE.get(domain, ()) + BOOKABLE.get(domain, ())
+
+
+class Builder:
+    """Collects informs with a position so later mentions of a slot win (corrections: "north, no, east")."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], tuple[int, str]] = {}
+
+    def add(self, domain: str | None, slot: str, value: str, pos: int) -> None:
+        if domain is None or slot not in slots_of(domain):
+            return
+        key = (domain, slot)
+        if key not in self.items or self.items[key][0] <= pos:
+            self.items[key] = (pos, value)
+
+    def result(self) -> tuple[tuple[str, str, str], ...]:
+        return tuple((d, s, v) for (d, s), (_, v) in sorted(self.items.items(), key=lambda kv: kv[1][0]))
+
+
+def domain_for(slot: str, primary: str | None, mentioned: list[str], ctx: NluContext) -> str | None:
+    """The domain a slot value most likely belongs to."""
+    order = [d for d in [primary, *mentioned, ctx.active_domain] if d]
+    for d in order:
+        if slot in slots_of(d):
+            return d
+    defaults = {"food": "restaurant", "stars": "hotel", "parking": "hotel", "internet": "hotel", "book_stay": "hotel",
+                "pricerange": "restaurant", "area": "restaurant", "book_time": "restaurant",
+                "book_day": "restaurant", "book_people": "restaurant", "day": "train", "leaveAt": "train",
+                "arriveBy": "train", "departure": "train", "destination": "train", "type": "attraction",
+                "department": "hospital"}
+    return defaults.get(slot) if not order else None

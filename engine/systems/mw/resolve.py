@@ -1,0 +1,201 @@
+"""Slot values that depend on the dialogue: places and references, "the same day as ...", don't-care answers and
+requests."""
+
+from __future__ import annotations
+
+import re
+
+from engine.systems.mw import patterns as P
+from engine.systems.mw.frames import Builder, NluContext, slots_of
+from engine.systems.mw.lexicon import NameMention
+
+
+def _ref_name(kind: str, ctx: NluContext) -> str | None:
+    if kind in ("place", "venue", "there", "here"):
+        # "from there": the venue of the domain being talked about, else the last one named
+        doms = [ctx.active_domain] if ctx.active_domain in ("restaurant", "hotel", "attraction") else []
+        doms += [d for d in ("restaurant", "attraction", "hotel") if d not in doms]
+        for dom in doms:
+            val = ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
+            if val:
+                return val
+        return None
+    dom = P.REF_DOMAIN.get(kind, "attraction")
+    return ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
+
+
+def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, int], domain: str | None,
+            ctx: NluContext, b: Builder, taxi_ctx: bool) -> None:
+    """Venue names, stations and references ("the hotel", "there") as names, departures or destinations."""
+    places: list[tuple[int, int, str, NameMention | None]] = []  # (start, priority, value, mention)
+    for key, mention in holders.items():
+        if mention.domain == "department":
+            b.add("hospital", "department", mention.value, where[key])
+            continue
+        places.append((where[key], where[key], mention.value, mention))
+    if taxi_ctx:
+        for m in P.REF_RE.finditer(tn):
+            val = _ref_name(m.group(1), ctx)
+            if val:
+                places.append((m.start(), m.start(), val, None))
+        if not holders and re.search(r"\bbetween (?:the|these|those) (?:2|two)(?: places| locations| venues)?\b"
+                                     r"|\bbetween them\b", tn):
+            # "a taxi between the two places": from the venue being talked about to the other one
+            named: list[tuple[str, str]] = []
+            for d in ("restaurant", "hotel", "attraction"):
+                v = ctx.state.get(d, {}).get("name") or ctx.offered.get(d)
+                if v:
+                    named.append((d, v))
+            if len(named) >= 2:
+                last = next((x for x in named if x[0] == ctx.active_domain), named[-1])
+                first = next(x for x in named if x != last)
+                b.add("taxi", "departure", last[1], 0)
+                b.add("taxi", "destination", first[1], 1)
+        for m in re.finditer(r"\b(?:from|to|get|leave|leaving) (there|here)\b", tn):
+            val = _ref_name(m.group(1), ctx)
+            if val:  # position 0: any place named explicitly in the same turn wins
+                places.append((m.start(1), -1, val, None))
+    places.sort()
+    travel = "taxi" if taxi_ctx else ("train" if domain == "train" else None)
+    for start, prio, value, nm in places:
+        before = tn[max(0, start - 45): start]
+        frm = P.PLACE_FROM.search(before)
+        to = P.PLACE_TO.search(before)
+        is_station = nm is not None and nm.domain == "station"
+        if travel == "train" and not is_station:
+            if nm is not None:
+                b.add(nm.domain, "name", nm.value, start)
+            continue
+        if travel is None:
+            if nm is not None and not is_station:
+                b.add(nm.domain, "name", nm.value, start)
+            elif is_station and (frm or to) and (value != "cambridge" or domain == "train"):
+                b.add("train", "departure" if frm and (not to or frm.start() > to.start()) else "destination", value,
+                      start)
+            continue
+        if frm and to:
+            slot = "departure" if frm.start() > to.start() else "destination"
+        elif frm and not re.search(r"\bat\s+(?:the\s+)?$", before):
+            slot = "departure"
+        elif to:
+            slot = "destination"
+        elif frm:  # "at X" in a taxi context: a pick-up point
+            slot = "departure"
+        else:
+            asked = [s for s in ctx.sys_requested if s in ("departure", "destination")]
+            have = {**ctx.state.get(travel, {}), **{s: v for (d, s), (_, v) in b.items.items() if d == travel}}
+            if asked:
+                slot = asked[0]
+            elif have.get("departure") and not have.get("destination"):
+                slot = "destination"
+            elif have.get("destination") and not have.get("departure"):
+                slot = "departure"
+            else:
+                slot = "departure" if travel == "train" and value != "cambridge" else "destination"
+        b.add(travel, slot, value, prio)
+
+
+_SAME = re.compile(r"\b(?:same|that) (day|night|area|part of town|side of town|price ?range|price|group|party"
+                   r"|number of people|amount of people|people|number|time)\b")
+_SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area": ("area",),
+               "part of town": ("area",), "side of town": ("area",), "price range": ("pricerange",),
+               "pricerange": ("pricerange",), "price": ("pricerange",), "group": ("book_people",),
+               "party": ("book_people",), "number of people": ("book_people",), "amount of people": ("book_people",),
+               "people": ("book_people",), "number": ("book_people",), "time": ("book_time", "leaveAt", "arriveBy")}
+
+
+def same(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> None:
+    """"the same day / area / group as before": copy the value from another domain of the state."""
+    if domain is None:
+        return
+    for m in _SAME.finditer(plain):
+        what = m.group(1)
+        if what is None:
+            continue
+        for src in _SAME_SLOTS.get(what, ()):
+            sources = list(ctx.state.items()) + [(d, v) for d, v in ctx.venues.items()]
+            for other, slots in sources:
+                if other == domain or src not in slots or slots[src] == "dontcare":
+                    continue
+                target = src
+                if src in ("day", "book_day"):
+                    target = "day" if domain == "train" else "book_day"
+                if target not in slots_of(domain) or (domain, target) in b.items:
+                    continue
+                b.add(domain, target, slots[src], m.start())
+
+
+def dontcare(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> None:
+    """Don't-care answers, for the slots named near them or the slot the system just asked for."""
+    m = P.DONTCARE_RE.search(plain)
+    if not m:
+        # "no" to "do you have a preference for the area?"
+        asked = [s for s in ctx.sys_requested if s not in ("pref", "book") and not s.startswith("book_")]
+        if "pref" in ctx.sys_requested and asked and domain and P.NEGATE_RE.search(plain) and not any(
+                d == domain and s == asked[0] for d, s in b.items) and not b.items:
+            b.add(domain, asked[0], "dontcare", 0)
+        return
+    span = plain[max(0, m.start() - 30): m.end() + 30]
+    slot = None
+    slots_named: list[str] = []
+    for word, s in (("area", "area"), ("part of town", "area"), ("location", "area"), ("where", "area"),
+                    ("price", "pricerange"), ("cost", "pricerange"), ("food", "food"), ("cuisine", "food"),
+                    ("star", "stars"), ("type", "type"), ("kind", "type"), ("parking", "parking"),
+                    ("internet", "internet"), ("wifi", "internet"), ("time", "leaveAt"), ("leave", "leaveAt"),
+                    ("arrive", "arriveBy"), ("day", "day"), ("name", "name")):
+        if word in span and s not in slots_named:
+            slots_named.append(s)
+    slot = slots_named[0] if slots_named else None
+    if slot is None:
+        asked = [s for s in ctx.sys_requested if s not in ("pref", "book") and not s.startswith("book_")]
+        slot = asked[0] if asked else None
+    if slot is None or domain is None:
+        return
+    if slot == "type" and domain == "restaurant":
+        slot = "food"
+    for one in slots_named[1:3] if re.search(r"\b(or|and|nor)\b", span) else ():
+        # "no specific area or price": every slot named
+        one = "food" if one == "type" and domain == "restaurant" else one
+        if not any(s == one and d == domain for d, s in b.items):
+            b.add(domain, one, "dontcare", m.start())
+    if any(s == slot and d == domain for d, s in b.items):
+        return
+    b.add(domain, slot, "dontcare", m.start())
+
+
+def requests_in(plain: str, raw: str, domain: str | None, intents: tuple[str, ...],
+              ctx: NluContext) -> tuple[tuple[str, str], ...]:
+    """Attributes the user asks for, as ``(domain, slot)``."""
+    if not (P.REQUEST_CUE.search(plain) or "?" in raw or P.QUESTION_START.search(plain)):
+        return ()
+    out: list[tuple[str, str]] = []
+    d = domain or ctx.active_domain or ""
+    for pat, slot in P.REQUESTS:
+        if not pat.search(plain):
+            continue
+        s = slot
+        if slot == "price":
+            s = {"train": "price", "attraction": "entrance fee", "restaurant": "pricerange",
+                 "hotel": "pricerange"}.get(d, "price")
+        if slot == "type" and d == "restaurant":
+            s = "food"
+        if slot in ("phone",) and d == "taxi":
+            s = "phone"
+        if slot == "car type" and d != "taxi":
+            continue
+        if slot in ("trainID", "duration", "arriveBy", "leaveAt") and d not in ("train", "taxi"):
+            if slot in ("trainID", "duration"):
+                d2 = "train"
+                out.append((d2, s))
+            continue
+        if slot == "stars" and d != "hotel":
+            continue
+        if (d, s) not in out:
+            out.append((d, s))
+    # "do they have free parking / wifi?" asked about a venue already on the table
+    if re.match(r"^(do|does|is|are|has|have|will|can)\b", plain) and d == "hotel" and (
+            ctx.offered.get("hotel") or ctx.state.get("hotel", {}).get("name")):
+        for word, slot in (("parking", "parking"), ("wifi", "internet"), ("internet", "internet")):
+            if word in plain:
+                out.append(("hotel", slot))
+    return tuple(out)

@@ -1,0 +1,159 @@
+"""Slot values that need little context: categorical values, amenities, days, counts and clock times."""
+
+from __future__ import annotations
+
+import re
+
+from engine.systems.mw import patterns as P
+from engine.systems.mw.frames import Builder, NluContext, domain_for
+from engine.systems.mw.normalise import find_times
+
+
+def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder) -> None:
+    """Food, area, price range, stars, parking, internet, hotel and attraction types, days."""
+    for m in P.FOOD_RE.finditer(plain):
+        word = m.group(1)
+        if word in ("world", "traditional", "unusual", "creative", "christmas", "fish", "english", "curry",
+                    "pizza", "noodles", "sushi") and not re.search(r"\b(food|cuisine|restaurant|place|serves?)\b",
+                                                                   plain):
+            continue
+        b.add("restaurant", "food", P.FOODS[word], m.start())
+    for m in P.AREA_RE.finditer(plain):
+        val = P.AREAS.get(m.group(1), m.group(1))
+        after = plain[m.end(): m.end() + 12]
+        if re.match(r"\s*(bound|street|road|american|indian|african|european)", after):
+            continue
+        b.add(domain_for("area", domain, mentioned, ctx), "area", val, m.start())
+    for m in P.PRICE_RE.finditer(plain):
+        if re.search(r"\bhow $", plain[: m.start()]):
+            continue  # "how expensive is it?" asks
+        d = domain_for("pricerange", domain if domain in ("restaurant", "hotel") else None,
+                        [x for x in mentioned if x in ("restaurant", "hotel")], ctx)
+        b.add(d, "pricerange", P.price_value(m.group(1)), m.start())
+    for m in P.STARS_RE.finditer(plain):
+        val = next((g for g in m.groups() if g), "0")
+        b.add("hotel", "stars", val, m.start())
+    for m in P.PARKING_RE.finditer(plain):
+        before = plain[max(0, m.start() - 40): m.start()]
+        neg = negated(before)
+        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
+                     r"|not (important|needed|necessary)|either way",
+                     plain[max(0, m.start() - 40): m.end() + 30]):
+            b.add("hotel", "parking", "dontcare", m.start())
+        else:
+            b.add("hotel", "parking", "no" if neg else "yes", m.start())
+    for m in P.INTERNET_RE.finditer(plain):
+        before = plain[max(0, m.start() - 40): m.start()]
+        neg = negated(before)
+        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
+                     r"|not (important|needed|necessary)|either way",
+                     plain[max(0, m.start() - 40): m.end() + 30]):
+            b.add("hotel", "internet", "dontcare", m.start())
+        else:
+            b.add("hotel", "internet", "no" if neg else "yes", m.start())
+    for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
+        if not re.search(r"\b(not|no|rather than|instead of)( an?)?\s+$", plain[: m.start()]):
+            b.add("hotel", "type", "guesthouse", m.start())
+    if domain == "hotel" or "hotel" in mentioned:
+        for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|rather) be an? hotel"
+                             r"|hotel rather than|hotel instead|not an? guest ?house|proper hotel|actual hotel"
+                             r"|hotel not an? guest|type of hotel|hotel type)\b", plain):
+            b.add("hotel", "type", "hotel", m.start())
+    if domain == "attraction" or "attraction" in mentioned or domain is None:
+        for m in P.ATYPE_RE.finditer(plain):
+            word = m.group(1)
+            if word in ("park", "parks") and re.match(r"\s*(my car|the car|ing)", plain[m.end():]):
+                continue
+            if word in ("pool", "pools", "club", "clubs", "sports", "concert", "swimming") and domain not in (
+                    "attraction", None):
+                continue
+            b.add("attraction", "type", P.ATTRACTION_TYPES[word], m.start())
+    for m in P.DAY_RE.finditer(plain):
+        d = domain if domain in ("train", "restaurant", "hotel") else None
+        d = d or next((x for x in mentioned if x in ("train", "restaurant", "hotel")), None)
+        d = d or domain_for("day", None, [], ctx) or domain_for("book_day", None, [], ctx)
+        if d == "train":
+            b.add("train", "day", m.group(1), m.start())
+        elif d in ("restaurant", "hotel"):
+            b.add(d, "book_day", m.group(1), m.start())
+
+
+_RANGE = re.compile(r"\bfrom (" + "|".join(P.DAYS) + r") (?:through|to|until|till|thru) (" + "|".join(P.DAYS) + r")\b")
+
+
+def negated(before: str) -> bool:
+    """Is the amenity named right after ``before`` negated ("doesn't need parking", not "no, I need parking")?"""
+    m = P.NEG_BEFORE.search(before)
+    if not m:
+        return False
+    # "no, I just need free parking": that "no" answers something else
+    return not (m.group(1) == "no" and re.match(r"no\s+(i|we|but|just|only|it|actually)\b", before[m.start():]))
+
+
+def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder) -> None:
+    """People, nights (also "from tuesday through thursday"), and bare numbers answering a system question."""
+    used: set[int] = set()
+    m = _RANGE.search(plain)
+    if m and (domain == "hotel" or "hotel" in mentioned):  # "from tuesday through thursday": 2 nights
+        nights = (P.DAYS.index(m.group(2)) - P.DAYS.index(m.group(1))) % 7 or 7
+        b.add("hotel", "book_day", m.group(1), m.end())
+        b.add("hotel", "book_stay", str(nights), m.end())
+    for m in P.STAY_RE.finditer(plain):
+        val = m.group(1) or m.group(2)
+        if domain in ("train", "taxi", "restaurant") and "hotel" not in mentioned:
+            continue
+        b.add("hotel", "book_stay", str(int(val)), m.start())
+        used.add(m.start())
+    for m in P.PEOPLE_RE.finditer(plain):
+        val = next(g for g in m.groups() if g)
+        if int(val) == 0 or int(val) > 30:
+            continue
+        bare_for = m.group(3) is not None
+        if bare_for and domain not in ("restaurant", "hotel", "train"):
+            continue
+        d = domain_for("book_people", domain, mentioned, ctx)
+        b.add(d, "book_people", str(int(val)), m.start())
+        used.add(m.start())
+    if ctx.sys_requested and not b.items:
+        want = [s for s in ctx.sys_requested if s in ("book_people", "book_stay", "stars")]
+        nums = [m for m in P.BARE_NUM_RE.finditer(plain) if m.start() not in used]
+        if want and len(nums) == 1:
+            slot = want[0]
+            d = "hotel" if slot in ("book_stay", "stars") else domain_for(slot, domain, mentioned, ctx)
+            b.add(d, slot, str(int(nums[0].group(1))), nums[0].start())
+
+
+def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder,
+           intents: tuple[str, ...]) -> None:
+    """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them."""
+    for tm in find_times(tn):
+        before = tn[max(0, tm.start - 40): tm.start]
+        arrive = P.TIME_CUES_ARRIVE.search(before)
+        leave = P.TIME_CUES_LEAVE.search(before)
+        cue = None
+        if arrive and leave:
+            cue = "arrive" if arrive.start() > leave.start() and arrive.group(1) not in (
+                "by", "before", "until", "till") else "leave"
+        elif arrive:
+            cue = "arrive"
+        elif leave:
+            cue = "leave"
+        d = domain
+        if d not in ("train", "taxi", "restaurant"):
+            d = next((x for x in mentioned if x in ("train", "taxi", "restaurant")), None) or (
+                "restaurant" if P.TIME_CUES_BOOK.search(tn) and d != "hotel" else ctx.active_domain)
+        if d == "restaurant":
+            if cue == "leave" and re.search(r"\b(after|from)\W*$", before) and "book" not in intents:
+                continue
+            b.add("restaurant", "book_time", tm.value, tm.start)
+            continue
+        if d not in ("train", "taxi"):
+            if "book_time" in ctx.sys_requested:
+                b.add("restaurant", "book_time", tm.value, tm.start)
+            continue
+        if cue is None:
+            asked = [s for s in ctx.sys_requested if s in ("leaveAt", "arriveBy")]
+            slot = asked[0] if asked else "leaveAt"
+        else:
+            slot = "arriveBy" if cue == "arrive" else "leaveAt"
+        b.add(d, slot, tm.value, tm.start)
