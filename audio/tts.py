@@ -289,6 +289,16 @@ def play(audio: np.ndarray, sample_rate: int) -> bool:
         return False
 
 
+def stop_playback() -> None:
+    """Stop whatever :func:`play` is playing (from another thread); never raises."""
+    try:
+        from audio.devices import import_sounddevice
+
+        import_sounddevice().stop()
+    except Exception:  # noqa: BLE001 - nothing playing, or no audio at all
+        log.debug("stop_playback: nothing to stop")
+
+
 def speak(text: str, backend: str = "piper", out_path: str | None = None) -> str | None:
     """Synthesise ``text``, save it to ``out_path`` (WAV) if given and play it if an output device exists.
 

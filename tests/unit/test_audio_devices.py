@@ -120,3 +120,30 @@ def test_speak_never_raises_when_synthesis_fails(monkeypatch: pytest.MonkeyPatch
 def test_capture_module_reexports_audio_unavailable() -> None:
     assert capture.AudioUnavailable is devices.AudioUnavailable
     assert issubclass(AudioUnavailable, RuntimeError)
+
+
+def test_play_uses_the_output_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    spk = {"name": "Speakers", "max_input_channels": 0, "max_output_channels": 2}
+    mod = fake_sounddevice([spk], None, spk)
+    calls: list[str] = []
+    mod.play = lambda audio, sr: calls.append(f"play {audio.size} {sr}")  # type: ignore[attr-defined]
+    mod.wait = lambda: calls.append("wait")  # type: ignore[attr-defined]
+    mod.stop = lambda: calls.append("stop")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sounddevice", mod)
+    monkeypatch.setattr(tts, "get_tts", lambda backend="piper", progress=None, **kw: _FakeTTS())
+    assert tts.speak("hello") is None  # played, not saved
+    assert calls == ["play 800 16000", "wait"]
+    tts.stop_playback()
+    assert calls[-1] == "stop"
+
+
+def test_play_failure_is_logged_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    spk = {"name": "Speakers", "max_input_channels": 0, "max_output_channels": 2}
+    mod = fake_sounddevice([spk], None, spk)
+
+    def boom(audio, sr):  # type: ignore[no-untyped-def]
+        raise PortAudioError("device unplugged")
+
+    mod.play = boom  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sounddevice", mod)
+    assert tts.play(np.zeros(10, dtype=np.float32), 16000) is False
