@@ -1,7 +1,7 @@
 """``llm``: the MultiWOZ rule pipeline, verbalised by a small chat LLM (offline out of the box).
 
 ``llm[:model=smollm2|PATH|HUB_ID][,max_new_tokens=40][,seed=N][,check=true][,trust_remote_code=true]
-[,allow_pickle=true][,db_dir=DIR][,threads=0][,prefix_cache=true]``
+[,allow_pickle=true][,db_dir=DIR][,threads=0][,prefix_cache=true][,strict=false]``
 
 The ``multiwoz`` pipeline (rule NLU, state tracking, DB query, policy) decides *what* to say — dialogue acts and
 the offered venue — and its template NLG writes a draft. The LLM (default: the bundled SmolLM2-135M-Instruct, see
@@ -11,8 +11,8 @@ static part of the prompt (instructions and example) is computed once and reused
 threads per turn: 1 when the CPUs are busy with other work (2 contending OpenMP threads ran 7x slower here), else 2.
 
 The reply is checked before it is shown. If it drops a required value of the acts (venue names, phone numbers,
-booking references, train ids, postcodes, times), invents a number, refuses, or is empty, the template draft is
-shown instead (also when it asks a question the policy did not decide, or is far longer than the draft);
+booking references, train ids, postcodes, times; with ``strict=true`` every value of the acts), invents a
+number, refuses, or is empty, the template draft is shown instead (also when it asks a question the policy did not decide, or is far longer than the draft);
 ``internals["fallback"]`` is then true and ``internals["reason"]`` says why. ``check=false`` shows
 the LLM's words unchecked (for studying the model itself).
 """
@@ -42,6 +42,7 @@ EXAMPLE_WORDS = ("acorn",)
 #: act slots whose values must survive verbalisation
 REQUIRED_SLOTS = frozenset({"name", "phone", "ref", "reference", "trainid", "id", "postcode", "leaveat", "arriveby",
                             "time", "book_time", "car"})
+STRICT_SKIP = frozenset({"yes", "no", "true", "false", "dontcare", "free", "none"})
 TIME_SLOTS = frozenset({"leaveat", "arriveby", "time", "book_time"})
 REFUSALS = re.compile(r"\b(i'm sorry for (the|any) (confusion|misunderstanding)|as an? (ai|language model|"
                       r"text-based)|i'?m (not able|unable) to|i (can ?not|can't) (help|assist|provide))\b", re.I)
@@ -63,13 +64,18 @@ def _time_forms(value: str) -> list[str]:
     return sorted(forms)
 
 
-def required_values(acts: tuple[Mapping[str, Any], ...]) -> list[tuple[str, str]]:
-    """``(slot, value)`` pairs of the acts that a verbalisation must keep (inform/offer/book acts)."""
+def required_values(acts: tuple[Mapping[str, Any], ...], strict: bool = False) -> list[tuple[str, str]]:
+    """``(slot, value)`` pairs of the acts that a verbalisation must keep (not those of request acts).
+
+    By default names, phones, references, train ids, postcodes and times; ``strict`` adds every other value
+    (food, area, price range, address, ...) except yes/no flags."""
     out: list[tuple[str, str]] = []
     for a in acts:
         slot = str(a.get("slot") or "").lower()
         value = a.get("value")
-        if slot in REQUIRED_SLOTS and value not in (None, "", "?", "none") and str(a.get("act", "")) != "request":
+        if value in (None, "", "?", "none") or str(a.get("act", "")) == "request":
+            continue
+        if slot in REQUIRED_SLOTS or (strict and str(value).lower() not in STRICT_SKIP):
             pair = (slot, str(value))
             if pair not in out:
                 out.append(pair)
@@ -112,7 +118,7 @@ def check_reply(reply: str, draft: str, required: list[tuple[str, str]], user: s
     low = reply.lower()
     if any(w in low and w not in draft.lower() for w in EXAMPLE_WORDS):
         return "copied the prompt example"
-    if "?" in reply and "?" not in draft:
+    if reply.count("?") > draft.count("?"):
         return "asked a question the policy did not decide"
     if len(reply) > 2 * len(draft) + 80:
         return "too long"
@@ -144,14 +150,16 @@ class LLMSystem:
 
     def __init__(self, model: str = "smollm2", max_new_tokens: int = 40, seed: int | None = None,
                  check: bool = True, trust_remote_code: bool = False, allow_pickle: bool = False,
-                 db_dir: str | None = None, threads: int = 0, prefix_cache: bool = True) -> None:
+                 db_dir: str | None = None, threads: int = 0, prefix_cache: bool = True,
+                 strict: bool = False) -> None:
         if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or not (
                 1 <= max_new_tokens <= MAX_TOKENS_LIMIT):
             raise SpecError(f"max_new_tokens must be an integer from 1 to {MAX_TOKENS_LIMIT}")
         if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
             raise SpecError("threads must be an integer from 0 (automatic) to 64")
         for flag, value in (("check", check), ("trust_remote_code", trust_remote_code),
-                            ("allow_pickle", allow_pickle), ("prefix_cache", prefix_cache)):
+                            ("allow_pickle", allow_pickle), ("prefix_cache", prefix_cache),
+                            ("strict", strict)):
             if not isinstance(value, bool):
                 raise SpecError(f"{flag} must be true or false, not {value!r}")
         self.model_ref = str(model if model is not None else "smollm2").strip() or "smollm2"
@@ -163,6 +171,7 @@ class LLMSystem:
         self.db_dir = db_dir
         self.threads = threads
         self.prefix_cache = prefix_cache
+        self.strict = strict
         self.model: Any = None
         self.tokenizer: Any = None
         self._pipeline: Any = None
@@ -293,7 +302,7 @@ class LLMSystem:
             raise
         except Exception as e:
             raise TurnError(f"llm: the MultiWOZ pipeline failed: {type(e).__name__}: {e}") from e
-        required = required_values(decision.acts)
+        required = required_values(decision.acts, self.strict)
         internals: dict[str, Any] = {
             "model": self.model_ref, "template": draft, "required": [v for _, v in required],
             "db_count": dict(decision.db_count), "offered": dict(decision.offered),

@@ -75,6 +75,7 @@ def test_required_values_and_missing() -> None:
     ("Golden House is lovely, call 01842753771.", "dropped required values: 18:30"),
     ("Golden House, 01842753771, 18:30, table 12.", "invented numbers: 12"),
     ("Golden House, 01842753771, 18:30. Anything else?", "asked a question"),
+    ("Golden House? 01842753771? 18:30?", "asked a question"),
     ("Golden House (like the Acorn), 01842753771, 18:30.", "copied the prompt example"),
 ])
 def test_check_reply_reasons(reply: str, reason: str) -> None:
@@ -139,3 +140,13 @@ def test_bundled_smollm2_loads_offline_and_replies() -> None:
     assert turn.internals["llm_raw"] is not None
     if turn.internals["fallback"]:
         assert turn.text == turn.internals["template"] and turn.internals["reason"]
+
+
+def test_strict_mode_requires_every_informed_value() -> None:
+    assert ("food", "chinese") not in required_values(ACTS)
+    assert ("food", "chinese") in required_values(ACTS, strict=True)
+    system = _stubbed("Golden House, phone 01842753771, booked for 18:30.")
+    assert system.respond((Message("user", "hi"),)).internals["fallback"] is False
+    system.strict = True
+    turn = system.respond((Message("user", "hi"),))
+    assert turn.internals["fallback"] is True and turn.internals["reason"] == "dropped required values: chinese"
