@@ -87,7 +87,7 @@ def _split(name: str) -> tuple[str | None, str]:
 def _from_row(row: Mapping[str, Any], key: str, domain: str | None) -> str | None:
     if key == "price" and domain == "attraction":
         key = "entrance fee"
-    if key == "price" and domain == "hotel":
+    if key == "price" and domain in ("hotel", "restaurant"):
         key = "pricerange"
     value = row.get(key)
     if value is None:
