@@ -10,7 +10,11 @@ gold belief states, in two settings:
 ``--noise R`` feeds sloppy user text instead (lower-case, no punctuation, a typo in a share R of the words), as
 the rewriters and ASR would.
 
-Usage: .venv/bin/python bench/mw_bench.py [--limit N] [--errors N] [--mode own|read|both] [--noise R] [--json]
+``--chain SPEC`` passes every user turn through parley's user-side rewriters first (impolite, disfluency, wp,
+asr-sim) to measure how much each costs the tracker.
+
+Usage: .venv/bin/python bench/mw_bench.py [--limit N] [--errors N] [--mode own|read|both] [--noise R]
+       [--chain SPEC ...] [--json]
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ def sloppy(text: str, rate: float, rng: random.Random) -> str:
     return " ".join(out)
 
 
-def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noise: float = -1.0) -> dict:
+def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noise: float = -1.0,
+        chain_specs: tuple[str, ...] = ()) -> dict:
     from engine.mwdb import load_db
     from engine.systems.multiwoz import MultiwozSystem
     from engine.systems.mw.dst_eval import DstScores, gold_state, iter_turns, name_mapper, normalise_state
@@ -57,17 +62,34 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
     bot.load()
     shown = 0
     rng = random.Random(0)
+    chain = None
+    if chain_specs:
+        from engine.rewrite.chain import Chain
+
+        chain = Chain(chain_specs)
     for did, dia in dialogues.items():
         history: list[Message] = []
+        replaced: dict[tuple[str, str], str] = {}
         for _, user, prev, meta in iter_turns(dia):
             if prev is not None:
                 history.append(Message("system", prev))
-            history.append(Message("user", sloppy(user, noise, rng) if noise >= 0 else user))
+            text = sloppy(user, noise, rng) if noise >= 0 else user
+            if chain is not None:
+                res = chain.apply(text, seed=0, turn_index=len(history) // 2, history=tuple(history))
+                text = res.after
+                for step in res.steps:  # values a rewriter replaced on purpose are the user's values now
+                    for ch in step.changes:
+                        if ch.get("kind") == "replace" and ch.get("slot"):
+                            replaced[(ch["slot"], str(ch["before"]).lower())] = str(ch["after"]).lower()
+            history.append(Message("user", text))
             t0 = time.perf_counter()
             turn = bot.respond(tuple(history))
             latencies.append((time.perf_counter() - t0) * 1000)
             pred = normalise_state(turn.state, names)
             gold = gold_state(meta, names)
+            if replaced:
+                gold = normalise_state({d: {k: replaced.get((k, v), v) for k, v in slots.items()}
+                                        for d, slots in gold.items()}, names)
             ok = scores.add(pred, gold)
             if not ok and shown < show_errors:
                 p = {(d, s, v) for d, x in pred.items() for s, v in x.items()}
@@ -79,11 +101,14 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
                 if prev:
                     print(f"  SYS: {prev}")
                 print(f"  USR: {user}")
+                if history[-1].text != user:
+                    print(f"  SAW: {history[-1].text}")
                 print(f"  missing: {sorted(g - p)}")
                 print(f"  extra:   {sorted(p - g)}")
     lat = sorted(latencies)
     return {
-        "mode": mode if noise < 0 else f"{mode}+noise{noise:g}", **scores.to_json(),
+        "mode": mode + (f"+noise{noise:g}" if noise >= 0 else "") + "".join(f"+{c}" for c in chain_specs),
+        **scores.to_json(),
         "latency_ms": {"p50": statistics.median(lat), "p95": lat[int(0.95 * (len(lat) - 1))], "max": lat[-1],
                        "mean": statistics.fmean(lat)},
         "worst_slots": sorted(scores.errors.items(), key=lambda kv: -kv[1])[:15],
@@ -98,6 +123,8 @@ def main() -> None:
     ap.add_argument("--slot", default="", help="with --errors: only turns where this domain-slot is wrong")
     ap.add_argument("--noise", type=float, default=-1.0,
                     help="lower-case, strip punctuation and misspell this share of words (0 = only the first two)")
+    ap.add_argument("--chain", action="append", default=[], metavar="SPEC",
+                    help="apply this user-side rewriter first (repeatable, e.g. --chain disfluency --chain asr-sim)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
@@ -108,7 +135,7 @@ def main() -> None:
     if args.limit:
         dialogues = dict(list(dialogues.items())[: args.limit])
     modes = ("own", "read") if args.mode == "both" else (args.mode,)
-    results = [run(m, dialogues, args.errors, args.slot, args.noise) for m in modes]
+    results = [run(m, dialogues, args.errors, args.slot, args.noise, tuple(args.chain)) for m in modes]
     if args.json:
         print(json.dumps(results, indent=2))
         return
