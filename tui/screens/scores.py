@@ -98,6 +98,7 @@ class ScoresScreen(Screen[None]):
     @on(Ready)
     def _show(self, event: Ready) -> None:
         from engine.scoring.report import PAPER_CORRELATIONS, conditions_table, satisfaction_tables
+        from engine.scoring.satisfaction import ABBREV
 
         self.data = d = event.data
         c = d.counts
@@ -125,10 +126,11 @@ class ScoresScreen(Screen[None]):
         if d.satisfaction:
             corr = d.satisfaction["correlations"]
             names = list(corr)
-            plt.multiple_bar([n.replace("_", " ") for n in names],
+            short = {a: k for k, a in ABBREV.items()}  # short labels fit, so plotext never drops some
+            plt.multiple_bar([short.get(n, n) for n in names],
                              [[corr[n]["spearman"] or 0.0 for n in names],
                               [PAPER_CORRELATIONS[n][0] for n in names]], labels=["these ratings", "paper"])
-            plt.title("Spearman ρ with overall impression")
+            plt.title("Spearman ρ with overall (R I U TC IA E)")
             from rich.console import Group
 
             self.query_one("#sat-table", Static).update(Group(*satisfaction_tables(d.satisfaction)[:3]))
