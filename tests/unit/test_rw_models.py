@@ -70,4 +70,3 @@ def test_bundled_llm_rewrite_or_fallback() -> None:
     if out.info["engine"] == "rules+llm":
         assert out.after.endswith(out.info["llm_remark"])
         assert find_spans(out.info["llm_remark"]) == ()
-    assert rw.rewrite(t, _ctx(t)) == out  # seeded sampling: same seed, same text
