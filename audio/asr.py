@@ -7,6 +7,13 @@ transcript keeps per-segment timings and average log-probabilities so a turn can
 Speed settings (measured in bench/audio_bench.py): greedy decoding (``beam_size=1``), no conditioning on previous
 text, English forced for ``.en``/bundled models, a warm-up pass after loading, and ``cpu_threads`` = the number of
 cores up to 4. Silero VAD (bundled in faster-whisper) filters silence for microphone input; synthetic audio skips it.
+
+**Short encoder window.** faster-whisper pads every input to Whisper's 30 s window, so the encoder costs the
+same for a 5 s turn as for 30 s, and dominates. For audio up to 29 s we pad to ``max(10 s, audio + 1 s)``
+instead (``short_window``, on by default): about 2.5× faster ASR for a 5 s turn. Shorter padding than 10 s made
+Whisper hallucinate in our measurements; at 10 s the WER on our benchmark sentences stayed within one word
+(bench/results/audio.md). This swaps faster-whisper's ``pad_or_trim`` for the duration of one call, under a
+module lock; if the installed faster-whisper has no such function, the full window is used.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,12 +93,49 @@ def resample(audio: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
     return resample_poly(audio, sr_out // g, sr_in // g).astype(np.float32)
 
 
+#: Whisper's feature frames per second, its full window, and the shortest window we pad to
+_FRAMES_PER_S = 100
+_FULL_FRAMES = 3000
+_MIN_FRAMES = 1000
+_window_lock = threading.RLock()  # every transcription holds it: the pad_or_trim swap is process-wide
+
+
+@contextmanager
+def _encoder_window(seconds: float, short: bool) -> Iterator[None]:
+    """Pad the encoder input to ``max(10 s, audio + 1 s)`` instead of 30 s while transcribing (see module doc)."""
+    with _window_lock:
+        frames = int(seconds * _FRAMES_PER_S) + 2 + _FRAMES_PER_S
+        if not short or frames > _FULL_FRAMES:
+            yield
+            return
+        try:
+            import faster_whisper.transcribe as fwt
+        except ImportError:  # pragma: no cover
+            yield
+            return
+        original = getattr(fwt, "pad_or_trim", None)
+        if original is None:  # pragma: no cover - a faster-whisper without it: keep the full window
+            yield
+            return
+        length = max(_MIN_FRAMES, frames)
+
+        def pad_short(array: Any, length_: int = _FULL_FRAMES, *, axis: int = -1) -> Any:
+            return original(array, length=min(length_, length), axis=axis)
+
+        fwt.pad_or_trim = pad_short
+        try:
+            yield
+        finally:
+            fwt.pad_or_trim = original
+
+
 class ASR:
     """A faster-whisper model. Thread-safe: one transcription at a time per model."""
 
     def __init__(self, model: str = "tiny.en", *, compute_type: str = "int8", cpu_threads: int | None = None,
-                 beam_size: int = 1, language: str | None = "en") -> None:
+                 beam_size: int = 1, language: str | None = "en", short_window: bool = True) -> None:
         self.model = model
+        self.short_window = short_window
         self.compute_type = compute_type
         self.cpu_threads = cpu_threads or min(4, os.cpu_count() or 1)
         self.beam_size = beam_size
@@ -134,10 +179,11 @@ class ASR:
             raise LoadError(f"could not load Whisper model {self.model!r}: {msg}") from None
         _say(progress, f"warming up Whisper {self.model}…")
         try:  # the first decode allocates buffers: pay for it here, not on the first user turn
-            segs, _ = whisper.transcribe(np.zeros(SAMPLE_RATE // 2, dtype=np.float32), beam_size=1,
-                                         language=self._language(whisper), without_timestamps=True,
-                                         condition_on_previous_text=False, temperature=0.0)
-            list(segs)
+            with _encoder_window(0.5, self.short_window):
+                segs, _ = whisper.transcribe(np.zeros(SAMPLE_RATE // 2, dtype=np.float32), beam_size=1,
+                                             language=self._language(whisper), without_timestamps=True,
+                                             condition_on_previous_text=False, temperature=0.0)
+                list(segs)
         except Exception as e:  # pragma: no cover - a model that loads but cannot decode
             raise LoadError(f"Whisper model {self.model!r} loaded but failed a test decode: {e}") from None
         return whisper
@@ -148,12 +194,14 @@ class ASR:
         return self.language
 
     def transcribe(self, audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SAMPLE_RATE, *,
-                   vad: bool | None = None, deterministic: bool = False) -> Transcript:
+                   vad: bool | None = None, deterministic: bool = False,
+                   short_window: bool | None = None) -> Transcript:
         """Transcribe a file or an array (any sample rate; resampled to 16 kHz).
 
         ``vad`` filters silence with Silero VAD (default: on for files, i.e. recordings; off for arrays, i.e.
         synthetic audio). ``deterministic`` decodes at temperature 0 only (no sampling fallback), so the same
         audio always gives the same text; otherwise faster-whisper's temperature fallback is kept.
+        ``short_window`` overrides the model's setting (see the module docstring).
         """
         t0 = time.perf_counter()
         use_vad = isinstance(audio, (str, os.PathLike)) if vad is None else vad
@@ -162,7 +210,8 @@ class ASR:
         self.load()
         temperature: Any = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
         segments: list[dict] = []
-        with self._lock:
+        short = self.short_window if short_window is None else short_window
+        with self._lock, _encoder_window(seconds, short):
             if samples.size:
                 segs, _info = self._whisper.transcribe(
                     samples, beam_size=self.beam_size, language=self._language(self._whisper),
