@@ -12,7 +12,8 @@ and only with ``profanity=true``. Slot values (``ctx.spans``) are kept verbatim.
 ``model=PATH|HUB_ID`` rewrites with a Hugging Face seq2seq checkpoint (e.g. a T5/BART fine-tuned on
 polite→impolite pairs); ``llm=true`` prompts the bundled SmolLM2 for a whole rewrite. Both fall back to the rules,
 with the reason in ``Rewrite.info["fallback"]``, when the model cannot be loaded or its output loses a slot value.
-When the LLM's rewrite loses a slot value (SmolLM2-135M often does), the rules' output gets one in-character remark
+When the LLM's rewrite is unusable — it loses a slot value (SmolLM2-135M often does), is not judged impolite by
+``engine.rewrite.politeness`` or rambles — the rules' output gets one in-character remark
 written by the LLM instead (``info["engine"] == "rules+llm"``), checked to hold no slot value, digit or (unless
 allowed) offensive word.
 """
@@ -63,10 +64,13 @@ class ImpoliteRewriter:
                 return Rewrite(self.name, dict(p), ctx.seed, text, out, prot.locate(out), (), info)
             except (LoadError, ValueError, ImportError, RuntimeError, OSError) as e:
                 info["fallback"] = str(e).splitlines()[0] if str(e) else type(e).__name__
+                # the LLM answered but its text was unusable: it may still add a remark to the rules' output
+                info["_retry_remark"] = isinstance(e, ValueError)
         info["engine"] = "rules"
         after, new_spans, moves = rewrite_rules(text, spans, ctx, p["scenario"], p["intensity"], p["profanity"])
         info["moves"] = moves
-        if p["llm"] and "fallback" in info and text.strip() and "dropped" in info["fallback"]:
+        retry = bool(info.pop("_retry_remark", False))
+        if p["llm"] and "fallback" in info and text.strip() and retry:
             # the small LLM could not keep the slot values: let it add one in-character remark to the rules' output
             try:
                 remark = self._llm_remark(ctx)
@@ -119,6 +123,13 @@ class ImpoliteRewriter:
 
             model, tok = load_default_llm()
             out = _llm_generate(model, tok, text, spans, self.params["scenario"])
+            from engine.rewrite.politeness import score
+
+            pol = score(out).score
+            if out and pol >= 0.5:
+                raise ValueError(f"the LLM rewrite is not impolite (politeness {pol:.2f})")
+            if len(out) > 3 * len(text) + 80:
+                raise ValueError("the LLM rewrite rambles (too long)")
         missing = [s.value for s in spans if s.value not in out]
         if not out:
             raise ValueError("the model returned nothing")
