@@ -30,8 +30,10 @@ def _load() -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, ...], list[str]
                 from wordfreq import top_n_list
 
                 common = [w for w in top_n_list("en", 30000) if w.isalpha() and w in raw]
-            except ImportError:  # pragma: no cover - optional dependency
+                _state["ranked"] = True
+            except ImportError:  # pragma: no cover - optional dependency: no frequency order
                 common = [w for w in raw if w.isalpha()]
+                _state["ranked"] = False
             common_set = set(common)
             pron = {w: _strip(p[0]) for w, p in raw.items() if p}
             index: dict[tuple[str, ...], list[str]] = {}
@@ -54,7 +56,10 @@ def rank(word: str) -> int:
 
 @lru_cache(maxsize=1)
 def _ranks() -> dict[str, int]:
-    return {w: i for i, w in enumerate(_load()[2])}
+    common = _load()[2]
+    if not _state.get("ranked"):  # without wordfreq every known word counts as moderately frequent
+        return dict.fromkeys(common, 1000)
+    return {w: i for i, w in enumerate(common)}
 
 
 #: the two-letter words a recogniser writes (others in the frequency list are abbreviations: "ca", "le")
