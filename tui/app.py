@@ -23,6 +23,7 @@ class ParleyApp(App[None], inherit_bindings=False):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1", "help", "Help", id="help"),
+        Binding("f7", "scores", "Scores", id="scores"),
         Binding("ctrl+c", "help_quit", show=False, system=True),
     ]
 
@@ -141,10 +142,21 @@ class ParleyApp(App[None], inherit_bindings=False):
                   ("dialogue rating", DialogueRatingScreen.BINDINGS), ("rewriter panel", RewriterScreen.BINDINGS)]
         keymap = self.settings.keymap if self.settings is not None else {}
         rows = [r for r in binding_rows(groups, keymap) if r[2] != "help_quit"]
-        intro = ("Remap any key in config.toml: [keymap] <binding id> = \"keys\" (e.g. end_dialogue = \"f9\"). "
+        intro = ("Remap any key in config.toml: \\[keymap] <binding id> = \"keys\" (e.g. end_dialogue = \"f9\"). "
                  "Rating turns: escape enters rating mode on the latest system turn; 1-3 rate relevance then "
                  "interestingness; up/down pick another turn.")
         self.push_screen(HelpScreen(rows, intro))
+
+    def action_scores(self) -> None:
+        """The Scores screen for the open database (satisfaction statistics, MultiWOZ metrics, charts)."""
+        from tui.screens.scores import ScoresScreen
+
+        if isinstance(self.screen, ScoresScreen):
+            return
+        if self.store is None:
+            self.notify("The database is not open yet.", severity="warning")
+            return
+        self.push_screen(ScoresScreen(self.store))
 
     def action_change_tester(self) -> None:
         from tui.screens.tester import TesterScreen

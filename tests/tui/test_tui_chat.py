@@ -311,8 +311,11 @@ async def test_palette_commands_run_chat_actions(tmp_path: Path) -> None:
         await settle(pilot)
         chat: Any = app.screen
         names = {a for _, _, a in COMMANDS}
-        for action in names - {"app.change_tester", "app.help"}:
-            assert hasattr(chat, f"action_{action}"), action
+        for action in names:
+            if action.startswith("app."):
+                assert hasattr(app, f"action_{action[4:]}"), action
+            else:
+                assert hasattr(chat, f"action_{action}"), action
         provider = ParleyCommands(chat)
         hits = [h async for h in provider.search("internals")]
         assert hits
@@ -445,3 +448,18 @@ async def test_rewriter_panel_works_from_the_keyboard_alone(tmp_path: Path) -> N
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.screen.query_one("#status").rewriters == "impolite"
+
+
+async def test_scores_screen_opens_from_the_chat(tmp_path: Path) -> None:
+    from tui.screens.scores import ScoresScreen
+
+    app = make_app(tmp_path, "tui-fake")
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot)
+        await say(pilot, "I want a cheap restaurant please")
+        await pilot.press("f7")
+        await settle(pilot)
+        assert isinstance(app.screen, ScoresScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ScoresScreen)
