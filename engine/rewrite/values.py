@@ -69,12 +69,12 @@ def other_value(span: Span, rng: random.Random, db: Any = None) -> str | None:
     """A plausible different value for ``span``'s slot (same case style), or None when there is none."""
     slot = span.slot
     value = span.value
+    if slot in ("book_people", "book_stay", "stars"):
+        return _other_count(value, rng)
     if slot in ("leaveAt", "arriveBy", "book_time") or re.match(r"^\d{1,2}([:.]\d{2})?\s?([ap]\.?m\.?)?$", value,
                                                                 re.I):
         out = _other_time(value, rng)
         return out if out != value else None
-    if slot in ("book_people", "book_stay", "stars"):
-        return _other_count(value, rng)
     if slot in ("day", "book_day"):
         pool: tuple[str, ...] = _DAYS
     else:

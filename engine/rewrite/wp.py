@@ -57,7 +57,7 @@ class WordPerturbation:
         Param("alpha", "float", 0.1, "share of words an EDA operation touches (at least one)", lo=0.0, hi=1.0),
         Param("op", "choice", "random", "EDA operation: one at random per utterance, or a fixed one",
               choices=("random", *OPS)),
-        Param("slot", "float", 0.43, "probability that a slot value is replaced by another DB value",
+        Param("slot", "float", 0.39, "probability that a slot value is replaced by another DB value",
               lo=0.0, hi=1.0),
     )
 

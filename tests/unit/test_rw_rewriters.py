@@ -212,3 +212,28 @@ def test_chain_trace_is_complete() -> None:
     assert res.after == res.steps[-1].after
     assert res == chain.apply(t, seed=3, turn_index=2)
     assert res != chain.apply(t, seed=4, turn_index=2)
+
+
+def test_disfluency_never_interrupts_inside_a_slot_value() -> None:
+    rw = build_rewriter("disfluency:rate=1,repeat_share=0.5,restart=1,repair=0")
+    for seed in range(20):
+        for t in SAMPLES:
+            c = ctx(t, seed)
+            out = rw.rewrite(t, c)
+            for s in c.spans:
+                assert s.value in out.after
+            assert [s.value for s in out.spans] == [s.value for s in c.spans]
+
+
+def test_other_value_same_slot_different_value() -> None:
+    from engine.rewrite.values import other_value
+    from engine.types import Span
+
+    rng = random.Random(0)
+    for sp in (Span(0, 7, "area", "centre"), Span(0, 5, "leaveAt", "13:45"), Span(0, 1, "book_people", "3"),
+               Span(0, 6, "day", "Friday"), Span(0, 9, "departure", "Cambridge"),
+               Span(0, 5, "name", "nusha", "attraction")):
+        for _ in range(10):
+            v = other_value(sp, rng)
+            assert v and v.lower() != sp.value.lower()
+            assert (v[:1].isupper()) == (sp.value[:1].isupper())
