@@ -80,6 +80,21 @@ def corpus_dialogues(n: int) -> list[list[str]]:
     return out
 
 
+def cpu_timed(system) -> None:  # type: ignore[no-untyped-def]
+    """Wrap the LLM call to record its CPU time: with one torch thread, CPU seconds ≈ wall seconds on an idle
+    machine, a fair estimate when other jobs share the CPUs."""
+    inner = system._generate
+
+    def timed(messages):  # type: ignore[no-untyped-def]
+        c0 = time.process_time()
+        try:
+            return inner(messages)
+        finally:
+            system.last_cpu_s = time.process_time() - c0
+
+    system._generate = timed
+
+
 def run_dialogue(system, turns: list[str]) -> list[dict]:  # type: ignore[no-untyped-def]
     from engine.types import Message
 
@@ -90,7 +105,7 @@ def run_dialogue(system, turns: list[str]) -> list[dict]:  # type: ignore[no-unt
         history = (*history, Message("user", text))
         turn = system.respond(history)
         history = (*history, Message("system", turn.text))
-        rows.append({"latency_ms": turn.latency_ms, "gen_ms": turn.internals.get("generation_ms", 0.0),
+        rows.append({"cpu_s": getattr(system, "last_cpu_s", 0.0), "latency_ms": turn.latency_ms, "gen_ms": turn.internals.get("generation_ms", 0.0),
                      "new": turn.internals.get("new_tokens", 0), "fallback": turn.internals.get("fallback"),
                      "reason": turn.internals.get("reason"), "text": turn.text})
     return rows
@@ -102,22 +117,24 @@ def summarise(name: str, rows: list[dict]) -> str:
     toks = sum(r["new"] for r in rows)
     fb = sum(1 for r in rows if r["fallback"])
     q = statistics.quantiles(lat, n=10)[-1] if len(lat) >= 2 else lat[0]
+    cpu = [r["cpu_s"] for r in rows]
+    cq = statistics.quantiles(cpu, n=10)[-1] if len(cpu) >= 2 else cpu[0]
     return (f"| {name} | {len(rows)} | {statistics.median(lat):.2f} | {q:.2f} | {max(lat):.2f} | "
-            f"{toks / len(rows):.1f} | {toks / gen_s if gen_s else 0:.1f} | {fb}/{len(rows)} |")
+            f"{toks / len(rows):.1f} | {toks / gen_s if gen_s else 0:.1f} | {statistics.median(cpu):.2f} | "
+            f"{cq:.2f} | {toks / sum(cpu) if sum(cpu) else 0:.1f} | {fb}/{len(rows)} |")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fresh", action="store_true", help="time the first GGUF conversion in a temp cache")
     ap.add_argument("--dialogues", type=int, default=0, help="MultiWOZ test dialogues to replay (../shared)")
-    ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch default)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="torch threads for the LLM (0 = the llm system's automatic choice; use 1 for CPU timing)")
     ap.add_argument("--show", action="store_true", help="print every reply")
     args = ap.parse_args()
 
     import torch
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
     print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; cpus {os.cpu_count()}; "
           f"torch threads {torch.get_num_threads()}; load average at start {load_avg()}")
     from engine.smollm import ensure_converted
@@ -133,11 +150,13 @@ def main() -> None:
 
     from engine.systems import build_system
 
-    system = build_system("llm:seed=1")
+    system = build_system(f"llm:seed=1,threads={args.threads}")
     system.load()
+    cpu_timed(system)
     run_dialogue(system, SCRIPT[:1])  # warm-up
-    print("\n| dialogue set | turns | median s | p90 s | max s | new tokens/turn | tokens/s | fallbacks |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| dialogue set | turns | median s | p90 s | max s | new tokens/turn | tokens/s | "
+          "LLM CPU s median | LLM CPU s p90 | tokens/CPU s | fallbacks |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     all_rows = run_dialogue(system, SCRIPT)
     print(summarise("scripted (8 turns)", all_rows))
     corpus_rows: list[dict] = []

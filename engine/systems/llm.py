@@ -12,7 +12,8 @@ threads per turn: 1 when the CPUs are busy with other work (2 contending OpenMP 
 
 The reply is checked before it is shown. If it drops a required value of the acts (venue names, phone numbers,
 booking references, train ids, postcodes, times; with ``strict=true`` every value of the acts), invents a
-number, refuses, or is empty, the template draft is shown instead (also when it asks a question the policy did not decide, or is far longer than the draft);
+number, refuses, or is empty, the template draft is shown instead (also when it asks a question the policy did not decide, drops the draft's question, or is far
+longer than the draft);
 ``internals["fallback"]`` is then true and ``internals["reason"]`` says why. ``check=false`` shows
 the LLM's words unchecked (for studying the model itself).
 """
@@ -44,7 +45,7 @@ REQUIRED_SLOTS = frozenset({"name", "phone", "ref", "reference", "trainid", "id"
                             "time", "book_time", "car"})
 STRICT_SKIP = frozenset({"yes", "no", "true", "false", "dontcare", "free", "none"})
 TIME_SLOTS = frozenset({"leaveat", "arriveby", "time", "book_time"})
-REFUSALS = re.compile(r"\b(i'm sorry for (the|any) (confusion|misunderstanding)|as an? (ai|language model|"
+REFUSALS = re.compile(r"\b(i'm not sure|i'm sorry for (the|any) (confusion|misunderstanding)|as an? (ai|language model|"
                       r"text-based)|i'?m (not able|unable) to|i (can ?not|can't) (help|assist|provide))\b", re.I)
 MAX_TOKENS_LIMIT = 256
 
@@ -120,6 +121,8 @@ def check_reply(reply: str, draft: str, required: list[tuple[str, str]], user: s
         return "copied the prompt example"
     if reply.count("?") > draft.count("?"):
         return "asked a question the policy did not decide"
+    if "?" in draft and "?" not in reply:
+        return "dropped the question"
     if len(reply) > 2 * len(draft) + 80:
         return "too long"
     return None

@@ -76,6 +76,7 @@ def test_required_values_and_missing() -> None:
     ("Golden House, 01842753771, 18:30, table 12.", "invented numbers: 12"),
     ("Golden House, 01842753771, 18:30. Anything else?", "asked a question"),
     ("Golden House? 01842753771? 18:30?", "asked a question"),
+    ("I'm not sure. Golden House, 01842753771, 18:30.", "refused"),
     ("Golden House (like the Acorn), 01842753771, 18:30.", "copied the prompt example"),
 ])
 def test_check_reply_reasons(reply: str, reason: str) -> None:
@@ -150,3 +151,8 @@ def test_strict_mode_requires_every_informed_value() -> None:
     system.strict = True
     turn = system.respond((Message("user", "hi"),))
     assert turn.internals["fallback"] is True and turn.internals["reason"] == "dropped required values: chinese"
+
+
+def test_a_dropped_question_falls_back() -> None:
+    assert check_reply("The north is nice.", "Which area would you like?", []) == "dropped the question"
+    assert check_reply("What part of town do you prefer?", "Which area would you like?", []) is None
