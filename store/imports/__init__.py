@@ -27,7 +27,7 @@ FORMATS: dict[str, str] = {
 OPTIONS: dict[str, tuple[str, ...]] = {
     "multiwoz": (),
     "dstc11": ("labels", "pred", "targets_only"),
-    "abredial": ("turn_file",),
+    "abredial": ("turn_file", "relevance_coding"),
     "jsonl": (),
 }
 

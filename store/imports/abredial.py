@@ -12,6 +12,13 @@ task completion, interest arousal 1-3; efficiency 0-1; overall 1-5). A value out
 and is counted in the report: a turn rating keeps its other, valid aspect; a dialogue rating needs all five, so
 it is skipped whole. Values are never clamped. ``overallK`` (turn-level satisfaction) has no place in parley's
 turn ratings and is counted as not imported.
+
+Relevance coding. The study's relevance options are No / Somewhat / Yes plus Not applicable, but the public turn
+file codes relevance 0-4. Cross-tabulated with the turn-level overall rating, 4 is the clearly positive answer,
+which fits 1 = not applicable, 2/3/4 = No/Somewhat/Yes (0 is unexplained). ``relevance_coding``: ``paper`` takes
+values as 1-3 (4 and 0 are out of range); ``shifted`` maps 2/3/4 → 1/2/3 and 1 → not applicable (NULL), and 0
+stays out of range; ``auto`` (default) uses ``shifted`` when the file holds a relevance of 4 — impossible on the
+paper's scale — and says so in the report.
 """
 
 from __future__ import annotations
@@ -110,8 +117,11 @@ def _norm(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+RELEVANCE_CODINGS = ("auto", "paper", "shifted")
+
+
 def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
-         limit: int | None = None) -> Iterator[ImportedDialogue]:
+         limit: int | None = None, relevance_coding: str = "auto") -> Iterator[ImportedDialogue]:
     """Parse and validate both files, then yield one dialogue per distinct conversation, with its ratings."""
     header, rows = _rows(path)
     if "ConvId" not in header:
@@ -123,6 +133,8 @@ def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
         if col not in header:
             raise ImportFileError(f"{path}: line 1: missing column {col!r}")
     ucols = _utterance_columns(header, path)
+    if relevance_coding not in RELEVANCE_CODINGS:
+        raise ImportFileError(f"unknown relevance coding {relevance_coding!r} ({', '.join(RELEVANCE_CODINGS)})")
 
     # sessions: one per (ConvId, text); each row is one rater's dialogue rating
     sessions: dict[tuple[str, str], dict[str, Any]] = {}
@@ -146,7 +158,7 @@ def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
     by_conv: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key in order:
         by_conv[key[0]].append(key)
-    turn_rows = _read_turn_file(turn_file, report, by_conv, sessions) if turn_file else {}
+    turn_rows = _read_turn_file(turn_file, report, by_conv, sessions, relevance_coding) if turn_file else {}
 
     base = datetime.now(UTC)
     stamp = now()
@@ -201,8 +213,15 @@ def _out_of_range(values: dict[str, int | None], scales: dict[str, tuple[str, in
     return msgs
 
 
+def _recode_relevance(v: int | None) -> int | None:
+    """Shifted coding: 2/3/4 → No/Somewhat/Yes (1/2/3), 1 → not applicable; 0 stays (out of range)."""
+    if v is None or v == 0:
+        return v
+    return None if v == 1 else v - 1
+
+
 def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tuple[str, str]]],
-                    sessions: dict[tuple[str, str], dict[str, Any]],
+                    sessions: dict[tuple[str, str], dict[str, Any]], coding: str = "auto",
                     ) -> dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, int | None]]]]]]:
     """Turn-file rows matched to sessions: ``{session key: [(line, [(turn position, values), ...]), ...]}``."""
     header, rows = _rows(path)
@@ -215,6 +234,12 @@ def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tu
         for col in (f"interestingness{k}", f"utterance{4 * k - 2}"):
             if col not in header:
                 raise ImportFileError(f"{path}: line 1: missing column {col!r}")
+    if coding == "auto":
+        fours = any(_number(row, f"relevance{k}", path, line) == 4 for line, row in rows for k in ks)
+        coding = "shifted" if fours else "paper"
+        if fours:
+            report.warn(f"{path.name}: relevance values of 4 found: read as the shifted coding (1 = not "
+                        f"applicable, 2/3/4 = no/somewhat/yes); pass relevance_coding='paper' to refuse them")
     out: dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, int | None]]]]]] = defaultdict(list)
     for line, row in rows:
         conv = (row.get("ConvId") or "").strip()
@@ -222,7 +247,10 @@ def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tu
         for k in ks:
             col = f"utterance{4 * k - 2}"
             utt = _utterances(row, [col], path, line)
-            values = {"relevance": _number(row, f"relevance{k}", path, line),
+            relevance = _number(row, f"relevance{k}", path, line)
+            if coding == "shifted":
+                relevance = _recode_relevance(relevance)
+            values = {"relevance": relevance,
                       "interestingness": _number(row, f"interestingness{k}", path, line)}
             if f"overall{k}" in header and (row.get(f"overall{k}") or "").strip():
                 report.skipped["turn-level overall (overallK): no such field in parley"] += 1

@@ -68,7 +68,7 @@ def files(tmp_path):
 def test_dialogues_ratings_and_scale_checks(tmp_path, files):
     d, t = files
     store = open_store(tmp_path / "p.db")
-    r = import_file(store, d, "abredial", turn_file=t)
+    r = import_file(store, d, "abredial", turn_file=t, relevance_coding="paper")
     assert r.added["sessions"] == 2  # Q1 names two different dialogues
     s1, s2 = store.sessions()
     assert s1.source == s2.source == "annotated_dialogues.csv#Q1" and s1.id != s2.id
@@ -90,13 +90,28 @@ def test_dialogues_ratings_and_scale_checks(tmp_path, files):
     assert r.skipped["turn-level overall (overallK): no such field in parley"] == 6
     assert any("line 3" in w and "interest_arousal=0" in w for w in r.warnings)
     assert store.dialogue_ratings(s2.id)[0].overall == 5
-    assert import_file(store, d, "abredial", turn_file=t).added["turn_ratings"] == 0
+    assert import_file(store, d, "abredial", turn_file=t, relevance_coding="paper").added["turn_ratings"] == 0
+
+
+def test_auto_relevance_coding_reads_a_4_as_the_shifted_scale(tmp_path, files):
+    d, t = files
+    store = open_store(tmp_path / "p.db")
+    r = import_file(store, d, "abredial", turn_file=t)  # the file holds a relevance of 4
+    assert any("shifted coding" in w for w in r.warnings)
+    s1 = store.sessions()[0]
+    sys_ids = [x.id for x in store.turns(s1.id) if x.role == "system"][1:]
+    tr = {(x.rater, x.turn_id): (x.relevance, x.interestingness) for x in store.turn_ratings(s1.id)}
+    # rater 1 wrote relevance 3, 4, 1 → somewhat (2), yes (3), not applicable (None)
+    assert [tr["abredial-1", i] for i in sys_ids] == [(2, 2), (3, 1), (None, 3)]
+    # rater 2: 2 → no (1); 0 stays out of range and is not imported
+    assert tr["abredial-2", sys_ids[0]] == (1, 2)
+    assert r.skipped["relevance=0 outside 1-3"] == 1 and "relevance=4 outside 1-3" not in r.skipped
 
 
 def test_cli_reports_out_of_range_counts(tmp_path, files):
     d, t = files
     r = CliRunner().invoke(main, ["import", str(d), "--format", "abredial", "--turn-file", str(t),
-                                  "--db", str(tmp_path / "p.db")])
+                                  "--relevance-coding", "paper", "--db", str(tmp_path / "p.db")])
     assert r.exit_code == 0, r.output
     assert "not imported: 1 x relevance=4 outside 1-3" in r.output
     assert "2 new session(s)" in r.output
@@ -136,4 +151,7 @@ def test_real_ab_redial(shared_data, tmp_path):
     r = import_file(store, d / "annotated_dialogues.csv", "abredial", turn_file=d / "annotated_turns.csv")
     assert r.added["sessions"] == 200 and r.added["dialogue_ratings"] == 640 - 4 - 28
     assert r.skipped["interest_arousal=0 outside 1-3"] == 28
-    assert r.skipped["relevance=4 outside 1-3"] > 0
+    assert r.skipped["relevance=4 outside 1-3"] == 0 and r.skipped["relevance=0 outside 1-3"] > 0
+    paper = import_file(open_store(tmp_path / "q.db"), d / "annotated_dialogues.csv", "abredial",
+                        turn_file=d / "annotated_turns.csv", relevance_coding="paper")
+    assert paper.skipped["relevance=4 outside 1-3"] > 0

@@ -37,10 +37,13 @@ def _open(db_path: str | None, *, must_exist: bool = False):  # type: ignore[no-
 @click.option("--targets-only", is_flag=True, help="dstc11: import only knowledge-seeking instances.")
 @click.option("--turn-file", type=click.Path(dir_okay=False), default=None,
               help="abredial: the turn CSV (annotated_turns.csv) with turn ratings.")
+@click.option("--relevance-coding", type=click.Choice(["auto", "paper", "shifted"]), default=None,
+              help="abredial: how the turn file's relevance values read: paper = 1-3; shifted = 2/3/4 are "
+                   "no/somewhat/yes and 1 is not applicable; auto (default) = shifted when a 4 occurs.")
 @click.option("--limit", type=int, default=None, help="Import only the first N dialogues.")
 @click.option("-v", "--verbose", is_flag=True, help="Print every warning, not only the first ten.")
 def import_(file: str, fmt: str, db_path: str | None, labels: str | None, pred: str | None, targets_only: bool,
-            turn_file: str | None, limit: int | None, verbose: bool) -> None:
+            turn_file: str | None, relevance_coding: str | None, limit: int | None, verbose: bool) -> None:
     """Import dialogues (and their ratings) from FILE as annotation-mode sessions.
 
     Importing the same file again adds nothing (ids derive from the dialogues). A malformed file imports
@@ -54,7 +57,7 @@ def import_(file: str, fmt: str, db_path: str | None, labels: str | None, pred: 
     store = _open(db_path)
     try:
         report = import_file(store, Path(file), fmt, labels=labels, pred=pred, targets_only=targets_only,
-                             turn_file=turn_file, limit=limit)
+                             turn_file=turn_file, relevance_coding=relevance_coding, limit=limit)
     except ImportFileError as e:
         fail(str(e))
     for w in report.warnings if verbose else report.warnings[:10]:
