@@ -52,7 +52,8 @@ def run(spec: str, ctxs) -> list[str]:  # type: ignore[no-untyped-def]
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--n-ppl", type=int, default=300, help="utterances per impoliteness setting for PPL")
+    ap.add_argument("--n-ppl", type=int, default=100, help="utterances per impoliteness setting for PPL")
+    ap.add_argument("--ppl-intensities", default="2", help="intensities whose outputs get a PPL (e.g. 1,2,3)")
     ap.add_argument("--no-ppl", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-impolite", action="store_true", help="skip the impoliteness transfer part")
@@ -107,7 +108,7 @@ def main() -> None:
             acc = accuracy_impolite(outs)
             b = bleu(outs, originals)
             row = {"acc": round(acc, 1), "bleu": round(b, 1)}
-            if model is not None:
+            if model is not None and str(intensity) in args.ppl_intensities.split(","):
                 ppl = perplexity([outs[i] for i in sample_idx], model, tok)
                 row["ppl"] = round(ppl, 2)
                 row["gmean"] = round(gmean(acc, b, ppl), 2)
