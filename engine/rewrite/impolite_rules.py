@@ -120,6 +120,11 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
                    pick((" or not?", "? Yes or no.", "? Answer me."))),
         _sub_start(r"do you (?:have|know)\b(.*)\?$", lambda m: m.group(1) + pick(("You have", "Tell me if you "
                                                                                  "have")) + m.group(2) + "."),
+        _sub_start(r"(?:what|which) (?:is|are|was|'s) (the|their|its|your) ([^?]{3,60})\?$",
+                   lambda m: m.group(1) + pick((f"Give me {m.group(2)} {m.group(3)}.",
+                                                f"Tell me {m.group(2)} {m.group(3)}.",
+                                                f"What's {m.group(2)} {m.group(3)}? Spit it out.",
+                                                f"{m.group(2)} {m.group(3)}. What is it?"))),
         _sub_start(r"(?:that|it|this) (?:would be|will be|sounds|is|seems) (?:really |very )?(?:great|lovely|"
                    r"wonderful|perfect|fantastic|good|fine|excellent|nice|okay|ok)\b[.!]?$",
                    lambda m: (m.group(1) or "") + pick(("That'll do.", "Fine.", "Whatever.", "If you say so."))),
