@@ -6,16 +6,17 @@
 The ``multiwoz`` pipeline (rule NLU, state tracking, DB query, policy) decides *what* to say — dialogue acts and
 the offered venue — and its template NLG writes a draft. The LLM (default: the bundled SmolLM2-135M-Instruct, see
 :mod:`engine.smollm`) rewrites the draft for the user's last message in a short prompt with one example, greedy,
-at most ``max_new_tokens`` (≤ 40 by default) new tokens, stopping at the first line break. The KV cache of the
-static part of the prompt (instructions and example) is computed once and reused. ``threads=0`` picks torch
-threads per turn: 1 when the CPUs are busy with other work (2 contending OpenMP threads ran 7x slower here), else 2.
+at most ``max_new_tokens`` (≤ 40 by default) new tokens, stopping at the first line break, or as soon as the
+reply is a refusal (it would fall back anyway). The KV cache of the static part of the prompt (instructions and
+example) is computed once and reused. ``threads=0`` picks torch threads per turn: 1 when the CPUs are busy with
+other work (two contending OpenMP threads ran 7x slower here), else 2.
 
-The reply is checked before it is shown. If it drops a required value of the acts (venue names, phone numbers,
-booking references, train ids, postcodes, times; with ``strict=true`` every value of the acts), invents a
-number, refuses, or is empty, the template draft is shown instead (also when it asks a question the policy did not decide, drops the draft's question, or is far
-longer than the draft);
-``internals["fallback"]`` is then true and ``internals["reason"]`` says why. ``check=false`` shows
-the LLM's words unchecked (for studying the model itself).
+The reply is checked before it is shown. The template draft is shown instead when the reply drops a required
+value of the acts (venue names, phone numbers, booking references, train ids, postcodes, times; with
+``strict=true`` every value of the acts), invents a number, refuses or hedges, asks a question the policy did
+not decide, drops the draft's question, is far longer than the draft, or is empty. ``internals["fallback"]`` is
+then true and ``internals["reason"]`` says why. ``check=false`` shows the LLM's words unchecked (for studying the
+model itself).
 """
 
 from __future__ import annotations
@@ -136,6 +137,21 @@ def tidy(raw: str) -> str:
         cut = max(text.rfind(". "), text.rfind("? "), text.rfind("! "))
         text = text[:cut + 1] if cut > 0 else text
     return text
+
+
+def _stop_on_refusal(tokenizer: Any, prompt_len: int) -> Any:
+    """Stop generating as soon as the reply is a refusal: it will fall back anyway, so save the time."""
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class _Refusal(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            import torch
+
+            text = tokenizer.decode(input_ids[0, prompt_len:], skip_special_tokens=True)
+            return torch.full((input_ids.shape[0],), bool(REFUSALS.search(text)), dtype=torch.bool,
+                              device=input_ids.device)
+
+    return StoppingCriteriaList([_Refusal()])
 
 
 def _cache_kwarg() -> str:
@@ -277,7 +293,7 @@ class LLMSystem:
         torch.set_num_threads(threads)
         try:
             ids, n = self._encode(messages)
-            kwargs: dict[str, Any] = {}
+            kwargs: dict[str, Any] = {"stopping_criteria": _stop_on_refusal(tok, ids.shape[1])}
             if n and self.prefix_cache:
                 kwargs[_cache_kwarg()] = self._prefix_cache(ids, n)
             with torch.inference_mode():
