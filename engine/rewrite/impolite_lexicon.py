@@ -119,6 +119,9 @@ DISMISSALS: dict[int, tuple[str, ...]] = {
     6: ("Finally, after all that.", "Took you long enough.", "About time you got it."),
 }
 
+#: said when the turn was only a greeting
+CURT_GREETINGS: tuple[str, ...] = ("What?", "Yeah, hi.", "Hello, I suppose.", "Right, hello.", "Yes?")
+
 #: short impatience tags used from intensity 1
 TAGS: tuple[str, ...] = ("Now.", "Quickly.", "Just do it.", "Hurry.", "Come on.", "And be quick.")
 

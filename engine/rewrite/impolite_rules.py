@@ -72,7 +72,7 @@ _STRIP: tuple[re.Pattern[str], ...] = (
         r"(?:all |everything|helping(?: me)?|your help|the help|your assistance|the information|the info|that|"
         r"all your help|all of your help|all the help|your time)[^.!?]*)?[,.!]?"),
     _rx(r"\bi (?:really |do )?appreciate (?:it|that|this|your help|the help|all your help)[,.!]?"),
-    _rx(r"(?:,\s*)?\bplease\b(?:\s*,)?"),
+
     _rx(r"\bkindly\b"),
     _rx(r"\bif you (?:don't|do not) mind\b,?"),
     _rx(r"\bif (?:it's|it is) (?:not too much trouble|possible|no trouble)\b,?"),
@@ -81,6 +81,8 @@ _STRIP: tuple[re.Pattern[str], ...] = (
     _rx(r"\b(?:you )?have a (?:nice|good|great|wonderful|lovely) (?:day|evening|night|one|trip|time)\b[.!]?"),
     _rx(r"\byou(?:'ve| have) been (?:very |so |really )?(?:helpful|great|wonderful|a great help)\b[.!]?"),
 )
+_PLEASE = _rx(r"(?:,\s*)?\bplease\b(?:\s*,)?")
+_THANKS = _rx(r"\b(?:thank|thanks|cheers|appreciate|grateful|great|perfect|wonderful|awesome|excellent)\b")
 _LEAD = r"^((?:(?:yes|yeah|ok|okay|also|and|so|great|then|well|alright|sure)\b,?\s+)*)"
 
 
@@ -118,8 +120,10 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
         _sub_start(r"i (?:would|do) (?:also )?need (?=to )", lambda m: m.group(1) + "I need "),
         _sub_start(r"is there (?=(?:any|a|an)\b)(.*)\?$", lambda m: m.group(1) + "Is there " + m.group(2) +
                    pick((" or not?", "? Yes or no.", "? Answer me."))),
-        _sub_start(r"do you (?:have|know)\b(.*)\?$", lambda m: m.group(1) + pick(("You have", "Tell me if you "
-                                                                                 "have")) + m.group(2) + "."),
+        _sub_start(r"do you (?:have|know)\b(.*)\?$", lambda m: m.group(1) + pick((
+            f"You have{m.group(2)} or not?", f"Tell me if you have{m.group(2)}.", f"Got{m.group(2)} or not?"))),
+        _sub_start(r"(?:that |it |this )?sounds (?:good|great|perfect|fine|lovely|wonderful)[,.!]?\s+(?=\S)",
+                   lambda m: m.group(1) + pick(("Fine. ", "Whatever. ", "", "Yes, yes. "))),
         _sub_start(r"(?:what|which) (?:is|are|was|'s) (the|their|its|your) ([^?]{3,60})\?$",
                    lambda m: m.group(1) + pick((f"Give me {m.group(2)} {m.group(3)}.",
                                                 f"Tell me {m.group(2)} {m.group(3)}.",
@@ -135,6 +139,7 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
     dropped_thanks = False
     for s in sentences:
         before = s
+        s = _PLEASE.sub(lambda m: ", " if m.group(0).startswith(",") and m.group(0).endswith(",") else " ", s)
         for pat in _STRIP:
             s = pat.sub(" ", s)
         s = re.sub(r"\s+", " ", s).strip(" ,")
@@ -154,7 +159,7 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
                                      "okay", "alright"):
                 out.append(s if s[-1:] in ".!?" else s + ".")
                 continue
-            dropped_thanks = True
+            dropped_thanks = dropped_thanks or bool(_THANKS.search(before))
             continue
         for pat, repl in commands:
             new = pat.sub(repl, s, count=1)
@@ -171,12 +176,12 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
             s += "."
         out.append(s)
 
-    if dropped_thanks and (intensity >= 2 or not out or rng.random() < 0.5):
+    if dropped_thanks and out and (intensity >= 2 or rng.random() < 0.5):
         out.append(pick(L.DISMISSALS[scenario]))
         moves.append("dismissal")
     if not out:
-        out.append(pick(L.DISMISSALS[scenario]))
-        moves.append("dismissal")
+        out.append(pick(L.DISMISSALS[scenario] if dropped_thanks else L.CURT_GREETINGS))
+        moves.append("dismissal" if dropped_thanks else "greeting")
 
     history = tuple(getattr(ctx, "history", ()) or ())
     fill = _history_fill(history)
@@ -212,6 +217,7 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
     result = " ".join(_cap(s) for s in out if s)
     result = re.sub(r"\s+", " ", result).strip()
     result = re.sub(r"\s+([.,!?])", r"\1", result)
+    result = re.sub(r"([.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), result)
     if not prot.complete(result):  # a rule must never lose a slot value; keep the original if one did
         return text, tuple(spans), ["unchanged: slot value lost"]
     after, new_spans = prot.restore(result)

@@ -56,7 +56,7 @@ def test_rewrites_are_less_polite_than_originals() -> None:
 
 
 def test_template_phrases_contain_no_slot_values() -> None:
-    phrases = [*L.TAGS, *L.AGREE, *L.PROFANITY_INTERJECTIONS, *L.PROFANITY_TAILS]
+    phrases = [*L.TAGS, *L.AGREE, *L.CURT_GREETINGS, *L.PROFANITY_INTERJECTIONS, *L.PROFANITY_TAILS]
     for d in L.DISMISSALS.values():
         phrases += d
     for moves in L.MOVES.values():
