@@ -87,8 +87,16 @@ def hub_offline() -> bool:
 
 
 def _short_hub_timeouts() -> None:
-    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "3")
-    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "20")
+    """Short hub timeouts unless the user set their own (also patched in if huggingface_hub is imported)."""
+    import sys
+
+    for name, value in (("HF_HUB_ETAG_TIMEOUT", 3), ("HF_HUB_DOWNLOAD_TIMEOUT", 20)):
+        if name in os.environ:
+            continue
+        os.environ[name] = str(value)
+        constants = sys.modules.get("huggingface_hub.constants")
+        if constants is not None and hasattr(constants, name):
+            setattr(constants, name, value)
 
 
 @dataclass(frozen=True)
