@@ -22,7 +22,7 @@ from engine.spec import SpecError
 from engine.systems.hf_common import Format, State, active_domain, join, load_format, parse_belief
 from engine.systems.hf_lex import lexicalise as lex_fill
 from engine.systems.hf_lex import lookup
-from engine.types import LoadError, Message, SystemTurn, TurnError
+from engine.types import Message, SystemTurn, TurnError
 
 FORMAT_FILE = "parley-format.toml"
 
@@ -200,6 +200,8 @@ class HFTODSystem:
             "unfilled": list(lex.unfilled), "raw_output": {"belief": raw_b, "response": raw_r},
             "active_domain": domain,
         }
+        if getattr(self, "missing_tokens", None):  # the format's markers are not single tokens of this model
+            internals["missing_special_tokens"] = list(self.missing_tokens)
         return SystemTurn(text=text, state={d: dict(s) for d, s in state.items()}, acts=parse_acts(act),
                           internals=internals, latency_ms=(time.perf_counter() - t0) * 1000)
 
@@ -233,7 +235,3 @@ def check_special_tokens(fmt: Format, tokenizer: Any) -> list[str]:
     """The format's special tokens the tokenizer does not know as single tokens (worth a warning)."""
     vocab = tokenizer.get_vocab() if hasattr(tokenizer, "get_vocab") else {}
     return [t for t in fmt.special_tokens if t not in vocab]
-
-
-def ensure_loaded_error(e: BaseException, what: str) -> LoadError:
-    return e if isinstance(e, LoadError) else LoadError(f"could not load {what}: {e}")
