@@ -78,6 +78,7 @@ class HFTODSystem:
         self._load_lock = threading.Lock()
         self._records: list[TurnRecord] = []
         self._state: State = {}
+        self.missing_tokens: list[str] = []
 
     # ---- lifecycle ---------------------------------------------------------------------------------------------
     @property
@@ -200,7 +201,7 @@ class HFTODSystem:
             "unfilled": list(lex.unfilled), "raw_output": {"belief": raw_b, "response": raw_r},
             "active_domain": domain,
         }
-        if getattr(self, "missing_tokens", None):  # the format's markers are not single tokens of this model
+        if self.missing_tokens:  # the format's markers are not single tokens of this model
             internals["missing_special_tokens"] = list(self.missing_tokens)
         return SystemTurn(text=text, state={d: dict(s) for d, s in state.items()}, acts=parse_acts(act),
                           internals=internals, latency_ms=(time.perf_counter() - t0) * 1000)
