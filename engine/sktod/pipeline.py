@@ -174,7 +174,11 @@ class Pipeline:
         """Predict every DSTC11 instance (KTD scored in one batch); ``on_item(i)`` after each instance."""
         self.load(progress)
         assert self.detector and self.selector
+        assert self.kb is not None
         last = [str(log[-1].get("text", "")) if log else "" for log in logs]
+        if len(logs) >= 100 and self.selector.model.kind != "cross":
+            # embed the whole KB in large batches up front (much faster than candidate set by candidate set)
+            self.selector.encoder.encode([s.text for s in self.kb], progress)
         scores = self.detector.scores(last, progress)
         out = []
         for i, log in enumerate(logs):
