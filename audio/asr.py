@@ -8,12 +8,12 @@ Speed settings (measured in bench/audio_bench.py): greedy decoding (``beam_size=
 text, English forced for ``.en``/bundled models, a warm-up pass after loading, and ``cpu_threads`` = the number of
 cores up to 4. Silero VAD (bundled in faster-whisper) filters silence for microphone input; synthetic audio skips it.
 
-**Short encoder window.** faster-whisper pads every input to Whisper's 30 s window, so the encoder costs the
-same for a 5 s turn as for 30 s, and dominates. For audio up to 29 s we pad to ``max(10 s, audio + 1 s)``
-instead (``short_window``, on by default): about 2.5× faster ASR for a 5 s turn. Shorter padding than 10 s made
-Whisper hallucinate in our measurements; at 10 s the WER on our benchmark sentences stayed within one word
-(bench/results/audio.md). This swaps faster-whisper's ``pad_or_trim`` for the duration of one call, under a
-module lock; if the installed faster-whisper has no such function, the full window is used.
+**Short encoder window** (``short_window``, off by default; the ``asr-real`` channel turns it on). faster-whisper
+pads every input to Whisper's 30 s window, so the encoder costs the same for a 5 s turn as for 30 s. With
+``short_window`` audio up to 29 s is padded to ``max(10 s, audio + 1 s)`` instead: about 2–3× faster ASR on a 5 s
+turn, for about 1–2 points more WER with tiny.en on our benchmark sentences (bench/results/audio.md; shorter
+padding than 10 s made Whisper hallucinate). It swaps faster-whisper's ``pad_or_trim`` for the duration of one
+call, under a module lock; a faster-whisper without that function simply keeps the full window.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ class ASR:
     """A faster-whisper model. Thread-safe: one transcription at a time per model."""
 
     def __init__(self, model: str = "tiny.en", *, compute_type: str = "int8", cpu_threads: int | None = None,
-                 beam_size: int = 1, language: str | None = "en", short_window: bool = True) -> None:
+                 beam_size: int = 1, language: str | None = "en", short_window: bool = False) -> None:
         self.model = model
         self.short_window = short_window
         self.compute_type = compute_type
@@ -179,11 +179,12 @@ class ASR:
             raise LoadError(f"could not load Whisper model {self.model!r}: {msg}") from None
         _say(progress, f"warming up Whisper {self.model}…")
         try:  # the first decode allocates buffers: pay for it here, not on the first user turn
-            with _encoder_window(0.5, self.short_window):
-                segs, _ = whisper.transcribe(np.zeros(SAMPLE_RATE // 2, dtype=np.float32), beam_size=1,
-                                             language=self._language(whisper), without_timestamps=True,
-                                             condition_on_previous_text=False, temperature=0.0)
-                list(segs)
+            for short in (False, True):  # both encoder window sizes
+                with _encoder_window(0.5, short):
+                    segs, _ = whisper.transcribe(np.zeros(SAMPLE_RATE // 2, dtype=np.float32), beam_size=1,
+                                                 language=self._language(whisper), without_timestamps=True,
+                                                 condition_on_previous_text=False, temperature=0.0)
+                    list(segs)
         except Exception as e:  # pragma: no cover - a model that loads but cannot decode
             raise LoadError(f"Whisper model {self.model!r} loaded but failed a test decode: {e}") from None
         return whisper

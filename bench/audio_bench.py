@@ -7,9 +7,10 @@ per utterance, with models loaded and warmed first ("warm models"). Each utteran
 ``first`` is the median over utterances of the first run, ``best`` the median of each utterance's fastest run
 (the figure least disturbed by other processes on a shared machine); ``cpu_s`` is process CPU time (all threads).
 
-ASR settings: "channel" is what asr-real uses (array, no VAD, greedy, temperature 0); "live" is what a recorded
-turn uses (WAV file, Silero VAD, greedy, temperature fallback); "fw-defaults" is faster-whisper's defaults (beam 5,
-temperature fallback, no VAD), the setting of the figures measured before this work.
+ASR settings: "channel" is what asr-real uses (array, no VAD, greedy, temperature 0, short encoder window);
+"channel-30s-window" the same with faster-whisper's 30 s window (asr-real:fast=false); "live" is what a recorded
+turn uses (WAV file, Silero VAD, greedy, temperature fallback, 30 s window); "fw-defaults" is faster-whisper's defaults (beam 5,
+temperature fallback, no VAD, 30 s window), the setting of the figures measured before this work.
 """
 
 from __future__ import annotations
@@ -158,7 +159,10 @@ def main() -> None:
             return " ".join(s.text for s in segs)
 
         modes: dict[str, Callable[[Any, str], str]] = {
-            "channel": lambda c, w, asr=asr: asr.transcribe(c, vad=False, deterministic=True).text,
+            "channel": lambda c, w, asr=asr: asr.transcribe(c, vad=False, deterministic=True,
+                                                           short_window=True).text,
+            "channel-30s-window": lambda c, w, asr=asr: asr.transcribe(c, vad=False, deterministic=True,
+                                                                      short_window=False).text,
             "live": lambda c, w, asr=asr: asr.transcribe(w).text,
             "fw-defaults": fw_defaults,
         }

@@ -20,8 +20,9 @@ def test_registered_and_built_from_a_spec() -> None:
     assert "asr-real" in REWRITERS
     rw = build_rewriter("asr-real:tts=espeak,model=base,snr=20,speed=1.2")
     assert isinstance(rw, RealASRChannel)
-    assert dict(rw.params) == {"tts": "espeak", "model": "base", "snr": 20.0, "speed": 1.2, "keep_audio": False}
-    assert [p.name for p in RealASRChannel.PARAMS] == ["tts", "model", "snr", "speed", "keep_audio"]
+    assert dict(rw.params) == {"tts": "espeak", "model": "base", "snr": 20.0, "speed": 1.2, "keep_audio": False,
+                               "fast": True}
+    assert [p.name for p in RealASRChannel.PARAMS] == ["tts", "model", "snr", "speed", "keep_audio", "fast"]
     assert build_rewriter("asr-real:snr=none").params["snr"] is None
     assert rw._asr is None and rw._tts is None  # nothing loads until the first rewrite
 
@@ -32,6 +33,7 @@ def test_registered_and_built_from_a_spec() -> None:
     ("asr-real:snr=loud", "snr must be a number"),
     ("asr-real:speed=3", "speed must be"),
     ("asr-real:keep_audio=maybe", "keep_audio"),
+    ("asr-real:fast=2", "fast must be true or false"),
     ("asr-real:volume=2", "bad parameters"),
 ])
 def test_bad_params_are_spec_errors(spec: str, match: str) -> None:
@@ -92,6 +94,9 @@ def test_real_channel_through_the_chain(tmp_path) -> None:  # type: ignore[no-un
     json.dumps(step.to_json())  # stored like every other step
     again = Chain(["asr-real"]).apply(text, seed=7, turn_index=2)
     assert again.after == res.after  # deterministic
+    assert info["fast"] is True
+    full = Chain(["asr-real:fast=false"]).apply(text, seed=7, turn_index=2).steps[0]
+    assert full.info["fast"] is False and full.after.strip()
 
 
 @pytest.mark.slow

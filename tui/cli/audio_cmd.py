@@ -138,7 +138,9 @@ def speak(text: str, out_path: str | None, backend: str, speed: float, play: boo
               help="Whisper model: bundled tiny.en or base, a CTranslate2 folder, or a hub id (needs a network).")
 @click.option("--json", "as_json", is_flag=True, help="Print text, segments, log-probability and timings as JSON.")
 @click.option("--vad/--no-vad", default=True, show_default=True, help="Skip silence with Silero VAD first.")
-def transcribe(audio_file: str, model: str, as_json: bool, vad: bool) -> None:
+@click.option("--fast", is_flag=True,
+              help="Short Whisper window (max(10 s, audio + 1 s) instead of 30 s): 2-3x faster, a little less accurate.")
+def transcribe(audio_file: str, model: str, as_json: bool, vad: bool, fast: bool) -> None:
     """Transcribe FILE.wav offline with faster-whisper."""
     from audio.asr import get_asr
     from engine.types import LoadError
@@ -148,7 +150,7 @@ def transcribe(audio_file: str, model: str, as_json: bool, vad: bool) -> None:
         fail(f"audio file {audio_file} does not exist")
     try:
         asr = get_asr(model, progress=(lambda m: click.echo(m, err=True)) if not as_json else None)
-        tr = asr.transcribe(str(path), vad=vad)
+        tr = asr.transcribe(str(path), vad=vad, short_window=fast)
     except LoadError as e:
         fail(str(e))
     except (ValueError, FileNotFoundError) as e:
