@@ -136,3 +136,11 @@ def test_meteor_is_a_number_or_explained() -> None:
         assert s["meteor_note"]
     else:
         assert 0.0 < s["meteor"] <= 1.0
+
+
+@pytest.mark.parametrize("cmd", [[], ["run"], ["score"], ["train"]])
+def test_cli_help(cmd: list[str]) -> None:
+    from tui.cli import main
+
+    res = CliRunner().invoke(main, ["sktod", *cmd, "--help"])
+    assert res.exit_code == 0 and len(res.output.splitlines()) > 3
