@@ -7,6 +7,7 @@
 - :mod:`audio.tts` — piper voice en_US joe medium (default), espeak-ng fallback, Coqui TTS optional.
 - :mod:`audio.channel` — the ``asr-real`` rewriter: synthesise → optional noise/speed → transcribe.
 - :mod:`audio.models` — where the bundled model files are (found with importlib, never downloaded).
+- :mod:`audio.wer` — word error rate with Whisper's English normalisation (jiwer + whisper-normalizer).
 
 Nothing here imports textual or tui; heavy libraries (faster_whisper, piper, sounddevice, ctranslate2) are
 imported inside the functions that use them, so importing any module of this package is cheap.
