@@ -131,7 +131,8 @@ FAQ = {
                    ("Is there outdoor seating?", ["Yes, there are a few tables outside in summer.",
                                                   "No, all seating is indoors."])],
 }
-# venue → {aspect: probability that a review of that aspect is positive}
+# venue → {aspect: probability that a review of that aspect is positive}; hand-set for these, seeded random for
+# the other MultiWOZ hotels and restaurants (see profiles())
 ENTITIES = {
     "hotel": {
         "acorn guest house": {"wifi": .8, "breakfast": .9, "noise": .3, "parking": .7, "staff": .8},
@@ -152,6 +153,17 @@ ENTITIES = {
 }
 
 
+def profiles(db, domain: str, rng: random.Random) -> dict[str, dict[str, float]]:
+    """The hand-set venues first, then every other venue of the DB with a seeded random profile."""
+    bank = HOTEL if domain == "hotel" else RESTAURANT
+    out = dict(ENTITIES[domain])
+    for name in db.values(domain, "name"):
+        if name not in out:
+            aspects = rng.sample(sorted(bank), k=5)
+            out[name] = {a: rng.choice((0.15, 0.4, 0.6, 0.85, 0.95)) for a in aspects}
+    return out
+
+
 def build() -> dict:
     from engine.mwdb import load_db
 
@@ -159,10 +171,10 @@ def build() -> dict:
     rng = random.Random(7)
     out: dict[str, dict] = {}
     eid = 0
-    for domain, ents in ENTITIES.items():
+    for domain in ENTITIES:
         bank = HOTEL if domain == "hotel" else RESTAURANT
         out[domain] = {}
-        for name, profile in ents.items():
+        for name, profile in profiles(db, domain, random.Random(f"{domain}-profiles")).items():
             assert db.find(domain, name), f"{name} is not in the MultiWOZ {domain} DB"
             title = " ".join(w.capitalize() for w in name.split())
             reviews = {}

@@ -141,6 +141,10 @@ def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.R
         }
         label = "positive" if pos else "negative" if neg else "neutral"
         return _pick(rng, opts[label]).format(**ctx)
+    if pos == neg == 0:
+        return _pick(rng, ("Guests mention {phrase} at {name} ({n} reviews) without a strong opinion either way.",
+                           "The {n} reviews that mention {phrase} at {name} are neither positive nor negative.")
+                     ).format(**ctx)
     if pos == n:
         return _pick(rng, ("All {n} guests who mentioned {phrase} at {name} were positive about it.",
                            "Reviews of {phrase} at {name} are all positive ({n} of {n}).",

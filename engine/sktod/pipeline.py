@@ -32,9 +32,10 @@ from engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 
-#: default cosine thresholds (best relative margin / absolute floor for MiniLM on DSTC11 val, see bench/)
-DEFAULT_MARGIN = 0.16
-DEFAULT_ABSOLUTE = 0.25
+#: default cosine selection (aspect boost, margin to the best, absolute floor) chosen on half of DSTC11 val
+DEFAULT_ASPECT_BOOST = 0.4
+DEFAULT_MARGIN = 0.20
+DEFAULT_ABSOLUTE = 0.15
 NO_ENTITY = "Which hotel or restaurant do you mean? I can tell you what guests say about it."
 
 
@@ -100,7 +101,8 @@ class Pipeline:
     # ------------------------------------------------------------------------------------------- loading
     def _read_config(self) -> tuple[KTDModel, SelectionModel, Encoder]:
         ktd = KTDModel()
-        sel = SelectionModel(kind="cosine", margin=DEFAULT_MARGIN, absolute=DEFAULT_ABSOLUTE)
+        sel = SelectionModel(kind="cosine", margin=DEFAULT_MARGIN, absolute=DEFAULT_ABSOLUTE,
+                             aspect_boost=DEFAULT_ASPECT_BOOST)
         enc_ref = None
         if self.model_dir is not None:
             f = self.model_dir / "config.json"

@@ -3,8 +3,9 @@ threshold (not a top-k), as in the SK-TOD paper.
 
 Scorers:
 
-- ``cosine`` (default, no training): bi-encoder cosine with the bundled MiniLM; a candidate is kept when its
-  cosine is within ``relative`` of the best candidate and above ``absolute``;
+- ``cosine`` (default, no training): bi-encoder cosine with the bundled MiniLM, plus ``aspect_boost`` when the
+  snippet names the aspect the question asks about; a candidate is kept when its score is within ``margin`` of
+  the best candidate and above ``absolute``;
 - ``mlp`` (fitted by ``parley sktod train``): a small numpy MLP over the element-wise product of the question and
   snippet embeddings plus signals (cosine, distance to the best cosine, z-score and rank in the candidate set,
   aspect-keyword match, word overlap, FAQ flag, number of entities); its threshold is tuned on held-out data and
@@ -80,13 +81,14 @@ class SelectionModel:
     keep_best: bool = True  # a knowledge-seeking turn always gets at least its best candidate
     absolute: float = 0.3  # cosine scorer only
     margin: float = 0.12  # cosine scorer only: keep cos ≥ best − margin
+    aspect_boost: float = 0.0  # cosine scorer only: added when the snippet names the question's aspect
     weights: dict[str, Any] = field(default_factory=dict)
     cross_encoder: str | None = None
 
     def to_config(self) -> dict[str, Any]:
         return {"kind": self.kind, "threshold": self.threshold, "relative": self.relative,
                 "keep_best": self.keep_best, "absolute": self.absolute, "margin": self.margin,
-                "cross_encoder": self.cross_encoder}
+                "aspect_boost": self.aspect_boost, "cross_encoder": self.cross_encoder}
 
     def save(self, folder: Path) -> None:
         import numpy as np
@@ -101,7 +103,7 @@ class SelectionModel:
         m = cls(kind=str(cfg.get("kind", "cosine")), threshold=float(cfg.get("threshold", 0.5)),
                 relative=float(cfg.get("relative", 0.0)), keep_best=bool(cfg.get("keep_best", True)),
                 absolute=float(cfg.get("absolute", 0.3)), margin=float(cfg.get("margin", 0.12)),
-                cross_encoder=cfg.get("cross_encoder"))
+                aspect_boost=float(cfg.get("aspect_boost", 0.0)), cross_encoder=cfg.get("cross_encoder"))
         if m.kind == "mlp":
             f = (folder or Path(".")) / "selection.npz"
             if not f.is_file():
@@ -173,7 +175,7 @@ class Selector:
             if p.min() < 0 or p.max() > 1:
                 p = 1 / (1 + np.exp(-p))
         else:
-            p = cos
+            p = cos + m.aspect_boost * x[:, -len(SCALAR_FEATURES) + SCALAR_FEATURES.index("aspect_match")]
         out = [ScoredSnippet(c, float(pi), float(ci)) for c, pi, ci in zip(cands, p, cos, strict=True)]
         return sorted(out, key=lambda s: -s.score)
 
