@@ -38,3 +38,13 @@ def test_command_has_help(name, cmd):
 def test_version():
     r = CliRunner().invoke(main, ["--version"])
     assert r.exit_code == 0 and "parley" in r.output
+
+
+def test_trust_remote_code_only_for_checkpoint_systems(tmp_path):
+    from tui.cli.common import with_trust
+
+    assert with_trust("hf-causal:model=x", True) == "hf-causal:model=x,trust_remote_code=true"
+    assert with_trust("multiwoz", False) == "multiwoz"
+    r = CliRunner().invoke(main, ["chat", "--system", "echo", "--script", "-", "--trust-remote-code",
+                                  "--db", str(tmp_path / "x.db")], input="hi\n")
+    assert r.exit_code == 2 and "--trust-remote-code applies to" in r.output

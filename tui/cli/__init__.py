@@ -66,16 +66,21 @@ class LazyGroup(click.Group):
 @click.option("--tester", default=None, help="Tester name (asked once and kept in settings otherwise).")
 @click.option("--goal", default=None, metavar="random|ID", help="Show a goal card: a random one or a MultiWOZ id.")
 @click.option("--seed", type=int, default=None, help="Session seed (rewriters, booking references).")
+@click.option("--trust-remote-code", "trust_remote_code", is_flag=True,
+              help="Let a Hugging Face checkpoint run its own Python code (off by default).")
 @click.pass_context
 def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewrite_specs: tuple[str, ...],
-         tester: str | None, goal: str | None, seed: int | None) -> None:
+         tester: str | None, goal: str | None, seed: int | None, trust_remote_code: bool) -> None:
     """parley — a live tester for task-oriented dialogue systems.
 
     With no command, opens the chat in the terminal on the embedded MultiWOZ system.
     """
     if ctx.invoked_subcommand is not None:
         return
+    from tui.cli.common import with_trust
     from tui.launch import launch
 
+    if trust_remote_code:
+        system_spec = with_trust(system_spec or "multiwoz", True)
     launch(db_path=db_path, system_spec=system_spec, rewrite_specs=rewrite_specs, tester=tester, goal=goal,
            seed=seed)

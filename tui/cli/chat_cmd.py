@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from tui.cli.common import db_option, fail, resolve_db
+from tui.cli.common import db_option, fail, resolve_db, trust_option, with_trust
 
 
 @click.command()
@@ -20,10 +20,11 @@ from tui.cli.common import db_option, fail, resolve_db
 @click.option("--rewrite", "rewrite_specs", multiple=True, metavar="SPEC",
               help="Rewriter applied to every user turn (repeatable), e.g. disfluency:rate=0.3.")
 @click.option("--tester", default="", help="Tester name stored with the session.")
+@trust_option
 @click.option("--json", "as_json", is_flag=True,
               help='Print one JSON object per user turn: {"turn","user","final","system","state","latency_ms"}.')
 def chat(system_spec: str, script, db_path: str | None, seed: int | None,  # type: ignore[no-untyped-def]
-         rewrite_specs: tuple[str, ...], tester: str, as_json: bool) -> None:
+         rewrite_specs: tuple[str, ...], tester: str, trust_remote_code: bool, as_json: bool) -> None:
     """Hold a session from a script of user turns, through the same session code as the TUI (mode batch)."""
     from engine.rewrite.chain import Chain
     from engine.session import Session
@@ -32,6 +33,7 @@ def chat(system_spec: str, script, db_path: str | None, seed: int | None,  # typ
     from engine.types import LoadError
     from store import StoreError, open_store
 
+    system_spec = with_trust(system_spec, trust_remote_code)
     try:
         chain = Chain(rewrite_specs)
         system = build_system(system_spec)

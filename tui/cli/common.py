@@ -24,3 +24,25 @@ def resolve_db(db_path: str | None) -> Path:
 def db_option(f):  # type: ignore[no-untyped-def]
     return click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
                         help="SQLite database (default: PARLEY_DB or the user data dir).")(f)
+
+
+#: systems that load code and weights from a checkpoint and so honour --trust-remote-code
+TRUSTING_SYSTEMS = ("hf-seq2seq", "hf-causal", "llm")
+
+
+def with_trust(spec: str, trust: bool) -> str:
+    """Add ``trust_remote_code=true`` to a checkpoint system's spec when ``--trust-remote-code`` was given."""
+    if not trust:
+        return spec
+    from engine.spec import parse_spec
+
+    s = parse_spec(spec)
+    if s.name not in TRUSTING_SYSTEMS:
+        fail(f"--trust-remote-code applies to {', '.join(TRUSTING_SYSTEMS)}, not {s.name!r}")
+    return str(type(s)(s.name, {**s.params, "trust_remote_code": True}))
+
+
+def trust_option(f):  # type: ignore[no-untyped-def]
+    return click.option("--trust-remote-code", "trust_remote_code", is_flag=True,
+                        help="Let a Hugging Face checkpoint run its own Python code (off by default; only for "
+                             "models you trust).")(f)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from tui.cli.common import db_option, fail, resolve_db
+from tui.cli.common import db_option, fail, resolve_db, trust_option, with_trust
 
 
 def _console() -> Any:
@@ -54,9 +54,10 @@ def _mwzeval_paths(out: Path, names: list[str]) -> dict[str, Path]:
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG bar chart (matplotlib).")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
               help="Write a self-contained HTML report.")
+@trust_option
 def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: int | None, seed: int,
         db_path: str | None, as_json: bool, mwzeval_out: str | None, n_boot: int, tester: str,
-        plot: str | None, html_out: str | None) -> None:
+        plot: str | None, html_out: str | None, trust_remote_code: bool) -> None:
     """Replay corpus dialogues through a system under rewriter conditions and score them (Inform, Success,
     BLEU, Combined; drops against `original`; paired bootstrap CIs). Every dialogue is stored as a batch
     session with its condition."""
@@ -68,6 +69,7 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
     from engine.types import LoadError
     from store import StoreError, open_store
 
+    system_spec = with_trust(system_spec, trust_remote_code)
     conds = list(conditions) or ["original"]
     try:
         for c in conds:
