@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from audio import tts
+from audio import tts, voices
 from engine.types import LoadError
 
 needs_espeak = pytest.mark.skipif(not (shutil.which("espeak-ng") or shutil.which("espeak")),
@@ -63,7 +63,7 @@ def test_coqui_fails_soft(no_coqui: None, broken_piper: None, monkeypatch: pytes
 
 
 def test_nothing_works_is_one_load_error(broken_piper: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tts.shutil, "which", lambda name: None)
+    monkeypatch.setattr(voices.shutil, "which", lambda name: None)
     with pytest.raises(LoadError, match="espeak-ng is not installed"):
         tts.get_tts("piper")
 

@@ -1,0 +1,177 @@
+"""The speech synthesiser backends behind :func:`audio.tts.get_tts`: piper, espeak-ng and Coqui TTS.
+
+Use them through ``audio.tts`` (which re-exports the classes); heavy imports (piper, TTS) stay inside methods.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.types import LoadError
+
+Progress = Callable[[str], None] | None
+_GAP_S = 0.12  # silence between sentences
+
+
+def _check_speed(speed: float) -> float:
+    speed = float(speed)
+    if not 0.25 <= speed <= 4.0:
+        raise ValueError(f"speed must be between 0.25 and 4.0, got {speed}")
+    return speed
+
+
+class PiperTTS:
+    """piper-tts with an ONNX voice (default: the bundled en_US joe medium)."""
+
+    name = "piper"
+
+    def __init__(self, model_path: str | None = None, *, deterministic: bool = False, cache_size: int = 256) -> None:
+        self.model_path = model_path
+        self.deterministic = deterministic
+        self.note: str | None = None
+        self.sample_rate = 22050
+        self._voice: Any = None
+        self._cache: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def load(self, progress: Progress = None) -> PiperTTS:
+        if self._voice is not None:
+            return self
+        from audio.models import _say, piper_voice_files
+
+        if self.model_path:
+            onnx, cfg = Path(self.model_path), Path(f"{self.model_path}.json")
+            if not onnx.is_file() or not cfg.is_file():
+                raise LoadError(f"piper voice {onnx} (with {cfg.name}) does not exist")
+        else:
+            onnx, cfg = piper_voice_files()
+        _say(progress, "loading piper voice…")
+        try:
+            from piper import PiperVoice
+        except Exception as e:
+            raise LoadError(f"piper-tts cannot be imported ({e}); pip install piper-tts") from None
+        try:
+            self._voice = PiperVoice.load(str(onnx), config_path=str(cfg))
+        except Exception as e:
+            raise LoadError(f"could not load piper voice {onnx.name}: {e}") from None
+        self.sample_rate = int(self._voice.config.sample_rate)
+        return self
+
+    def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
+        """Float32 mono audio in [-1, 1] and its sample rate; ``speed`` > 1 speaks faster (piper length scale)."""
+        from piper import SynthesisConfig
+
+        speed = _check_speed(speed)
+        self.load()
+        cfg = SynthesisConfig(length_scale=float(self._voice.config.length_scale) / speed)
+        if self.deterministic:
+            cfg.noise_scale, cfg.noise_w_scale = 0.0, 0.0
+        pieces: list[np.ndarray] = []
+        gap = np.zeros(int(self.sample_rate * _GAP_S), dtype=np.float32)
+        with self._lock:
+            for phonemes in self._voice.phonemize(text):
+                if not phonemes:
+                    continue
+                audio = self._sentence(phonemes, cfg, speed)
+                if pieces:
+                    pieces.append(gap)
+                pieces.append(audio)
+        if not pieces:
+            return np.zeros(0, dtype=np.float32), self.sample_rate
+        return np.concatenate(pieces), self.sample_rate
+
+    def _sentence(self, phonemes: list[str], cfg: Any, speed: float) -> np.ndarray:
+        key = (tuple(phonemes), round(speed, 4))
+        cached = self._cache.get(key) if self.deterministic else None
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        ids = self._voice.phonemes_to_ids(phonemes)
+        audio = np.asarray(self._voice.phoneme_ids_to_audio(ids, cfg), dtype=np.float32).reshape(-1)
+        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+        audio = audio / peak if peak > 1e-8 else np.zeros_like(audio)
+        audio = np.clip(audio, -1.0, 1.0).astype(np.float32)
+        if self.deterministic:  # only deterministic output may be reused
+            self._cache[key] = audio
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return audio
+
+
+class EspeakTTS:
+    """The espeak-ng command-line synthesiser (Debian package ``espeak-ng``); robotic but always deterministic."""
+
+    name = "espeak"
+
+    def __init__(self, voice: str = "en-us", wpm: int = 165) -> None:
+        self.voice = voice
+        self.wpm = wpm
+        self.note: str | None = None
+        self._exe: str | None = None
+
+    def load(self, progress: Progress = None) -> EspeakTTS:
+        if self._exe is None:
+            exe = shutil.which("espeak-ng") or shutil.which("espeak")
+            if exe is None:
+                raise LoadError("espeak-ng is not installed (sudo apt install espeak-ng)")
+            self._exe = exe
+        return self
+
+    def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
+        import soundfile
+
+        speed = _check_speed(speed)
+        self.load()
+        assert self._exe is not None
+        try:
+            out = subprocess.run([self._exe, "--stdout", "-v", self.voice, "-s", str(int(self.wpm * speed)),
+                                  "--", text], capture_output=True, timeout=60, check=True).stdout
+            data, sr = soundfile.read(io.BytesIO(out), dtype="float32", always_2d=False)
+        except (OSError, subprocess.SubprocessError, RuntimeError) as e:
+            raise RuntimeError(f"espeak-ng failed: {e}") from None
+        audio = np.asarray(data, dtype=np.float32)
+        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+        return (audio / peak * 0.95 if peak > 1e-8 else audio), int(sr)
+
+
+class CoquiTTS:
+    """Coqui ``TTS`` (optional extra ``parley-tod[coqui]``); needs a network the first time for its model."""
+
+    name = "coqui"
+
+    def __init__(self, model_name: str = "tts_models/en/ljspeech/vits") -> None:
+        self.model_name = model_name
+        self.note: str | None = None
+        self._tts: Any = None
+
+    def load(self, progress: Progress = None) -> CoquiTTS:
+        if self._tts is not None:
+            return self
+        try:
+            from TTS.api import TTS as CoquiAPI  # noqa: N811
+        except Exception as e:
+            detail = "it is not installed" if isinstance(e, ModuleNotFoundError) else f"it does not import ({e})"
+            raise LoadError(f"Coqui TTS is an optional backend and {detail}; it also downloads its voices at run "
+                            "time. Use piper (default) or espeak.") from None
+        try:
+            self._tts = CoquiAPI(self.model_name, progress_bar=False)
+        except Exception as e:
+            raise LoadError(f"Coqui TTS could not load {self.model_name} (it downloads models at run time): "
+                            f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+        return self
+
+    def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
+        self.load()
+        wav = self._tts.tts(text, speed=_check_speed(speed))
+        sr = int(getattr(self._tts.synthesizer, "output_sample_rate", 22050))
+        return np.asarray(wav, dtype=np.float32), sr
