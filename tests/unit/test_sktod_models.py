@@ -250,3 +250,31 @@ def test_system_says_when_a_venue_has_no_reviews(pipeline) -> None:
     t2 = s.respond(h)
     assert t2.internals["branch"] == "sktod"
     assert "reviews" in t2.text and "Avalon" in t2.text
+
+
+def _tiny_classifier(tmp_path: Path, num_labels: int) -> Path:
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from engine.sktod.embed import bundled_minilm
+
+    tok = AutoTokenizer.from_pretrained(str(bundled_minilm()))
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, num_labels=num_labels)
+    out = tmp_path / f"cls{num_labels}"
+    BertForSequenceClassification(cfg).save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+def test_ktd_classifier_and_cross_encoder_by_path(tmp_path: Path, pipeline) -> None:
+    from engine.sktod.pipeline import Pipeline
+
+    p = Pipeline(ktd_classifier=str(_tiny_classifier(tmp_path, 2)),
+                 cross_encoder=str(_tiny_classifier(tmp_path, 1)))
+    p.load()
+    assert p.detector.model.kind == "hf" and p.selector.model.kind == "cross"
+    scores = p.detector.scores(["Is the wifi good?", "Book a taxi."])
+    assert len(scores) == 2
+    pred = p.predict(["Tell me about the Acorn Guest House.", "Sure.", "Is the wifi good?"], ktd_score=1.0)
+    assert pred.target and pred.selected  # keep_best guarantees at least one snippet
+    assert all(0.0 <= s.score <= 1.0 for s in pred.selected)
