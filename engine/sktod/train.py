@@ -141,10 +141,13 @@ def fit_ktd(indices: Sequence[int], logs: Sequence[Any], labels: Sequence[Any], 
 
 def train(logs: Sequence[Any], labels: Sequence[Any], kb: KnowledgeBase, out_dir: str | Path,
           encoder: Encoder | None = None, dev_fraction: float = 0.2, seed: int = 0, hidden: int = 64,
-          train_indices: Sequence[int] | None = None, progress: Progress = None) -> dict[str, Any]:
+          train_indices: Sequence[int] | None = None, cross_encoder: str | None = None,
+          progress: Progress = None) -> dict[str, Any]:
     """Fit KTD + KS on ``logs``/``labels`` (or on ``train_indices`` of them) and save a model folder.
 
-    Returns a summary: instance counts, the tuned threshold and the held-out instance F.
+    With ``cross_encoder`` (a checkpoint path or hub id) no KS scorer is fitted: the cross-encoder scores the
+    candidates and only its threshold is tuned on the held-out part. Returns a summary: instance counts, the tuned
+    threshold and the held-out instance F.
     """
     if len(logs) != len(labels):
         raise ValueError(f"logs has {len(logs)} instances but labels has {len(labels)}")
@@ -156,13 +159,23 @@ def train(logs: Sequence[Any], labels: Sequence[Any], kb: KnowledgeBase, out_dir
     dev_idx = [idx[i] for i in dev_local]
     ktd = fit_ktd(idx, logs, labels, enc, progress)
     selector = Selector(SelectionModel(kind="mlp"), enc)
-    tr = ks_instances(fit_idx, logs, labels, kb, selector, progress=progress)
     dv = ks_instances(dev_idx, logs, labels, kb, selector, progress=progress)
-    weights = fit_mlp(tr, hidden=hidden, seed=seed, progress=progress)
-    base = SelectionModel(kind="mlp", weights=weights)
+    if cross_encoder:
+        base = SelectionModel(kind="cross", cross_encoder=cross_encoder)
+        ce = Selector(base, enc)
+        ce.load(progress)
+        if progress:
+            progress(f"scoring {len(dv)} held-out turns with the cross-encoder")
+        sets = [ce.score(t.question, t.cands, len({c.key[:2] for c in t.cands})) for t in dv]
+        tr: list[KSInstance] = []
+    else:
+        tr = ks_instances(fit_idx, logs, labels, kb, selector, progress=progress)
+        weights = fit_mlp(tr, hidden=hidden, seed=seed, progress=progress)
+        base = SelectionModel(kind="mlp", weights=weights)
+        sets = scored(dv, base)
     if progress:
         progress(f"tuning the threshold on {len(dv)} held-out turns")
-    model, f = tune(scored(dv, base), [t.gold for t in dv], base)
+    model, f = tune(sets, [t.gold for t in dv], base)
     enc.save_cache()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -278,3 +278,17 @@ def test_ktd_classifier_and_cross_encoder_by_path(tmp_path: Path, pipeline) -> N
     pred = p.predict(["Tell me about the Acorn Guest House.", "Sure.", "Is the wifi good?"], ktd_score=1.0)
     assert pred.target and pred.selected  # keep_best guarantees at least one snippet
     assert all(0.0 <= s.score <= 1.0 for s in pred.selected)
+
+
+def test_train_tunes_a_cross_encoder_threshold(tmp_path: Path, pipeline) -> None:
+    from engine.sktod.pipeline import Pipeline
+    from engine.sktod.train import train
+
+    ce = _tiny_classifier(tmp_path, 1)
+    logs, labels = synthetic_data()
+    cfg = train(logs[:60], labels[:60], load_knowledge(), tmp_path / "m", dev_fraction=0.5, cross_encoder=str(ce))
+    assert cfg["selection"]["kind"] == "cross" and cfg["selection"]["cross_encoder"] == str(ce)
+    assert not (tmp_path / "m" / "selection.npz").exists()
+    p = Pipeline(model_dir=tmp_path / "m")
+    p.load()
+    assert p.selector.model.kind == "cross" and p.selector.model.threshold == cfg["selection"]["threshold"]

@@ -123,9 +123,11 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 @click.option("--hidden", type=int, default=64, show_default=True, help="Hidden units of the selection scorer.")
 @click.option("--encoder", default=None, metavar="PATH|HUB_ID",
               help="Sentence encoder (default: bundled all-MiniLM-L6-v2).")
+@click.option("--cross-encoder", default=None, metavar="PATH|HUB_ID",
+              help="Select with this cross-encoder instead of fitting a scorer (only its threshold is tuned).")
 @click.option("--seed", type=int, default=0, show_default=True)
 def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float, hidden: int,
-          encoder: str | None, seed: int) -> None:
+          encoder: str | None, cross_encoder: str | None, seed: int) -> None:
     """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder."""
     from engine.sktod.embed import shared_encoder
     from engine.sktod.knowledge import KnowledgeBase
@@ -139,11 +141,12 @@ def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, d
     try:
         kb = KnowledgeBase.load(knowledge_path)
         cfg = fit(logs, labels, kb, out_dir, encoder=shared_encoder(encoder), dev_fraction=dev_fraction, seed=seed,
-                  hidden=hidden, progress=_status)
+                  hidden=hidden, cross_encoder=cross_encoder, progress=_status)
     except LoadError as e:
         fail(str(e))
     except ValueError as e:
         fail(str(e))
     sel = cfg["selection"]
-    click.echo(f"saved {out_dir}: KTD logistic regression, selection MLP (threshold {sel['threshold']:.3f}, "
+    scorer = "cross-encoder" if sel["kind"] == "cross" else "selection MLP"
+    click.echo(f"saved {out_dir}: KTD logistic regression, {scorer} (threshold {sel['threshold']:.3f}, "
                f"relative {sel['relative']:.2f}); held-out instance F {cfg['heldout_instance_f1']:.3f}")
