@@ -9,14 +9,16 @@ PY="${PYTHON:-python3}"
 EXTRAS=""
 if [ "${1:-}" = "test" ]; then EXTRAS="[test]"; fi
 
-# libportaudio2 (microphone) and espeak-ng (fallback voice) are optional: parley degrades with a clear
-# message without them (`parley doctor` tells).
-if ! dpkg -s libportaudio2 espeak-ng >/dev/null 2>&1; then
+# Optional system packages: libportaudio2 (microphone), espeak-ng (fallback voice), wordnet-base +
+# wordnet-sense-index (offline WordNet for SK-TOD's METEOR). parley degrades with a clear message without
+# them (`parley doctor` tells).
+SYSPKGS="libportaudio2 espeak-ng wordnet-base wordnet-sense-index"
+if ! dpkg -s $SYSPKGS >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libportaudio2 espeak-ng >/dev/null) \
-      || echo "setup: could not install libportaudio2/espeak-ng; microphone input and the espeak voice stay off"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $SYSPKGS >/dev/null) \
+      || echo "setup: could not install $SYSPKGS; microphone input, the espeak voice or METEOR stay off"
   else
-    echo "setup: install libportaudio2 and espeak-ng with your package manager for microphone input and the espeak voice"
+    echo "setup: install $SYSPKGS with your package manager for microphone input, the espeak voice and METEOR"
   fi
 fi
 
