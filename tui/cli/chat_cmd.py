@@ -85,7 +85,7 @@ def systems(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(entries, indent=2))
         return
-    width = max(len(e["name"]) for e in entries)
+    width = max(len(str(e["name"])) for e in entries)
     for e in entries:
         mark = "*" if e["default"] else " "
         click.echo(f"{mark} {e['name']:<{width}}  {e['summary']}")

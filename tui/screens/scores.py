@@ -114,8 +114,9 @@ class ScoresScreen(Screen[None]):
         plt.clear_figure()
         if conds:
             names = [n.split(" / ", 1)[-1] for n in conds]
+            # plotext's runtime keyword is `labels`; its type stub says `label`
             plt.multiple_bar(names, [[conds[n].get(m) or 0.0 for n in conds] for m in ("inform", "success", "bleu")],
-                             labels=["Inform", "Success", "BLEU"])
+                             labels=["Inform", "Success", "BLEU"])  # type: ignore[call-arg]
             plt.title("MultiWOZ by condition (%)")
         else:
             plt.title("no MultiWOZ scores")
@@ -129,7 +130,7 @@ class ScoresScreen(Screen[None]):
             short = {a: k for k, a in ABBREV.items()}  # short labels fit, so plotext never drops some
             plt.multiple_bar([short.get(n, n) for n in names],
                              [[corr[n]["spearman"] or 0.0 for n in names],
-                              [PAPER_CORRELATIONS[n][0] for n in names]], labels=["these ratings", "paper"])
+                              [PAPER_CORRELATIONS[n][0] for n in names]], labels=["these ratings", "paper"])  # type: ignore[call-arg]
             plt.title("Spearman ρ with overall (R I U TC IA E)")
             from rich.console import Group
 
