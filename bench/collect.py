@@ -24,7 +24,10 @@ def main() -> None:
                    key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else len(ORDER), p.stem))
     parts = [HEADER]
     for f in files:
-        parts.append(f.read_text(encoding="utf-8").strip() + "\n")
+        text = f.read_text(encoding="utf-8").strip()
+        if text.startswith("# "):  # one section per area: demote the file's headings by one level
+            text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+        parts.append(text + "\n")
     (HERE / "RESULTS.md").write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {HERE / 'RESULTS.md'} from {len(files)} file(s)")
 
