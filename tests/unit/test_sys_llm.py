@@ -130,7 +130,8 @@ def test_bundled_smollm2_loads_offline_and_replies() -> None:
     messages: list[str] = []
     system = build_system("llm:seed=1")
     system.load(progress=messages.append)
-    assert "model ready" in messages
+    assert messages  # progress was reported (the model itself may already be cached by an earlier test)
+    assert system.model is not None and system.tokenizer is not None
     assert list((cache_dir() / "models").glob(f"*/{MANIFEST}"))  # converted once, with a manifest
     assert load_default_llm() == (system.model, system.tokenizer)  # cached in memory
     turn = system.respond((Message("user", "I want a cheap chinese restaurant in the centre"),))
