@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine.sktod.pipeline import Pipeline
+from engine.sktod.pipeline import Pipeline, Prediction
 from engine.types import Message, SystemTurn, TurnError
 
 
@@ -73,6 +73,14 @@ class SKTODSystem:
                 names = [n for n in names if n and n not in ("dontcare", "not mentioned")]
                 if names:
                     text = f"Sorry, I don't have any guest reviews of {names[0].title()}."
+            elif _off_topic(history[-1].text, pred):
+                # the question names an aspect no selected snippet talks about: say so rather than answer
+                # with the nearest unrelated FAQ or review
+                from engine.sktod.aspects import aspect_phrase, aspects_of
+
+                name = pred.entities[0].name.title()
+                phrase = aspect_phrase(aspects_of(history[-1].text))
+                text = f"None of the reviews or facts I have about {name} mention {phrase}."
             return SystemTurn(text=text, state=self._state,
                               internals={"branch": "sktod", "knowledge": pred.internals()},
                               latency_ms=(time.perf_counter() - t0) * 1000)
@@ -82,3 +90,11 @@ class SKTODSystem:
                      "knowledge": {"ktd": {"fired": False, "score": round(pred.ktd_score, 4)}}}
         return SystemTurn(text=turn.text, state=turn.state, acts=turn.acts, internals=internals,
                           latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+def _off_topic(question: str, pred: Prediction) -> bool:
+    """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions it."""
+    from engine.sktod.aspects import aspects_of
+
+    asked = aspects_of(question)
+    return bool(asked) and not any(asked & aspects_of(s.snippet.text) for s in pred.selected)

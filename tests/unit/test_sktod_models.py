@@ -292,3 +292,26 @@ def test_train_tunes_a_cross_encoder_threshold(tmp_path: Path, pipeline) -> None
     p = Pipeline(model_dir=tmp_path / "m")
     p.load()
     assert p.selector.model.kind == "cross" and p.selector.model.threshold == cfg["selection"]["threshold"]
+
+
+def test_system_says_when_no_review_mentions_the_asked_aspect(pipeline) -> None:
+    """Arbury Lodge's reviews in the embedded KB never mention the wifi: no unrelated FAQ as the answer."""
+    from engine.sktod.aspects import aspects_of
+    from engine.systems.sktod import SKTODSystem
+
+    class ArburyBase(StubBase):
+        def respond(self, history):
+            return SystemTurn(text="How about Arbury Lodge Guesthouse?", state={"hotel": {"name": "arbury lodge"}})
+
+    s = SKTODSystem(base=ArburyBase)
+    s.reset(0)
+    h = (Message("user", "I need a guesthouse in the north."),)
+    t = s.respond(h)
+    h = h + (Message("system", t.text), Message("user", "Is the wifi at Arbury Lodge Guesthouse reliable?"))
+    t2 = s.respond(h)
+    assert t2.internals["branch"] == "sktod"
+    snippets = [x["text"] for x in t2.internals["knowledge"]["snippets"]]
+    if not any("wifi" in aspects_of(x) for x in snippets):
+        assert "mention the wifi" in t2.text
+    else:  # the KB changed and now has wifi opinions: the answer must then be about the wifi
+        assert "wifi" in t2.text.lower()
