@@ -173,6 +173,10 @@ def _resolve_hub(repo_id: str, allow_pickle: bool) -> Source:
 
 
 def _cached_snapshot(repo_id: str) -> Path | None:
+    """The already-downloaded snapshot of ``repo_id`` in the local Hugging Face cache, or None.
+
+    ``local_files_only=True`` makes this a cache lookup: it never touches the network.
+    """
     try:
         from huggingface_hub import snapshot_download
 
@@ -189,6 +193,31 @@ def pretrained_kwargs(src: Source, allow_pickle: bool = False, trust_remote_code
     elif not allow_pickle:
         kw["use_safetensors"] = True
     return kw
+
+
+def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress: Progress = None,
+                    what: str | None = None) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` from ``ref`` with ``kwargs`` from :func:`pretrained_kwargs`, in fp32 and eval mode.
+
+    ``model_class`` is a transformers auto class (``AutoModelForCausalLM``, ``AutoModelForSeq2SeqLM``, ...). The one
+    place checkpoints are read, so every system and rewriter obeys the same rules; failures become one
+    :class:`LoadError` (see :func:`explain`).
+    """
+    import torch
+    from transformers import AutoTokenizer
+
+    what = what or ref
+    try:
+        say(progress, f"loading tokenizer of {what}")
+        tok = AutoTokenizer.from_pretrained(ref, **{k: v for k, v in kwargs.items() if k != "use_safetensors"})
+        say(progress, f"loading weights of {what}")
+        model = model_class.from_pretrained(ref, dtype=torch.float32, **kwargs)
+    except LoadError:
+        raise
+    except Exception as e:
+        raise explain(e, what) from e
+    model.eval()
+    return model, tok
 
 
 def explain(exc: BaseException, what: str) -> LoadError:

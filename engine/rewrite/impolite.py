@@ -142,18 +142,13 @@ def _load_seq2seq(ref: str) -> tuple[Any, Any]:
     with _models_lock:
         if ref in _models:
             return _models[ref]
-        from engine.loading import explain, pretrained_kwargs, resolve
+        from transformers import AutoModelForSeq2SeqLM
+
+        from engine.loading import load_pretrained, pretrained_kwargs, resolve
 
         src = resolve(ref)
-        try:
-            from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-            kw = pretrained_kwargs(src)
-            tok = AutoTokenizer.from_pretrained(src.ref, **{k: v for k, v in kw.items() if k != "use_safetensors"})
-            model = AutoModelForSeq2SeqLM.from_pretrained(src.ref, **kw)
-            model.eval()
-        except Exception as e:  # transformers raises many kinds; one clear message
-            raise explain(e, f"seq2seq model {ref!r}") from e
+        model, tok = load_pretrained(src.ref, pretrained_kwargs(src), AutoModelForSeq2SeqLM,
+                                     what=f"seq2seq model {ref!r}")
         _models[ref] = (model, tok)
         return model, tok
 

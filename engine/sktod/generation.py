@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.loading import explain, load_pretrained, pretrained_kwargs, resolve
 from engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of
 from engine.sktod.knowledge import ScoredSnippet
 from engine.types import LoadError
@@ -287,16 +288,20 @@ class ModelGenerator:
             return
         if progress:
             progress(f"loading generator {self.model_ref}")
-        try:
-            from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM
 
-            cfg = AutoConfig.from_pretrained(self.model_ref)
+        try:  # the shared loader: safetensors preferred, offline hub ids fail fast
+            src = resolve(self.model_ref)
+            kwargs = pretrained_kwargs(src)
+            try:
+                cfg = AutoConfig.from_pretrained(src.ref, local_files_only=src.local_files_only)
+            except Exception as e:
+                raise explain(e, self.model_ref) from e
             self._seq2seq = bool(getattr(cfg, "is_encoder_decoder", False))
-            self._tok = AutoTokenizer.from_pretrained(self.model_ref)
             cls = AutoModelForSeq2SeqLM if self._seq2seq else AutoModelForCausalLM
-            self._model = cls.from_pretrained(self.model_ref).eval()
-        except Exception as e:
-            raise LoadError(f"cannot load generator {self.model_ref!r}: {type(e).__name__}: {e}") from None
+            self._model, self._tok = load_pretrained(src.ref, kwargs, cls, what=self.model_ref)
+        except LoadError as e:
+            raise LoadError(f"cannot load generator {self.model_ref!r}: {e}") from None
 
     def generate(self, question: str, selected: Sequence[ScoredSnippet], context: Sequence[str] = ()) -> Answer:
         import torch

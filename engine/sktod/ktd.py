@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.loading import load_pretrained, pretrained_kwargs, resolve
 from engine.sktod.aspects import aspects_of
 from engine.sktod.embed import Encoder
 from engine.types import LoadError
@@ -78,13 +79,13 @@ class Detector:
             if self._hf is None:
                 if progress:
                     progress(f"loading KTD classifier {m.classifier}")
-                try:
-                    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+                from transformers import AutoModelForSequenceClassification
 
-                    tok = AutoTokenizer.from_pretrained(str(m.classifier))
-                    mod = AutoModelForSequenceClassification.from_pretrained(str(m.classifier)).eval()
-                except Exception as e:
-                    raise LoadError(f"cannot load KTD classifier {m.classifier!r}: {type(e).__name__}: {e}") from None
+                try:  # the shared loader: safetensors preferred, offline hub ids fail fast
+                    src = resolve(str(m.classifier))
+                    mod, tok = load_pretrained(src.ref, pretrained_kwargs(src), AutoModelForSequenceClassification)
+                except LoadError as e:
+                    raise LoadError(f"cannot load KTD classifier {m.classifier!r}: {e}") from None
                 self._hf = (tok, mod)
             return
         self.encoder.load(progress)

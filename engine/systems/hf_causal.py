@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.loading import Progress, Source, explain, pretrained_kwargs, say
+from engine.loading import Progress, Source, load_pretrained, pretrained_kwargs, say
 from engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
 from engine.systems.hf_common import State, between, join
 
@@ -42,19 +42,10 @@ class CausalSystem(HFTODSystem):
     default_format = "ubar"
 
     def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM
 
-        kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
-        try:
-            say(progress, f"loading tokenizer of {self.model_ref}")
-            tok = AutoTokenizer.from_pretrained(src.ref, **{k: v for k, v in kwargs.items()
-                                                           if k != "use_safetensors"})
-            say(progress, f"loading weights of {self.model_ref}")
-            model = AutoModelForCausalLM.from_pretrained(src.ref, dtype=torch.float32, **kwargs)
-        except Exception as e:
-            raise explain(e, self.model_ref) from e
-        model.eval()
+        model, tok = load_pretrained(src.ref, pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code),
+                                     AutoModelForCausalLM, progress, self.model_ref)
         if tok.pad_token_id is None and tok.eos_token_id is not None:
             tok.pad_token = tok.eos_token
         self.missing_tokens = check_special_tokens(self.format, tok)

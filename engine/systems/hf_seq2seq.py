@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.loading import Progress, Source, explain, pretrained_kwargs, say
+from engine.loading import Progress, Source, load_pretrained, pretrained_kwargs, say
 from engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
 from engine.systems.hf_common import State, between, format_belief, join
 
@@ -36,19 +36,10 @@ class Seq2SeqSystem(HFTODSystem):
     default_format = "pptod"
 
     def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
-        import torch
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+        from transformers import AutoModelForSeq2SeqLM
 
-        kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
-        try:
-            say(progress, f"loading tokenizer of {self.model_ref}")
-            tok = AutoTokenizer.from_pretrained(src.ref, **{k: v for k, v in kwargs.items()
-                                                           if k != "use_safetensors"})
-            say(progress, f"loading weights of {self.model_ref}")
-            model = AutoModelForSeq2SeqLM.from_pretrained(src.ref, dtype=torch.float32, **kwargs)
-        except Exception as e:
-            raise explain(e, self.model_ref) from e
-        model.eval()
+        model, tok = load_pretrained(src.ref, pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code),
+                                     AutoModelForSeq2SeqLM, progress, self.model_ref)
         self.missing_tokens = check_special_tokens(self.format, tok)
         say(progress, "model ready")
         return model, tok
