@@ -110,14 +110,7 @@ class KnowledgeBase:
     def load(cls, path: str | Path) -> KnowledgeBase:
         """Read a ``knowledge.json`` file; raises ``LoadError`` with a readable message."""
         p = Path(path)
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise LoadError(f"knowledge file not found: {p}") from None
-        except (OSError, json.JSONDecodeError) as e:
-            raise LoadError(f"cannot read knowledge file {p}: {e}") from None
-        if not isinstance(data, dict):
-            raise LoadError(f"{p}: expected a JSON object domain → entity → ...")
+        data = read_json(p, "knowledge file", dict, "a JSON object domain → entity → ...")
         return cls(data, source=str(p))
 
     def entities(self, domain: str | None = None) -> list[Entity]:
@@ -181,26 +174,23 @@ def load_knowledge(path: str | Path | None = None) -> KnowledgeBase:
 def load_entity_mapping(path: str | Path | None = None) -> dict[str, list[str]]:
     """Canonical term → variants (DSTC11 ``entity_mapping.json`` format); the embedded one by default."""
     p = Path(path) if path else embedded_entity_mapping_path()
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise LoadError(f"entity mapping not found: {p}") from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise LoadError(f"cannot read entity mapping {p}: {e}") from None
-    if not isinstance(data, dict):
-        raise LoadError(f"{p}: expected a JSON object term → [variants]")
+    data = read_json(p, "entity mapping", dict, "a JSON object term → [variants]")
     return {str(k).lower(): [str(v).lower() for v in vs] for k, vs in data.items() if isinstance(vs, list)}
 
 
 def load_json_list(path: str | Path, what: str) -> list[Any]:
     """Read a DSTC11 ``logs.json`` / ``labels.json`` (a JSON list) with a readable error."""
-    p = Path(path)
+    return read_json(Path(path), f"{what} file", list, f"a JSON list of {what}")
+
+
+def read_json(p: Path, what: str, kind: type, shape: str) -> Any:
+    """The JSON value in ``p``, which must be a ``kind``; every failure is one readable ``LoadError``."""
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise LoadError(f"{what} file not found: {p}") from None
+        raise LoadError(f"{what} not found: {p}") from None
     except (OSError, json.JSONDecodeError) as e:
-        raise LoadError(f"cannot read {what} file {p}: {e}") from None
-    if not isinstance(data, list):
-        raise LoadError(f"{p}: expected a JSON list of {what}")
+        raise LoadError(f"cannot read {what} {p}: {e}") from None
+    if not isinstance(data, kind):
+        raise LoadError(f"{p}: expected {shape}")
     return data
