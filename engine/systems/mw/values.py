@@ -8,6 +8,10 @@ from engine.systems.mw import patterns as P
 from engine.systems.mw.frames import Builder, NluContext, domain_for
 from engine.systems.mw.normalise import find_times
 
+#: "parking doesn't matter", "wifi is not important", ... around an amenity mention
+_DONTCARE_AMENITY = re.compile(
+    r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
+    r"|not (important|needed|necessary)|either way")
 
 def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder) -> None:
     """Food, area, price range, stars, parking, internet, hotel and attraction types, days."""
@@ -33,24 +37,12 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
     for m in P.STARS_RE.finditer(plain):
         val = next((g for g in m.groups() if g), "0")
         b.add("hotel", "stars", val, m.start())
-    for m in P.PARKING_RE.finditer(plain):
-        before = plain[max(0, m.start() - 40): m.start()]
-        neg = negated(before)
-        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
-                     r"|not (important|needed|necessary)|either way",
-                     plain[max(0, m.start() - 40): m.end() + 30]):
-            b.add("hotel", "parking", "dontcare", m.start())
-        else:
-            b.add("hotel", "parking", "no" if neg else "yes", m.start())
-    for m in P.INTERNET_RE.finditer(plain):
-        before = plain[max(0, m.start() - 40): m.start()]
-        neg = negated(before)
-        if re.search(r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
-                     r"|not (important|needed|necessary)|either way",
-                     plain[max(0, m.start() - 40): m.end() + 30]):
-            b.add("hotel", "internet", "dontcare", m.start())
-        else:
-            b.add("hotel", "internet", "no" if neg else "yes", m.start())
+    for slot, regex in (("parking", P.PARKING_RE), ("internet", P.INTERNET_RE)):
+        for m in regex.finditer(plain):
+            if _DONTCARE_AMENITY.search(plain[max(0, m.start() - 40): m.end() + 30]):
+                b.add("hotel", slot, "dontcare", m.start())
+            else:
+                b.add("hotel", slot, "no" if negated(plain[max(0, m.start() - 40): m.start()]) else "yes", m.start())
     for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
         if not re.search(r"\b(not|no|rather than|instead of)( an?)?\s+$", plain[: m.start()]):
             b.add("hotel", "type", "guesthouse", m.start())
