@@ -238,12 +238,8 @@ class Store:
         return from_row(SessionRecord, rows[0]) if rows else None
 
     def sessions(self, *, mode: str | None = None, limit: int | None = None) -> list[SessionRecord]:
-        sql = "SELECT * FROM sessions"
-        args: list[Any] = []
-        if mode:
-            sql += " WHERE mode = ?"
-            args.append(mode)
-        sql += " ORDER BY started_at, id"
+        where, args = _where({"mode": mode})
+        sql = f"SELECT * FROM sessions{where} ORDER BY started_at, id"
         if limit:
             sql += f" LIMIT {int(limit)}"
         return [from_row(SessionRecord, r) for r in self.db.query(sql, args)]
@@ -253,27 +249,14 @@ class Store:
             'SELECT * FROM turns WHERE session_id = ? ORDER BY "index"', [session_id])]
 
     def turn_ratings(self, session_id: str | None = None, rater: str | None = None) -> list[TurnRating]:
-        sql = ("SELECT r.* FROM turn_ratings r JOIN turns t ON t.id = r.turn_id WHERE 1=1")
-        args: list[Any] = []
-        if session_id:
-            sql += " AND t.session_id = ?"
-            args.append(session_id)
-        if rater:
-            sql += " AND r.rater = ?"
-            args.append(rater)
-        sql += ' ORDER BY t.session_id, t."index", r.rater'
+        where, args = _where({"t.session_id": session_id, "r.rater": rater})
+        sql = (f"SELECT r.* FROM turn_ratings r JOIN turns t ON t.id = r.turn_id{where} "
+               'ORDER BY t.session_id, t."index", r.rater')
         return [from_row(TurnRating, r) for r in self.db.query(sql, args)]
 
     def dialogue_ratings(self, session_id: str | None = None, rater: str | None = None) -> list[DialogueRating]:
-        sql = "SELECT * FROM dialogue_ratings WHERE 1=1"
-        args: list[Any] = []
-        if session_id:
-            sql += " AND session_id = ?"
-            args.append(session_id)
-        if rater:
-            sql += " AND rater = ?"
-            args.append(rater)
-        sql += " ORDER BY session_id, rater"
+        where, args = _where({"session_id": session_id, "rater": rater})
+        sql = f"SELECT * FROM dialogue_ratings{where} ORDER BY session_id, rater"
         return [from_row(DialogueRating, r) for r in self.db.query(sql, args)]
 
     def raters(self) -> list[Rater]:
@@ -288,6 +271,14 @@ class Store:
 
     def integrity_ok(self) -> bool:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _where(conditions: dict[str, Any]) -> tuple[str, list[Any]]:
+    """`` WHERE a = ? AND b = ?`` and its arguments for the conditions whose value is set (columns are ours)."""
+    used = {col: v for col, v in conditions.items() if v}
+    if not used:
+        return "", []
+    return " WHERE " + " AND ".join(f"{col} = ?" for col in used), list(used.values())
 
 
 def open_store(path: str | Path, *, readonly: bool = False) -> Store:
