@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from tui.cli.common import db_option, fail, resolve_db, trust_option, with_trust
+from tui.cli.common import db_option, fail, load_system, open_db, trust_option, with_trust
 
 
 @click.command()
@@ -29,22 +29,14 @@ def chat(system_spec: str, script, db_path: str | None, seed: int | None,  # typ
     from engine.rewrite.chain import Chain
     from engine.session import Session
     from engine.spec import SpecError
-    from engine.systems import build_system
-    from engine.types import LoadError
-    from store import StoreError, open_store
 
     system_spec = with_trust(system_spec, trust_remote_code)
     try:
         chain = Chain(rewrite_specs)
-        system = build_system(system_spec)
-        if hasattr(system, "load"):
-            system.load(progress=lambda msg: click.echo(msg, err=True))
-    except (SpecError, LoadError) as e:
+    except SpecError as e:
         fail(str(e))
-    try:
-        store = open_store(resolve_db(db_path))
-    except StoreError as e:
-        fail(str(e))
+    system = load_system(system_spec)
+    store = open_db(db_path)
     session = Session(store, system, system_spec=system_spec, chain=chain, tester=tester, mode="batch", seed=seed)
     failures = 0
     n = 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -19,6 +19,31 @@ def resolve_db(db_path: str | None) -> Path:
     from engine.locations import database_path
 
     return Path(db_path) if db_path else database_path()
+
+
+def load_system(spec: str) -> Any:
+    """Build a system from its spec and load it (progress on stderr); a bad spec or load ends with one line."""
+    from engine.spec import SpecError
+    from engine.systems import build_system
+    from engine.types import LoadError
+
+    try:
+        system = build_system(spec)
+        if hasattr(system, "load"):
+            system.load(progress=lambda msg: click.echo(msg, err=True))
+    except (SpecError, LoadError) as e:
+        fail(str(e))
+    return system
+
+
+def open_db(db_path: str | None) -> Any:
+    """Open (creating if needed) the database; an unusable file ends with one line and exit 2."""
+    from store import StoreError, open_store
+
+    try:
+        return open_store(resolve_db(db_path))
+    except StoreError as e:
+        fail(str(e))
 
 
 def db_option(f):  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from tui.cli.common import db_option, fail, resolve_db, trust_option, with_trust
+from tui.cli.common import db_option, fail, load_system, open_db, resolve_db, trust_option, with_trust
 
 
 def _console() -> Any:
@@ -65,9 +65,6 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
     from engine.scoring.corpus import CorpusError, load_corpus, to_mwzeval
     from engine.scoring.replay import replay, summarise
     from engine.spec import SpecError, parse_condition
-    from engine.systems import build_system
-    from engine.types import LoadError
-    from store import StoreError, open_store
 
     system_spec = with_trust(system_spec, trust_remote_code)
     conds = list(conditions) or ["original"]
@@ -84,16 +81,8 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
         fail(str(e))
     if not corpus:
         fail(f"{dialogues}: no dialogues")
-    try:
-        system = build_system(system_spec)
-        if hasattr(system, "load"):
-            system.load(progress=lambda msg: click.echo(msg, err=True))
-    except (SpecError, LoadError) as e:
-        fail(str(e))
-    try:
-        store = open_store(resolve_db(db_path))
-    except StoreError as e:
-        fail(str(e))
+    system = load_system(system_spec)
+    store = open_db(db_path)
 
     from rich.console import Console
     from rich.progress import (
