@@ -17,6 +17,7 @@ from engine.mwdb import BOOKABLE, MultiwozDB
 from engine.systems.mw.dst import Tracker
 from engine.systems.mw.nlu import NluResult
 from engine.systems.mw.search import search_for
+from engine.systems.mw.transport import act as _act
 
 ASK_ORDER = {"restaurant": ("food", "area", "pricerange"), "hotel": ("area", "pricerange", "type"),
              "attraction": ("type", "area")}
@@ -65,10 +66,6 @@ def taxi_booking(seed: int, state: dict[str, str], db: MultiwozDB, n: int) -> tu
     car = f"{colours[x % len(colours)]} {makes[(x // 7) % len(makes)]}"
     phone = "07" + str(x % 10**9).zfill(9)
     return car, phone
-
-
-def _act(act: str, domain: str, slot: str | None = None, value: Any = None) -> dict[str, Any]:
-    return {"act": act, "domain": domain, "slot": slot, "value": None if value is None else str(value)}
 
 
 class Policy:

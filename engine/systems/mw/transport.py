@@ -13,8 +13,18 @@ if TYPE_CHECKING:
 TRAIN_INFO = ("trainID", "price", "duration", "leaveAt", "arriveBy", "departure", "destination", "day")
 
 
-def _act(act: str, domain: str, slot: str | None = None, value: Any = None) -> dict[str, Any]:
-    return {"act": act, "domain": domain, "slot": slot, "value": None if value is None else str(value)}
+def act(name: str, domain: str, slot: str | None = None, value: Any = None) -> dict[str, Any]:
+    """A dialogue act as the policy emits it (values as strings); shared with engine.systems.mw.policy."""
+    return {"act": name, "domain": domain, "slot": slot, "value": None if value is None else str(value)}
+
+
+def _request(acts: list[dict[str, Any]], sys_req: list[str], domain: str, missing: list[str]) -> None:
+    """Ask for (at most two of) the missing slots; asking for a departure time also accepts an arrival time."""
+    for s in missing[:2]:
+        acts.append(act("request", domain, s))
+        sys_req.append(s)
+    if "leaveAt" in sys_req:
+        sys_req.append("arriveBy")
 
 
 def _best_train(rows: list[dict[str, Any]], cons: dict[str, str]) -> dict[str, Any]:
@@ -47,25 +57,21 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
         # a question before every constraint is known: answer it for the best train so far
         venue = _best_train(rows, cons)
         tr.offered[d] = venue["trainID"]
-        acts.append(_act("offer", d, "trainID", venue["trainID"]))
+        acts.append(act("offer", d, "trainID", venue["trainID"]))
         for s in ("leaveAt", "arriveBy"):
-            acts.append(_act("inform", d, s, venue[s]))
+            acts.append(act("inform", d, s, venue[s]))
         pol._answer(d, venue, rq, acts, tr)
         return venue
     if venue is None and missing and not (len(rows) <= 3 and rows and len(missing) <= 1):
         if rows and len(missing) < 4 and (cons.get("departure") or cons.get("destination")):
-            acts.append(_act("inform", d, "choice", len(rows)))
-        for s in missing[:2]:
-            acts.append(_act("request", d, s))
-            sys_req.append(s)
-        if "leaveAt" in sys_req:
-            sys_req.append("arriveBy")
+            acts.append(act("inform", d, "choice", len(rows)))
+        _request(acts, sys_req, d, missing)
         return None
     if not rows:
-        acts.append(_act("nooffer", d))
+        acts.append(act("nooffer", d))
         for s in ("departure", "destination", "day", "leaveAt", "arriveBy"):
             if cons.get(s) and cons[s] != "dontcare":
-                acts.append(_act("inform", d, s, cons[s]))
+                acts.append(act("inform", d, s, cons[s]))
         # relax the time: the closest train the other way
         loose = {k: v for k, v in cons.items() if k not in ("leaveAt", "arriveBy")}
         alt = pol.search.query(d, loose)
@@ -73,47 +79,47 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
             near = (min(alt, key=lambda r: r["arriveBy"]) if cons.get("leaveAt") else
                     max(alt, key=lambda r: r["leaveAt"]))
             tr.offered[d] = near["trainID"]
-            acts.append(_act("offer", d, "trainID", near["trainID"]))
-            acts.append(_act("inform", d, "leaveAt", near["leaveAt"]))
-            acts.append(_act("inform", d, "arriveBy", near["arriveBy"]))
-            acts.append(_act("request", d, "book"))
+            acts.append(act("offer", d, "trainID", near["trainID"]))
+            acts.append(act("inform", d, "leaveAt", near["leaveAt"]))
+            acts.append(act("inform", d, "arriveBy", near["arriveBy"]))
+            acts.append(act("request", d, "book"))
             return near
-        acts.append(_act("request", d, "constraints"))
+        acts.append(act("request", d, "constraints"))
         return None
     if venue is None or "reqalts" in intents or (tr.changed & {(d, s) for s in cons}):
         venue = _best_train(rows, cons) if "reqalts" not in intents else pol._pick(tr, d, rows, avoid=True)
         tr.offered[d] = venue["trainID"]
         if not tr.wants_booking.get(d) or rq:
             if len(rows) > 1:
-                acts.append(_act("inform", d, "choice", len(rows)))
-            acts.append(_act("offer", d, "trainID", venue["trainID"]))
+                acts.append(act("inform", d, "choice", len(rows)))
+            acts.append(act("offer", d, "trainID", venue["trainID"]))
             for s in ("leaveAt", "arriveBy"):
-                acts.append(_act("inform", d, s, venue[s]))
+                acts.append(act("inform", d, s, venue[s]))
             if rq:
                 pol._answer(d, venue, rq, acts, tr)
                 return venue
-            acts.append(_act("request", d, "book"))
+            acts.append(act("request", d, "book"))
             return venue
     if tr.wants_booking.get(d) or ("affirm" in intents and "book" in tr.sys_requested):
         tr.wants_booking[d] = True
         people = state.get("book_people")
         if not people:
-            acts.append(_act("request", d, "book_people"))
+            acts.append(act("request", d, "book_people"))
             sys_req.append("book_people")
             return venue
         pol._book(d, venue["trainID"], tr, acts)
-        acts.append(_act("inform", d, "trainID", venue["trainID"]))
-        acts.append(_act("inform", d, "book_people", people))
+        acts.append(act("inform", d, "trainID", venue["trainID"]))
+        acts.append(act("inform", d, "book_people", people))
         try:
             total = float(str(venue["price"]).split()[0]) * int(people)
-            acts.append(_act("inform", d, "price", f"{total:.2f} pounds"))
+            acts.append(act("inform", d, "price", f"{total:.2f} pounds"))
         except (ValueError, KeyError):
             pass
         return venue
     if rq:
         pol._answer(d, venue, rq, acts, tr)
     else:
-        acts.append(_act("reqmore", "general"))
+        acts.append(act("reqmore", "general"))
     return venue
 
 
@@ -127,20 +133,16 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
         if rq:
             for s in rq:
                 if s in ("car type", "phone", "reference"):
-                    acts.append(_act("inform", d, s, pol.taxi["car" if s == "car type" else "phone"]))
+                    acts.append(act("inform", d, s, pol.taxi["car" if s == "car type" else "phone"]))
             if acts:
                 return None
-        acts.append(_act("reqmore", "general"))
+        acts.append(act("reqmore", "general"))
         return None
     missing = [s for s in ("departure", "destination") if not state.get(s)]
     if not state.get("leaveAt") and not state.get("arriveBy"):
         missing.append("leaveAt")
     if missing:
-        for s in missing[:2]:
-            acts.append(_act("request", d, s))
-            sys_req.append(s)
-        if "leaveAt" in sys_req:
-            sys_req.append("arriveBy")
+        _request(acts, sys_req, d, missing)
         return None
     from engine.systems.mw.policy import taxi_booking
 
@@ -149,9 +151,9 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
     pol.taxi = {"key": key, "car": car, "phone": phone}
     tr.booked[d] = phone
     counts[d] = 1
-    acts.append(_act("book", d, "car type", car))
-    acts.append(_act("inform", d, "phone", phone))
+    acts.append(act("book", d, "car type", car))
+    acts.append(act("inform", d, "phone", phone))
     for s in ("departure", "destination", "leaveAt", "arriveBy"):
         if state.get(s) and state[s] != "dontcare":
-            acts.append(_act("inform", d, s, state[s]))
+            acts.append(act("inform", d, s, state[s]))
     return None
