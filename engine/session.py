@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import __version__
@@ -121,7 +121,7 @@ class Session:
         base = Exchange(user_turn_id=user.id, user_index=u_index, typed=text, final=final, steps=steps,
                         condition=chain.name, audio_in=audio_in)
         if error:
-            return _replace(base, error=error)
+            return replace(base, error=error)
         self.history.append(Message("user", final))
 
         s_index = self._next_index
@@ -134,7 +134,7 @@ class Session:
                 session_id=self.id, index=s_index, role="system", text="", status="failed", error=msg,
                 latency_ms=(time.perf_counter() - t1) * 1000))
             self._next_index += 1
-            return _replace(base, system_turn_id=failed.id, system_index=s_index, error=msg)
+            return replace(base, system_turn_id=failed.id, system_index=s_index, error=msg)
         latency = reply.latency_ms or (time.perf_counter() - t1) * 1000
         info = reply.to_json()
         info.pop("text", None)
@@ -143,7 +143,7 @@ class Session:
             latency_ms=latency))
         self._next_index += 1
         self.history.append(Message("system", reply.text))
-        return _replace(base, system_turn_id=sys_rec.id, system_index=s_index, reply=reply)
+        return replace(base, system_turn_id=sys_rec.id, system_index=s_index, reply=reply)
 
     # -- ratings -----------------------------------------------------------------------------------------
     def rate_turn(self, system_turn_id: str, rater: str, *, relevance: int | None = None,
@@ -155,9 +155,3 @@ class Session:
 
     def end(self) -> None:
         self.store.end_session(self.id)
-
-
-def _replace(ex: Exchange, **changes: Any) -> Exchange:
-    from dataclasses import replace
-
-    return replace(ex, **changes)

@@ -59,12 +59,12 @@ def with_trust(spec: str, trust: bool) -> str:
     """Add ``trust_remote_code=true`` to a checkpoint system's spec when ``--trust-remote-code`` was given."""
     if not trust:
         return spec
-    from engine.spec import parse_spec
+    from engine.spec import Spec, parse_spec
 
     s = parse_spec(spec)
     if s.name not in TRUSTING_SYSTEMS:
         fail(f"--trust-remote-code applies to {', '.join(TRUSTING_SYSTEMS)}, not {s.name!r}")
-    return str(type(s)(s.name, {**s.params, "trust_remote_code": True}))
+    return str(Spec(s.name, {**s.params, "trust_remote_code": True}))
 
 
 def trust_option(f):  # type: ignore[no-untyped-def]
