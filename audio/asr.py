@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.types import LoadError
+from parley.engine.types import LoadError
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ class ASR:
         return self
 
     def _load(self, progress: Progress) -> Any:
-        from audio.models import _say, resolve_asr
+        from parley.audio.models import _say, resolve_asr
 
         ref, local = resolve_asr(self.model, progress)
         _say(progress, f"loading Whisper {self.model}…")
@@ -165,7 +165,7 @@ class ASR:
             raise LoadError("faster-whisper is not installed (pip install faster-whisper)") from None
         kw: dict[str, Any] = {}
         if not local:
-            from engine.loading import hub_offline
+            from parley.engine.loading import hub_offline
 
             kw["local_files_only"] = hub_offline()
         try:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from audio.devices import AudioUnavailable, check_input, import_sounddevice
+from parley.audio.devices import AudioUnavailable, check_input, import_sounddevice
 
 __all__ = ["AudioUnavailable", "EndPointer", "Recording", "level_of", "record_utterance", "turn_audio_path"]
 
@@ -84,7 +84,7 @@ class EndPointer:
 
 def turn_audio_path(session_id: object, turn_index: int, kind: str = "user") -> str:
     """Where a turn's audio goes: ``<data dir>/audio/<session>/<turn:04d>-<kind>.wav`` (folder created)."""
-    from engine.locations import audio_dir
+    from parley.engine.locations import audio_dir
 
     folder = audio_dir() / str(session_id)
     folder.mkdir(parents=True, exist_ok=True)

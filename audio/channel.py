@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from engine.rewrite.base import Param, RewriteContext
-from engine.spec import SpecError
-from engine.types import Rewrite, Span
+from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.spec import SpecError
+from parley.engine.types import Rewrite, Span
 
 _TTS = ("piper", "espeak", "coqui")
 _MODELS = ("tiny.en", "base")
@@ -74,8 +74,8 @@ class RealASRChannel:
         Raises :class:`~engine.types.LoadError` with a clear message when neither TTS backend nor the Whisper model
         can be loaded.
         """
-        from audio.asr import get_asr
-        from audio.tts import get_tts
+        from parley.audio.asr import get_asr
+        from parley.audio.tts import get_tts
 
         if self._tts is None:
             self._tts = get_tts(self.params["tts"], progress, deterministic=True)
@@ -88,7 +88,7 @@ class RealASRChannel:
         if not text.strip():
             return Rewrite(self.name, dict(p), ctx.seed, text, text, tuple(ctx.spans), (), {"transcript": text})
         self.load()
-        from audio.asr import SAMPLE_RATE, resample
+        from parley.audio.asr import SAMPLE_RATE, resample
 
         t0 = time.perf_counter()
         audio, sr = self._tts.synthesize(text, speed=p["speed"])
@@ -112,8 +112,8 @@ class RealASRChannel:
         return Rewrite(self.name, dict(p), ctx.seed, text, after, kept, lost, info)
 
     def _save(self, text: str, audio: np.ndarray, seed: int) -> str | None:
-        from audio.tts import write_wav
-        from engine.locations import audio_dir
+        from parley.audio.tts import write_wav
+        from parley.engine.locations import audio_dir
 
         digest = hashlib.sha1(f"{seed}:{self.params}:{text}".encode()).hexdigest()[:16]
         try:
@@ -139,7 +139,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def _norm_tokens(text: str) -> list[str]:
-    from audio.wer import normalise
+    from parley.audio.wer import normalise
 
     return _TOKEN.findall(_DIGIT_SEP.sub("", normalise(text)))
 

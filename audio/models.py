@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.loading import say as _say
-from engine.types import LoadError
+from parley.engine.loading import say as _say
+from parley.engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 
@@ -69,7 +69,7 @@ def _base_parts() -> tuple[Path, Path]:
 
 def whisper_base_dir(progress: Progress = None, cache: Path | None = None) -> Path:
     """The Whisper base CTranslate2 folder, joining the two packaged halves once (checksum-verified)."""
-    from engine.locations import cache_dir
+    from parley.engine.locations import cache_dir
 
     target = (cache or cache_dir()) / _BASE_DIRNAME
     if (target / "model.bin").is_file() and (target / "config.json").is_file():
@@ -154,7 +154,7 @@ def smollm2_gguf() -> Path | None:
 
 def model_report() -> list[dict[str, Any]]:
     """What ``parley doctor`` shows about models: role, name, found, where (never loads or joins anything)."""
-    from engine.locations import cache_dir
+    from parley.engine.locations import cache_dir
 
     rows: list[dict[str, Any]] = []
     try:

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from audio.voices import CoquiTTS, EspeakTTS, PiperTTS
-from engine.types import LoadError
+from parley.audio.voices import CoquiTTS, EspeakTTS, PiperTTS
+from parley.engine.types import LoadError
 
 __all__ = ["BACKENDS", "TTS", "CoquiTTS", "EspeakTTS", "PiperTTS", "get_tts", "play", "speak", "stop_playback",
            "write_wav"]
@@ -117,7 +117,7 @@ def write_wav(path: str | Path, audio: np.ndarray, sample_rate: int) -> str:
 
 def play(audio: np.ndarray, sample_rate: int) -> bool:
     """Play audio on the default output device and wait; False (logged) when there is none. Never raises."""
-    from audio.devices import AudioUnavailable, check_output, import_sounddevice
+    from parley.audio.devices import AudioUnavailable, check_output, import_sounddevice
 
     status = check_output()
     if not status.available:
@@ -136,7 +136,7 @@ def play(audio: np.ndarray, sample_rate: int) -> bool:
 def stop_playback() -> None:
     """Stop whatever :func:`play` is playing (from another thread); never raises."""
     try:
-        from audio.devices import import_sounddevice
+        from parley.audio.devices import import_sounddevice
 
         import_sounddevice().stop()
     except Exception:  # noqa: BLE001 - nothing playing, or no audio at all

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.types import LoadError
+from parley.engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 _GAP_S = 0.12  # silence between sentences
@@ -47,7 +47,7 @@ class PiperTTS:
     def load(self, progress: Progress = None) -> PiperTTS:
         if self._voice is not None:
             return self
-        from audio.models import _say, piper_voice_files
+        from parley.audio.models import _say, piper_voice_files
 
         if self.model_path:
             onnx, cfg = Path(self.model_path), Path(f"{self.model_path}.json")

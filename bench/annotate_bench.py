@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from store import open_store  # noqa: E402
-from store.annotation import Annotation  # noqa: E402
-from store.imports import import_file  # noqa: E402
-from store.merge import merge  # noqa: E402
-from store.records import DialogueRating  # noqa: E402
+from parley.store import open_store  # noqa: E402
+from parley.store.annotation import Annotation  # noqa: E402
+from parley.store.imports import import_file  # noqa: E402
+from parley.store.merge import merge  # noqa: E402
+from parley.store.records import DialogueRating  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -56,7 +56,7 @@ def bench_imports(tmp: Path) -> dict:
                      "skipped": dict(first.skipped)}
         store.close()
     # parley's own JSONL: export the multiwoz import, import it into a fresh database
-    from store.export import export_jsonl
+    from parley.store.export import export_jsonl
 
     src = open_store(tmp / "multiwoz.db")
     export_jsonl(src, tmp / "mw.jsonl")
@@ -85,7 +85,7 @@ def bench_merge(tmp: Path) -> dict:
 
 
 async def _ui_latency(tmp: Path, n: int = 60) -> dict:
-    from tui.screens.annotate import AnnotateApp
+    from parley.tui.screens.annotate import AnnotateApp
 
     store = open_store(tmp / "ui.db")
     import_file(store, DATA / "multiwoz/convlab3/test.json.zip", "multiwoz", limit=20)

@@ -100,11 +100,11 @@ def main() -> None:
     utts = list(UTTERANCES[:4] if args.quick else UTTERANCES)
     reps = max(1, args.reps if args.reps is not None else 1 if args.quick else 3)
 
-    from audio.asr import SAMPLE_RATE, get_asr, resample
-    from audio.channel import RealASRChannel
-    from audio.tts import PiperTTS, get_tts, write_wav
-    from audio.wer import wer
-    from engine.rewrite.base import RewriteContext
+    from parley.audio.asr import SAMPLE_RATE, get_asr, resample
+    from parley.audio.channel import RealASRChannel
+    from parley.audio.tts import PiperTTS, get_tts, write_wav
+    from parley.audio.wer import wer
+    from parley.engine.rewrite.base import RewriteContext
 
     res: dict[str, Any] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, no GPU", "reps": reps,

@@ -49,10 +49,16 @@ def sloppy(text: str, rate: float, rng: random.Random) -> str:
 
 def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noise: float = -1.0,
         chain_specs: tuple[str, ...] = ()) -> dict:
-    from engine.mwdb import load_db
-    from engine.systems.multiwoz import MultiwozSystem
-    from engine.systems.mw.dst_eval import DstScores, gold_state, iter_turns, name_mapper, normalise_state
-    from engine.types import Message
+    from parley.engine.mwdb import load_db
+    from parley.engine.systems.multiwoz import MultiwozSystem
+    from parley.engine.systems.mw.dst_eval import (
+        DstScores,
+        gold_state,
+        iter_turns,
+        name_mapper,
+        normalise_state,
+    )
+    from parley.engine.types import Message
 
     db = load_db()
     names = name_mapper(db)
@@ -64,7 +70,7 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
     rng = random.Random(0)
     chain = None
     if chain_specs:
-        from engine.rewrite.chain import Chain
+        from parley.engine.rewrite.chain import Chain
 
         chain = Chain(chain_specs)
     for did, dia in dialogues.items():
@@ -129,7 +135,7 @@ def main() -> None:
     args = ap.parse_args()
     if not DATA.exists():
         sys.exit(f"missing {DATA}")
-    from engine.systems.mw.dst_eval import load_multiwoz
+    from parley.engine.systems.mw.dst_eval import load_multiwoz
 
     dialogues = load_multiwoz(DATA)
     if args.limit:

@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rw_common import TEST_ZIP, user_turns  # noqa: E402
 
-from engine.rewrite import build_rewriter  # noqa: E402
-from engine.rewrite.base import RewriteContext, step_seed  # noqa: E402
-from engine.rewrite.metrics import accuracy_impolite, bleu, change_rates, gmean, perplexity  # noqa: E402
-from engine.spans import find_spans  # noqa: E402
-from engine.types import Message  # noqa: E402
+from parley.engine.rewrite import build_rewriter  # noqa: E402
+from parley.engine.rewrite.base import RewriteContext, step_seed  # noqa: E402
+from parley.engine.rewrite.metrics import accuracy_impolite, bleu, change_rates, gmean, perplexity  # noqa: E402
+from parley.engine.spans import find_spans  # noqa: E402
+from parley.engine.types import Message  # noqa: E402
 
 LAUG = {"wp": (17.9, 16.0, 36.3), "asr-sim": (7.9, 14.5, 40.8), "disfluency": (22.7, 30.4, 0.4)}
 TABLE_V = {"T5-large fine-tune": (85.3, 43.4, 6.3, 8.38), "BART-large fine-tune": (96.4, 37.6, 6.2, 8.36),
@@ -68,7 +68,7 @@ def main() -> None:
 
     # spans: throughput on a cold cache (exact + fuzzy)
     t0 = time.perf_counter()
-    from engine.spans import _default_db, _find, _vocab  # noqa: PLC0415
+    from parley.engine.spans import _default_db, _find, _vocab  # noqa: PLC0415
 
     vocab = _vocab(_default_db())
     for t in originals:
@@ -94,7 +94,7 @@ def main() -> None:
     sample_idx = sorted(rng.sample(range(len(turns)), min(args.n_ppl, len(turns))))
     model = tok = None
     if not args.no_ppl and not args.no_impolite:
-        from engine.smollm import load_default_llm
+        from parley.engine.smollm import load_default_llm
 
         model, tok = load_default_llm()
         sample_orig = [originals[i] for i in sample_idx]

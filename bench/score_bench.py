@@ -32,7 +32,7 @@ CONDITIONS = ("original", "impolite:scenario=2", "disfluency", "asr-sim")
 
 
 def corpus_check(corpus: list) -> dict:  # type: ignore[type-arg]
-    from engine.scoring.multiwoz import EvalTurn, aggregate, score_dialogue
+    from parley.engine.scoring.multiwoz import EvalTurn, aggregate, score_dialogue
 
     t0 = time.perf_counter()
     scores = [score_dialogue(c.goal, [EvalTurn(r, s) for r, s in zip(c.system_turns, c.gold_states, strict=True)],
@@ -43,9 +43,9 @@ def corpus_check(corpus: list) -> dict:  # type: ignore[type-arg]
 
 def replay_table(system_spec: str, corpus: list, conditions: tuple[str, ...], n_boot: int,  # type: ignore[type-arg]
                  tmp: Path) -> tuple[dict, dict]:  # type: ignore[type-arg]
-    from engine.scoring.replay import replay, summarise
-    from engine.systems import build_system
-    from store import open_store
+    from parley.engine.scoring.replay import replay, summarise
+    from parley.engine.systems import build_system
+    from parley.store import open_store
 
     system = build_system(system_spec)
     t0 = time.perf_counter()
@@ -68,9 +68,9 @@ def replay_table(system_spec: str, corpus: list, conditions: tuple[str, ...], n_
 
 
 def satisfaction(tmp: Path) -> tuple[dict, str]:  # type: ignore[type-arg]
-    from engine.scoring.satisfaction import analyse, rows_from_store
-    from store import open_store
-    from store.imports import import_file
+    from parley.engine.scoring.satisfaction import analyse, rows_from_store
+    from parley.store import open_store
+    from parley.store.imports import import_file
 
     store = open_store(tmp / "abredial.db")
     rep = import_file(store, ABREDIAL / "annotated_dialogues.csv", "abredial",
@@ -144,7 +144,7 @@ def main() -> None:
     if not TEST.exists():
         sys.exit(f"{TEST} is absent: this benchmark needs ../shared/data")
 
-    from engine.scoring.corpus import load_corpus
+    from parley.engine.scoring.corpus import load_corpus
 
     cmd = "$ .venv/bin/python bench/score_bench.py " + " ".join(sys.argv[1:])
     figures: dict = {}  # type: ignore[type-arg]
@@ -185,7 +185,7 @@ def main() -> None:
 
 
 def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
-    from engine.scoring.report import PAPER_CORRELATIONS, PAPER_R2
+    from parley.engine.scoring.report import PAPER_CORRELATIONS, PAPER_R2
 
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# Scoring benchmark (issue 8)", "",

@@ -27,8 +27,8 @@ DATA = ROOT.parent / "shared" / "data" / "dstc11-track5"
 
 def ks_eval(pipe, logs, labels, idx, tracked: bool) -> dict:
     """KS measures with the pipeline's scorer: candidates from gold (or tracked) entities of target turns."""
-    from engine.sktod.knowledge import ref_key
-    from engine.sktod.scoring import average_precision, selection_breakdown
+    from parley.engine.sktod.knowledge import ref_key
+    from parley.engine.sktod.scoring import average_precision, selection_breakdown
 
     golds, preds, aps = [], [], []
     for i in idx:
@@ -55,7 +55,7 @@ def ks_eval(pipe, logs, labels, idx, tracked: bool) -> dict:
 
 def evaluate(pipe, logs, labels, idx) -> dict:
     """End-to-end predictions on ``idx`` + official scores + breakdowns + KS with gold/tracked entities."""
-    from engine.sktod.scoring import official_scores, report
+    from parley.engine.sktod.scoring import official_scores, report
 
     t0 = time.perf_counter()
     sub_logs = [logs[i] for i in idx]
@@ -95,10 +95,10 @@ def main() -> None:
         sys.exit(f"no data at {DATA}")
     os.environ["PARLEY_CACHE"] = args.cache or tempfile.mkdtemp(prefix="sktod-cache-")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from engine.sktod.embed import shared_encoder
-    from engine.sktod.knowledge import KnowledgeBase
-    from engine.sktod.pipeline import Pipeline
-    from engine.sktod.train import dialogue_of, train
+    from parley.engine.sktod.embed import shared_encoder
+    from parley.engine.sktod.knowledge import KnowledgeBase
+    from parley.engine.sktod.pipeline import Pipeline
+    from parley.engine.sktod.train import dialogue_of, train
 
     logs = json.loads((DATA / "val" / "logs.json").read_text())
     labels = json.loads((DATA / "val" / "labels.json").read_text())

@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from store import open_store  # noqa: E402
-from store.export import export_csv, export_jsonl  # noqa: E402
-from store.records import SessionRecord, TurnRecord  # noqa: E402
+from parley.store import open_store  # noqa: E402
+from parley.store.export import export_csv, export_jsonl  # noqa: E402
+from parley.store.records import SessionRecord, TurnRecord  # noqa: E402
 
 
 def bench_commits(path: Path, n: int) -> float:

@@ -45,7 +45,7 @@ def load_avg() -> str:
 
 
 def time_fresh_conversion() -> float:
-    from engine import smollm
+    from parley.engine import smollm
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PARLEY_CACHE"] = tmp
@@ -96,7 +96,7 @@ def cpu_timed(system) -> None:  # type: ignore[no-untyped-def]
 
 
 def run_dialogue(system, turns: list[str]) -> list[dict]:  # type: ignore[no-untyped-def]
-    from engine.types import Message
+    from parley.engine.types import Message
 
     system.reset(1)
     history: tuple[Message, ...] = ()
@@ -137,7 +137,7 @@ def main() -> None:
 
     print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; cpus {os.cpu_count()}; "
           f"torch threads {torch.get_num_threads()}; load average at start {load_avg()}")
-    from engine.smollm import ensure_converted
+    from parley.engine.smollm import ensure_converted
 
     if args.fresh:
         print(f"first conversion (GGUF → safetensors, fresh cache): {time_fresh_conversion():.1f} s")
@@ -148,7 +148,7 @@ def main() -> None:
     print(f"load after conversion, fresh process: load_default_llm {inner:.2f} s; "
           f"process incl. torch/transformers import {wall:.2f} s")
 
-    from engine.systems import build_system
+    from parley.engine.systems import build_system
 
     system = build_system(f"llm:seed=1,threads={args.threads}")
     system.load()

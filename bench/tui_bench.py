@@ -28,7 +28,7 @@ import asyncio, os, sys, tempfile
 tmp = tempfile.mkdtemp(prefix="parley-bench-")
 os.environ["PARLEY_CONFIG"] = os.path.join(tmp, "config.toml")
 os.environ["PARLEY_DATA"] = os.path.join(tmp, "data")
-from tui.app import ParleyApp
+from parley.tui.app import ParleyApp
 from textual.widgets import Input
 
 async def run():
@@ -53,7 +53,7 @@ asyncio.run(run())
 
 def bench_help(runs: int) -> list[float]:
     exe = Path(sys.executable).with_name("parley")
-    cmd = [str(exe), "--help"] if exe.exists() else [sys.executable, "-m", "tui.cli", "--help"]
+    cmd = [str(exe), "--help"] if exe.exists() else [sys.executable, "-m", "parley.cli", "--help"]
     out = []
     for _ in range(runs):
         t0 = time.perf_counter()

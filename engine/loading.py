@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.types import LoadError
+from parley.engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 

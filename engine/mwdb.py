@@ -42,7 +42,7 @@ DONTCARE = frozenset({"dontcare", "don't care", "do n't care", "dont care", "any
 
 
 def default_db_dir() -> Path:
-    from assets import asset_path
+    from parley.assets import asset_path
 
     return asset_path("multiwoz", "db")
 

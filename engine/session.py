@@ -14,11 +14,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine import __version__
-from engine.rewrite.chain import Chain
-from engine.types import DialogueSystem, Message, Rewrite, SystemTurn
-from store import Store
-from store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
+from parley.engine import __version__
+from parley.engine.rewrite.chain import Chain
+from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
+from parley.store import Store
+from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
 
 @dataclass(frozen=True)

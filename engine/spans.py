@@ -24,7 +24,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Any
 
-from engine.types import Span
+from parley.engine.types import Span
 
 #: longest value in words we look for
 MAX_NGRAM = 8
@@ -110,7 +110,7 @@ def _vocab(db: Any) -> _Vocab:
 
 
 def _default_db() -> Any:
-    from engine.mwdb import load_db
+    from parley.engine.mwdb import load_db
 
     return load_db()
 

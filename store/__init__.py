@@ -4,6 +4,6 @@ store/ knows nothing of engine, audio or tui (an import-linter contract): it sto
 (``store.records``) as rows and gives them back, so old databases stay readable when engine code changes.
 """
 
-from store.db import SCHEMA_VERSION, Store, StoreError, open_store
+from parley.store.db import SCHEMA_VERSION, Store, StoreError, open_store
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoreError", "open_store"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from store.db import Store, StoreError
-from store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now
+from parley.store.db import Store, StoreError
+from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now
 
 TURN_SCALES: dict[str, tuple[int, int]] = {"relevance": (1, 3), "interestingness": (1, 3)}
 DIALOGUE_SCALES: dict[str, tuple[int, int]] = {

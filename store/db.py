@@ -17,8 +17,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.migrations import MIGRATION_SET, migrations
-from store.records import (
+from parley.store.migrations import MIGRATION_SET, migrations
+from parley.store.records import (
     DialogueRating,
     Rater,
     SessionRecord,

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from store.db import Store
-from store.records import JSON_FIELDS, SessionRecord, TurnRecord
+from parley.store.db import Store
+from parley.store.records import JSON_FIELDS, SessionRecord, TurnRecord
 
 TABLES = ("sessions", "turns", "turn_ratings", "dialogue_ratings", "raters")
 _ORDER = {

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store.db import Store, StoreError, open_store
+from parley.store.db import Store, StoreError, open_store
 
 
 class MergeConflict(StoreError):

@@ -10,7 +10,7 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from tui.commands import ParleyCommands
+from parley.tui.commands import ParleyCommands
 
 
 class ParleyApp(App[None], inherit_bindings=False):
@@ -46,8 +46,8 @@ class ParleyApp(App[None], inherit_bindings=False):
     # -- start-up ----------------------------------------------------------------------------------------
     def on_mount(self) -> None:
         """Show the chat at once; settings, store, rewriters, goal and system load in workers behind it."""
-        from engine.locations import database_path
-        from tui.screens.chat import ChatScreen
+        from parley.engine.locations import database_path
+        from parley.tui.screens.chat import ChatScreen
 
         self.db_file = Path(self.db_path) if self.db_path else database_path()
         self.db_label = str(self.db_file)
@@ -58,7 +58,7 @@ class ParleyApp(App[None], inherit_bindings=False):
 
         Returns what the chat screen needs; ``notes`` are warnings to show. Raises store.StoreError / OSError
         when the database cannot be used."""
-        from engine.settings import Settings, load_settings
+        from parley.engine.settings import Settings, load_settings
 
         notes: list[str] = []
         try:
@@ -87,7 +87,7 @@ class ParleyApp(App[None], inherit_bindings=False):
             self.action_change_tester()
 
     def _initial_chain(self, specs: Sequence[str], notes: list[str]) -> Any:
-        from engine.rewrite.chain import Chain
+        from parley.engine.rewrite.chain import Chain
 
         try:
             return Chain(specs)
@@ -100,7 +100,7 @@ class ParleyApp(App[None], inherit_bindings=False):
         if goal is None or isinstance(goal, dict):
             return goal
         try:
-            from engine.scoring.goals import make_goal
+            from parley.engine.scoring.goals import make_goal
         except ImportError:
             notes.append("Goal cards need engine.scoring.goals, which is not available yet.")
             return None
@@ -116,7 +116,7 @@ class ParleyApp(App[None], inherit_bindings=False):
 
         Raises store.StoreError / OSError with a message for the user."""
         if self.store is None:
-            from store import open_store
+            from parley.store import open_store
 
             self.db_file.parent.mkdir(parents=True, exist_ok=True)
             self.store = open_store(self.db_file)
@@ -128,11 +128,11 @@ class ParleyApp(App[None], inherit_bindings=False):
 
     # -- app-wide actions --------------------------------------------------------------------------------
     def action_help(self) -> None:
-        from tui.screens.chat import ChatScreen
-        from tui.screens.help import HelpScreen, binding_rows
-        from tui.screens.rating import DialogueRatingScreen
-        from tui.screens.rewriters import RewriterScreen
-        from tui.widgets.chatlog import ChatLog
+        from parley.tui.screens.chat import ChatScreen
+        from parley.tui.screens.help import HelpScreen, binding_rows
+        from parley.tui.screens.rating import DialogueRatingScreen
+        from parley.tui.screens.rewriters import RewriterScreen
+        from parley.tui.widgets.chatlog import ChatLog
 
         if isinstance(self.screen, HelpScreen):
             return
@@ -149,7 +149,7 @@ class ParleyApp(App[None], inherit_bindings=False):
 
     def action_scores(self) -> None:
         """The Scores screen for the open database (satisfaction statistics, MultiWOZ metrics, charts)."""
-        from tui.screens.scores import ScoresScreen
+        from parley.tui.screens.scores import ScoresScreen
 
         if isinstance(self.screen, ScoresScreen):
             return
@@ -159,12 +159,12 @@ class ParleyApp(App[None], inherit_bindings=False):
         self.push_screen(ScoresScreen(self.store))
 
     def action_change_tester(self) -> None:
-        from tui.screens.tester import TesterScreen
+        from parley.tui.screens.tester import TesterScreen
 
         self.push_screen(TesterScreen(self.tester), self._tester_chosen)
 
     def _tester_chosen(self, name: str | None) -> None:
-        from tui.screens.chat import ChatScreen
+        from parley.tui.screens.chat import ChatScreen
 
         if name:
             self.tester = name
@@ -178,7 +178,7 @@ class ParleyApp(App[None], inherit_bindings=False):
 
     def run_chat_action(self, action: str) -> None:
         """Run a chat-screen action (or an ``app.`` one) from the command palette."""
-        from tui.screens.chat import ChatScreen
+        from parley.tui.screens.chat import ChatScreen
 
         if action.startswith("app."):
             self.call_later(self.run_action, action[4:])
@@ -190,7 +190,7 @@ class ParleyApp(App[None], inherit_bindings=False):
     # -- settings ----------------------------------------------------------------------------------------
     def save_setting(self, **changes: Any) -> None:
         """Change settings in memory and on disk; a write failure is reported, never fatal."""
-        from engine.settings import load_settings, update_settings
+        from parley.engine.settings import load_settings, update_settings
 
         if self.settings is None:
             self.settings = load_settings()

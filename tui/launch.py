@@ -4,6 +4,6 @@ from __future__ import annotations
 
 
 def launch(**kwargs: object) -> None:
-    from tui.app import ParleyApp
+    from parley.tui.app import ParleyApp
 
     ParleyApp(**kwargs).run()  # type: ignore[arg-type]

@@ -165,7 +165,7 @@ def profiles(db, domain: str, rng: random.Random) -> dict[str, dict[str, float]]
 
 
 def build() -> dict:
-    from engine.mwdb import load_db
+    from parley.engine.mwdb import load_db
 
     db = load_db()
     rng = random.Random(7)

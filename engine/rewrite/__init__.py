@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.registry import Registry
-from engine.spec import Spec, SpecError, parse_spec
+from parley.engine.registry import Registry
+from parley.engine.spec import Spec, SpecError, parse_spec
 
 REWRITERS = Registry("rewriter")
-REWRITERS.register("impolite", "engine.rewrite.impolite:ImpoliteRewriter",
+REWRITERS.register("impolite", "parley.engine.rewrite.impolite:ImpoliteRewriter",
                    "impolite users: six role-play scenarios, intensity 1-3 (rules; optional seq2seq/LLM)")
-REWRITERS.register("disfluency", "engine.rewrite.disfluency:DisfluencyRewriter",
+REWRITERS.register("disfluency", "parley.engine.rewrite.disfluency:DisfluencyRewriter",
                    "speech disfluency (LAUG SD): filled pauses, repeats, restarts, repairs")
-REWRITERS.register("wp", "engine.rewrite.wp:WordPerturbation",
+REWRITERS.register("wp", "parley.engine.rewrite.wp:WordPerturbation",
                    "word perturbation (LAUG SC-EDA): synonyms, insertion, swap, deletion, slot replacement")
-REWRITERS.register("asr-sim", "engine.rewrite.asr_sim:SimulatedASR",
+REWRITERS.register("asr-sim", "parley.engine.rewrite.asr_sim:SimulatedASR",
                    "simulated speech-recognition noise in text (LAUG SR-like)")
-REWRITERS.register("asr-real", "audio.channel:RealASRChannel",
+REWRITERS.register("asr-real", "parley.audio.channel:RealASRChannel",
                    "real TTS -> ASR round trip (piper/espeak -> faster-whisper)")
 
 #: the order a chain applies enabled rewriters in, whatever order they were given

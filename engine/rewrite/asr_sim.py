@@ -21,11 +21,11 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from engine.rewrite.base import Param, RewriteContext
-from engine.rewrite.metrics import normalise
-from engine.rewrite.numbers import speak_numbers
-from engine.rewrite.util import check_params, sort_spans, tokenize, words
-from engine.types import Rewrite, Span
+from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.rewrite.metrics import normalise
+from parley.engine.rewrite.numbers import speak_numbers
+from parley.engine.rewrite.util import check_params, sort_spans, tokenize, words
+from parley.engine.types import Rewrite, Span
 
 _CLITICS = frozenset(words("'s 's 'm 're 've 'll 'd n't"))
 _DROPPABLE = frozenset(words("a the to of and i it is in for that"))
@@ -63,7 +63,7 @@ class SimulatedASR:
         return out
 
     def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
-        from engine.rewrite.phonetic import liaison, rank, sound_alikes
+        from parley.engine.rewrite.phonetic import liaison, rank, sound_alikes
 
         p = self.params
         rng = ctx.rng

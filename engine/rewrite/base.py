@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from engine.types import Message, Rewrite, Span
+from parley.engine.types import Message, Rewrite, Span
 
 
 @dataclass(frozen=True)

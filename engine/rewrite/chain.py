@@ -7,10 +7,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.rewrite import ORDER, build_rewriter
-from engine.rewrite.base import RewriteContext, step_seed
-from engine.spec import Spec, SpecError, condition_name, parse_spec
-from engine.types import Message, Rewrite
+from parley.engine.rewrite import ORDER, build_rewriter
+from parley.engine.rewrite.base import RewriteContext, step_seed
+from parley.engine.spec import Spec, SpecError, condition_name, parse_spec
+from parley.engine.types import Message, Rewrite
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Chain:
               history: Sequence[Message] = ()) -> ChainResult:
         if not self.specs:
             return ChainResult(before=text, after=text, steps=())
-        from engine.spans import find_spans
+        from parley.engine.spans import find_spans
 
         current = text
         steps: list[Rewrite] = []

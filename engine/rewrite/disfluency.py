@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engine.rewrite.base import Param, RewriteContext
-from engine.rewrite.util import Tok, assemble, check_params, sort_spans, split_edges, tokenize, words
-from engine.types import Rewrite
+from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.rewrite.util import Tok, assemble, check_params, sort_spans, split_edges, tokenize, words
+from parley.engine.types import Rewrite
 
 #: (filler, weight)
 FILLERS: tuple[tuple[str, float], ...] = (
@@ -74,7 +74,7 @@ class DisfluencyRewriter:
             return Rewrite(self.name, dict(p), ctx.seed, text, text, tuple(spans), (), {"counts": counts})
 
         # repairs first, on the span tokens themselves
-        from engine.rewrite.values import other_value
+        from parley.engine.rewrite.values import other_value
 
         for t in toks:
             if t.span is None or p["repair"] <= 0 or rng.random() >= p["repair"]:

@@ -25,11 +25,11 @@ import threading
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from engine.rewrite import impolite_lexicon as L
-from engine.rewrite.base import Param, RewriteContext
-from engine.rewrite.impolite_rules import Protected, rewrite_rules
-from engine.rewrite.util import check_params, sort_spans
-from engine.types import LoadError, Rewrite
+from parley.engine.rewrite import impolite_lexicon as L
+from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.rewrite.impolite_rules import Protected, rewrite_rules
+from parley.engine.rewrite.util import check_params, sort_spans
+from parley.engine.types import LoadError, Rewrite
 
 _models: dict[str, tuple[Any, Any]] = {}
 _models_lock = threading.Lock()
@@ -84,8 +84,8 @@ class ImpoliteRewriter:
     def _llm_remark(self, ctx: RewriteContext) -> str:
         import torch
 
-        from engine.smollm import load_default_llm
-        from engine.spans import find_spans
+        from parley.engine.smollm import load_default_llm
+        from parley.engine.spans import find_spans
 
         model, tok = load_default_llm()
         torch.manual_seed(ctx.seed + 1)
@@ -119,11 +119,11 @@ class ImpoliteRewriter:
                 ids = model.generate(**enc, max_new_tokens=96, num_beams=1, do_sample=False)
             out = tok.decode(ids[0], skip_special_tokens=True).strip()
         else:
-            from engine.smollm import load_default_llm
+            from parley.engine.smollm import load_default_llm
 
             model, tok = load_default_llm()
             out = _llm_generate(model, tok, text, spans, self.params["scenario"])
-            from engine.rewrite.politeness import score
+            from parley.engine.rewrite.politeness import score
 
             pol = score(out).score
             if out and pol >= 0.5:
@@ -144,7 +144,7 @@ def _load_seq2seq(ref: str) -> tuple[Any, Any]:
             return _models[ref]
         from transformers import AutoModelForSeq2SeqLM
 
-        from engine.loading import load_pretrained, pretrained_kwargs, resolve
+        from parley.engine.loading import load_pretrained, pretrained_kwargs, resolve
 
         src = resolve(ref)
         model, tok = load_pretrained(src.ref, pretrained_kwargs(src), AutoModelForSeq2SeqLM,

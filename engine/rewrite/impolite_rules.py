@@ -10,10 +10,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.rewrite import impolite_lexicon as L
-from engine.rewrite.numbers import spoken_ordinal
-from engine.rewrite.util import relocate
-from engine.types import Span
+from parley.engine.rewrite import impolite_lexicon as L
+from parley.engine.rewrite.numbers import spoken_ordinal
+from parley.engine.rewrite.util import relocate
+from parley.engine.types import Span
 
 _PH0 = 0xF0000  # placeholder code points: U+F0000 + span index (Supplementary Private Use Area-A)
 
@@ -235,7 +235,7 @@ def _cap(s: str) -> str:
 
 
 def _history_fill(history: Sequence[Any]) -> dict[str, str]:
-    from engine.spans import find_spans
+    from parley.engine.spans import find_spans
 
     n_user = sum(1 for m in history if getattr(m, "role", "") == "user")
     n = max(3, n_user + 1)
@@ -247,7 +247,7 @@ def _history_fill(history: Sequence[Any]) -> dict[str, str]:
             if snippet and not find_spans(snippet) and not re.search(r"\d", snippet):
                 quote = snippet + ("..." if len(m.text.split()) > 5 else "")
             break
-    from engine.rewrite.numbers import spoken_int
+    from parley.engine.rewrite.numbers import spoken_int
 
     return {"n": spoken_int(n), "nth": spoken_ordinal(n), "quote": quote}
 

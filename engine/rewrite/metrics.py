@@ -89,7 +89,7 @@ def change_rates(pairs: Iterable[tuple[str, str]], slot_values: Iterable[Sequenc
     """
     pairs = list(pairs)
     if slot_values is None:
-        from engine.spans import find_spans
+        from parley.engine.spans import find_spans
 
         slot_values = [[s.value for s in find_spans(b)] for b, _ in pairs]
     cd = cl = wd = wl = sc = st = 0
@@ -116,7 +116,7 @@ def change_rates(pairs: Iterable[tuple[str, str]], slot_values: Iterable[Sequenc
 
 def accuracy_impolite(texts: Sequence[str], threshold: float = 0.5) -> float:
     """Percentage of ``texts`` the politeness scorer labels impolite."""
-    from engine.rewrite.politeness import score
+    from parley.engine.rewrite.politeness import score
 
     if not texts:
         return 0.0
@@ -143,7 +143,7 @@ def perplexity(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *
     import torch
 
     if model is None or tokenizer is None:
-        from engine.smollm import load_default_llm  # type: ignore[import-not-found,unused-ignore]
+        from parley.engine.smollm import load_default_llm  # type: ignore[import-not-found,unused-ignore]
 
         model, tokenizer = load_default_llm()
     texts = [t for t in texts if t.strip()]

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.rewrite.base import Param
-from engine.spec import SpecError
-from engine.types import Span
+from parley.engine.rewrite.base import Param
+from parley.engine.spec import SpecError
+from parley.engine.types import Span
 
 
 def words(s: str) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from engine.types import Span
+from parley.engine.types import Span
 
 _NUM_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -15,7 +15,7 @@ _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "su
 
 @lru_cache(maxsize=4)
 def _pools(db_key: int) -> dict[tuple[str | None, str], tuple[str, ...]]:
-    from engine.mwdb import load_db
+    from parley.engine.mwdb import load_db
 
     db = load_db()
     pools: dict[tuple[str | None, str], set[str]] = {}

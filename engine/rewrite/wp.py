@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from engine.rewrite.base import Param, RewriteContext
-from engine.rewrite.util import Tok, assemble, check_params, sort_spans, split_edges, tokenize
-from engine.types import Rewrite, Span
+from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.rewrite.util import Tok, assemble, check_params, sort_spans, split_edges, tokenize
+from parley.engine.types import Rewrite, Span
 
 OPS: tuple[str, ...] = ("synonym", "insert", "swap", "delete")
 
@@ -27,7 +27,7 @@ OPS: tuple[str, ...] = ("synonym", "insert", "swap", "delete")
 @lru_cache(maxsize=1)
 def synonyms() -> dict[str, tuple[str, ...]]:
     """word → synonyms, read once from the bundled lexicon."""
-    from assets import asset_path
+    from parley.assets import asset_path
 
     table: dict[str, list[str]] = {}
     for line in asset_path("lexicons", "synonyms.tsv").read_text(encoding="utf-8").splitlines():
@@ -74,7 +74,7 @@ class WordPerturbation:
         new_spans: list[Span] = list(spans)
 
         # slot-value replacement
-        from engine.rewrite.values import other_value
+        from parley.engine.rewrite.values import other_value
 
         for t in toks:
             if t.span is None or p["slot"] <= 0 or rng.random() >= p["slot"]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.mwdb import DOMAINS, normalise_time
+from parley.engine.mwdb import DOMAINS, normalise_time
 
 _EMPTY = ("", "not mentioned", "none")
 #: parley slot name → MultiWOZ 2.2 / mwzeval slot name
@@ -129,7 +129,7 @@ def mwzeval_dialogue_id(did: str) -> str:
 def to_mwzeval(outputs: Mapping[str, Sequence[Any]]) -> dict[str, list[dict[str, Any]]]:
     """``{dialogue_id: [EvalTurn, ...]}`` → the mwzeval input format
     ``{dialogue_id: [{"response": delexicalised, "state": {...}, "active_domains": [...]}]}``."""
-    from engine.scoring.multiwoz import delexicaliser, estimate_active_domains
+    from parley.engine.scoring.multiwoz import delexicaliser, estimate_active_domains
 
     dx = delexicaliser()
     result: dict[str, list[dict[str, Any]]] = {}

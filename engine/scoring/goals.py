@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from engine.mwdb import MultiwozDB, load_db
+from parley.engine.mwdb import MultiwozDB, load_db
 
 
 class GoalError(ValueError):
@@ -129,7 +129,7 @@ def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[s
 
 def corpus_goal(dialogue_id: str, dialogues: str | Path | None = None) -> dict[str, Any]:
     """The goal of one corpus dialogue (its message sentences are the corpus's own)."""
-    from engine.scoring.corpus import CorpusError, load_corpus
+    from parley.engine.scoring.corpus import CorpusError, load_corpus
 
     path = dialogues or os.environ.get("PARLEY_MULTIWOZ")
     if not path:

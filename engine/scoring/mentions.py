@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.mwdb import MultiwozDB, load_db
+from parley.engine.mwdb import MultiwozDB, load_db
 
 #: placeholders of the mentions that matter for Inform/Success (mwzeval's requestable set + name)
 PLACEHOLDERS: tuple[str, ...] = ("name", "trainid", "phone", "address", "postcode", "reference")

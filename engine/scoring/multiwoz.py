@@ -28,8 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.mwdb import DOMAINS, MultiwozDB, load_db
-from engine.scoring.mentions import (
+from parley.engine.mwdb import DOMAINS, MultiwozDB, load_db
+from parley.engine.scoring.mentions import (
     NAMED_DOMAINS,
     PLACEHOLDERS,
     Delexicaliser,

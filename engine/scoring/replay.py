@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.scoring.corpus import CorpusDialogue
-from engine.scoring.multiwoz import (
+from parley.engine.scoring.corpus import CorpusDialogue
+from parley.engine.scoring.multiwoz import (
     DialogueScore,
     EvalTurn,
     Metrics,
@@ -23,7 +23,7 @@ from engine.scoring.multiwoz import (
     bleu_normalise,
     score_dialogue,
 )
-from engine.spec import condition_name, parse_condition
+from parley.engine.spec import condition_name, parse_condition
 
 #: progress(condition, done, total) is called after every dialogue
 Progress = Callable[[str, int, int], None]
@@ -88,8 +88,8 @@ def replay(corpus: Sequence[CorpusDialogue], system: Any, store: Any, *, conditi
     ``conditions`` are spec strings (``original``, ``impolite:scenario=2``, ``disfluency+asr-sim``); they are
     parsed and their chains built before anything runs, so a bad spec fails fast.
     """
-    from engine.rewrite.chain import Chain
-    from engine.session import Session
+    from parley.engine.rewrite.chain import Chain
+    from parley.engine.session import Session
 
     chains = [(condition_name(parse_condition(c)), Chain(parse_condition(c))) for c in conditions]
     names = [n for n, _ in chains]
@@ -146,7 +146,7 @@ def dialogue_stats(run: ConditionRun, corpus: Sequence[CorpusDialogue]) -> Any:
     """The bootstrap inputs (``bootstrap.DialogueStats``) of a scored run."""
     import numpy as np
 
-    from engine.scoring.bootstrap import DialogueStats, bleu_statistics
+    from parley.engine.scoring.bootstrap import DialogueStats, bleu_statistics
 
     by_id = {d.id: d for d in corpus}
     hyps, refs = [], []
@@ -169,7 +169,7 @@ def summarise(runs: Sequence[ConditionRun], corpus: Sequence[CorpusDialogue], *,
     ``ci`` holds paired-bootstrap 95 % intervals per metric and, under ``delta``, of the difference to the
     baseline (``n_boot`` resamples; 0 turns the bootstrap off).
     """
-    from engine.scoring.bootstrap import METRICS, paired_bootstrap
+    from parley.engine.scoring.bootstrap import METRICS, paired_bootstrap
 
     ci: dict[str, dict[str, Any]] = {}
     if n_boot and runs:

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.scoring.corpus import CorpusDialogue, CorpusError, load_corpus
-from engine.scoring.multiwoz import DialogueScore, EvalTurn, aggregate, goal_domains, score_dialogue
+from parley.engine.scoring.corpus import CorpusDialogue, CorpusError, load_corpus
+from parley.engine.scoring.multiwoz import DialogueScore, EvalTurn, aggregate, goal_domains, score_dialogue
 
 
 def _active(inner: Mapping[str, Any]) -> tuple[str, ...] | None:

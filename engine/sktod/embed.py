@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.types import LoadError
+from parley.engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 
@@ -65,7 +65,7 @@ class Encoder:
         self._read_cache()
 
     def _cache_file(self) -> Path:
-        from engine.locations import cache_dir
+        from parley.engine.locations import cache_dir
 
         return cache_dir() / "sktod" / f"emb-{self.tag}.npz"
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.sktod.knowledge import Entity, KnowledgeBase
+from parley.engine.sktod.knowledge import Entity, KnowledgeBase
 
 _WORD = re.compile(r"[a-z0-9]+")
 

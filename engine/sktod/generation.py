@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.loading import explain, load_pretrained, pretrained_kwargs, resolve
-from engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of
-from engine.sktod.knowledge import ScoredSnippet
-from engine.types import LoadError
+from parley.engine.loading import explain, load_pretrained, pretrained_kwargs, resolve
+from parley.engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of
+from parley.engine.sktod.knowledge import ScoredSnippet
+from parley.engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 

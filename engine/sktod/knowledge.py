@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.types import LoadError
+from parley.engine.types import LoadError
 
 
 @dataclass(frozen=True)
@@ -146,13 +146,13 @@ class KnowledgeBase:
 
 def embedded_knowledge_path() -> Path:
     """The team-written review KB shipped in assets (hotels and restaurants of the MultiWOZ DB)."""
-    from assets import asset_path
+    from parley.assets import asset_path
 
     return asset_path("sktod", "knowledge.json")
 
 
 def embedded_entity_mapping_path() -> Path:
-    from assets import asset_path
+    from parley.assets import asset_path
 
     return asset_path("sktod", "entity_mapping.json")
 

@@ -17,16 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.loading import load_pretrained, pretrained_kwargs, resolve
-from engine.sktod.aspects import aspects_of
-from engine.sktod.embed import Encoder
-from engine.types import LoadError
+from parley.engine.loading import load_pretrained, pretrained_kwargs, resolve
+from parley.engine.sktod.aspects import aspects_of
+from parley.engine.sktod.embed import Encoder
+from parley.engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 
 
 def prototypes_path() -> Path:
-    from assets import asset_path
+    from parley.assets import asset_path
 
     return asset_path("sktod", "ktd_prototypes.json")
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.sktod.embed import Encoder, shared_encoder
-from engine.sktod.entities import EntityTracker
-from engine.sktod.generation import Answer, ModelGenerator, Opinion, TemplateGenerator
-from engine.sktod.knowledge import (
+from parley.engine.sktod.embed import Encoder, shared_encoder
+from parley.engine.sktod.entities import EntityTracker
+from parley.engine.sktod.generation import Answer, ModelGenerator, Opinion, TemplateGenerator
+from parley.engine.sktod.knowledge import (
     Entity,
     KnowledgeBase,
     ScoredSnippet,
@@ -26,9 +26,9 @@ from engine.sktod.knowledge import (
     load_entity_mapping,
     load_knowledge,
 )
-from engine.sktod.ktd import Detector, KTDModel
-from engine.sktod.selection import SelectionModel, Selector
-from engine.types import LoadError
+from parley.engine.sktod.ktd import Detector, KTDModel
+from parley.engine.sktod.selection import SelectionModel, Selector
+from parley.engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 

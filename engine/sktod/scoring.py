@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.sktod.knowledge import ref_key
+from parley.engine.sktod.knowledge import ref_key
 
 Label = Mapping[str, Any]
 
@@ -178,7 +178,7 @@ def find_wordnet() -> tuple[Path | None, str]:
             continue
         if (c / "lexnames").is_file():
             return c, f"nltk METEOR with WordNet from {c}"
-        from engine.locations import cache_dir
+        from parley.engine.locations import cache_dir
 
         dest = cache_dir() / "nltk_data" / "corpora" / "wordnet"
         try:

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.sktod.aspects import aspects_of
-from engine.sktod.embed import Encoder
-from engine.sktod.knowledge import ScoredSnippet, Snippet
-from engine.types import LoadError
+from parley.engine.sktod.aspects import aspects_of
+from parley.engine.sktod.embed import Encoder
+from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
+from parley.engine.types import LoadError
 
 Progress = Callable[[str], None] | None
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.sktod.embed import Encoder, shared_encoder
-from engine.sktod.entities import EntityTracker
-from engine.sktod.knowledge import KnowledgeBase, ScoredSnippet, Snippet, ref_key
-from engine.sktod.ktd import KTDModel
-from engine.sktod.selection import SelectionModel, Selector, mlp_forward, tune
+from parley.engine.sktod.embed import Encoder, shared_encoder
+from parley.engine.sktod.entities import EntityTracker
+from parley.engine.sktod.knowledge import KnowledgeBase, ScoredSnippet, Snippet, ref_key
+from parley.engine.sktod.ktd import KTDModel
+from parley.engine.sktod.selection import SelectionModel, Selector, mlp_forward, tune
 
 Progress = Callable[[str], None] | None
 FORMAT_VERSION = 1

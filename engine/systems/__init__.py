@@ -7,23 +7,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.registry import Registry
-from engine.spec import Spec, SpecError, parse_spec
+from parley.engine.registry import Registry
+from parley.engine.spec import Spec, SpecError, parse_spec
 
 SYSTEMS = Registry("system")
-SYSTEMS.register("multiwoz", "engine.systems.multiwoz:MultiwozSystem",
+SYSTEMS.register("multiwoz", "parley.engine.systems.multiwoz:MultiwozSystem",
                  "embedded MultiWOZ pipeline: rule NLU, DST, DB query, policy, template NLG (default, offline)")
-SYSTEMS.register("llm", "engine.systems.llm:LLMSystem",
+SYSTEMS.register("llm", "parley.engine.systems.llm:LLMSystem",
                  "MultiWOZ pipeline verbalised by a small chat LLM (bundled SmolLM2-135M, offline)")
-SYSTEMS.register("hf-seq2seq", "engine.systems.hf_seq2seq:Seq2SeqSystem",
+SYSTEMS.register("hf-seq2seq", "parley.engine.systems.hf_seq2seq:Seq2SeqSystem",
                  "PPTOD/MinTL-style T5/BART checkpoint (model=PATH|HUB_ID)")
-SYSTEMS.register("hf-causal", "engine.systems.hf_causal:CausalSystem",
+SYSTEMS.register("hf-causal", "parley.engine.systems.hf_causal:CausalSystem",
                  "UBAR/SimpleTOD/AuGPT-style GPT-2 checkpoint (model=PATH|HUB_ID)")
-SYSTEMS.register("remote", "engine.systems.remote:RemoteSystem",
+SYSTEMS.register("remote", "parley.engine.systems.remote:RemoteSystem",
                  "a bot behind HTTP: parley JSON protocol or OpenAI-compatible chat (url=...)")
-SYSTEMS.register("sktod", "engine.systems.sktod:SKTODSystem",
+SYSTEMS.register("sktod", "parley.engine.systems.sktod:SKTODSystem",
                  "MultiWOZ pipeline + subjective-knowledge answers from reviews (DSTC11 track 5)")
-SYSTEMS.register("echo", "engine.systems.echo:EchoSystem", "repeats the user (tests and demos)")
+SYSTEMS.register("echo", "parley.engine.systems.echo:EchoSystem", "repeats the user (tests and demos)")
 
 DEFAULT_SYSTEM = "multiwoz"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from engine.types import Message, SystemTurn
+from parley.engine.types import Message, SystemTurn
 
 
 class EchoSystem:

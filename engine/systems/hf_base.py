@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.loading import Progress, resolve
-from engine.mwdb import MultiwozDB, load_db
-from engine.spec import SpecError
-from engine.systems.hf_common import Format, State, active_domain, join, load_format, parse_belief
-from engine.systems.hf_lex import lexicalise as lex_fill
-from engine.systems.hf_lex import lookup
-from engine.types import Message, SystemTurn, TurnError
+from parley.engine.loading import Progress, resolve
+from parley.engine.mwdb import MultiwozDB, load_db
+from parley.engine.spec import SpecError
+from parley.engine.systems.hf_common import Format, State, active_domain, join, load_format, parse_belief
+from parley.engine.systems.hf_lex import lexicalise as lex_fill
+from parley.engine.systems.hf_lex import lookup
+from parley.engine.types import Message, SystemTurn, TurnError
 
 FORMAT_FILE = "parley-format.toml"
 

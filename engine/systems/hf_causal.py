@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.loading import Progress, Source, load_pretrained, pretrained_kwargs, say
-from engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
-from engine.systems.hf_common import State, between, join
+from parley.engine.loading import Progress, Source, load_pretrained, pretrained_kwargs, say
+from parley.engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
+from parley.engine.systems.hf_common import State, between, join
 
 
 def stop_criteria(tokenizer: Any, stop: str, prompt_len: int) -> Any:

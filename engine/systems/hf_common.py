@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from engine.mwdb import BOOKABLE, DOMAINS, INFORMABLE, normalise_time
-from engine.spec import SpecError
+from parley.engine.mwdb import BOOKABLE, DOMAINS, INFORMABLE, normalise_time
+from parley.engine.spec import SpecError
 
 FORMATS_DIR = Path(__file__).resolve().parents[2] / "assets" / "formats"
 BELIEF_STYLES = ("bracket", "triples", "brace")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.mwdb import DOMAINS, MultiwozDB
+from parley.engine.mwdb import DOMAINS, MultiwozDB
 
 PLACEHOLDER = re.compile(r"\[(?:value_)?([a-z]+(?:_[a-z]+)*)\]", flags=re.I)
 #: placeholder name → row/state attribute

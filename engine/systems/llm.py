@@ -26,16 +26,16 @@ import threading
 import time
 from typing import Any
 
-from engine.loading import Progress, say
-from engine.spec import SpecError
-from engine.systems.llm_check import (  # noqa: F401 - re-exported for callers and tests
+from parley.engine.loading import Progress, say
+from parley.engine.spec import SpecError
+from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for callers and tests
     REFUSALS,
     check_reply,
     missing_values,
     required_values,
     tidy,
 )
-from engine.types import LoadError, Message, SystemTurn, TurnError
+from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 
 SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the customer in "
                  "your own friendly words. Keep names, numbers and times exactly. One or two sentences.")
@@ -117,8 +117,8 @@ class LLMSystem:
         with self._lock:
             if self.model is not None:
                 return
-            from engine.smollm import load_causal_lm
-            from engine.systems.multiwoz import MultiwozSystem
+            from parley.engine.smollm import load_causal_lm
+            from parley.engine.systems.multiwoz import MultiwozSystem
 
             say(progress, "loading the MultiWOZ pipeline")
             pipeline = MultiwozSystem(seed=self.seed, db_dir=self.db_dir)

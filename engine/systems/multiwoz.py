@@ -18,13 +18,13 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from engine.mwdb import MultiwozDB, load_db
-from engine.systems.mw.dst import Tracker
-from engine.systems.mw.lexicon import Lexicon, lexicon_for
-from engine.systems.mw.nlg import realise as _realise
-from engine.systems.mw.nlu import NluResult, parse
-from engine.systems.mw.policy import Decision, Policy, _h
-from engine.types import LoadError, Message, SystemTurn
+from parley.engine.mwdb import MultiwozDB, load_db
+from parley.engine.systems.mw.dst import Tracker
+from parley.engine.systems.mw.lexicon import Lexicon, lexicon_for
+from parley.engine.systems.mw.nlg import realise as _realise
+from parley.engine.systems.mw.nlu import NluResult, parse
+from parley.engine.systems.mw.policy import Decision, Policy, _h
+from parley.engine.types import LoadError, Message, SystemTurn
 
 __all__ = ["Decision", "MultiwozSystem"]
 
@@ -101,7 +101,7 @@ class MultiwozSystem:
         self._user_turns = n_user
         self._turn += 1
         if self.read_system and len(history) >= 2 and history[-2].role == "system":
-            from engine.systems.mw.listen import listen
+            from parley.engine.systems.mw.listen import listen
 
             listen(history[-2].text, self.tracker, self._lex)
         text = history[-1].text if history and history[-1].role == "user" else ""

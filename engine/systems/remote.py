@@ -41,9 +41,9 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from engine.loading import Progress, say
-from engine.spec import SpecError
-from engine.types import Message, SystemTurn, TurnError
+from parley.engine.loading import Progress, say
+from parley.engine.spec import SpecError
+from parley.engine.types import Message, SystemTurn, TurnError
 
 APIS = ("parley", "openai")
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})

@@ -16,12 +16,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine.sktod.pipeline import Pipeline, Prediction
-from engine.types import Message, SystemTurn, TurnError
+from parley.engine.sktod.pipeline import Pipeline, Prediction
+from parley.engine.types import Message, SystemTurn, TurnError
 
 
 def _default_base(seed: int | None) -> Any:
-    from engine.systems.multiwoz import MultiwozSystem  # lazy: another package, loaded only when used
+    from parley.engine.systems.multiwoz import MultiwozSystem  # lazy: another package, loaded only when used
 
     return MultiwozSystem(seed=seed)
 
@@ -76,7 +76,7 @@ class SKTODSystem:
             elif _off_topic(history[-1].text, pred):
                 # the question names an aspect no selected snippet talks about: say so rather than answer
                 # with the nearest unrelated FAQ or review
-                from engine.sktod.aspects import aspect_phrase, aspects_of
+                from parley.engine.sktod.aspects import aspect_phrase, aspects_of
 
                 name = pred.entities[0].name.title()
                 phrase = aspect_phrase(aspects_of(history[-1].text))
@@ -94,7 +94,7 @@ class SKTODSystem:
 
 def _off_topic(question: str, pred: Prediction) -> bool:
     """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions it."""
-    from engine.sktod.aspects import aspects_of
+    from parley.engine.sktod.aspects import aspects_of
 
     asked = aspects_of(question)
     return bool(asked) and not any(asked & aspects_of(s.snippet.text) for s in pred.selected)

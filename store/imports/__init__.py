@@ -13,15 +13,21 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from store.db import Store
-from store.imports.base import ImportedDialogue, ImportFileError, ImportReport, stable_id, write_dialogues
+from parley.store.db import Store
+from parley.store.imports.base import (
+    ImportedDialogue,
+    ImportFileError,
+    ImportReport,
+    stable_id,
+    write_dialogues,
+)
 
 #: format name → module under store.imports with ``read(path, report, **options)``
 FORMATS: dict[str, str] = {
-    "multiwoz": "store.imports.multiwoz",
-    "dstc11": "store.imports.dstc11",
-    "abredial": "store.imports.abredial",
-    "jsonl": "store.imports.jsonl",
+    "multiwoz": "parley.store.imports.multiwoz",
+    "dstc11": "parley.store.imports.dstc11",
+    "abredial": "parley.store.imports.abredial",
+    "jsonl": "parley.store.imports.jsonl",
 }
 #: options each format accepts besides ``limit`` (paths)
 OPTIONS: dict[str, tuple[str, ...]] = {

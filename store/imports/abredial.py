@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from store.imports.base import (
+from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
     ImportReport,
@@ -40,7 +40,7 @@ from store.imports.base import (
     stable_id,
     turn_records,
 )
-from store.records import DialogueRating, TurnRating, now
+from parley.store.records import DialogueRating, TurnRating, now
 
 FORMAT = "abredial"
 DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {

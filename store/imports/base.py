@@ -12,9 +12,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from store.db import Store
-from store.merge import MergeConflict, put_row
-from store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now, to_row
+from parley.store.db import Store
+from parley.store.merge import MergeConflict, put_row
+from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now, to_row
 
 #: namespace of every id an importer derives (uuid5), so the same dialogue gets the same id on every machine
 NAMESPACE = uuid.UUID("5b0f3c9e-6a4d-5e21-9c1e-7d2f0a8b4c61")

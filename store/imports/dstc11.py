@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from store.imports.base import (
+from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
     ImportReport,
@@ -22,7 +22,7 @@ from store.imports.base import (
     session_record,
     turn_records,
 )
-from store.imports.multiwoz import load_json
+from parley.store.imports.multiwoz import load_json
 
 FORMAT = "dstc11"
 _SPEAKERS = {"U": "user", "S": "system"}

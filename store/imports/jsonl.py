@@ -13,8 +13,8 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from store.imports.base import ImportedDialogue, ImportFileError, ImportReport
-from store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
+from parley.store.imports.base import ImportedDialogue, ImportFileError, ImportReport
+from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
 FORMAT = "jsonl"
 

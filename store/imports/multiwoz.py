@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from store.imports.base import (
+from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
     ImportReport,

@@ -11,14 +11,14 @@ import textwrap
 import time
 from pathlib import Path
 
-from store import open_store
+from parley.store import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 
 WRITER = textwrap.dedent("""
     import sys
-    from store import open_store
-    from store.records import SessionRecord, TurnRecord
+    from parley.store import open_store
+    from parley.store.records import SessionRecord, TurnRecord
     store = open_store(sys.argv[1])
     n = int(sys.argv[2])
     s = store.add_session(SessionRecord(tester=sys.argv[3], mode="batch"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from store import Store, open_store
-from store.imports import import_file
+from parley.store import Store, open_store
+from parley.store.imports import import_file
 
 CORPUS = {
     "HOTEL1": {"goal": {}, "log": [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.systems import SYSTEMS
-from engine.types import Message, SystemTurn, TurnError
+from parley.engine.systems import SYSTEMS
+from parley.engine.types import Message, SystemTurn, TurnError
 
 REPLIES = (
     "There are 3 cheap restaurants in the centre. Do you have a food type in mind?",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from store.annotation import Annotation
+from parley.store.annotation import Annotation
+from parley.tui.screens.annotate import AnnotateApp, AnnotateScreen
+from parley.tui.screens.annotate_help import InstructionsScreen
+from parley.tui.screens.rating import DialogueRatingScreen
 from tests.tui.annotate_fixtures import corpus_store
-from tui.screens.annotate import AnnotateApp, AnnotateScreen
-from tui.screens.annotate_help import InstructionsScreen
-from tui.screens.rating import DialogueRatingScreen
 
 SIZE = (100, 32)
 

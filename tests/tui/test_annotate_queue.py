@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from store.annotation import Annotation, AnnotationError, parse_turns
-from store.records import DialogueRating
+from parley.cli import main
+from parley.store.annotation import Annotation, AnnotationError, parse_turns
+from parley.store.records import DialogueRating
 from tests.tui.annotate_fixtures import corpus_store
-from tui.cli import main
 
 
 def test_resume_point_comes_from_the_database(tmp_path):

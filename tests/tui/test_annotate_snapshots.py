@@ -6,9 +6,9 @@ Baselines live in __snapshots__/; regenerate with ``pytest tests/tui/test_annota
 
 from __future__ import annotations
 
-from store.annotation import Annotation
+from parley.store.annotation import Annotation
+from parley.tui.screens.annotate import AnnotateApp
 from tests.tui.annotate_fixtures import corpus_store
-from tui.screens.annotate import AnnotateApp
 
 SIZE = (100, 30)
 

@@ -9,12 +9,12 @@ from textual.app import App
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from engine.scoring.corpus import load_corpus
-from engine.scoring.replay import replay
-from engine.systems.echo import EchoSystem
-from store import open_store
+from parley.engine.scoring.corpus import load_corpus
+from parley.engine.scoring.replay import replay
+from parley.engine.systems.echo import EchoSystem
+from parley.store import open_store
+from parley.tui.screens.scores import ScoresScreen
 from tests.unit.test_score_satisfaction import build_store
-from tui.screens.scores import ScoresScreen
 
 CORPUS = Path(__file__).resolve().parents[1] / "unit" / "golden" / "score_corpus.json"
 

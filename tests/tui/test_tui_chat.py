@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from store import open_store
+from parley.store import open_store
+from parley.tui.app import ParleyApp
+from parley.tui.screens.rating import DialogueRatingScreen
+from parley.tui.widgets.chatlog import ChatLog, SystemTurnView, UserTurnView
 from tests.tui import fakes
 from tests.tui.pilot import notes, say, settle
-from tui.app import ParleyApp
-from tui.screens.rating import DialogueRatingScreen
-from tui.widgets.chatlog import ChatLog, SystemTurnView, UserTurnView
 
 fakes.register()
 
@@ -175,7 +175,7 @@ async def test_failed_turn_is_shown_and_the_session_goes_on(tmp_path: Path) -> N
 
 
 async def test_voice_key_without_microphone_shows_one_message(tmp_path: Path, monkeypatch: Any) -> None:
-    from audio import devices
+    from parley.audio import devices
 
     monkeypatch.setattr(devices, "check_input", lambda: devices.AudioStatus(
         False, "No microphone (audio input device) was found; typed input keeps working.", (), ()))
@@ -190,7 +190,7 @@ async def test_voice_key_without_microphone_shows_one_message(tmp_path: Path, mo
 
 
 async def test_voice_transcript_becomes_a_turn_with_audio(tmp_path: Path, monkeypatch: Any) -> None:
-    from audio import asr, capture, devices
+    from parley.audio import asr, capture, devices
 
     wav = tmp_path / "in.wav"
     wav.write_bytes(b"")
@@ -269,8 +269,8 @@ async def test_model_picker_switches_system_and_reports_failures(tmp_path: Path)
 
 
 async def test_tester_is_asked_once_and_kept_in_settings(tmp_path: Path) -> None:
-    from engine.settings import load_settings
-    from tui.screens.tester import TesterScreen
+    from parley.engine.settings import load_settings
+    from parley.tui.screens.tester import TesterScreen
 
     app = ParleyApp(db_path=str(tmp_path / "t.db"), system_spec="tui-fake", seed=1)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -291,7 +291,7 @@ async def test_tester_is_asked_once_and_kept_in_settings(tmp_path: Path) -> None
 
 
 async def test_keymap_from_settings_remaps_bindings(tmp_path: Path) -> None:
-    from engine.settings import update_settings
+    from parley.engine.settings import update_settings
 
     update_settings(keymap={"end_dialogue": "f9"})
     app = make_app(tmp_path, "tui-fake")
@@ -304,7 +304,7 @@ async def test_keymap_from_settings_remaps_bindings(tmp_path: Path) -> None:
 
 
 async def test_palette_commands_run_chat_actions(tmp_path: Path) -> None:
-    from tui.commands import COMMANDS, ParleyCommands
+    from parley.tui.commands import COMMANDS, ParleyCommands
 
     app = make_app(tmp_path, "tui-fake")
     async with app.run_test(size=(100, 40)) as pilot:
@@ -340,7 +340,7 @@ async def test_bad_or_good_start_rewriters_never_stop_the_app(tmp_path: Path, sp
 
 
 async def test_goal_card_shows_the_goal_sentences(tmp_path: Path) -> None:
-    from tui.widgets.goal import GoalCard
+    from parley.tui.widgets.goal import GoalCard
 
     app = make_app(tmp_path, "tui-fake", goal="random")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -355,13 +355,13 @@ async def test_goal_card_shows_the_goal_sentences(tmp_path: Path) -> None:
 async def test_goal_as_a_dict_and_a_missing_goal_module(tmp_path: Path, monkeypatch: Any) -> None:
     import sys
 
-    from tui.widgets.goal import GoalCard
+    from parley.tui.widgets.goal import GoalCard
 
     app = make_app(tmp_path, "tui-fake", goal={"message": ["Find a <span>cheap</span> hotel."]})
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert "Find a cheap hotel." in str(app.screen.query_one(GoalCard).render())
-    monkeypatch.setitem(sys.modules, "engine.scoring.goals", None)  # import fails as if not written yet
+    monkeypatch.setitem(sys.modules, "parley.engine.scoring.goals", None)  # import fails as if not written yet
     app = make_app(tmp_path, "tui-fake", goal="random")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -384,7 +384,7 @@ async def test_unusable_database_exits_with_one_clear_line(tmp_path: Path) -> No
 
 async def test_speak_replies_toggle_speaks_each_reply_and_failures_do_not_stop_the_chat(
         tmp_path: Path, monkeypatch: Any) -> None:
-    from audio import tts
+    from parley.audio import tts
 
     spoken: list[str] = []
 
@@ -406,7 +406,7 @@ async def test_speak_replies_toggle_speaks_each_reply_and_failures_do_not_stop_t
         assert spoken == list(fakes.REPLIES[:3])
         assert sum("Speaking replies failed" in n for n in notes(app)) == 1
         assert len(app.screen.query_one(ChatLog).system_views()) == 3
-    from engine.settings import load_settings
+    from parley.engine.settings import load_settings
 
     assert load_settings().audio.speak_replies
 
@@ -451,7 +451,7 @@ async def test_rewriter_panel_works_from_the_keyboard_alone(tmp_path: Path) -> N
 
 
 async def test_scores_screen_opens_from_the_chat(tmp_path: Path) -> None:
-    from tui.screens.scores import ScoresScreen
+    from parley.tui.screens.scores import ScoresScreen
 
     app = make_app(tmp_path, "tui-fake")
     async with app.run_test(size=(120, 50)) as pilot:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.aspects import ASPECTS, DIALOGUE_ASPECTS, TURN_ASPECTS, missing_dialogue_aspects
-from engine.types import SystemTurn
-from tui.screens.help import binding_rows
-from tui.screens.picker import spec_from_text
-from tui.widgets.render import changed_words, diff_text, format_internals
+from parley.engine.aspects import ASPECTS, DIALOGUE_ASPECTS, TURN_ASPECTS, missing_dialogue_aspects
+from parley.engine.types import SystemTurn
+from parley.tui.screens.help import binding_rows
+from parley.tui.screens.picker import spec_from_text
+from parley.tui.widgets.render import changed_words, diff_text, format_internals
 
 
 def test_diff_highlights_only_changed_words() -> None:
@@ -69,7 +69,7 @@ def test_picker_turns_text_into_specs(tmp_path: Path) -> None:
 
 
 def test_help_rows_apply_the_keymap() -> None:
-    from tui.screens.chat import ChatScreen
+    from parley.tui.screens.chat import ChatScreen
 
     rows = binding_rows([("chat", ChatScreen.BINDINGS)], {"end_dialogue": "f9"})
     by_id = {r[3]: r for r in rows}

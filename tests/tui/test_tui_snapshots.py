@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from textual.widgets import Checkbox
 
+from parley.tui.app import ParleyApp
 from tests.tui import fakes
 from tests.tui.pilot import say, settle
-from tui.app import ParleyApp
 
 fakes.register()
 

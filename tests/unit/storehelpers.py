@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from store import Store
-from store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
+from parley.store import Store
+from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
 
 def fill_fixed(store: Store) -> None:

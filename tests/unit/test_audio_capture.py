@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from audio.capture import SAMPLE_RATE, AudioUnavailable, EndPointer, level_of, record_utterance
+from parley.audio.capture import SAMPLE_RATE, AudioUnavailable, EndPointer, level_of, record_utterance
 
 BLOCK = SAMPLE_RATE // 10
 
@@ -120,7 +120,7 @@ def test_level_scale() -> None:
 
 
 def test_turn_audio_path_is_under_the_data_dir(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from audio.capture import turn_audio_path
+    from parley.audio.capture import turn_audio_path
 
     monkeypatch.setenv("PARLEY_DATA", str(tmp_path))
     p = turn_audio_path("s1", 3)

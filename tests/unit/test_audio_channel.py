@@ -9,11 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from audio.channel import RealASRChannel, add_noise, survival
-from engine.rewrite import REWRITERS, build_rewriter
-from engine.rewrite.chain import Chain
-from engine.spec import SpecError
-from engine.types import Span
+from parley.audio.channel import RealASRChannel, add_noise, survival
+from parley.engine.rewrite import REWRITERS, build_rewriter
+from parley.engine.rewrite.chain import Chain
+from parley.engine.spec import SpecError
+from parley.engine.types import Span
 
 
 def test_registered_and_built_from_a_spec() -> None:
@@ -72,7 +72,7 @@ def test_survival_compares_normalised_values() -> None:
 
 
 def test_empty_text_is_untouched() -> None:
-    from engine.rewrite.base import RewriteContext
+    from parley.engine.rewrite.base import RewriteContext
 
     rw = RealASRChannel()
     out = rw.rewrite("  ", RewriteContext(rng=random.Random(0), seed=0))

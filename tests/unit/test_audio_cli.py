@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from audio.devices import AudioStatus
-from tui.cli import main
+from parley.audio.devices import AudioStatus
+from parley.cli import main
 
 
 def run(*args: str):  # type: ignore[no-untyped-def]
@@ -46,9 +46,9 @@ def test_transcribe_bad_model_is_one_line(tmp_path) -> None:  # type: ignore[no-
 
 
 def test_speak_without_output_device_asks_for_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    import audio.devices
+    import parley.audio.devices
 
-    monkeypatch.setattr(audio.devices, "check_output",
+    monkeypatch.setattr(parley.audio.devices, "check_output",
                         lambda: AudioStatus(False, "No audio output device (speakers) was found.", (), ()))
     r = run("speak", "hello")
     assert r.exit_code == 2 and "--out" in r.output

@@ -11,9 +11,9 @@ import types
 import numpy as np
 import pytest
 
-from audio import capture, devices, tts
-from audio.capture import AudioUnavailable, record_utterance
-from audio.devices import check_input, check_output
+from parley.audio import capture, devices, tts
+from parley.audio.capture import AudioUnavailable, record_utterance
+from parley.audio.devices import check_input, check_output
 
 
 class _NoPortAudio(importlib.abc.MetaPathFinder):

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from audio import models
-from audio.models import resolve_asr, whisper_base_dir, whisper_tiny_en_dir
-from audio.wer import normalise, wer
-from engine.types import LoadError
+from parley.audio import models
+from parley.audio.models import resolve_asr, whisper_base_dir, whisper_tiny_en_dir
+from parley.audio.wer import normalise, wer
+from parley.engine.types import LoadError
 
 
 def test_bundled_files_found_by_importlib() -> None:
@@ -79,7 +79,7 @@ def test_resolve_asr_paths_and_ids(tmp_path: Path) -> None:
 
 
 def test_hub_id_offline_is_one_clear_message() -> None:
-    from audio.asr import ASR
+    from parley.audio.asr import ASR
 
     with pytest.raises(LoadError, match="not a bundled model"):
         ASR("someone/not-a-cached-whisper").load()
@@ -107,7 +107,7 @@ def test_short_encoder_window_is_scoped() -> None:
     import faster_whisper.transcribe as fwt
     import numpy as np
 
-    from audio.asr import _encoder_window
+    from parley.audio.asr import _encoder_window
 
     original = fwt.pad_or_trim
     feats = np.ones((80, 500), dtype=np.float32)

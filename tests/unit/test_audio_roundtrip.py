@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audio.asr import SAMPLE_RATE, get_asr, resample
-from audio.tts import get_tts
-from audio.wer import wer
+from parley.audio.asr import SAMPLE_RATE, get_asr, resample
+from parley.audio.tts import get_tts
+from parley.audio.wer import wer
 
 pytestmark = pytest.mark.slow
 
@@ -77,7 +77,7 @@ def test_round_trip_wer_under_bound(tiny, clips) -> None:  # type: ignore[no-unt
 
 
 def test_transcribe_file_and_other_rates(tiny, clips, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from audio.tts import write_wav
+    from parley.audio.tts import write_wav
 
     path = write_wav(tmp_path / "u.wav", clips[4], SAMPLE_RATE)
     from_file = tiny.transcribe(path)  # files go through Silero VAD by default
@@ -89,7 +89,7 @@ def test_transcribe_file_and_other_rates(tiny, clips, tmp_path) -> None:  # type
 
 
 def test_base_model_joins_and_transcribes(clips) -> None:  # type: ignore[no-untyped-def]
-    from audio.models import WHISPER_BASE_SHA256, whisper_base_dir
+    from parley.audio.models import WHISPER_BASE_SHA256, whisper_base_dir
 
     folder = whisper_base_dir()
     assert (folder / "model.bin").stat().st_size > 100_000_000

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import soundfile
 
-from audio import tts, voices
-from engine.types import LoadError
+from parley.audio import tts, voices
+from parley.engine.types import LoadError
 
 needs_espeak = pytest.mark.skipif(not (shutil.which("espeak-ng") or shutil.which("espeak")),
                                   reason="espeak-ng is not installed")
@@ -37,7 +37,7 @@ def no_coqui(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @needs_espeak
 def test_piper_falls_back_to_espeak_with_a_logged_reason(broken_piper: None, caplog: pytest.LogCaptureFixture):
-    with caplog.at_level("WARNING", logger="audio.tts"):
+    with caplog.at_level("WARNING", logger="parley.audio.tts"):
         engine = tts.get_tts("piper")
     assert engine.name == "espeak"
     assert engine.note and "simulated" in engine.note and "using espeak" in engine.note

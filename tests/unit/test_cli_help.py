@@ -6,7 +6,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from tui.cli import COMMANDS, LazyGroup, main
+from parley.cli import COMMANDS, LazyGroup, main
 
 
 def _all_commands() -> list[tuple[str, click.Command]]:
@@ -41,7 +41,7 @@ def test_version():
 
 
 def test_trust_remote_code_only_for_checkpoint_systems(tmp_path):
-    from tui.cli.common import with_trust
+    from parley.cli.common import with_trust
 
     assert with_trust("hf-causal:model=x", True) == "hf-causal:model=x,trust_remote_code=true"
     assert with_trust("multiwoz", False) == "multiwoz"

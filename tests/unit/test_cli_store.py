@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from store import open_store
+from parley.cli import main
+from parley.store import open_store
 from tests.unit.storehelpers import fill_fixed
-from tui.cli import main
 
 GOLDEN = Path(__file__).parent / "golden" / "export"
 UPDATE = os.environ.get("PARLEY_UPDATE_GOLDEN") == "1"
@@ -71,7 +71,7 @@ def test_export_empty_database_gives_valid_empty_output(tmp_path):
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from tui.cli import main; main()", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-c", "from parley.cli import main; main()", *args], capture_output=True,
                           text=True, cwd=Path(__file__).resolve().parents[2])
 
 
@@ -112,7 +112,7 @@ def test_sessions_lists(filled_db):
 
 
 def test_jsonl_lines_match_decoded_records(filled_db, tmp_path):
-    from store.export import export_jsonl, iter_sessions_json
+    from parley.store.export import export_jsonl, iter_sessions_json
 
     store = open_store(filled_db)
     out = tmp_path / "x.jsonl"

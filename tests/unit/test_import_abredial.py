@@ -7,9 +7,9 @@ import csv
 import pytest
 from click.testing import CliRunner
 
-from store import open_store
-from store.imports import ImportFileError, import_file
-from tui.cli import main
+from parley.cli import main
+from parley.store import open_store
+from parley.store.imports import ImportFileError, import_file
 
 DLG_COLS = (["ConvId"] + [f"utterance{i}" for i in range(22)]
             + ["understanding", "task-completion", "interest-arousal", "efficiency", "dialogue-overall",

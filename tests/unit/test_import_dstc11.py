@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from store import open_store
-from store.imports import ImportFileError, import_file
+from parley.store import open_store
+from parley.store.imports import ImportFileError, import_file
 
 LOGS = [
     [{"speaker": "U", "text": "Is there a quiet guesthouse up north?"},

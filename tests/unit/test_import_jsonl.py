@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from store import open_store
-from store.export import export_jsonl
-from store.imports import ImportFileError, import_file
+from parley.store import open_store
+from parley.store.export import export_jsonl
+from parley.store.imports import ImportFileError, import_file
 from tests.unit.storehelpers import fill_fixed
 
 

@@ -8,9 +8,9 @@ import zipfile
 import pytest
 from click.testing import CliRunner
 
-from store import open_store
-from store.imports import ImportFileError, import_file
-from tui.cli import main
+from parley.cli import main
+from parley.store import open_store
+from parley.store.imports import ImportFileError, import_file
 
 META = {"restaurant": {"book": {"booked": [], "people": "2"},
                        "semi": {"food": "Thai", "area": "not mentioned", "pricerange": ""}}}

@@ -7,12 +7,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from store import StoreError, open_store
-from store.annotation import Annotation
-from store.imports import import_file
-from store.merge import MergeConflict, merge
-from store.records import DialogueRating
-from tui.cli import main
+from parley.cli import main
+from parley.store import StoreError, open_store
+from parley.store.annotation import Annotation
+from parley.store.imports import import_file
+from parley.store.merge import MergeConflict, merge
+from parley.store.records import DialogueRating
 
 CORPUS = {
     "D1": {"goal": {}, "log": [{"text": "a cheap hotel please"}, {"text": "the Ash Inn is cheap ."},

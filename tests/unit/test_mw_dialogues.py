@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.systems import build_system
-from engine.systems.multiwoz import Decision, MultiwozSystem
-from engine.types import DialogueSystem, Message, SystemTurn
+from parley.engine.systems import build_system
+from parley.engine.systems.multiwoz import Decision, MultiwozSystem
+from parley.engine.types import DialogueSystem, Message, SystemTurn
 
 
 def talk(bot: MultiwozSystem, *users: str) -> list[SystemTurn]:
@@ -182,8 +182,8 @@ def test_never_raises_on_odd_input() -> None:
 
 
 def test_indexed_search_matches_db_query() -> None:
-    from engine.mwdb import load_db
-    from engine.systems.mw.search import Search
+    from parley.engine.mwdb import load_db
+    from parley.engine.systems.mw.search import Search
 
     db = load_db()
     search = Search(db)

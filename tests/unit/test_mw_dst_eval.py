@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.mwdb import load_db
-from engine.systems.mw.dst_eval import (
+from parley.engine.mwdb import load_db
+from parley.engine.systems.mw.dst_eval import (
     DstScores,
     evaluate,
     gold_state,

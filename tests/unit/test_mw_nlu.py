@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.mwdb import load_db
-from engine.systems.mw.lexicon import lexicon_for
-from engine.systems.mw.nlu import NluContext, NluResult, parse
+from parley.engine.mwdb import load_db
+from parley.engine.systems.mw.lexicon import lexicon_for
+from parley.engine.systems.mw.nlu import NluContext, NluResult, parse
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.systems.mw.normalise import clean, find_times, words_to_numbers
+from parley.engine.systems.mw.normalise import clean, find_times, words_to_numbers
 
 
 def times(text: str) -> list[str]:
@@ -48,7 +48,7 @@ def test_clean_is_robust() -> None:
 
 
 def test_typo_fixing_keeps_real_words() -> None:
-    from engine.systems.mw.normalise import fix_typos
+    from parley.engine.systems.mw.normalise import fix_typos
 
     assert fix_typos("a chinse restaurnt in the nroth on wedensday") == "a chinese restaurant in the north on wednesday"
     assert fix_typos("worth house is three miles from the brain") == "worth house is three miles from the brain"

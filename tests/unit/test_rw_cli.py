@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from tui.cli import main
+from parley.cli import main
 
 LINES = "Could you please find me a cheap hotel in the north ? Thank you !\nI need a train at 13:45 for 3 people .\n"
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.rewrite import build_rewriter
-from engine.rewrite.base import RewriteContext
-from engine.spans import find_spans
-from engine.types import Message
+from parley.engine.rewrite import build_rewriter
+from parley.engine.rewrite.base import RewriteContext
+from parley.engine.spans import find_spans
+from parley.engine.types import Message
 
 SPECS = ("impolite", "impolite:scenario=6,intensity=3,profanity=true", "impolite:scenario=1,intensity=1",
          "disfluency:rate=0.5,restart=0.5,repair=0.5", "wp", "wp:op=insert,slot=1", "asr-sim:wer=0.5")

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from engine.rewrite.metrics import (
+from parley.engine.rewrite.metrics import (
     accuracy_impolite,
     bleu,
     change_rates,
@@ -17,7 +17,7 @@ from engine.rewrite.metrics import (
     slot_change,
     word_change,
 )
-from engine.rewrite.numbers import speak_numbers, spoken_number, spoken_time
+from parley.engine.rewrite.numbers import speak_numbers, spoken_number, spoken_time
 
 
 def test_normalise() -> None:

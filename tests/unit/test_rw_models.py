@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.rewrite import build_rewriter
-from engine.rewrite.base import RewriteContext
-from engine.spans import find_spans
+from parley.engine.rewrite import build_rewriter
+from parley.engine.rewrite.base import RewriteContext
+from parley.engine.spans import find_spans
 
 
 def _tiny_t5(folder: Path) -> Path:
@@ -59,7 +59,7 @@ def test_missing_checkpoint_falls_back() -> None:
 
 @pytest.mark.slow
 def test_bundled_llm_rewrite_or_fallback() -> None:
-    pytest.importorskip("engine.smollm")
+    pytest.importorskip("parley.engine.smollm")
     t = "Could you please find me a cheap hotel in the north ? Thank you !"
     rw = build_rewriter("impolite:llm=true,scenario=2")
     out = rw.rewrite(t, _ctx(t))

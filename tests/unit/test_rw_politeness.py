@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from engine.rewrite import build_rewriter
-from engine.rewrite import impolite_lexicon as L
-from engine.rewrite.base import RewriteContext
-from engine.rewrite.politeness import score
-from engine.spans import find_spans
+from parley.engine.rewrite import build_rewriter
+from parley.engine.rewrite import impolite_lexicon as L
+from parley.engine.rewrite.base import RewriteContext
+from parley.engine.rewrite.politeness import score
+from parley.engine.spans import find_spans
 
 POLITE = (
     "Hello, could you please help me find a hotel in the north? Thank you so much!",

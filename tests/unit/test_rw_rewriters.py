@@ -6,13 +6,13 @@ import random
 
 import pytest
 
-from engine.rewrite import build_rewriter
-from engine.rewrite.base import RewriteContext
-from engine.rewrite.chain import Chain
-from engine.rewrite.impolite_lexicon import OFFENSIVE_WORDS
-from engine.spans import find_spans
-from engine.spec import SpecError
-from engine.types import Message
+from parley.engine.rewrite import build_rewriter
+from parley.engine.rewrite.base import RewriteContext
+from parley.engine.rewrite.chain import Chain
+from parley.engine.rewrite.impolite_lexicon import OFFENSIVE_WORDS
+from parley.engine.spans import find_spans
+from parley.engine.spec import SpecError
+from parley.engine.types import Message
 
 SAMPLES = (
     "Could you please find me a cheap restaurant in the centre ? Thank you !",
@@ -129,7 +129,7 @@ def test_asr_wer_knob_and_sound_alikes() -> None:
     base = "i am leaving from leicester and should arrive in cambridge by thirteen forty five"
     assert all(o != base for o in outs)
     assert any("lester" in o for o in outs)
-    from engine.rewrite.phonetic import liaison, sound_alikes
+    from parley.engine.rewrite.phonetic import liaison, sound_alikes
 
     assert "lester" in sound_alikes("leicester")
     assert liaison("for", "three") == "free"
@@ -226,8 +226,8 @@ def test_disfluency_never_interrupts_inside_a_slot_value() -> None:
 
 
 def test_other_value_same_slot_different_value() -> None:
-    from engine.rewrite.values import other_value
-    from engine.types import Span
+    from parley.engine.rewrite.values import other_value
+    from parley.engine.types import Span
 
     rng = random.Random(0)
     for sp in (Span(0, 7, "area", "centre"), Span(0, 5, "leaveAt", "13:45"), Span(0, 1, "book_people", "3"),

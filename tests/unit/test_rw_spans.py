@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.mwdb import load_db
-from engine.spans import find_spans
+from parley.engine.mwdb import load_db
+from parley.engine.spans import find_spans
 
 
 def _check(text: str):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.scoring.multiwoz import (
+from parley.engine.scoring.multiwoz import (
     Delexicaliser,
     DialogueScore,
     EvalTurn,
@@ -127,7 +127,7 @@ def test_active_domain_estimate() -> None:
 
 
 def test_canonical_values_are_db_spellings() -> None:
-    from engine.mwdb import load_db
+    from parley.engine.mwdb import load_db
 
     db = load_db()
     assert canonical_value("attraction", "type", "night club", db) == "nightclub"

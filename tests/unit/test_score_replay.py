@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine.scoring.corpus import CorpusError, load_corpus, state_from_metadata, to_mwzeval
-from engine.scoring.multiwoz import EvalTurn, score_dialogue
-from engine.scoring.replay import dialogue_seed, replay, summarise
-from engine.scoring.stored import score_session, score_stored
-from engine.systems.echo import EchoSystem
-from store import open_store
+from parley.engine.scoring.corpus import CorpusError, load_corpus, state_from_metadata, to_mwzeval
+from parley.engine.scoring.multiwoz import EvalTurn, score_dialogue
+from parley.engine.scoring.replay import dialogue_seed, replay, summarise
+from parley.engine.scoring.stored import score_session, score_stored
+from parley.engine.systems.echo import EchoSystem
+from parley.store import open_store
 
 GOLDEN = Path(__file__).parent / "golden"
 CORPUS = GOLDEN / "score_corpus.json"
@@ -59,7 +59,7 @@ def test_corpus_scores_itself() -> None:
 
 
 def test_replay_stores_one_batch_session_per_dialogue_and_condition(tmp_path: Path) -> None:
-    pytest.importorskip("engine.rewrite.disfluency")
+    pytest.importorskip("parley.engine.rewrite.disfluency")
     store = open_store(tmp_path / "r.db")
     corpus = load_corpus(CORPUS)
     seen: list[tuple[str, int, int]] = []
@@ -102,9 +102,9 @@ def test_stored_sessions_score_like_the_replay(tmp_path: Path) -> None:
 
 
 def test_live_session_with_a_goal_card_is_scored(tmp_path: Path) -> None:
-    from engine.scoring.goals import make_goal
-    from engine.session import Session
-    from engine.types import Message, SystemTurn
+    from parley.engine.scoring.goals import make_goal
+    from parley.engine.session import Session
+    from parley.engine.types import Message, SystemTurn
 
     goal = {"restaurant": {"info": {"food": "chinese", "area": "centre", "pricerange": "cheap"},
                            "reqt": ["phone"]}, "message": ["find a cheap chinese place"], "id": "authored"}
@@ -133,9 +133,9 @@ def test_live_session_with_a_goal_card_is_scored(tmp_path: Path) -> None:
 
 
 def test_random_goals_are_satisfiable() -> None:
-    from engine.mwdb import load_db
-    from engine.scoring.goals import GoalError, make_goal
-    from engine.scoring.multiwoz import canonical_state, goal_domains
+    from parley.engine.mwdb import load_db
+    from parley.engine.scoring.goals import GoalError, make_goal
+    from parley.engine.scoring.multiwoz import canonical_state, goal_domains
 
     db = load_db()
     for seed in range(40):
@@ -162,7 +162,7 @@ def test_mwzeval_export_format() -> None:
 
 
 def test_summary_drop_and_paired_ci() -> None:
-    from engine.scoring.replay import ConditionRun, ReplayedDialogue, score_run
+    from parley.engine.scoring.replay import ConditionRun, ReplayedDialogue, score_run
 
     corpus = load_corpus(CORPUS)
     good = ConditionRun("original", [ReplayedDialogue(d.id, "x", tuple(EvalTurn(r, s) for r, s in zip(
@@ -184,7 +184,7 @@ def test_bootstrap_bleu_equals_sacrebleu() -> None:
     import numpy as np
     import sacrebleu
 
-    from engine.scoring.bootstrap import bleu_from_statistics, bleu_statistics
+    from parley.engine.scoring.bootstrap import bleu_from_statistics, bleu_statistics
 
     hyps = [["the train leaves at ten", "thank you"], ["i booked it for you"]]
     refs = [["the train departs at ten", "thank you ."], ["i have booked it for you"]]
@@ -196,7 +196,7 @@ def test_bootstrap_bleu_equals_sacrebleu() -> None:
 
 
 def test_run_cli_json_golden(tmp_path: Path) -> None:
-    from tui.cli import main
+    from parley.cli import main
 
     out = tmp_path / "mwz.json"
     res = CliRunner().invoke(main, ["run", "--system", "echo", "--dialogues", str(CORPUS), "--db",
@@ -214,7 +214,7 @@ def test_run_cli_json_golden(tmp_path: Path) -> None:
 
 
 def test_run_cli_errors(tmp_path: Path) -> None:
-    from tui.cli import main
+    from parley.cli import main
 
     r = CliRunner().invoke(main, ["run", "--system", "echo", "--dialogues", str(tmp_path / "no.json")])
     assert r.exit_code == 2 and "no such file" in r.output
@@ -225,8 +225,8 @@ def test_run_cli_errors(tmp_path: Path) -> None:
 
 
 def test_score_multiwoz_cli_json_golden(tmp_path: Path) -> None:
-    from engine.types import Message, SystemTurn
-    from tui.cli import main
+    from parley.cli import main
+    from parley.engine.types import Message, SystemTurn
 
     class Deaf:
         """Ignores what the user says, so the golden file does not depend on any rewriter's wording."""

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.scoring.satisfaction import analyse, rows_from_store
-from store import open_store
-from store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
+from parley.engine.scoring.satisfaction import analyse, rows_from_store
+from parley.store import open_store
+from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -134,7 +134,7 @@ def test_fleiss_kappa_matches_the_formula(report) -> None:  # type: ignore[no-un
 
 def test_krippendorff_alpha_is_one_when_raters_agree(tmp_path: Path) -> None:
     pytest.importorskip("krippendorff")
-    from engine.scoring.satisfaction import agreement
+    from parley.engine.scoring.satisfaction import agreement
 
     vals = [(f"d{i}", r, v) for i, v in enumerate([1, 2, 3, 2]) for r in ("a", "b")]
     res = agreement(vals, lo=1, hi=3)
@@ -143,7 +143,7 @@ def test_krippendorff_alpha_is_one_when_raters_agree(tmp_path: Path) -> None:
 
 
 def test_score_satisfaction_cli_json_golden(tmp_path: Path) -> None:
-    from tui.cli import main
+    from parley.cli import main
 
     db = tmp_path / "r.db"
     build_store(db).close()
@@ -162,7 +162,7 @@ def test_score_satisfaction_cli_json_golden(tmp_path: Path) -> None:
 
 
 def test_score_needs_something_to_do(tmp_path: Path) -> None:
-    from tui.cli import main
+    from parley.cli import main
 
     res = CliRunner().invoke(main, ["score", "--db", str(tmp_path / "none.db"), "--satisfaction"])
     assert res.exit_code == 2 and "no such database" in res.output

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.session import Session
-from engine.systems import build_system
-from engine.types import Message, SystemTurn
-from store import open_store
-from store.records import DialogueRating
+from parley.engine.session import Session
+from parley.engine.systems import build_system
+from parley.engine.types import Message, SystemTurn
+from parley.store import open_store
+from parley.store.records import DialogueRating
 
 
 class Boom:

@@ -8,11 +8,17 @@ import re
 
 import pytest
 
-from engine.mwdb import load_db
-from engine.sktod.entities import EntityTracker, name_variants, normalise
-from engine.sktod.generation import Opinion, Sentiment, TemplateGenerator, summarise
-from engine.sktod.knowledge import KnowledgeBase, ScoredSnippet, Snippet, load_entity_mapping, load_knowledge
-from engine.types import LoadError
+from parley.engine.mwdb import load_db
+from parley.engine.sktod.entities import EntityTracker, name_variants, normalise
+from parley.engine.sktod.generation import Opinion, Sentiment, TemplateGenerator, summarise
+from parley.engine.sktod.knowledge import (
+    KnowledgeBase,
+    ScoredSnippet,
+    Snippet,
+    load_entity_mapping,
+    load_knowledge,
+)
+from parley.engine.types import LoadError
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine.sktod.aspects import aspects_of
-from engine.sktod.knowledge import load_knowledge
-from engine.types import Message, SystemTurn
+from parley.engine.sktod.aspects import aspects_of
+from parley.engine.sktod.knowledge import load_knowledge
+from parley.engine.types import Message, SystemTurn
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ ORDINARY = ["I need a train to London on friday.", "Book a table for two at 19:0
 
 @pytest.fixture(scope="module")
 def pipeline():
-    from engine.sktod.pipeline import Pipeline
+    from parley.engine.sktod.pipeline import Pipeline
 
     p = Pipeline()
     p.load()
@@ -89,8 +89,8 @@ def test_pipeline_leaves_ordinary_turns(pipeline) -> None:
 
 
 def test_train_writes_loadable_model(tmp_path: Path, pipeline) -> None:
-    from engine.sktod.pipeline import Pipeline
-    from engine.sktod.train import train
+    from parley.engine.sktod.pipeline import Pipeline
+    from parley.engine.sktod.train import train
 
     logs, labels = synthetic_data()
     out = tmp_path / "model"
@@ -106,8 +106,8 @@ def test_train_writes_loadable_model(tmp_path: Path, pipeline) -> None:
 
 
 def test_bad_model_dir_is_a_load_error(tmp_path: Path) -> None:
-    from engine.sktod.pipeline import Pipeline
-    from engine.types import LoadError
+    from parley.engine.sktod.pipeline import Pipeline
+    from parley.engine.types import LoadError
 
     with pytest.raises(LoadError, match="config.json"):
         Pipeline(model_dir=tmp_path).load()
@@ -128,8 +128,8 @@ class StubBase:
 
 
 def test_system_branches(pipeline) -> None:
-    from engine.systems import build_system
-    from engine.systems.sktod import SKTODSystem
+    from parley.engine.systems import build_system
+    from parley.engine.systems.sktod import SKTODSystem
 
     sys_ = SKTODSystem(base=StubBase)
     sys_.reset(1)
@@ -149,8 +149,8 @@ def test_system_branches(pipeline) -> None:
 
 
 def test_system_with_the_real_multiwoz_pipeline() -> None:
-    pytest.importorskip("engine.systems.multiwoz")
-    from engine.systems.sktod import SKTODSystem
+    pytest.importorskip("parley.engine.systems.multiwoz")
+    from parley.engine.systems.sktod import SKTODSystem
 
     s = SKTODSystem(seed=0)
     s.reset(0)
@@ -159,7 +159,7 @@ def test_system_with_the_real_multiwoz_pipeline() -> None:
 
 
 def test_cli_run_and_train(tmp_path: Path) -> None:
-    from tui.cli import main
+    from parley.cli import main
 
     logs, labels = synthetic_data()
     lf, yf = tmp_path / "logs.json", tmp_path / "labels.json"
@@ -192,7 +192,7 @@ def _tiny_checkpoint(tmp_path: Path, kind: str) -> Path:
     """A random-weight T5 or GPT-2 with the bundled MiniLM's tokenizer (exercises the real loading code)."""
     from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel, T5Config, T5ForConditionalGeneration
 
-    from engine.sktod.embed import bundled_minilm
+    from parley.engine.sktod.embed import bundled_minilm
 
     tok = AutoTokenizer.from_pretrained(str(bundled_minilm()))
     out = tmp_path / kind
@@ -212,8 +212,8 @@ def _tiny_checkpoint(tmp_path: Path, kind: str) -> Path:
 
 @pytest.mark.parametrize("kind", ["t5", "gpt2"])
 def test_model_generator_by_path(tmp_path: Path, kind: str) -> None:
-    from engine.sktod.generation import ModelGenerator, absa_input
-    from engine.sktod.knowledge import ScoredSnippet
+    from parley.engine.sktod.generation import ModelGenerator, absa_input
+    from parley.engine.sktod.knowledge import ScoredSnippet
 
     path = _tiny_checkpoint(tmp_path, kind)
     gen = ModelGenerator(str(path), max_new_tokens=5)
@@ -228,15 +228,15 @@ def test_model_generator_by_path(tmp_path: Path, kind: str) -> None:
 
 
 def test_missing_generator_is_a_load_error(tmp_path: Path) -> None:
-    from engine.sktod.generation import ModelGenerator
-    from engine.types import LoadError
+    from parley.engine.sktod.generation import ModelGenerator
+    from parley.engine.types import LoadError
 
     with pytest.raises(LoadError, match="cannot load generator"):
         ModelGenerator(str(tmp_path / "nothing")).load()
 
 
 def test_system_says_when_a_venue_has_no_reviews(pipeline) -> None:
-    from engine.systems.sktod import SKTODSystem
+    from parley.engine.systems.sktod import SKTODSystem
 
     class AvalonBase(StubBase):
         def respond(self, history):
@@ -255,7 +255,7 @@ def test_system_says_when_a_venue_has_no_reviews(pipeline) -> None:
 def _tiny_classifier(tmp_path: Path, num_labels: int) -> Path:
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-    from engine.sktod.embed import bundled_minilm
+    from parley.engine.sktod.embed import bundled_minilm
 
     tok = AutoTokenizer.from_pretrained(str(bundled_minilm()))
     cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
@@ -267,7 +267,7 @@ def _tiny_classifier(tmp_path: Path, num_labels: int) -> Path:
 
 
 def test_ktd_classifier_and_cross_encoder_by_path(tmp_path: Path, pipeline) -> None:
-    from engine.sktod.pipeline import Pipeline
+    from parley.engine.sktod.pipeline import Pipeline
 
     p = Pipeline(ktd_classifier=str(_tiny_classifier(tmp_path, 2)),
                  cross_encoder=str(_tiny_classifier(tmp_path, 1)))
@@ -281,8 +281,8 @@ def test_ktd_classifier_and_cross_encoder_by_path(tmp_path: Path, pipeline) -> N
 
 
 def test_train_tunes_a_cross_encoder_threshold(tmp_path: Path, pipeline) -> None:
-    from engine.sktod.pipeline import Pipeline
-    from engine.sktod.train import train
+    from parley.engine.sktod.pipeline import Pipeline
+    from parley.engine.sktod.train import train
 
     ce = _tiny_classifier(tmp_path, 1)
     logs, labels = synthetic_data()
@@ -296,8 +296,8 @@ def test_train_tunes_a_cross_encoder_threshold(tmp_path: Path, pipeline) -> None
 
 def test_system_says_when_no_review_mentions_the_asked_aspect(pipeline) -> None:
     """Arbury Lodge's reviews in the embedded KB never mention the wifi: no unrelated FAQ as the answer."""
-    from engine.sktod.aspects import aspects_of
-    from engine.systems.sktod import SKTODSystem
+    from parley.engine.sktod.aspects import aspects_of
+    from parley.engine.systems.sktod import SKTODSystem
 
     class ArburyBase(StubBase):
         def respond(self, history):

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from engine.sktod.scoring import average_precision, official_scores, report
+from parley.engine.sktod.scoring import average_precision, official_scores, report
 
 
 def R(domain: str, eid: int, doc: int, sent: int) -> dict:
@@ -104,7 +104,7 @@ def test_average_precision() -> None:
 
 
 def test_cli_score_json(tmp_path) -> None:
-    from tui.cli import main
+    from parley.cli import main
 
     lab, pred = tmp_path / "labels.json", tmp_path / "pred.json"
     lab.write_text(json.dumps(LABELS))
@@ -120,7 +120,7 @@ def test_cli_score_json(tmp_path) -> None:
 
 
 def test_cli_score_mismatch_fails_clearly(tmp_path) -> None:
-    from tui.cli import main
+    from parley.cli import main
 
     lab, pred = tmp_path / "labels.json", tmp_path / "pred.json"
     lab.write_text(json.dumps(LABELS))
@@ -140,7 +140,7 @@ def test_meteor_is_a_number_or_explained() -> None:
 
 @pytest.mark.parametrize("cmd", [[], ["run"], ["score"], ["train"]])
 def test_cli_help(cmd: list[str]) -> None:
-    from tui.cli import main
+    from parley.cli import main
 
     res = CliRunner().invoke(main, ["sktod", *cmd, "--help"])
     assert res.exit_code == 0 and len(res.output.splitlines()) > 3

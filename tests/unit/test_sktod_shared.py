@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.sktod.entities import EntityTracker
-from engine.sktod.knowledge import KnowledgeBase, load_entity_mapping
-from engine.sktod.scoring import official_scores
+from parley.engine.sktod.entities import EntityTracker
+from parley.engine.sktod.knowledge import KnowledgeBase, load_entity_mapping
+from parley.engine.sktod.scoring import official_scores
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import locations
-from engine.settings import load_settings, save_settings, update_settings
-from engine.spec import SpecError, condition_name, parse_condition, parse_spec
+from parley.engine import locations
+from parley.engine.settings import load_settings, save_settings, update_settings
+from parley.engine.spec import SpecError, condition_name, parse_condition, parse_spec
 
 
 def test_parse_spec_types():

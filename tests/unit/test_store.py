@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from store import SCHEMA_VERSION, StoreError, open_store
-from store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
+from parley.store import SCHEMA_VERSION, StoreError, open_store
+from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.mwdb import load_db
-from engine.spec import SpecError
-from engine.systems.hf_common import (
+from parley.engine.mwdb import load_db
+from parley.engine.spec import SpecError
+from parley.engine.systems.hf_common import (
     Format,
     active_domain,
     format_belief,
@@ -16,7 +16,7 @@ from engine.systems.hf_common import (
     load_format,
     parse_belief,
 )
-from engine.systems.hf_lex import DBResult, lexicalise, lookup
+from parley.engine.systems.hf_lex import DBResult, lexicalise, lookup
 
 
 def test_bundled_formats_load_and_have_kinds() -> None:
@@ -98,7 +98,7 @@ def test_format_file_errors(tmp_path: Path) -> None:
 
 
 def test_format_file_in_model_folder_is_picked_up(tmp_path: Path) -> None:
-    from engine.systems import build_system
+    from parley.engine.systems import build_system
 
     (tmp_path / "parley-format.toml").write_text((Path(load_format.__code__.co_filename).parents[2] / "assets"
                                                   / "formats" / "simpletod.toml").read_text())

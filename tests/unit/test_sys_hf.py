@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.spec import SpecError
-from engine.systems import build_system
-from engine.types import LoadError, Message, TurnError
+from parley.engine.spec import SpecError
+from parley.engine.systems import build_system
+from parley.engine.types import LoadError, Message, TurnError
 
 _TEXT = ("i want a cheap chinese restaurant in the centre please book it for 2 people on monday at 18:30 "
     "food area pricerange name phone is there are [value_name] [value_phone] [value_choice] [value_reference] "
@@ -107,7 +107,7 @@ def test_seq2seq_scripted_belief_db_lexicalise(t5_dir: Path) -> None:
     assert "<sos_db> [db_3] <eos_db>" in calls[1] or "<sos_db> [db_2] <eos_db>" in calls[1]
     assert turn.state == {"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}}
     venue = turn.internals["db"]["venues"][0]
-    from engine.mwdb import load_db
+    from parley.engine.mwdb import load_db
 
     row = load_db().find("restaurant", venue)
     assert row is not None and row["food"] == "chinese"
@@ -187,8 +187,8 @@ def test_turn_error_when_generation_fails(gpt2_dir: Path) -> None:
 
 
 def test_lexicalised_reply_is_stored_by_the_session(gpt2_dir: Path, tmp_path: Path) -> None:
-    from engine.session import Session
-    from store import open_store
+    from parley.engine.session import Session
+    from parley.store import open_store
 
     system = build_system(f"hf-causal:model={gpt2_dir}")
     system.load()

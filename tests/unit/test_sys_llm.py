@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from engine.spec import SpecError
-from engine.systems import build_system
-from engine.systems.llm import LLMSystem, check_reply, missing_values, required_values, tidy
-from engine.types import Message
+from parley.engine.spec import SpecError
+from parley.engine.systems import build_system
+from parley.engine.systems.llm import LLMSystem, check_reply, missing_values, required_values, tidy
+from parley.engine.types import Message
 
 ACTS = (
     {"act": "offer", "domain": "restaurant", "slot": "name", "value": "golden house"},
@@ -124,8 +124,8 @@ def test_unchecked_mode_and_params() -> None:
 
 @pytest.mark.slow
 def test_bundled_smollm2_loads_offline_and_replies() -> None:
-    from engine.locations import cache_dir
-    from engine.smollm import MANIFEST, load_default_llm
+    from parley.engine.locations import cache_dir
+    from parley.engine.smollm import MANIFEST, load_default_llm
 
     messages: list[str] = []
     system = build_system("llm:seed=1")

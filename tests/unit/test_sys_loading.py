@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import loading
-from engine.loading import check_weights, pretrained_kwargs, resolve, safe_torch_load
-from engine.systems import build_system
-from engine.types import LoadError, Message
+from parley.engine import loading
+from parley.engine.loading import check_weights, pretrained_kwargs, resolve, safe_torch_load
+from parley.engine.systems import build_system
+from parley.engine.types import LoadError, Message
 
 
 def _tiny_gpt2(folder: Path, pickle_only: bool) -> Path:

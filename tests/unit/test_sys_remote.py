@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from engine.spec import SpecError
-from engine.systems import build_system
-from engine.types import Message, TurnError
+from parley.engine.spec import SpecError
+from parley.engine.systems import build_system
+from parley.engine.types import Message, TurnError
 
 HISTORY = (Message("user", "I need a cheap hotel"), Message("system", "Which area?"), Message("user", "north"))
 

@@ -19,9 +19,9 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from store.annotation import Annotation, AnnotationError, DialogueView, turn_rating_complete
-from store.records import DialogueRating, TurnRating, TurnRecord
-from tui.screens.annotate_render import panel_text, turn_text
+from parley.store.annotation import Annotation, AnnotationError, DialogueView, turn_rating_complete
+from parley.store.records import DialogueRating, TurnRating, TurnRecord
+from parley.tui.screens.annotate_render import panel_text, turn_text
 
 
 class AnnotateScreen(Screen[None]):
@@ -218,7 +218,7 @@ class AnnotateScreen(Screen[None]):
             self._say("Rate every marked turn first (turn "
                       f"{(self._first_unrated() or 0) + 1} is not rated).")
             return
-        from tui.screens.rating import DialogueRatingScreen
+        from parley.tui.screens.rating import DialogueRatingScreen
 
         self.ann.start_dialogue_rating(self.sid)
         self.locked = self.ann.turns_locked(self.sid)
@@ -243,12 +243,12 @@ class AnnotateScreen(Screen[None]):
         self.load(self.ann.current())
 
     def action_progress(self) -> None:
-        from tui.screens.annotate_progress import ProgressScreen
+        from parley.tui.screens.annotate_progress import ProgressScreen
 
         self.app.push_screen(ProgressScreen(self.ann, blind=self.blind, current=self.sid))
 
     def action_instructions(self) -> None:
-        from tui.screens.annotate_help import InstructionsScreen
+        from parley.tui.screens.annotate_help import InstructionsScreen
 
         self.app.push_screen(InstructionsScreen())
 
@@ -269,7 +269,7 @@ class AnnotateApp(App[None]):
         self.show_instructions = show_instructions
 
     def on_mount(self) -> None:
-        from engine.settings import load_settings
+        from parley.engine.settings import load_settings
 
         try:
             keymap = load_settings().keymap
@@ -280,6 +280,6 @@ class AnnotateApp(App[None]):
         self.push_screen(AnnotateScreen(self.annotation, blind=self.blind))
         first = not self.annotation.instructions_seen()
         if self.show_instructions or (self.show_instructions is None and first):
-            from tui.screens.annotate_help import InstructionsScreen
+            from parley.tui.screens.annotate_help import InstructionsScreen
 
             self.push_screen(InstructionsScreen(), lambda _: self.annotation.mark_instructions_seen())

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from store.annotation import Annotation, ProgressRow
+from parley.store.annotation import Annotation, ProgressRow
 
 
 def status(row: ProgressRow) -> str:

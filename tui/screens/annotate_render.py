@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from engine.aspects import INTERESTINGNESS, RELEVANCE
-from store.annotation import turn_rating_complete
-from store.records import TurnRating, TurnRecord
+from parley.engine.aspects import INTERESTINGNESS, RELEVANCE
+from parley.store.annotation import turn_rating_complete
+from parley.store.records import TurnRating, TurnRecord
 
 NA = "n/a"
 

@@ -18,14 +18,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
-from engine.rewrite.chain import Chain
-from tui import messages as M
-from tui.screens.chat_ratings import LOCKED_HINT, RatingMixin
-from tui.screens.voice import VoiceMixin
-from tui.widgets.chatlog import ChatLog, SystemTurnView, UserTurnView
-from tui.widgets.goal import GoalCard
-from tui.widgets.level import LevelMeter
-from tui.widgets.statusbar import StatusBar
+from parley.engine.rewrite.chain import Chain
+from parley.tui import messages as M
+from parley.tui.screens.chat_ratings import LOCKED_HINT, RatingMixin
+from parley.tui.screens.voice import VoiceMixin
+from parley.tui.widgets.chatlog import ChatLog, SystemTurnView, UserTurnView
+from parley.tui.widgets.goal import GoalCard
+from parley.tui.widgets.level import LevelMeter
+from parley.tui.widgets.statusbar import StatusBar
 
 
 class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
@@ -94,7 +94,7 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         app: Any = self.app
 
         def work() -> None:
-            from store import StoreError
+            from parley.store import StoreError
 
             try:
                 result = app.boot()
@@ -130,9 +130,9 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         self.status.activity = f"loading {spec}…"
 
         def work() -> None:
-            from engine.spec import SpecError
-            from engine.systems import build_system
-            from engine.types import LoadError
+            from parley.engine.spec import SpecError
+            from parley.engine.systems import build_system
+            from parley.engine.types import LoadError
 
             try:
                 system = build_system(spec)
@@ -190,7 +190,7 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
 
     def start_session(self) -> None:
         """End the current session (if any) and open a new one on the loaded system."""
-        from engine.session import Session
+        from parley.engine.session import Session
 
         app: Any = self.app
         if self.session is not None and not self.locked:
@@ -220,8 +220,8 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         self.prompt.focus()
 
     def action_load_model(self) -> None:
-        from engine.systems import SYSTEMS
-        from tui.screens.picker import ModelPickerScreen
+        from parley.engine.systems import SYSTEMS
+        from parley.tui.screens.picker import ModelPickerScreen
 
         app: Any = self.app
         if not self.booted:
@@ -327,7 +327,7 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         app.save_setting(show_internals=show)
 
     def action_rewriters(self) -> None:
-        from tui.screens.rewriters import RewriterScreen
+        from parley.tui.screens.rewriters import RewriterScreen
 
         self.app.push_screen(RewriterScreen(self.chain.specs), self._rewriters_chosen)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.widgets.chatlog import ChatLog, SystemTurnView
+from parley.tui.widgets.chatlog import ChatLog, SystemTurnView
 
 LOCKED_HINT = "Session locked (dialogue rated) — ctrl+n starts a new session"
 
@@ -38,7 +38,7 @@ class RatingMixin:
 
     def on_chat_log_rate(self, event: ChatLog.Rate) -> None:
         this: Any = self
-        from store import StoreError
+        from parley.store import StoreError
 
         if this.locked or this.session is None or event.view.turn_id is None:
             this.notify("The dialogue rating was submitted: turn ratings are locked.", severity="warning")
@@ -56,7 +56,7 @@ class RatingMixin:
 
     def action_end_dialogue(self) -> None:
         this: Any = self
-        from tui.screens.rating import DialogueRatingScreen
+        from parley.tui.screens.rating import DialogueRatingScreen
 
         if this.session is None:
             this.notify("No session yet: the system is still loading.", severity="warning")
@@ -75,7 +75,7 @@ class RatingMixin:
 
     def _dialogue_rated(self, rating: Any) -> None:
         this: Any = self
-        from store import StoreError
+        from parley.store import StoreError
 
         if rating is None:
             this.notify("Dialogue rating cancelled; nothing was stored.")

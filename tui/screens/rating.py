@@ -15,9 +15,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from engine.aspects import DIALOGUE_ASPECTS, JUSTIFICATION_PROMPT, missing_dialogue_aspects
-from store.records import DialogueRating
-from tui.widgets.scale import Scale
+from parley.engine.aspects import DIALOGUE_ASPECTS, JUSTIFICATION_PROMPT, missing_dialogue_aspects
+from parley.store.records import DialogueRating
+from parley.tui.widgets.scale import Scale
 
 
 class DialogueRatingScreen(ModalScreen[DialogueRating | None]):

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from engine.spec import Spec
+from parley.engine.spec import Spec
 
 
 def _fmt(v: Any) -> str:
@@ -39,7 +39,7 @@ class RewriterInfo:
 
 def rewriter_infos() -> list[RewriterInfo]:
     """Every registered rewriter in chain order; import failures become ``error`` (never raises)."""
-    from engine.rewrite import ORDER, REWRITERS
+    from parley.engine.rewrite import ORDER, REWRITERS
 
     names = [n for n in ORDER if n in REWRITERS] + [n for n in REWRITERS.names() if n not in ORDER]
     out = []

@@ -29,8 +29,8 @@ class ScoreData:
 
 def compute(store: Any) -> ScoreData:
     """Score the store (no writes)."""
-    from engine.scoring.satisfaction import analyse, rows_from_store
-    from engine.scoring.stored import score_stored
+    from parley.engine.scoring.satisfaction import analyse, rows_from_store
+    from parley.engine.scoring.stored import score_stored
 
     mwz = score_stored(store)
     rows, turns = rows_from_store(store)
@@ -97,8 +97,8 @@ class ScoresScreen(Screen[None]):
 
     @on(Ready)
     def _show(self, event: Ready) -> None:
-        from engine.scoring.report import PAPER_CORRELATIONS, conditions_table, satisfaction_tables
-        from engine.scoring.satisfaction import ABBREV
+        from parley.engine.scoring.report import PAPER_CORRELATIONS, conditions_table, satisfaction_tables
+        from parley.engine.scoring.satisfaction import ABBREV
 
         self.data = d = event.data
         c = d.counts

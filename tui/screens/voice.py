@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from tui import messages as M
+from parley.tui import messages as M
 
 
 class VoiceMixin:
@@ -45,7 +45,7 @@ class VoiceMixin:
 
         def work() -> None:
             try:
-                from audio import devices
+                from parley.audio import devices
             except Exception as e:  # the audio package is missing or broken
                 this.post_message(M.VoiceUnavailable(f"Voice input is unavailable ({type(e).__name__}: {e}); "
                                                      "typed input keeps working."))
@@ -54,8 +54,8 @@ class VoiceMixin:
             if not status.available:
                 this.post_message(M.VoiceUnavailable(status.reason or "No microphone was found."))
                 return
-            from audio.capture import record_utterance
-            from engine.locations import audio_dir, ensure_dir
+            from parley.audio.capture import record_utterance
+            from parley.engine.locations import audio_dir, ensure_dir
 
             out = ensure_dir(audio_dir()) / f"in-{time.strftime('%Y%m%d-%H%M%S')}-{threading.get_ident()}.wav"
             this.post_message(M.Status("recording — press the voice key again to stop"))
@@ -66,7 +66,7 @@ class VoiceMixin:
                 this.post_message(M.VoiceUnavailable(str(e)))
                 return
             this.post_message(M.Status("transcribing…"))
-            from audio.asr import get_asr
+            from parley.audio.asr import get_asr
 
             asr = get_asr(settings.asr_model, progress=lambda t: this.post_message(M.Status(t)))
             tr = asr.transcribe(rec.path)
@@ -78,12 +78,12 @@ class VoiceMixin:
 
     def _meter(self, show: bool) -> None:
         this: Any = self
-        from tui.widgets.level import LevelMeter
+        from parley.tui.widgets.level import LevelMeter
 
         this.query_one(LevelMeter).display = show
 
     def on_level(self, event: M.Level) -> None:
-        from tui.widgets.level import LevelMeter
+        from parley.tui.widgets.level import LevelMeter
 
         self._meter(True)
         this: Any = self
@@ -144,8 +144,8 @@ class VoiceMixin:
         backend = audio.tts
 
         def work() -> None:
-            from audio.tts import speak
-            from engine.locations import audio_dir, ensure_dir
+            from parley.audio.tts import speak
+            from parley.engine.locations import audio_dir, ensure_dir
 
             out = ensure_dir(audio_dir()) / f"out-{time.strftime('%Y%m%d-%H%M%S')}-{threading.get_ident()}.wav"
             speak(text, backend, str(out))

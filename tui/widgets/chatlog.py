@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from engine.aspects import TURN_ASPECTS, Aspect
-from tui.widgets.render import diff_text, format_internals
+from parley.engine.aspects import TURN_ASPECTS, Aspect
+from parley.tui.widgets.render import diff_text, format_internals
 
 
 class UserTurnView(Vertical):

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.aspects import Aspect
+from parley.engine.aspects import Aspect
 
 
 class Scale(Widget, can_focus=True):

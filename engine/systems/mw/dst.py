@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from engine.mwdb import MultiwozDB
-from engine.systems.mw.nlu import NluContext, NluResult
+from parley.engine.mwdb import MultiwozDB
+from parley.engine.systems.mw.nlu import NluContext, NluResult
 
 VENUE = ("restaurant", "hotel", "attraction")
 

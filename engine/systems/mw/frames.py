@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.mwdb import BOOKABLE, INFORMABLE
+from parley.engine.mwdb import BOOKABLE, INFORMABLE
 
 PRIMARY = ("taxi", "train", "police", "hospital")
 

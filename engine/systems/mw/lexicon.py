@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.mwdb import MultiwozDB
+from parley.engine.mwdb import MultiwozDB
 
 # aliases → canonical station names (the train DB's departure/destination values)
 STATION_ALIASES = {
@@ -47,7 +47,7 @@ def _risky(alias: str) -> bool:
 
 
 def _common_words() -> set[str]:
-    from engine.systems.mw import patterns as P
+    from parley.engine.systems.mw import patterns as P
 
     words = set(P.FOODS) | set(P.ATTRACTION_TYPES) | set(P.DAYS) | set(P.AREAS)
     words |= {"north", "south", "east", "west", "centre", "expensive", "moderate", "cheap", "parking", "internet",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-from engine.systems.mw.dst import Tracker
-from engine.systems.mw.lexicon import Lexicon
-from engine.systems.mw.normalise import clean
-from engine.systems.mw.patterns import TRAIN_ID_RE
+from parley.engine.systems.mw.dst import Tracker
+from parley.engine.systems.mw.lexicon import Lexicon
+from parley.engine.systems.mw.normalise import clean
+from parley.engine.systems.mw.patterns import TRAIN_ID_RE
 
 _ASKS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"how many (people|persons|guests|tickets|seats|will be|in your party)|for how many|party size"

@@ -8,7 +8,7 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.systems.mw import templates as T
+from parley.engine.systems.mw import templates as T
 
 
 class _Fill(dict):  # type: ignore[type-arg]

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 
-from engine.systems.mw import patterns as P
-from engine.systems.mw.frames import PRIMARY, Builder, NluContext, NluResult
-from engine.systems.mw.lexicon import Lexicon
-from engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
-from engine.systems.mw.resolve import dontcare, places, requests_in, same
-from engine.systems.mw.values import categorical, counts, times
+from parley.engine.systems.mw import patterns as P
+from parley.engine.systems.mw.frames import PRIMARY, Builder, NluContext, NluResult
+from parley.engine.systems.mw.lexicon import Lexicon
+from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
+from parley.engine.systems.mw.resolve import dontcare, places, requests_in, same
+from parley.engine.systems.mw.values import categorical, counts, times
 
 __all__ = ["PRIMARY", "NluContext", "NluResult", "parse"]
 

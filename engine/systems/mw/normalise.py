@@ -234,7 +234,7 @@ def _known() -> set[str]:
     """Words never corrected: the vocabulary itself plus every word of the NLU's value lists."""
     global _KNOWN_ALL
     if _KNOWN_ALL is None:
-        from engine.systems.mw import patterns as P
+        from parley.engine.systems.mw import patterns as P
 
         words = set(_KNOWN)
         for phrase in [*P.FOODS, *P.ATTRACTION_TYPES, *P.AREAS]:

@@ -13,11 +13,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.mwdb import BOOKABLE, MultiwozDB
-from engine.systems.mw.dst import Tracker
-from engine.systems.mw.nlu import NluResult
-from engine.systems.mw.search import search_for
-from engine.systems.mw.transport import act as _act
+from parley.engine.mwdb import BOOKABLE, MultiwozDB
+from parley.engine.systems.mw.dst import Tracker
+from parley.engine.systems.mw.nlu import NluResult
+from parley.engine.systems.mw.search import search_for
+from parley.engine.systems.mw.transport import act as _act
 
 ASK_ORDER = {"restaurant": ("food", "area", "pricerange"), "hotel": ("area", "pricerange", "type"),
              "attraction": ("type", "area")}
@@ -280,13 +280,13 @@ class Policy:
     # -- train, taxi, hospital, police --------------------------------------------------------------------------
     def _train(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
                sys_req: list[str]) -> dict[str, Any] | None:
-        from engine.systems.mw.transport import train_turn
+        from parley.engine.systems.mw.transport import train_turn
 
         return train_turn(self, tr, nlu, acts, counts, sys_req)
 
     def _taxi(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
               sys_req: list[str]) -> dict[str, Any] | None:
-        from engine.systems.mw.transport import taxi_turn
+        from parley.engine.systems.mw.transport import taxi_turn
 
         return taxi_turn(self, tr, nlu, acts, counts, sys_req)
 

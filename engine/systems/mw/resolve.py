@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from engine.systems.mw import patterns as P
-from engine.systems.mw.frames import Builder, NluContext, slots_of
-from engine.systems.mw.lexicon import NameMention
+from parley.engine.systems.mw import patterns as P
+from parley.engine.systems.mw.frames import Builder, NluContext, slots_of
+from parley.engine.systems.mw.lexicon import NameMention
 
 
 def _ref_name(kind: str, ctx: NluContext) -> str | None:

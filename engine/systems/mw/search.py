@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from engine.mwdb import MultiwozDB
+from parley.engine.mwdb import MultiwozDB
 
 _KEYS = ("departure", "destination", "day")
 
@@ -46,7 +46,7 @@ class Search:
 
     @staticmethod
     def _times(subset: list[dict[str, Any]], rest: Mapping[str, Any]) -> list[dict[str, Any]]:
-        from engine.mwdb import DONTCARE, normalise_time
+        from parley.engine.mwdb import DONTCARE, normalise_time
 
         out = []
         for row in subset:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.systems.mw.dst import Tracker
-from engine.systems.mw.nlu import NluResult
+from parley.engine.systems.mw.dst import Tracker
+from parley.engine.systems.mw.nlu import NluResult
 
 if TYPE_CHECKING:
-    from engine.systems.mw.policy import Policy
+    from parley.engine.systems.mw.policy import Policy
 
 TRAIN_INFO = ("trainID", "price", "duration", "leaveAt", "arriveBy", "departure", "destination", "day")
 
@@ -144,7 +144,7 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
     if missing:
         _request(acts, sys_req, d, missing)
         return None
-    from engine.systems.mw.policy import taxi_booking
+    from parley.engine.systems.mw.policy import taxi_booking
 
     pol.bookings += 1
     car, phone = taxi_booking(pol.seed, state, pol.db, pol.bookings)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from engine.systems.mw import patterns as P
-from engine.systems.mw.frames import Builder, NluContext, domain_for
-from engine.systems.mw.normalise import find_times
+from parley.engine.systems.mw import patterns as P
+from parley.engine.systems.mw.frames import Builder, NluContext, domain_for
+from parley.engine.systems.mw.normalise import find_times
 
 #: "parking doesn't matter", "wifi is not important", ... around an amenity mention
 _DONTCARE_AMENITY = re.compile(

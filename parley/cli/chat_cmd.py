@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from tui.cli.common import db_option, fail, load_system, open_db, trust_option, with_trust
+from parley.cli.common import db_option, fail, load_system, open_db, trust_option, with_trust
 
 
 @click.command()
@@ -26,9 +26,9 @@ from tui.cli.common import db_option, fail, load_system, open_db, trust_option, 
 def chat(system_spec: str, script, db_path: str | None, seed: int | None,  # type: ignore[no-untyped-def]
          rewrite_specs: tuple[str, ...], tester: str, trust_remote_code: bool, as_json: bool) -> None:
     """Hold a session from a script of user turns, through the same session code as the TUI (mode batch)."""
-    from engine.rewrite.chain import Chain
-    from engine.session import Session
-    from engine.spec import SpecError
+    from parley.engine.rewrite.chain import Chain
+    from parley.engine.session import Session
+    from parley.engine.spec import SpecError
 
     system_spec = with_trust(system_spec, trust_remote_code)
     try:
@@ -71,7 +71,7 @@ def chat(system_spec: str, script, db_path: str | None, seed: int | None,  # typ
 @click.option("--json", "as_json", is_flag=True, help="JSON list of {name, summary}.")
 def systems(as_json: bool) -> None:
     """List the registered dialogue systems."""
-    from engine.systems import DEFAULT_SYSTEM, SYSTEMS
+    from parley.engine.systems import DEFAULT_SYSTEM, SYSTEMS
 
     entries = [{"name": e.name, "summary": e.summary, "default": e.name == DEFAULT_SYSTEM} for e in SYSTEMS]
     if as_json:

@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 
-from tui.cli.common import fail
+from parley.cli.common import fail
 
 
 def _list_rewriters() -> None:
-    from engine.rewrite import ORDER, REWRITERS
+    from parley.engine.rewrite import ORDER, REWRITERS
 
     for name in ORDER:
         entry = REWRITERS.get(name)
@@ -51,9 +51,9 @@ def rewrite(specs: tuple[str, ...], seed: int, report: bool, no_ppl: bool, list_
         return
     if not specs:
         fail("give at least one --rewriter SPEC (see `parley rewrite --list`)")
-    from engine.rewrite.chain import Chain
-    from engine.spec import SpecError
-    from engine.types import LoadError
+    from parley.engine.rewrite.chain import Chain
+    from parley.engine.spec import SpecError
+    from parley.engine.types import LoadError
 
     try:
         chain = Chain(specs)
@@ -81,7 +81,7 @@ def rewrite(specs: tuple[str, ...], seed: int, report: bool, no_ppl: bool, list_
 
 def make_report(befores: list[str], afters: list[str], *, ppl: bool = True) -> dict[str, Any]:
     """The --report object for parallel lists of inputs and outputs."""
-    from engine.rewrite.metrics import accuracy_impolite, bleu, change_rates, gmean, perplexity
+    from parley.engine.rewrite.metrics import accuracy_impolite, bleu, change_rates, gmean, perplexity
 
     rates = change_rates(zip(befores, afters, strict=True))
     acc = accuracy_impolite(afters)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
-from tui.cli.common import db_option, fail, resolve_db
+from parley.cli.common import db_option, fail, resolve_db
 
 
 def _open(db_path: str | None, *, must_exist: bool = False):  # type: ignore[no-untyped-def]
-    from store import StoreError, open_store
+    from parley.store import StoreError, open_store
 
     path = resolve_db(db_path)
     if must_exist and not path.exists():
@@ -50,7 +50,7 @@ def import_(file: str, fmt: str, db_path: str | None, labels: str | None, pred: 
     nothing and the error names the line or key. Ratings outside the study's scales are skipped, never clamped:
     the summary counts them.
     """
-    from store.imports import ImportFileError, import_file
+    from parley.store.imports import ImportFileError, import_file
 
     if limit is not None and limit < 1:
         fail("--limit must be at least 1")
@@ -84,8 +84,8 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
 
     Opens on the dialogues this rater has not finished and resumes where they left off. Keyboard only.
     """
-    from engine.settings import load_settings
-    from store.annotation import parse_turns
+    from parley.engine.settings import load_settings
+    from parley.store.annotation import parse_turns
 
     try:
         settings = load_settings()
@@ -101,7 +101,7 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
     if sample is not None and sample < 1:
         fail("--sample must be at least 1")
     store = _open(db_path, must_exist=True)
-    from store.annotation import Annotation
+    from parley.store.annotation import Annotation
 
     ann = Annotation(store, rater, turns=n_turns, sample=sample, seed=seed, shuffle=blind,
                      lock_turn_ratings=settings.annotation.lock_turn_ratings)
@@ -110,7 +110,7 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
     if not ann.pending():
         click.echo(f"{rater} has rated all {len(ann.queue)} dialogue(s) in {store.path}")
         return
-    from tui.screens.annotate import AnnotateApp
+    from parley.tui.screens.annotate import AnnotateApp
 
     AnnotateApp(ann, blind=blind).run()
     done = len(ann.queue) - len(ann.pending())
@@ -126,8 +126,8 @@ def merge(databases: tuple[str, ...], out: str) -> None:
     Sessions, turns and ratings are matched by their ids; a row that differs between the databases is a
     conflict: nothing is written and the message names it.
     """
-    from store import StoreError
-    from store.merge import merge as do_merge
+    from parley.store import StoreError
+    from parley.store.merge import merge as do_merge
 
     if len(databases) < 2:
         fail("give at least two databases to merge")

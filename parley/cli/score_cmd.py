@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from tui.cli.common import db_option, fail, load_system, open_db, resolve_db, trust_option, with_trust
+from parley.cli.common import db_option, fail, load_system, open_db, resolve_db, trust_option, with_trust
 
 
 def _console() -> Any:
@@ -61,10 +61,10 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
     """Replay corpus dialogues through a system under rewriter conditions and score them (Inform, Success,
     BLEU, Combined; drops against `original`; paired bootstrap CIs). Every dialogue is stored as a batch
     session with its condition."""
-    from engine.rewrite.chain import Chain
-    from engine.scoring.corpus import CorpusError, load_corpus, to_mwzeval
-    from engine.scoring.replay import replay, summarise
-    from engine.spec import SpecError, parse_condition
+    from parley.engine.rewrite.chain import Chain
+    from parley.engine.scoring.corpus import CorpusError, load_corpus, to_mwzeval
+    from parley.engine.scoring.replay import replay, summarise
+    from parley.engine.spec import SpecError, parse_condition
 
     system_spec = with_trust(system_spec, trust_remote_code)
     conds = list(conditions) or ["original"]
@@ -118,7 +118,7 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
             paths[r.name].write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
             err.print(f"mwzeval input for {r.name}: {paths[r.name]}")
     if plot or html_out:
-        from engine.scoring import report
+        from parley.engine.scoring import report
 
         if plot:
             report.figure(result).savefig(plot, dpi=110, bbox_inches="tight")
@@ -129,7 +129,7 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        from engine.scoring.report import conditions_table
+        from parley.engine.scoring.report import conditions_table
 
         _console().print(conditions_table(result, seconds={r.name: r.seconds for r in runs}))
     total = sum(len(r.dialogues) for r in runs)
@@ -154,8 +154,8 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
           plot: str | None, html_out: str | None) -> None:
     """Score the sessions and ratings of a database (nothing is written to it)."""
 
-    from engine.scoring import report
-    from store import StoreError, open_store
+    from parley.engine.scoring import report
+    from parley.store import StoreError, open_store
 
     if not satisfaction and not multiwoz:
         fail("say what to score: --satisfaction and/or --multiwoz")
@@ -168,8 +168,8 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
         fail(str(e))
     result: dict[str, Any] = {}
     if multiwoz:
-        from engine.scoring.corpus import CorpusError, load_corpus
-        from engine.scoring.stored import score_stored
+        from parley.engine.scoring.corpus import CorpusError, load_corpus
+        from parley.engine.scoring.stored import score_stored
 
         try:
             corpus = load_corpus(dialogues) if dialogues else None
@@ -178,7 +178,7 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
         result["multiwoz"] = score_stored(store, corpus=corpus)
     sat = None
     if satisfaction:
-        from engine.scoring.satisfaction import analyse, rows_from_store
+        from parley.engine.scoring.satisfaction import analyse, rows_from_store
 
         rows, turns = rows_from_store(store)
         if not rows:

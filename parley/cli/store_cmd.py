@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from tui.cli.common import db_option, fail, resolve_db
+from parley.cli.common import db_option, fail, resolve_db
 
 
 def open_existing(db_path: str | None):  # type: ignore[no-untyped-def]
     """Open a database that must exist; bad files end the command with one line and exit 2."""
-    from store import StoreError, open_store
+    from parley.store import StoreError, open_store
 
     path = resolve_db(db_path)
     if not path.exists():
@@ -63,7 +63,7 @@ def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
 @click.option("--out", "out", type=click.Path(), required=True, help="Output file (jsonl) or folder (csv).")
 def export(db_path: str | None, fmt: str, out: str) -> None:
     """Export every session with its turns and ratings (the same exporter the TUI uses)."""
-    from store.export import export as do_export
+    from parley.store.export import export as do_export
 
     store = open_existing(db_path)
     out_path = Path(out)

@@ -16,16 +16,16 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 def resolve_db(db_path: str | None) -> Path:
-    from engine.locations import database_path
+    from parley.engine.locations import database_path
 
     return Path(db_path) if db_path else database_path()
 
 
 def load_system(spec: str) -> Any:
     """Build a system from its spec and load it (progress on stderr); a bad spec or load ends with one line."""
-    from engine.spec import SpecError
-    from engine.systems import build_system
-    from engine.types import LoadError
+    from parley.engine.spec import SpecError
+    from parley.engine.systems import build_system
+    from parley.engine.types import LoadError
 
     try:
         system = build_system(spec)
@@ -38,7 +38,7 @@ def load_system(spec: str) -> Any:
 
 def open_db(db_path: str | None) -> Any:
     """Open (creating if needed) the database; an unusable file ends with one line and exit 2."""
-    from store import StoreError, open_store
+    from parley.store import StoreError, open_store
 
     try:
         return open_store(resolve_db(db_path))
@@ -59,7 +59,7 @@ def with_trust(spec: str, trust: bool) -> str:
     """Add ``trust_remote_code=true`` to a checkpoint system's spec when ``--trust-remote-code`` was given."""
     if not trust:
         return spec
-    from engine.spec import Spec, parse_spec
+    from parley.engine.spec import Spec, parse_spec
 
     s = parse_spec(spec)
     if s.name not in TRUSTING_SYSTEMS:
