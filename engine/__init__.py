@@ -2,5 +2,3 @@
 
 Never imports textual or tui (an import-linter contract and tests/unit/test_headless.py prove it).
 """
-
-__version__ = "0.1.0"

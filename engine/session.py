@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from parley.engine import __version__
+from parley import __version__
 from parley.engine.rewrite.chain import Chain
 from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
 from parley.store import Store

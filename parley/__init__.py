@@ -7,6 +7,6 @@ command line) and ``parley.errors`` live here. Symlinks rather than a setuptools
 mypy cannot see packages that an editable install maps with an import hook; the wheel holds real files.
 """
 
-from parley.engine import __version__
+__version__ = "0.1.0"
 
 __all__ = ["__version__"]

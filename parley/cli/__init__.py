@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from parley.engine import __version__
+from parley import __version__
 
 #: command name → "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
