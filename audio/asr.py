@@ -22,7 +22,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 
 from parley.engine.types import LoadError
+from parley.progress import Progress
 
 log = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16000
-Progress = Callable[[str], None] | None
 
 
 @dataclass(frozen=True)

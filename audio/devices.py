@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from parley.errors import ParleyError
+
 NO_PORTAUDIO = ("PortAudio is not installed, so parley cannot use a microphone or speakers "
                 "(install libportaudio2, e.g. `sudo apt install libportaudio2`)")
 
 
-class AudioUnavailable(RuntimeError):
+class AudioUnavailable(ParleyError, RuntimeError):
     """No usable audio device (or no PortAudio); the message is one sentence meant for the user."""
 
 

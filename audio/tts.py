@@ -22,12 +22,12 @@ import numpy as np
 
 from parley.audio.voices import CoquiTTS, EspeakTTS, PiperTTS
 from parley.engine.types import LoadError
+from parley.progress import Progress
 
 __all__ = ["BACKENDS", "TTS", "CoquiTTS", "EspeakTTS", "PiperTTS", "get_tts", "play", "speak", "stop_playback",
            "write_wav"]
 
 log = logging.getLogger(__name__)
-Progress = Callable[[str], None] | None
 BACKENDS = ("piper", "espeak", "coqui")
 
 

@@ -10,15 +10,14 @@ import shutil
 import subprocess
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from parley.engine.types import LoadError
+from parley.progress import Progress
 
-Progress = Callable[[str], None] | None
 _GAP_S = 0.12  # silence between sentences
 
 

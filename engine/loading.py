@@ -22,14 +22,12 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from parley.engine.types import LoadError
-
-Progress = Callable[[str], None] | None
+from parley.progress import Progress
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 _TRUE = {"1", "true", "yes", "on"}

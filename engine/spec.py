@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from parley.errors import ParleyError
 
-class SpecError(ValueError):
+
+class SpecError(ParleyError, ValueError):
     """A spec string that cannot be parsed; the message names the offending part."""
 
 

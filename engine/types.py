@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from parley.errors import ParleyError
+
 Role = Literal["user", "system"]
 
 
@@ -104,5 +106,5 @@ class TurnError(RuntimeError):
     """A system failed to answer one turn (the session stores a failed turn and goes on)."""
 
 
-class LoadError(RuntimeError):
+class LoadError(ParleyError, RuntimeError):
     """A system, rewriter or model could not be loaded; the message is meant for the user as it is."""

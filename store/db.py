@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from parley.errors import ParleyError
 from parley.store.migrations import MIGRATION_SET, migrations
 from parley.store.records import (
     DialogueRating,
@@ -34,7 +35,7 @@ BUSY_TIMEOUT_MS = 30_000
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-class StoreError(Exception):
+class StoreError(ParleyError):
     """A database that parley cannot use; the message is one clear line for the user."""
 
 

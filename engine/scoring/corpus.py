@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from parley.engine.mwdb import DOMAINS, normalise_time
+from parley.errors import ParleyError
 
 _EMPTY = ("", "not mentioned", "none")
 #: parley slot name → MultiWOZ 2.2 / mwzeval slot name
 _MWZ22 = {"leaveAt": "leaveat", "arriveBy": "arriveby"}
 
 
-class CorpusError(ValueError):
+class CorpusError(ParleyError, ValueError):
     """A dialogue file that cannot be read; the message names the file and the problem."""
 
 

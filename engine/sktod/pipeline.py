@@ -29,8 +29,7 @@ from parley.engine.sktod.knowledge import (
 from parley.engine.sktod.ktd import Detector, KTDModel
 from parley.engine.sktod.selection import SelectionModel, Selector
 from parley.engine.types import LoadError
-
-Progress = Callable[[str], None] | None
+from parley.progress import Progress
 
 #: default cosine selection (aspect boost, margin to the best, absolute floor) chosen on half of DSTC11 val
 DEFAULT_ASPECT_BOOST = 0.4

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,7 @@ from parley.engine.sktod.aspects import aspects_of
 from parley.engine.sktod.embed import Encoder
 from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
 from parley.engine.types import LoadError
-
-Progress = Callable[[str], None] | None
+from parley.progress import Progress
 
 SCALAR_FEATURES = ("cos", "cos_minus_best", "cos_z", "rank_frac", "is_top", "aspect_match", "aspect_miss",
                    "q_has_aspect", "overlap", "overlap_q", "is_faq", "inv_entities", "inv_candidates")

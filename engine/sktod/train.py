@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,8 @@ from parley.engine.sktod.entities import EntityTracker
 from parley.engine.sktod.knowledge import KnowledgeBase, ScoredSnippet, Snippet, ref_key
 from parley.engine.sktod.ktd import KTDModel
 from parley.engine.sktod.selection import SelectionModel, Selector, mlp_forward, tune
+from parley.progress import Progress
 
-Progress = Callable[[str], None] | None
 FORMAT_VERSION = 1
 
 

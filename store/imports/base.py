@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from parley.errors import ParleyError
 from parley.store.db import Store
 from parley.store.merge import MergeConflict, put_row
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now, to_row
@@ -21,7 +22,7 @@ NAMESPACE = uuid.UUID("5b0f3c9e-6a4d-5e21-9c1e-7d2f0a8b4c61")
 ORIGINAL = {"name": "original", "rewriters": []}
 
 
-class ImportFileError(ValueError):
+class ImportFileError(ParleyError, ValueError):
     """A file that cannot be imported; the message names the file and the line or key, on one line."""
 
 
