@@ -17,13 +17,16 @@ import hashlib
 import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
 
+from parley.engine.params import checked
 from parley.engine.rewrite.base import Param, RewriteContext
 from parley.engine.spec import SpecError
 from parley.engine.types import Rewrite, Span
+from parley.params import Text
 
 _TTS = ("piper", "espeak", "coqui")
 _MODELS = ("tiny.en", "base")
@@ -46,23 +49,13 @@ class RealASRChannel:
               "1-2 points more WER"),
     )
 
-    def __init__(self, tts: str = "piper", model: str = "tiny.en", snr: float | None = None, speed: float = 1.0,
-                 keep_audio: bool = False, fast: bool = True) -> None:
-        if tts not in _TTS:
-            raise SpecError(f"asr-real: tts must be one of {', '.join(_TTS)}, got {tts!r}")
-        if not isinstance(model, str) or not model.strip():
+    @checked
+    def __init__(self, tts: Literal["piper", "espeak", "coqui"] = "piper", model: Text = "tiny.en",
+                 snr: Annotated[float, Field(ge=-10.0, le=60.0)] | None = None,
+                 speed: Annotated[float, Field(ge=0.5, le=2.0)] = 1.0, keep_audio: bool = False,
+                 fast: bool = True) -> None:
+        if not model.strip():
             raise SpecError(f"asr-real: model must be tiny.en, base or a CTranslate2 folder, got {model!r}")
-        if snr is not None:
-            if isinstance(snr, bool) or not isinstance(snr, int | float):
-                raise SpecError(f"asr-real: snr must be a number of dB or none, got {snr!r}")
-            if not -10.0 <= float(snr) <= 60.0:
-                raise SpecError(f"asr-real: snr={snr} is out of range [-10, 60]")
-            snr = float(snr)
-        if isinstance(speed, bool) or not isinstance(speed, int | float) or not 0.5 <= float(speed) <= 2.0:
-            raise SpecError(f"asr-real: speed must be a number in [0.5, 2.0], got {speed!r}")
-        for flag, value in (("keep_audio", keep_audio), ("fast", fast)):
-            if not isinstance(value, bool):
-                raise SpecError(f"asr-real: {flag} must be true or false, got {value!r}")
         self.params: Mapping[str, Any] = {"tts": tts, "model": model, "snr": snr, "speed": float(speed),
                                           "keep_audio": keep_audio, "fast": fast}
         self._tts: Any = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -18,6 +18,8 @@ from pydantic_settings import (
 )
 
 from parley.engine import locations
+from parley.errors import ParleyError
+from parley.params import one_line
 
 
 class AudioSettings(BaseModel):
@@ -66,12 +68,19 @@ class Settings(BaseSettings):
         return (init_settings, env_settings, toml)
 
 
+class SettingsError(ParleyError, ValueError):
+    """A config file (or PARLEY_* variable) that cannot be read; one line naming the file and the key."""
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Read the settings; a broken config file raises ValueError naming the file."""
+    """Read the settings; a broken config file raises SettingsError (a ValueError) naming the file and key."""
     try:
         return Settings(**overrides)
-    except Exception as e:  # tomllib.TOMLDecodeError, pydantic.ValidationError
-        raise ValueError(f"cannot read settings from {locations.config_path()}: {e}") from e
+    except ValidationError as e:
+        raise SettingsError(f"cannot read settings from {locations.config_path()}: {one_line(e)}") from None
+    except Exception as e:  # tomllib.TOMLDecodeError, UnicodeDecodeError, OSError
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise SettingsError(f"cannot read settings from {locations.config_path()}: {first}") from None
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

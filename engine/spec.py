@@ -6,6 +6,7 @@ Spec(name='impolite', params={'scenario': 2, 'intensity': 2})
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ class SpecError(ParleyError, ValueError):
     """A spec string that cannot be parsed; the message names the offending part."""
 
 
-def _coerce(raw: str) -> Any:
+def _coerce(key: str, raw: str) -> Any:
     low = raw.lower()
     if low in ("true", "yes", "on"):
         return True
@@ -24,12 +25,17 @@ def _coerce(raw: str) -> Any:
         return False
     if low in ("none", "null"):
         return None
-    for conv in (int, float):
-        try:
-            return conv(raw)
-        except ValueError:
-            pass
-    return raw
+    try:
+        return int(raw)
+    except ValueError:
+        pass
+    try:
+        number = float(raw)
+    except ValueError:
+        return raw
+    if not math.isfinite(number):
+        raise SpecError(f"{key}={raw}: a parameter must be a finite number (not NaN or infinity)")
+    return number
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ def parse_spec(text: str) -> Spec:
             key = key.strip()
             if not eq or not key:
                 raise SpecError(f"expected key=value in spec {text!r}, got {part!r}")
-            params[key] = _coerce(value.strip())
+            params[key] = _coerce(key, value.strip())
     return Spec(name, params)
 
 

@@ -3,53 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from parley.engine.rewrite.base import Param
-from parley.engine.spec import SpecError
+from parley.engine.params import check_params  # noqa: F401  (the rewriters import it from here)
 from parley.engine.types import Span
 
 
 def words(s: str) -> tuple[str, ...]:
     """``"a b c"`` → ``("a", "b", "c")`` (word lists written as one string)."""
     return tuple(s.split())
-
-
-def check_params(name: str, spec: tuple[Param, ...], given: Mapping[str, Any]) -> dict[str, Any]:
-    """The effective params (defaults filled in), or ``SpecError`` for unknown, mistyped or out-of-range ones."""
-    known = {p.name: p for p in spec}
-    unknown = sorted(set(given) - set(known))
-    if unknown:
-        raise SpecError(f"unknown parameter(s) for rewriter {name!r}: {', '.join(unknown)} "
-                        f"(known: {', '.join(known)})")
-    out: dict[str, Any] = {}
-    for p in spec:
-        v = given.get(p.name, p.default)
-        if p.kind == "bool":
-            if not isinstance(v, bool):
-                raise SpecError(f"{name}: {p.name} must be true or false, got {v!r}")
-        elif p.kind in ("int", "float"):
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                raise SpecError(f"{name}: {p.name} must be a number, got {v!r}")
-            if p.kind == "int":
-                if float(v) != int(v):
-                    raise SpecError(f"{name}: {p.name} must be a whole number, got {v!r}")
-                v = int(v)
-            else:
-                v = float(v)
-            if (p.lo is not None and v < p.lo) or (p.hi is not None and v > p.hi):
-                raise SpecError(f"{name}: {p.name}={v} is out of range [{p.lo}, {p.hi}]")
-            if p.choices and v not in p.choices:
-                raise SpecError(f"{name}: {p.name} must be one of {', '.join(map(str, p.choices))}, got {v}")
-        elif p.kind == "choice":
-            if v not in p.choices:
-                raise SpecError(f"{name}: {p.name} must be one of {', '.join(map(str, p.choices))}, got {v!r}")
-        elif p.kind == "str" and v is not None and not isinstance(v, str):
-            v = str(v)
-        out[p.name] = v
-    return out
 
 
 @dataclass

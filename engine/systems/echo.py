@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import time
 
+from parley.engine.params import checked
 from parley.engine.types import Message, SystemTurn
+from parley.params import Text
 
 
 class EchoSystem:
     name = "echo"
 
-    def __init__(self, prefix: str = "You said: ") -> None:
+    @checked
+    def __init__(self, prefix: Text = "You said: ") -> None:
         self.prefix = prefix
         self.turns = 0
 

@@ -14,15 +14,19 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from parley.engine.loading import Progress, resolve
 from parley.engine.mwdb import MultiwozDB, load_db
+from parley.engine.params import checked
 from parley.engine.spec import SpecError
 from parley.engine.systems.hf_common import Format, State, active_domain, join, load_format, parse_belief
 from parley.engine.systems.hf_lex import lexicalise as lex_fill
 from parley.engine.systems.hf_lex import lookup
 from parley.engine.types import Message, SystemTurn, TurnError
+from parley.params import Text
 
 FORMAT_FILE = "parley-format.toml"
 
@@ -39,12 +43,6 @@ class TurnRecord:
     shown: str = ""
 
 
-def _flag(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise SpecError(f"{name} must be true or false, not {value!r}")
-
-
 class HFTODSystem:
     """Base class of the end-to-end checkpoint systems (not registered itself)."""
 
@@ -52,23 +50,22 @@ class HFTODSystem:
     kind = "seq2seq"
     default_format = "pptod"
 
-    def __init__(self, model: str | None = None, format: str | None = None, max_new_tokens: int | None = None,
-                 allow_pickle: bool = False, trust_remote_code: bool = False, db: str | None = None,
-                 max_input_tokens: int | None = None, seed: int | None = None) -> None:
+    @checked
+    def __init__(self, model: Text | None = None, format: Text | None = None,
+                 max_new_tokens: Annotated[int, Field(ge=1, le=1024)] | None = None,
+                 allow_pickle: bool = False, trust_remote_code: bool = False, db: Text | None = None,
+                 max_input_tokens: Annotated[int, Field(ge=16)] | None = None,
+                 seed: int | None = None) -> None:
         if model is None or not str(model).strip():
             raise SpecError(f"{self.name} needs model=PATH or a Hugging Face id, e.g. {self.name}:model=./pptod")
         self.model_ref = str(model).strip()
-        self.allow_pickle = _flag("allow_pickle", allow_pickle)
-        self.trust_remote_code = _flag("trust_remote_code", trust_remote_code)
+        self.allow_pickle = allow_pickle
+        self.trust_remote_code = trust_remote_code
         fmt_ref = format
         if fmt_ref is None and Path(self.model_ref).expanduser().joinpath(FORMAT_FILE).is_file():
             fmt_ref = str(Path(self.model_ref).expanduser() / FORMAT_FILE)
         self.format: Format = load_format(str(fmt_ref or self.default_format), kind=self.kind)
-        if max_new_tokens is not None and (not isinstance(max_new_tokens, int) or not 1 <= max_new_tokens <= 1024):
-            raise SpecError("max_new_tokens must be an integer from 1 to 1024")
         self.max_new_tokens = int(max_new_tokens or self.format.max_new_tokens)
-        if max_input_tokens is not None and (not isinstance(max_input_tokens, int) or max_input_tokens < 16):
-            raise SpecError("max_input_tokens must be an integer of at least 16")
         self.max_input_tokens = max_input_tokens
         self.db_dir = db
         self.seed = seed

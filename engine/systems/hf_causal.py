@@ -1,7 +1,7 @@
 """``hf-causal``: UBAR / SimpleTOD / AuGPT-style decoder-only checkpoints (GPT-2 and the like).
 
 ``hf-causal:model=PATH|HUB_ID[,format=ubar|simpletod|augpt|PATH.toml][,max_new_tokens=N][,allow_pickle=true]
-[,trust_remote_code=true][,db=DIR]``
+[,db=DIR]`` (checkpoint code runs only with ``--trust-remote-code``)
 
 The model continues one sequence whose segment markers and order come from the format file, e.g. UBAR's
 ``<sos_u> … <eos_u> <sos_b> … <eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``. Generation stops at

@@ -1,7 +1,7 @@
 """``hf-seq2seq``: PPTOD/MinTL-style encoder-decoder checkpoints (T5, BART, ...).
 
 ``hf-seq2seq:model=PATH|HUB_ID[,format=pptod|mintl|PATH.toml][,max_new_tokens=N][,allow_pickle=true]
-[,trust_remote_code=true][,db=DIR]``
+[,db=DIR]`` (checkpoint code runs only with ``--trust-remote-code``)
 
 Each turn makes two generate calls: the belief prompt (PPTOD: ``translate dialogue to belief state:``) over the
 context, then the response prompt over the context plus the DB segment (and, for formats that ask for it, the

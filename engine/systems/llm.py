@@ -1,7 +1,7 @@
 """``llm``: the MultiWOZ rule pipeline, verbalised by a small chat LLM (offline out of the box).
 
-``llm[:model=smollm2|PATH|HUB_ID][,max_new_tokens=40][,seed=N][,check=true][,trust_remote_code=true]
-[,allow_pickle=true][,db_dir=DIR][,threads=0][,prefix_cache=true][,strict=false]``
+``llm[:model=smollm2|PATH|HUB_ID][,max_new_tokens=40][,seed=N][,check=true][,allow_pickle=true][,db_dir=DIR]
+[,threads=0][,prefix_cache=true][,strict=false]`` (checkpoint code runs only with ``--trust-remote-code``)
 
 The ``multiwoz`` pipeline (rule NLU, state tracking, DB query, policy) decides *what* to say — dialogue acts and
 the offered venue — and its template NLG writes a draft. The LLM (default: the bundled SmolLM2-135M-Instruct, see
@@ -24,10 +24,12 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from parley.engine.loading import Progress, say
-from parley.engine.spec import SpecError
+from parley.engine.params import checked
 from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for callers and tests
     REFUSALS,
     check_reply,
@@ -36,6 +38,7 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
     tidy,
 )
 from parley.engine.types import LoadError, Message, SystemTurn, TurnError
+from parley.params import Text
 
 SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the customer in "
                  "your own friendly words. Keep names, numbers and times exactly. One or two sentences.")
@@ -76,20 +79,13 @@ class LLMSystem:
 
     name = "llm"
 
-    def __init__(self, model: str = "smollm2", max_new_tokens: int = 40, seed: int | None = None,
+    @checked
+    def __init__(self, model: Text | None = "smollm2",
+                 max_new_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS_LIMIT)] = 40,
+                 seed: int | None = None,
                  check: bool = True, trust_remote_code: bool = False, allow_pickle: bool = False,
-                 db_dir: str | None = None, threads: int = 0, prefix_cache: bool = True,
-                 strict: bool = False) -> None:
-        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or not (
-                1 <= max_new_tokens <= MAX_TOKENS_LIMIT):
-            raise SpecError(f"max_new_tokens must be an integer from 1 to {MAX_TOKENS_LIMIT}")
-        if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
-            raise SpecError("threads must be an integer from 0 (automatic) to 64")
-        for flag, value in (("check", check), ("trust_remote_code", trust_remote_code),
-                            ("allow_pickle", allow_pickle), ("prefix_cache", prefix_cache),
-                            ("strict", strict)):
-            if not isinstance(value, bool):
-                raise SpecError(f"{flag} must be true or false, not {value!r}")
+                 db_dir: Text | None = None, threads: Annotated[int, Field(ge=0, le=64)] = 0,
+                 prefix_cache: bool = True, strict: bool = False) -> None:
         self.model_ref = str(model if model is not None else "smollm2").strip() or "smollm2"
         self.max_new_tokens = max_new_tokens
         self.seed = seed

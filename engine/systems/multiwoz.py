@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from parley.engine.mwdb import MultiwozDB, load_db
+from parley.engine.params import checked
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.lexicon import Lexicon, lexicon_for
 from parley.engine.systems.mw.nlg import realise as _realise
 from parley.engine.systems.mw.nlu import NluResult, parse
 from parley.engine.systems.mw.policy import Decision, Policy, _h
 from parley.engine.types import LoadError, Message, SystemTurn
+from parley.params import Text
 
 __all__ = ["Decision", "MultiwozSystem"]
 
@@ -47,7 +49,9 @@ class MultiwozSystem:
 
     name = "multiwoz"
 
-    def __init__(self, seed: int | None = None, db_dir: str | None = None, read_system: bool = False) -> None:
+    @checked
+    def __init__(self, seed: int | Text | None = None, db_dir: Text | None = None,
+                 read_system: bool = False) -> None:
         self.seed = _seed(seed)
         self.db_dir = db_dir
         self.read_system = bool(read_system)

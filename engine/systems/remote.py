@@ -39,11 +39,15 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from parley.engine.loading import Progress, say
+from parley.engine.params import checked
 from parley.engine.spec import SpecError
 from parley.engine.types import Message, SystemTurn, TurnError
+from parley.params import Text
 
 APIS = ("parley", "openai")
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -70,17 +74,14 @@ class RemoteSystem:
 
     name = "remote"
 
-    def __init__(self, url: str | None = None, api: str = "parley", model: str | None = None,
-                 key_env: str | None = None, timeout: float = 10.0, retries: int = 2,
-                 system_prompt: str | None = None, seed: int | None = None) -> None:
-        if not url or not isinstance(url, str) or not url.startswith(("http://", "https://")):
+    @checked
+    def __init__(self, url: Text | None = None, api: Literal["parley", "openai"] = "parley",
+                 model: Text | None = None, key_env: Text | None = None,
+                 timeout: Annotated[float, Field(gt=0, le=600)] = 10.0,
+                 retries: Annotated[int, Field(ge=0, le=MAX_RETRIES)] = 2,
+                 system_prompt: Text | None = None, seed: int | None = None) -> None:
+        if not url or not url.startswith(("http://", "https://")):
             raise SpecError("remote needs url=http://… or https://… (e.g. remote:url=http://127.0.0.1:8000/chat)")
-        if api not in APIS:
-            raise SpecError(f"remote api must be one of {', '.join(APIS)}, not {api!r}")
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 600:
-            raise SpecError("timeout must be a number of seconds between 0 and 600")
-        if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= MAX_RETRIES:
-            raise SpecError(f"retries must be an integer from 0 to {MAX_RETRIES}")
         if key_env is not None and not os.environ.get(str(key_env)):
             raise SpecError(f"environment variable {key_env} (key_env) is not set")
         if api == "openai" and not model:

@@ -16,8 +16,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from parley.engine.params import checked
 from parley.engine.sktod.pipeline import Pipeline, Prediction
 from parley.engine.types import Message, SystemTurn, TurnError
+from parley.params import Text
 
 
 def _default_base(seed: int | None) -> Any:
@@ -31,9 +33,11 @@ class SKTODSystem:
 
     name = "sktod"
 
-    def __init__(self, model: str | None = None, knowledge: str | None = None, entity_mapping: str | None = None,
-                 generator: str | None = None, cross_encoder: str | None = None, ktd: str | None = None,
-                 seed: int | str | None = None, base: Callable[[int | None], Any] | None = None) -> None:
+    @checked
+    def __init__(self, model: Text | None = None, knowledge: Text | None = None,
+                 entity_mapping: Text | None = None, generator: Text | None = None,
+                 cross_encoder: Text | None = None, ktd: Text | None = None,
+                 seed: int | None = None, base: Callable[[int | None], Any] | None = None) -> None:
         self.seed = int(seed) if seed is not None else None
         self.pipeline = Pipeline(model_dir=model, knowledge=knowledge, entity_mapping=entity_mapping,
                                  generator=generator, cross_encoder=cross_encoder, ktd_classifier=ktd,

@@ -28,13 +28,13 @@ def test_registered_and_built_from_a_spec() -> None:
 
 
 @pytest.mark.parametrize("spec,match", [
-    ("asr-real:tts=festival", "tts must be one of"),
-    ("asr-real:snr=99", "out of range"),
-    ("asr-real:snr=loud", "snr must be a number"),
-    ("asr-real:speed=3", "speed must be"),
+    ("asr-real:tts=festival", "tts: must be one of"),
+    ("asr-real:snr=99", "snr: must be ≤ 60"),
+    ("asr-real:snr=loud", "snr: must be a number"),
+    ("asr-real:speed=3", "speed: must be"),
     ("asr-real:keep_audio=maybe", "keep_audio"),
-    ("asr-real:fast=2", "fast must be true or false"),
-    ("asr-real:volume=2", "bad parameters"),
+    ("asr-real:fast=2", "fast: must be true or false"),
+    ("asr-real:volume=2", "volume: unknown parameter"),
 ])
 def test_bad_params_are_spec_errors(spec: str, match: str) -> None:
     with pytest.raises(SpecError, match=match):

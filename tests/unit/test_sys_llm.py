@@ -117,7 +117,7 @@ def test_unchecked_mode_and_params() -> None:
     assert system.respond((Message("user", "hi"),)).text == "Whatever you like."
     with pytest.raises(SpecError, match="max_new_tokens"):
         build_system("llm:max_new_tokens=0")
-    with pytest.raises(SpecError, match="check must be"):
+    with pytest.raises(SpecError, match="check: must be"):
         build_system("llm:check=maybe")
     assert build_system("llm").model_ref == "smollm2" and not build_system("llm").loaded
 

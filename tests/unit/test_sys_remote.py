@@ -147,7 +147,7 @@ def test_openai_format(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bad_params() -> None:
     with pytest.raises(SpecError, match="url="):
         build_system("remote")
-    with pytest.raises(SpecError, match="api must be"):
+    with pytest.raises(SpecError, match="api: must be"):
         build_system("remote:url=http://x,api=grpc")
     with pytest.raises(SpecError, match="is not set"):
         build_system("remote:url=http://x,api=openai,model=m,key_env=PARLEY_SURELY_UNSET_VAR")
