@@ -30,7 +30,15 @@ from parley.store.records import (
     to_row,
 )
 
-SCHEMA_VERSION = len(migrations._migrations)
+
+def _registered() -> list[str]:
+    """Names of every migration parley knows, in order (public API: all of them are pending on an empty
+    db)."""
+    return [m.name for m in migrations.pending(Database(memory=True))]
+
+
+KNOWN_MIGRATIONS = tuple(_registered())
+SCHEMA_VERSION = len(KNOWN_MIGRATIONS)
 BUSY_TIMEOUT_MS = 30_000
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -69,8 +77,7 @@ def _check_file(path: Path) -> None:
             conn.close()
     except sqlite3.DatabaseError as e:
         raise StoreError(f"{path} is not a usable SQLite database ({e})") from None
-    known = {m.name for m in migrations._migrations}
-    unknown = names - known
+    unknown = names - set(KNOWN_MIGRATIONS)
     if unknown:
         raise StoreError(
             f"{path} was written by a newer parley (schema {len(names)} > {SCHEMA_VERSION}; "
@@ -153,31 +160,28 @@ class Store:
         if conn.in_transaction:  # nested: join the outer transaction
             yield conn
             return
-        self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        else:
+            self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:  # SQLite may have rolled back already (disk full, I/O error)
+                    conn.execute("ROLLBACK")
+                raise
             conn.execute("COMMIT")
+        except sqlite3.OperationalError as e:  # read-only file or folder, disk full, locked past the timeout
+            raise StoreError(f"cannot write {self.path}: {e}") from None
 
     # -- writes --------------------------------------------------------------------------------------------
-    def _insert(self, table: str, rec: Any, *, replace: bool = False) -> None:
-        row = to_row(rec)
-        cols = ", ".join(f'"{c}"' for c in row)
-        marks = ", ".join("?" for _ in row)
-        verb = "INSERT OR REPLACE" if replace else "INSERT"
-        with self.write() as conn:
-            conn.execute(f"{verb} INTO {table} ({cols}) VALUES ({marks})", list(row.values()))
-
     def add_session(self, rec: SessionRecord) -> SessionRecord:
-        self._insert("sessions", rec)
+        with self.write():
+            self.db.table("sessions").insert(to_row(rec))
         return rec
 
     def add_turn(self, rec: TurnRecord) -> TurnRecord:
         """Commit one turn (its own transaction). When this returns, the turn is durable."""
-        self._insert("turns", rec)
+        with self.write():
+            self.db.table("turns").insert(to_row(rec))
         return rec
 
     def next_turn_index(self, session_id: str) -> int:
@@ -191,8 +195,8 @@ class Store:
 
     def ensure_rater(self, name: str) -> Rater:
         rec = Rater(name)
-        with self.write() as conn:
-            conn.execute("INSERT OR IGNORE INTO raters (name, created_at) VALUES (?, ?)", [rec.name, rec.created_at])
+        with self.write():
+            self.db.table("raters").insert(to_row(rec), ignore=True)
         return rec
 
     def rate_turn(self, rating: TurnRating) -> TurnRating:
@@ -205,14 +209,8 @@ class Store:
                 raise StoreError(f"no turn {rating.turn_id}")
             if row[0] and self._has_dialogue_rating(conn, rating):
                 raise StoreError("the dialogue is locked: its rating was submitted")
-            conn.execute("INSERT OR IGNORE INTO raters (name, created_at) VALUES (?, ?)", [rating.rater, now()])
-            r = to_row(rating)
-            conn.execute(
-                "INSERT INTO turn_ratings (turn_id, rater, relevance, interestingness, created_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (turn_id, rater) DO UPDATE SET "
-                "relevance = excluded.relevance, interestingness = excluded.interestingness, "
-                "created_at = excluded.created_at",
-                [r["turn_id"], r["rater"], r["relevance"], r["interestingness"], r["created_at"]])
+            self.db.table("raters").insert(to_row(Rater(rating.rater)), ignore=True)
+            self.db.table("turn_ratings").upsert(to_row(rating), pk=("turn_id", "rater"))
         return rating
 
     @staticmethod
@@ -224,10 +222,8 @@ class Store:
     def rate_dialogue(self, rating: DialogueRating, *, lock: bool = True) -> DialogueRating:
         """Store a complete dialogue rating (all scales checked by the schema) and lock the session."""
         with self.write() as conn:
-            conn.execute("INSERT OR IGNORE INTO raters (name, created_at) VALUES (?, ?)", [rating.rater, now()])
-            r = to_row(rating)
-            conn.execute(f"INSERT OR REPLACE INTO dialogue_ratings ({', '.join(r)}) VALUES "
-                         f"({', '.join('?' for _ in r)})", list(r.values()))
+            self.db.table("raters").insert(to_row(Rater(rating.rater)), ignore=True)
+            self.db.table("dialogue_ratings").insert(to_row(rating), replace=True)
             if lock:
                 conn.execute("UPDATE sessions SET locked = 1, ended_at = coalesce(ended_at, ?) WHERE id = ?",
                              [now(), rating.session_id])
@@ -238,30 +234,34 @@ class Store:
         rows = list(self.db.query("SELECT * FROM sessions WHERE id = ?", [session_id]))
         return from_row(SessionRecord, rows[0]) if rows else None
 
+    # An unset filter (None) matches every row: ``(:x IS NULL OR col = :x)``.
     def sessions(self, *, mode: str | None = None, limit: int | None = None) -> list[SessionRecord]:
-        where, args = _where({"mode": mode})
-        sql = f"SELECT * FROM sessions{where} ORDER BY started_at, id"
-        if limit:
-            sql += f" LIMIT {int(limit)}"
-        return [from_row(SessionRecord, r) for r in self.db.query(sql, args)]
+        rows = self.db.table("sessions").rows_where(
+            "(:mode IS NULL OR mode = :mode)", {"mode": mode or None}, order_by="started_at, id",
+            limit=limit or None)
+        return [from_row(SessionRecord, r) for r in rows]
 
     def turns(self, session_id: str) -> list[TurnRecord]:
-        return [from_row(TurnRecord, r) for r in self.db.query(
-            'SELECT * FROM turns WHERE session_id = ? ORDER BY "index"', [session_id])]
+        rows = self.db.table("turns").rows_where("session_id = ?", [session_id], order_by='"index"')
+        return [from_row(TurnRecord, r) for r in rows]
 
     def turn_ratings(self, session_id: str | None = None, rater: str | None = None) -> list[TurnRating]:
-        where, args = _where({"t.session_id": session_id, "r.rater": rater})
-        sql = (f"SELECT r.* FROM turn_ratings r JOIN turns t ON t.id = r.turn_id{where} "
-               'ORDER BY t.session_id, t."index", r.rater')
-        return [from_row(TurnRating, r) for r in self.db.query(sql, args)]
+        rows = self.db.table("turn_ratings").rows_where(
+            "(:rater IS NULL OR rater = :rater) AND turn_id IN "
+            "(SELECT id FROM turns WHERE :session IS NULL OR session_id = :session)",
+            {"session": session_id or None, "rater": rater or None},
+            order_by='(SELECT session_id FROM turns WHERE id = turn_id), '
+                     '(SELECT "index" FROM turns WHERE id = turn_id), rater')
+        return [from_row(TurnRating, r) for r in rows]
 
     def dialogue_ratings(self, session_id: str | None = None, rater: str | None = None) -> list[DialogueRating]:
-        where, args = _where({"session_id": session_id, "rater": rater})
-        sql = f"SELECT * FROM dialogue_ratings{where} ORDER BY session_id, rater"
-        return [from_row(DialogueRating, r) for r in self.db.query(sql, args)]
+        rows = self.db.table("dialogue_ratings").rows_where(
+            "(:session IS NULL OR session_id = :session) AND (:rater IS NULL OR rater = :rater)",
+            {"session": session_id or None, "rater": rater or None}, order_by="session_id, rater")
+        return [from_row(DialogueRating, r) for r in rows]
 
     def raters(self) -> list[Rater]:
-        return [from_row(Rater, r) for r in self.db.query("SELECT * FROM raters ORDER BY name")]
+        return [from_row(Rater, r) for r in self.db.table("raters").rows_where(order_by="name")]
 
     def counts(self) -> dict[str, int]:
         return {t: self.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
@@ -272,14 +272,6 @@ class Store:
 
     def integrity_ok(self) -> bool:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-
-
-def _where(conditions: dict[str, Any]) -> tuple[str, list[Any]]:
-    """`` WHERE a = ? AND b = ?`` and its arguments for the conditions whose value is set (columns are ours)."""
-    used = {col: v for col, v in conditions.items() if v}
-    if not used:
-        return "", []
-    return " WHERE " + " AND ".join(f"{col} = ?" for col in used), list(used.values())
 
 
 def open_store(path: str | Path, *, readonly: bool = False) -> Store:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
@@ -91,15 +92,33 @@ JSON_FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
+def finite(value: Any) -> Any:
+    """``value`` with every NaN/±infinity (not JSON) replaced by None, inside lists and dicts too."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def to_json(value: Any) -> str:
+    """The JSON text the store writes: valid JSON always (``allow_nan=False``; NaN/±inf become null)."""
+    return json.dumps(finite(value), ensure_ascii=False, sort_keys=True, default=str, allow_nan=False)
+
+
 def to_row(rec: Any) -> dict[str, Any]:
     row: dict[str, Any] = {}
     jf = JSON_FIELDS.get(type(rec), ())
     for f in fields(rec):
         v = getattr(rec, f.name)
         if f.name in jf:
-            v = None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
+            v = None if v is None else to_json(v)
         elif isinstance(v, bool):
             v = int(v)
+        elif isinstance(v, float) and not math.isfinite(v):
+            v = None
         row[f.name] = v
     return row
 
