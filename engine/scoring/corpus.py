@@ -8,7 +8,6 @@ user (metadata ``{}``), odd turns the system with the corpus belief state ``{dom
 
 from __future__ import annotations
 
-import json
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any
 
 from parley.engine.mwdb import DOMAINS, normalise_time
 from parley.errors import ParleyError
+from parley.jsonfile import loads
 
 _EMPTY = ("", "not mentioned", "none")
 #: parley slot name → MultiWOZ 2.2 / mwzeval slot name
@@ -52,11 +52,12 @@ def load_corpus(path: str | Path, *, limit: int | None = None, ids: Iterable[str
                 names = [n for n in zf.namelist() if n.endswith(".json")]
                 if not names:
                     raise CorpusError(f"{p}: the zip holds no .json file")
-                raw = json.loads(zf.read(names[0]))
+                data = zf.read(names[0])
         else:
-            raw = json.loads(p.read_text(encoding="utf-8"))
-    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError) as e:
+            data = p.read_bytes()
+    except (zipfile.BadZipFile, OSError) as e:
         raise CorpusError(f"{p}: not a MultiWOZ dialogue file ({e})") from None
+    raw = loads(data, str(p), CorpusError)
     if not isinstance(raw, Mapping):
         raise CorpusError(f"{p}: expected an object of dialogues keyed by id")
     wanted = {i.lower().removesuffix(".json") for i in ids} if ids else None

@@ -7,13 +7,13 @@ faqs: {doc_id: {question, answer}}}`` with string ids; labels and predictions re
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parley import jsonfile
 from parley.engine.types import LoadError
 
 
@@ -185,12 +185,9 @@ def load_json_list(path: str | Path, what: str) -> list[Any]:
 
 def read_json(p: Path, what: str, kind: type, shape: str) -> Any:
     """The JSON value in ``p``, which must be a ``kind``; every failure is one readable ``LoadError``."""
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise LoadError(f"{what} not found: {p}") from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise LoadError(f"cannot read {what} {p}: {e}") from None
+    if not p.exists():
+        raise LoadError(f"{what} not found: {p}")
+    data = jsonfile.read_json(p, LoadError, what)
     if not isinstance(data, kind):
         raise LoadError(f"{p}: expected {shape}")
     return data

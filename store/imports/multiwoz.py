@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from parley.jsonfile import loads
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
@@ -38,14 +39,12 @@ def load_json(path: Path) -> Any:
                 names = [n for n in z.namelist() if n.endswith(".json")]
                 if len(names) != 1:
                     raise ImportFileError(f"{path}: the zip must hold exactly one .json file (found {len(names)})")
-                raw = z.read(names[0]).decode("utf-8")
+                raw = z.read(names[0])
         else:
-            raw = path.read_text(encoding="utf-8")
-        return json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise ImportFileError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg})") from None
-    except UnicodeDecodeError as e:
-        raise ImportFileError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+            raw = path.read_bytes()
+    except (OSError, zipfile.BadZipFile) as e:
+        raise ImportFileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    return loads(raw, str(path), ImportFileError)
 
 
 def _literal(value: Any, where: str, path: Path) -> Any:
@@ -55,10 +54,10 @@ def _literal(value: Any, where: str, path: Path) -> Any:
         return {}
     try:
         return ast.literal_eval(value)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ImportFileError(f"{path}: key {where}: not a JSON object or Python literal") from None
 
 
