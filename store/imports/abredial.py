@@ -29,12 +29,16 @@ from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
+    ImportOptions,
     ImportReport,
+    InputFile,
     digest,
     session_record,
     stable_id,
@@ -101,7 +105,7 @@ def _number(row: dict[str, str], col: str, path: Path, line: int) -> int | None:
         v = float(cell)
     except ValueError:
         raise ImportFileError(f"{path}: line {line}, column {col}: expected a number, got {cell!r}") from None
-    if v != int(v):
+    if not v.is_integer():  # also NaN, inf and 1e400
         raise ImportFileError(f"{path}: line {line}, column {col}: expected a whole number, got {cell!r}")
     return int(v)
 
@@ -118,6 +122,15 @@ def _norm(text: str) -> str:
 
 
 RELEVANCE_CODINGS = ("auto", "paper", "shifted")
+
+
+class Options(ImportOptions):
+    turn_file: InputFile | None = Field(
+        None, description="The turn CSV (annotated_turns.csv) with turn ratings.")
+    relevance_coding: Literal["auto", "paper", "shifted"] | None = Field(
+        None, description="How the turn file's relevance values read: paper = 1-3; shifted = 2/3/4 are "
+                          "no/somewhat/yes and 1 is not applicable; auto (default) = shifted when a 4 "
+                          "occurs.")
 
 
 def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,

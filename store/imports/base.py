@@ -10,9 +10,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, Field
 
 from parley.errors import ParleyError
+from parley.params import CONFIG
 from parley.store.db import Store
 from parley.store.merge import MergeConflict, put_row
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now, to_row
@@ -24,6 +27,26 @@ ORIGINAL = {"name": "original", "rewriters": []}
 
 class ImportFileError(ParleyError, ValueError):
     """A file that cannot be imported; the message names the file and the line or key, on one line."""
+
+
+def _existing_file(value: Any) -> Path:
+    path = Path(value) if isinstance(value, str) else value
+    if isinstance(path, Path) and not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    return path
+
+
+#: a file the importer reads besides the main one (must exist)
+InputFile = Annotated[Path, BeforeValidator(_existing_file)]
+
+
+class ImportOptions(BaseModel):
+    """The options every format takes; a format module subclasses it as ``Options`` to add its own (each field
+    becomes a ``parley import`` option; its description is the option's help)."""
+
+    model_config = CONFIG
+
+    limit: Annotated[int, Field(ge=1)] | None = Field(None, description="Import only the first N dialogues.")
 
 
 def stable_id(*parts: object) -> str:

@@ -14,10 +14,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
+    ImportOptions,
     ImportReport,
+    InputFile,
     digest,
     session_record,
     turn_records,
@@ -25,6 +29,13 @@ from parley.store.imports.base import (
 from parley.store.imports.multiwoz import load_json
 
 FORMAT = "dstc11"
+
+
+class Options(ImportOptions):
+    labels: InputFile | None = Field(None, description="labels.json (gold answer, target, knowledge).")
+    pred: InputFile | None = Field(
+        None, description="Predictions in the labels format; their responses become the rated system turn.")
+    targets_only: bool = Field(False, description="Import only knowledge-seeking instances.")
 _SPEAKERS = {"U": "user", "S": "system"}
 
 

@@ -1,80 +1,74 @@
 """parley's own JSONL export (``parley export --format jsonl``, see store.export): one session per line.
 
 Sessions keep their ids, modes and timestamps, so exporting a database and importing it elsewhere reproduces it,
-and ratings made on the copy merge back into the original (``parley merge``). Keys this parley does not know
-(a newer export) are ignored with a warning; a missing required key is an error naming the line.
+and ratings made on the copy merge back into the original (``parley merge``). Every line is validated against
+the export schema (:class:`parley.store.schema.ExportLine`, strict types): a wrong type or a missing key is an
+error naming the line and the key; keys this parley does not know (a newer export) are ignored with a warning.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from parley.jsonfile import decode, loads
+from parley.params import one_line
 from parley.store.imports.base import ImportedDialogue, ImportFileError, ImportReport
-from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
+from parley.store.schema import PARTS, ExportLine, record_model, to_record
 
 FORMAT = "jsonl"
 
 
-def _record(cls: type, data: Any, where: str, path: Path, report: ImportReport) -> Any:
-    if not isinstance(data, dict):
-        raise ImportFileError(f"{path}: {where}: expected an object")
-    names = {f.name for f in fields(cls)}
-    for f in fields(cls):
-        if f.default is MISSING and f.default_factory is MISSING and f.name not in data:
-            raise ImportFileError(f"{path}: {where}: missing key {f.name!r}")
-    unknown = sorted(set(data) - names)
-    if unknown:
-        report.skipped[f"unknown keys in {cls.__name__}"] += 1
-        if len(report.warnings) < 20:
-            report.warn(f"{path.name}: {where}: unknown keys ignored: {', '.join(unknown)}")
-    kwargs = {k: v for k, v in data.items() if k in names}
-    if cls is SessionRecord and "locked" in kwargs:
-        kwargs["locked"] = bool(kwargs["locked"])
-    return cls(**kwargs)
+def _unknown_keys(obj: dict[str, Any], where: str, path: Path, report: ImportReport) -> None:
+    for key, cls in PARTS.items():
+        items = obj.get(key)
+        items = [items] if isinstance(items, dict) else items if isinstance(items, list) else []
+        known = set(record_model(cls).model_fields)
+        for i, item in enumerate(items):
+            unknown = sorted(set(item) - known) if isinstance(item, dict) else []
+            if unknown:
+                report.skipped[f"unknown keys in {cls.__name__}"] += 1
+                if len(report.warnings) < 20:
+                    at = key if key == "session" else f"{key}[{i}]"
+                    report.warn(f"{path.name}: {where}, key {at}: unknown keys ignored: {', '.join(unknown)}")
+
+
+def _dialogue(obj: Any, where: str, path: Path, report: ImportReport) -> ImportedDialogue:
+    if not isinstance(obj, dict) or "session" not in obj:
+        raise ImportFileError(f"{path}: {where}: missing key 'session' (is this a parley JSONL export?)")
+    try:
+        line = ExportLine.model_validate(obj)
+    except ValidationError as e:
+        raise ImportFileError(f"{path}: {where}, key {one_line(e)}") from None
+    _unknown_keys(obj, where, path, report)
+    session = to_record(PARTS["session"], line.session)
+    parts = {key: tuple(to_record(PARTS[key], m) for m in getattr(line, key))
+             for key in ("turns", "turn_ratings", "dialogue_ratings")}
+    for key in ("turns", "dialogue_ratings"):
+        for i, rec in enumerate(parts[key]):
+            if rec.session_id != session.id:
+                raise ImportFileError(f"{path}: {where}, key {key}[{i}].session_id: not this line's session")
+    return ImportedDialogue(session, parts["turns"], parts["turn_ratings"], parts["dialogue_ratings"],
+                            where=where)
 
 
 def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Iterator[ImportedDialogue]:
     """Yield one dialogue per line; a bad line stops the import (nothing is written)."""
     try:
-        fh = path.open(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as e:
         raise ImportFileError(f"{path}: {e.strerror}") from None
+    text = decode(raw, str(path), ImportFileError)
     n = 0
-    with fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            if limit is not None and n >= limit:
-                break
-            where = f"line {lineno}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ImportFileError(f"{path}: {where}, column {e.colno}: invalid JSON ({e.msg})") from None
-            except UnicodeDecodeError as e:
-                raise ImportFileError(f"{path}: {where}: not UTF-8 text ({e.reason})") from None
-            if not isinstance(obj, dict) or "session" not in obj:
-                raise ImportFileError(f"{path}: {where}: missing key 'session' (is this a parley JSONL export?)")
-            session = _record(SessionRecord, obj["session"], f"{where}, key session", path, report)
-            parts: dict[str, list[Any]] = {}
-            for key, cls in (("turns", TurnRecord), ("turn_ratings", TurnRating),
-                             ("dialogue_ratings", DialogueRating)):
-                items = obj.get(key, [])
-                if not isinstance(items, list):
-                    raise ImportFileError(f"{path}: {where}, key {key}: expected a list")
-                parts[key] = [_record(cls, it, f"{where}, key {key}[{i}]", path, report)
-                              for i, it in enumerate(items)]
-            for i, t in enumerate(parts["turns"]):
-                if t.session_id != session.id:
-                    raise ImportFileError(f"{path}: {where}, key turns[{i}].session_id: not this line's session")
-            for i, r in enumerate(parts["dialogue_ratings"]):
-                if r.session_id != session.id:
-                    raise ImportFileError(
-                        f"{path}: {where}, key dialogue_ratings[{i}].session_id: not this line's session")
-            n += 1
-            yield ImportedDialogue(session, tuple(parts["turns"]), tuple(parts["turn_ratings"]),
-                                   tuple(parts["dialogue_ratings"]), where=where)
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        if limit is not None and n >= limit:
+            break
+        where = f"line {lineno}"
+        obj = loads(line, str(path), ImportFileError, line=lineno)
+        n += 1
+        yield _dialogue(obj, where, path, report)

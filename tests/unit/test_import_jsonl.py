@@ -47,7 +47,7 @@ def test_conflicting_rating_is_refused(tmp_path):
     ("{not json", "line 2, column"),
     ('{"turns": []}', "line 2: missing key 'session'"),
     ('{"session": {"id": "s9", "started_at": "2026"}, "turns": [{"session_id": "s9", "index": 0}]}',
-     "line 2, key turns[0]: missing key 'role'"),
+     "line 2, key turns[0].role: is missing"),
     ('{"session": {"id": "s9", "started_at": "2026", "mode": "weird"}}', "line 2"),
     ('{"session": {"id": "s9", "started_at": "2026"}, "dialogue_ratings": [{"session_id": "s9", "rater": "a", '
      '"understanding": 9, "task_completion": 1, "interest_arousal": 1, "efficiency": 1, "overall": 1}]}',
