@@ -4,7 +4,6 @@ as tables and terminal charts (textual-plotext). The numbers come from ``engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from textual import on, work
@@ -17,25 +16,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 from textual_plotext import PlotextPlot
 
-
-@dataclass(frozen=True)
-class ScoreData:
-    """What the worker computed: ``parley score --multiwoz`` and ``--satisfaction`` results (None: no data)."""
-
-    multiwoz: dict[str, Any]
-    satisfaction: dict[str, Any] | None
-    counts: dict[str, int]
-
-
-def compute(store: Any) -> ScoreData:
-    """Score the store (no writes)."""
-    from parley.engine.scoring.satisfaction import analyse, rows_from_store
-    from parley.engine.scoring.stored import score_stored
-
-    mwz = score_stored(store)
-    rows, turns = rows_from_store(store)
-    sat = analyse(rows, turns).to_json() if rows else None
-    return ScoreData(mwz, sat, store.counts())
+from parley.engine.scoring.summary import ScoreData, compute
 
 
 class ScoresScreen(Screen[None]):
