@@ -29,10 +29,13 @@ class ParleyApp(App[None], inherit_bindings=False):
 
     def __init__(self, db_path: str | Path | None = None, system_spec: str | None = None,
                  rewrite_specs: Sequence[str] = (), tester: str | None = None,
-                 goal: str | dict[str, Any] | None = None, seed: int | None = None) -> None:
+                 goal: str | dict[str, Any] | None = None, seed: int | None = None,
+                 trust_remote_code: bool = False) -> None:
         super().__init__()
         self.db_path = db_path
         self.arg_system = system_spec
+        #: --trust-remote-code: the checkpoint named by --system (only it) may run its own code
+        self.trust_remote_code = trust_remote_code
         self.arg_rewriters = tuple(rewrite_specs)
         self.tester = (tester or "").strip()
         self.goal_arg = goal

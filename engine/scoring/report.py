@@ -32,6 +32,8 @@ def conditions_table(result: Mapping[str, Any], seconds: Mapping[str, float] | N
     """A rich Table of ``replay.summarise`` output: one row per condition, Table VII style."""
     from rich.table import Table
 
+    from parley.display import literal
+
     t = Table(title="MultiWOZ scores by condition", title_justify="left")
     for col in ("condition", "n", "Inform", "Success", "BLEU", "Combined", "drop %", "95% CI", "failed"):
         t.add_column(col, justify="left" if col == "condition" else "right", no_wrap=col != "condition")
@@ -40,7 +42,8 @@ def conditions_table(result: Mapping[str, Any], seconds: Mapping[str, float] | N
     for name, row in result.get("conditions", {}).items():
         drop = (row.get("drop") or {}).get("combined")
         ci = (row.get("ci") or {}).get("combined")
-        cells = [name, str(row.get("n", "")), _f(row.get("inform")), _f(row.get("success")), _f(row.get("bleu")),
+        cells: list[Any] = [literal(name, one_line=True), str(row.get("n", "")), _f(row.get("inform")),
+                            _f(row.get("success")), _f(row.get("bleu")),
                  _f(row.get("combined")), "" if drop is None or name.endswith("original") else f"↓ {drop:.1f}"
                  if drop >= 0 else f"↑ {-drop:.1f}", f"{ci[0]:.1f}–{ci[1]:.1f}" if ci else "",
                  str(row.get("failed_turns", ""))]

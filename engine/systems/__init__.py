@@ -5,6 +5,7 @@ Build one with ``build_system("multiwoz")`` or ``build_system("hf-seq2seq:model=
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from parley.engine.registry import Registry
@@ -28,13 +29,24 @@ SYSTEMS.register("echo", "parley.engine.systems.echo:EchoSystem", "repeats the u
 DEFAULT_SYSTEM = "multiwoz"
 
 
-def build_system(spec: str | Spec, **extra: Any) -> Any:
-    """Instantiate a registered system from a spec; ``extra`` keyword arguments are passed through."""
+def build_system(spec: str | Spec, *, trust_remote_code: bool = False, **extra: Any) -> Any:
+    """Instantiate a registered system from a spec; ``extra`` keyword arguments are passed through.
+
+    A checkpoint's own code runs only when the caller passes ``trust_remote_code=True`` (the command line's
+    ``--trust-remote-code``); a spec (typed, or from config.toml) that sets it is refused.
+    """
     s = parse_spec(spec) if isinstance(spec, str) else spec
+    if "trust_remote_code" in s.params:
+        raise SpecError("trust_remote_code cannot be set in a system spec or the config file: pass "
+                        "--trust-remote-code on the command line (only for checkpoints you trust)")
     try:
         cls = SYSTEMS.get(s.name).load()
     except KeyError as e:
         raise SpecError(str(e.args[0])) from None
+    if trust_remote_code:
+        if "trust_remote_code" not in inspect.signature(cls).parameters:
+            raise SpecError(f"--trust-remote-code applies to checkpoint systems, not {s.name!r}")
+        extra["trust_remote_code"] = True
     try:
         return cls(**{**s.params, **extra})
     except TypeError as e:

@@ -2,16 +2,24 @@
 
 Subcommands live one group per module and are imported only when used (or listed by ``--help``), so every
 module here must keep heavy imports (torch, transformers, textual, audio) inside the command function.
+
+Errors are handled once, here: a :class:`~parley.errors.ParleyError` raised anywhere in a command ends it with
+one line ``parley: error: …`` on stderr and exit code 2 (click's own usage errors exit 2 as well). Any other
+exception is a bug and keeps its traceback. Options given before the command (``parley --db X sessions``)
+reach it.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import IO, Any
 
 import click
+from click.core import ParameterSource
 
 from parley import __version__
+from parley.cli.common import SEED
+from parley.errors import ParleyError
 
 #: command name → "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
@@ -26,18 +34,37 @@ COMMANDS: dict[str, str] = {
     "sktod": "parley.cli.sktod_cmd:sktod",
     "run": "parley.cli.score_cmd:run",
     "score": "parley.cli.score_cmd:score",
-    "import": "parley.cli.annotate_cmd:import_",
+    "import": "parley.cli.import_cmd:import_",
     "rate": "parley.cli.annotate_cmd:rate",
     "merge": "parley.cli.annotate_cmd:merge",
 }
 
 
+class CliError(click.ClickException):
+    """A ParleyError on its way out: one line on stderr, exit code 2."""
+
+    exit_code = 2
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"parley: error: {self.message}", err=True)
+
+
 class LazyGroup(click.Group):
+    """The ``parley`` group: commands load on first use; ParleyErrors become one line and exit 2."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(n for n in COMMANDS if self._load(n) is not None)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return self._load(cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from parley.display import visible
+
+        try:
+            return super().invoke(ctx)
+        except ParleyError as e:
+            raise CliError(visible(e.message, one_line=True)) from None
 
     @staticmethod
     def _load(name: str) -> click.Command | None:
@@ -55,6 +82,26 @@ class LazyGroup(click.Group):
         return cmd if isinstance(cmd, click.Command) else None
 
 
+def _pass_down(ctx: click.Context, name: str, given: dict[str, Any]) -> dict[str, Any]:
+    """``ctx.default_map`` that hands the options given before command ``name`` to it (and its subcommands),
+    wherever they take an option of that name (``parley --db X sessions`` = ``parley sessions --db X``); an
+    option given on the command itself wins. Commands without such an option (``parley --db X doctor``) ignore
+    it, so ``alias parley='parley --db study.db'`` works for every command."""
+
+    def defaults(cmd: click.Command) -> dict[str, Any]:
+        names = {p.name for p in cmd.params}
+        out: dict[str, Any] = {k: v for k, v in given.items() if k in names}
+        if isinstance(cmd, click.Group):
+            for sub in cmd.list_commands(ctx):
+                sub_cmd = cmd.get_command(ctx, sub)
+                if sub_cmd is not None:
+                    out[sub] = defaults(sub_cmd)
+        return out
+
+    cmd = ctx.command.get_command(ctx, name) if isinstance(ctx.command, click.Group) else None
+    return {name: defaults(cmd)} if cmd is not None else {}
+
+
 @click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="parley")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
@@ -65,22 +112,30 @@ class LazyGroup(click.Group):
               help="Enable a user-side rewriter from the start (repeatable), e.g. impolite:scenario=2.")
 @click.option("--tester", default=None, help="Tester name (asked once and kept in settings otherwise).")
 @click.option("--goal", default=None, metavar="random|ID", help="Show a goal card: a random one or a MultiWOZ id.")
-@click.option("--seed", type=int, default=None, help="Session seed (rewriters, booking references).")
+@click.option("--seed", type=SEED, default=None, help="Session seed (rewriters, booking references).")
 @click.option("--trust-remote-code", "trust_remote_code", is_flag=True,
-              help="Let a Hugging Face checkpoint run its own Python code (off by default).")
+              help="Let the Hugging Face checkpoint named by --system run its own Python code "
+                   "(off by default).")
 @click.pass_context
 def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewrite_specs: tuple[str, ...],
          tester: str | None, goal: str | None, seed: int | None, trust_remote_code: bool) -> None:
     """parley — a live tester for task-oriented dialogue systems.
 
-    With no command, opens the chat in the terminal on the embedded MultiWOZ system.
+    With no command, opens the chat in the terminal on the embedded MultiWOZ system. Options given before a
+    command apply to it: `parley --db X sessions` lists the sessions of X.
     """
     if ctx.invoked_subcommand is not None:
+        given = {n: v for n, v in ctx.params.items()
+                 if ctx.get_parameter_source(n) not in (ParameterSource.DEFAULT, None)}
+        if given:
+            ctx.default_map = _pass_down(ctx, ctx.invoked_subcommand, given)
         return
-    from parley.cli.common import with_trust
     from parley.tui.launch import launch
 
     if trust_remote_code:
-        system_spec = with_trust(system_spec or "multiwoz", True)
+        from parley.cli.common import check_trust
+        from parley.engine.spec import parse_spec
+
+        check_trust(parse_spec(system_spec or "multiwoz").name)
     launch(db_path=db_path, system_spec=system_spec, rewrite_specs=rewrite_specs, tester=tester, goal=goal,
-           seed=seed)
+           seed=seed, trust_remote_code=trust_remote_code)

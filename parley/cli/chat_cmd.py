@@ -7,61 +7,61 @@ import sys
 
 import click
 
-from parley.cli.common import db_option, fail, load_system, open_db, trust_option, with_trust
+from parley.cli.common import SEED, db_option, load_system, open_db, read_lines, trust_option
 
 
 @click.command()
 @click.option("--system", "system_spec", default="multiwoz", show_default=True, metavar="NAME[:k=v,...]",
               help="System under test.")
-@click.option("--script", "script", type=click.File("r", encoding="utf-8"), required=True,
+@click.option("--script", "script", type=click.Path(dir_okay=False, allow_dash=True), required=True,
               help="User turns, one per line ('-' reads stdin). Blank lines and lines starting with # are skipped.")
 @db_option
-@click.option("--seed", type=int, default=None, help="Session seed (rewriters, booking references).")
+@click.option("--seed", type=SEED, default=None, help="Session seed (rewriters, booking references).")
 @click.option("--rewrite", "rewrite_specs", multiple=True, metavar="SPEC",
               help="Rewriter applied to every user turn (repeatable), e.g. disfluency:rate=0.3.")
 @click.option("--tester", default="", help="Tester name stored with the session.")
 @trust_option
 @click.option("--json", "as_json", is_flag=True,
               help='Print one JSON object per user turn: {"turn","user","final","system","state","latency_ms"}.')
-def chat(system_spec: str, script, db_path: str | None, seed: int | None,  # type: ignore[no-untyped-def]
-         rewrite_specs: tuple[str, ...], tester: str, trust_remote_code: bool, as_json: bool) -> None:
-    """Hold a session from a script of user turns, through the same session code as the TUI (mode batch)."""
+def chat(system_spec: str, script: str, db_path: str | None, seed: int | None, rewrite_specs: tuple[str, ...],
+         tester: str, trust_remote_code: bool, as_json: bool) -> None:
+    """Hold a session from a script of user turns, through the same session code as the TUI (mode batch).
+
+    The whole script is read first: a file that cannot be read stores nothing. The session ends (its end time
+    is stored) however the run ends.
+    """
+    from parley.display import visible
     from parley.engine.rewrite.chain import Chain
     from parley.engine.session import Session
-    from parley.engine.spec import SpecError
 
-    system_spec = with_trust(system_spec, trust_remote_code)
-    try:
-        chain = Chain(rewrite_specs)
-    except SpecError as e:
-        fail(str(e))
-    system = load_system(system_spec)
+    lines = [ln for ln in read_lines(script, "script") if ln.strip() and not ln.lstrip().startswith("#")]
+    chain = Chain(rewrite_specs)
+    system = load_system(system_spec, trust_remote_code)
     store = open_db(db_path)
     session = Session(store, system, system_spec=system_spec, chain=chain, tester=tester, mode="batch", seed=seed)
     failures = 0
     n = 0
-    for line in script:
-        text = line.rstrip("\n")
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        ex = session.turn(text)
-        if ex.error:
-            failures += 1
-        if as_json:
-            click.echo(json.dumps({
-                "turn": n, "user": ex.typed, "final": ex.final,
-                "system": ex.reply.text if ex.reply else None,
-                "state": {d: dict(s) for d, s in ex.reply.state.items()} if ex.reply else {},
-                "latency_ms": round(ex.reply.latency_ms, 3) if ex.reply else None,
-                **({"error": ex.error} if ex.error else {}),
-            }, ensure_ascii=False))
-        else:
-            click.echo(f"USER   {ex.typed}")
-            if ex.final != ex.typed:
-                click.echo(f"  ->   {ex.final}")
-            click.echo(f"SYSTEM {ex.reply.text if ex.reply else '[failed] ' + str(ex.error)}")
-        n += 1
-    session.end()
+    try:
+        for text in lines:
+            ex = session.turn(text)
+            if ex.error:
+                failures += 1
+            if as_json:
+                click.echo(json.dumps({
+                    "turn": n, "user": ex.typed, "final": ex.final,
+                    "system": ex.reply.text if ex.reply else None,
+                    "state": {d: dict(s) for d, s in ex.reply.state.items()} if ex.reply else {},
+                    "latency_ms": round(ex.reply.latency_ms, 3) if ex.reply else None,
+                    **({"error": ex.error} if ex.error else {}),
+                }, ensure_ascii=False))
+            else:
+                click.echo(f"USER   {visible(ex.typed)}")
+                if ex.final != ex.typed:
+                    click.echo(f"  ->   {visible(ex.final)}")
+                click.echo(f"SYSTEM {visible(ex.reply.text if ex.reply else '[failed] ' + str(ex.error))}")
+            n += 1
+    finally:
+        session.end()
     click.echo(f"session {session.id}: {n} user turn(s), {failures} failed, stored in {store.path}", err=True)
     if failures:
         sys.exit(1)

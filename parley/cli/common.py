@@ -1,18 +1,18 @@
-"""Helpers shared by the CLI modules: database resolution and one-line errors (exit code 2)."""
+"""Helpers shared by the CLI modules: the database, systems, output paths and the options many commands take.
+
+Nothing here catches errors: a ``ParleyError`` (a bad database, spec, model or file) travels up to
+``parley.cli.main``, which prints it as one line with exit code 2.
+"""
 
 from __future__ import annotations
 
-import sys
+import os
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print one clear error line to stderr and exit."""
-    click.echo(f"parley: error: {message}", err=True)
-    sys.exit(code)
+from parley.errors import ParleyError
 
 
 def resolve_db(db_path: str | None) -> Path:
@@ -21,29 +21,95 @@ def resolve_db(db_path: str | None) -> Path:
     return Path(db_path) if db_path else database_path()
 
 
-def load_system(spec: str) -> Any:
-    """Build a system from its spec and load it (progress on stderr); a bad spec or load ends with one line."""
+def open_db(db_path: str | None, *, must_exist: bool = False, readonly: bool = False, hint: str = "") -> Any:
+    """The database at ``--db`` (or the default one), created unless ``must_exist``; raises StoreError."""
+    from parley.store import StoreError, open_store
+
+    path = resolve_db(db_path)
+    if (must_exist or readonly) and not path.exists():
+        raise StoreError(f"{path}: no such database" + (f" ({hint})" if hint else ""))
+    return open_store(path, readonly=readonly)
+
+
+def check_trust(system: str) -> None:
+    """``--trust-remote-code`` only makes sense for a system that loads checkpoint code."""
+    import inspect
+
     from parley.engine.spec import SpecError
-    from parley.engine.systems import build_system
-    from parley.engine.types import LoadError
+    from parley.engine.systems import SYSTEMS
 
     try:
-        system = build_system(spec)
-        if hasattr(system, "load"):
-            system.load(progress=lambda msg: click.echo(msg, err=True))
-    except (SpecError, LoadError) as e:
-        fail(str(e))
+        cls = SYSTEMS.get(system).load()
+    except KeyError as e:
+        raise SpecError(str(e.args[0])) from None
+    if "trust_remote_code" not in inspect.signature(cls).parameters:
+        raise SpecError(f"--trust-remote-code applies to checkpoint systems, not {system!r}")
+
+
+def load_system(spec: str, trust_remote_code: bool = False) -> Any:
+    """Build a system from its spec and load it (progress on stderr)."""
+    from parley.engine.systems import build_system
+
+    system = build_system(spec, trust_remote_code=trust_remote_code)
+    if hasattr(system, "load"):
+        system.load(progress=lambda msg: click.echo(msg, err=True))
     return system
 
 
-def open_db(db_path: str | None) -> Any:
-    """Open (creating if needed) the database; an unusable file ends with one line and exit 2."""
-    from parley.store import StoreError, open_store
+def read_text(path: str, what: str = "file") -> str:
+    """A text file given on the command line (``-``: stdin), decoded as UTF-8; failures are one line."""
+    import sys
 
     try:
-        return open_store(resolve_db(db_path))
-    except StoreError as e:
-        fail(str(e))
+        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as e:
+        raise ParleyError(f"cannot read {what} {path}: {e.strerror or e}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ParleyError(f"{what} {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def read_lines(path: str, what: str = "file") -> list[str]:
+    """The lines of a UTF-8 text file (``-``: stdin), without their line endings (only \\n and \\r\\n end a
+    line)."""
+    text = read_text(path, what)
+    if not text:
+        return []
+    lines = [ln.removesuffix("\r") for ln in text.split("\n")]
+    return lines[:-1] if text.endswith("\n") else lines
+
+
+class OutputPath(click.Path):
+    """A path the command will write, checked before any work is done: its folder must exist and be writable
+    (otherwise a one-line ParleyError, exit 2).
+
+    ``kind`` is "file" (``-`` allowed, an existing path must be a regular file), "folder", or "any". Whether
+    an existing file is replaced is the command's business.
+    """
+
+    def __init__(self, kind: str = "file") -> None:
+        super().__init__(dir_okay=kind != "file", file_okay=kind != "folder", allow_dash=kind == "file")
+        self.kind = kind
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        value = super().convert(value, param, ctx)
+        if value == "-":
+            return value
+        path = Path(value)
+        parent = path.parent
+        opt = f"{param.opts[0]} " if param is not None and param.opts else ""
+        if not parent.is_dir():
+            raise ParleyError(f"cannot write {opt}{value}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ParleyError(f"cannot write {opt}{value}: folder {parent} is not writable")
+        if self.kind == "file" and path.exists() and not path.is_file():
+            raise ParleyError(f"cannot write {opt}{value}: it exists and is not a regular file")
+        return value
+
+
+#: seeds are stored as SQLite integers (64-bit)
+SEED = click.IntRange(-(2**63), 2**63 - 1)
 
 
 def db_option(f):  # type: ignore[no-untyped-def]
@@ -51,23 +117,7 @@ def db_option(f):  # type: ignore[no-untyped-def]
                         help="SQLite database (default: PARLEY_DB or the user data dir).")(f)
 
 
-#: systems that load code and weights from a checkpoint and so honour --trust-remote-code
-TRUSTING_SYSTEMS = ("hf-seq2seq", "hf-causal", "llm")
-
-
-def with_trust(spec: str, trust: bool) -> str:
-    """Add ``trust_remote_code=true`` to a checkpoint system's spec when ``--trust-remote-code`` was given."""
-    if not trust:
-        return spec
-    from parley.engine.spec import Spec, parse_spec
-
-    s = parse_spec(spec)
-    if s.name not in TRUSTING_SYSTEMS:
-        fail(f"--trust-remote-code applies to {', '.join(TRUSTING_SYSTEMS)}, not {s.name!r}")
-    return str(Spec(s.name, {**s.params, "trust_remote_code": True}))
-
-
 def trust_option(f):  # type: ignore[no-untyped-def]
     return click.option("--trust-remote-code", "trust_remote_code", is_flag=True,
-                        help="Let a Hugging Face checkpoint run its own Python code (off by default; only for "
-                             "models you trust).")(f)
+                        help="Let the Hugging Face checkpoint named by --system run its own Python code "
+                             "(off by default; only for models you trust).")(f)

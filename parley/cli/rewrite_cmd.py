@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from typing import Any
 
 import click
 
-from parley.cli.common import fail
+from parley.cli.common import SEED, read_lines
+from parley.errors import ParleyError
 
 
 def _list_rewriters() -> None:
@@ -33,7 +33,7 @@ def _list_rewriters() -> None:
 @click.option("--rewriter", "-r", "specs", multiple=True, metavar="SPEC",
               help="A rewriter spec, repeatable, e.g. impolite:scenario=2 or asr-sim:wer=0.2 "
                    "(applied in the fixed order impolite, disfluency, wp, asr-sim).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Session seed (line i is turn i).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Session seed (line i is turn i).")
 @click.option("--report", is_flag=True,
               help="Print one JSON report (n, acc, bleu, ppl, gmean, change_rate) instead of JSONL.")
 @click.option("--no-ppl", is_flag=True, help="With --report: skip perplexity (does not load the LLM).")
@@ -50,23 +50,15 @@ def rewrite(specs: tuple[str, ...], seed: int, report: bool, no_ppl: bool, list_
         _list_rewriters()
         return
     if not specs:
-        fail("give at least one --rewriter SPEC (see `parley rewrite --list`)")
+        raise ParleyError("give at least one --rewriter SPEC (see `parley rewrite --list`)")
     from parley.engine.rewrite.chain import Chain
-    from parley.engine.spec import SpecError
-    from parley.engine.types import LoadError
 
-    try:
-        chain = Chain(specs)
-    except (SpecError, LoadError) as e:
-        fail(str(e))
-    lines = [ln.rstrip("\r\n") for ln in sys.stdin]
+    chain = Chain(specs)
+    lines = read_lines("-", "standard input")
     befores: list[str] = []
     afters: list[str] = []
     for i, line in enumerate(lines):
-        try:
-            res = chain.apply(line, seed=seed, turn_index=i)
-        except LoadError as e:
-            fail(str(e))
+        res = chain.apply(line, seed=seed, turn_index=i)
         befores.append(line)
         afters.append(res.after)
         if not report:

@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from parley.cli.common import db_option, fail, load_system, open_db, resolve_db, trust_option, with_trust
+from parley.cli.common import SEED, OutputPath, db_option, load_system, open_db, trust_option
+from parley.errors import ParleyError
 
 
 def _console() -> Any:
@@ -40,19 +41,19 @@ def _mwzeval_paths(out: Path, names: list[str]) -> dict[str, Path]:
 @click.option("--condition", "conditions", multiple=True, metavar="SPEC",
               help="Rewriter condition (repeatable): original, impolite:scenario=2, disfluency, wp, asr-sim, "
                    "or several joined with + (default: original).")
-@click.option("--limit", type=int, default=None, help="Replay only the first N dialogues.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Replay only the first N dialogues.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Run seed: each dialogue's session seed derives from it and the dialogue id.")
 @db_option
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"conditions": {name: {inform, success, bleu, combined, n, drop, ci}}} on stdout.')
-@click.option("--mwzeval-out", "mwzeval_out", type=click.Path(dir_okay=False), default=None,
+@click.option("--mwzeval-out", "mwzeval_out", type=OutputPath(), default=None,
               help="Write system outputs in the mwzeval input format (one file per condition when several).")
 @click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
               help="Paired bootstrap resamples for the confidence intervals (0: none).")
 @click.option("--tester", default="replay", show_default=True, help="Tester name stored with the sessions.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG bar chart (matplotlib).")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=OutputPath(), default=None, help="Write a PNG bar chart (matplotlib).")
+@click.option("--html", "html_out", type=OutputPath(), default=None,
               help="Write a self-contained HTML report.")
 @trust_option
 def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: int | None, seed: int,
@@ -62,26 +63,17 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
     BLEU, Combined; drops against `original`; paired bootstrap CIs). Every dialogue is stored as a batch
     session with its condition."""
     from parley.engine.rewrite.chain import Chain
-    from parley.engine.scoring.corpus import CorpusError, load_corpus, to_mwzeval
+    from parley.engine.scoring.corpus import load_corpus, to_mwzeval
     from parley.engine.scoring.replay import replay, summarise
-    from parley.engine.spec import SpecError, parse_condition
+    from parley.engine.spec import parse_condition
 
-    system_spec = with_trust(system_spec, trust_remote_code)
     conds = list(conditions) or ["original"]
-    try:
-        for c in conds:
-            Chain(parse_condition(c))
-    except SpecError as e:
-        fail(str(e))
-    if limit is not None and limit < 1:
-        fail("--limit must be at least 1")
-    try:
-        corpus = load_corpus(dialogues, limit=limit)
-    except CorpusError as e:
-        fail(str(e))
+    for c in conds:
+        Chain(parse_condition(c))
+    corpus = load_corpus(dialogues, limit=limit)
     if not corpus:
-        fail(f"{dialogues}: no dialogues")
-    system = load_system(system_spec)
+        raise ParleyError(f"{dialogues}: no dialogues")
+    system = load_system(system_spec, trust_remote_code)
     store = open_db(db_path)
 
     from rich.console import Console
@@ -105,11 +97,8 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
                 tasks[name] = bar.add_task(name, total=total)
             bar.update(tasks[name], completed=done)
 
-        try:
-            runs = replay(corpus, system, store, conditions=conds, system_spec=system_spec, seed=seed,
-                          source=str(Path(dialogues).resolve()), tester=tester, progress=progress)
-        except (SpecError, ValueError) as e:
-            fail(str(e))
+        runs = replay(corpus, system, store, conditions=conds, system_spec=system_spec, seed=seed,
+                      source=str(Path(dialogues).resolve()), tester=tester, progress=progress)
     result = summarise(runs, corpus, n_boot=n_boot, seed=seed)
     if mwzeval_out:
         paths = _mwzeval_paths(Path(mwzeval_out), [r.name for r in runs])
@@ -147,34 +136,25 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
 @click.option("--dialogues", type=click.Path(dir_okay=False), default=None,
               help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG plot (matplotlib).")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=OutputPath(), default=None, help="Write a PNG plot (matplotlib).")
+@click.option("--html", "html_out", type=OutputPath(), default=None,
               help="Write a self-contained HTML report.")
 def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: str | None, as_json: bool,
           plot: str | None, html_out: str | None) -> None:
     """Score the sessions and ratings of a database (nothing is written to it)."""
 
     from parley.engine.scoring import report
-    from parley.store import StoreError, open_store
 
     if not satisfaction and not multiwoz:
-        fail("say what to score: --satisfaction and/or --multiwoz")
-    path = resolve_db(db_path)
-    if not path.exists():
-        fail(f"{path}: no such database")
-    try:
-        store = open_store(path, readonly=True)
-    except StoreError as e:
-        fail(str(e))
+        raise ParleyError("say what to score: --satisfaction and/or --multiwoz")
+    store = open_db(db_path, readonly=True)
+    path = store.path
     result: dict[str, Any] = {}
     if multiwoz:
-        from parley.engine.scoring.corpus import CorpusError, load_corpus
+        from parley.engine.scoring.corpus import load_corpus
         from parley.engine.scoring.stored import score_stored
 
-        try:
-            corpus = load_corpus(dialogues) if dialogues else None
-        except CorpusError as e:
-            fail(str(e))
+        corpus = load_corpus(dialogues) if dialogues else None
         result["multiwoz"] = score_stored(store, corpus=corpus)
     sat = None
     if satisfaction:
@@ -182,7 +162,7 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
 
         rows, turns = rows_from_store(store)
         if not rows:
-            fail(f"{path}: no dialogue ratings to analyse")
+            raise ParleyError(f"{path}: no dialogue ratings to analyse")
         sat = analyse(rows, turns)
         result["satisfaction"] = sat.to_json()
     if plot:

@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from parley.cli.common import fail
+from parley.cli.common import SEED, OutputPath
+from parley.errors import ParleyError
 
 
 def _status(msg: str) -> None:
@@ -16,13 +17,32 @@ def _status(msg: str) -> None:
 
 
 def _load_list(path: str, what: str) -> list[Any]:
-    from parley.engine.sktod.knowledge import load_json_list
-    from parley.engine.types import LoadError
+    """A DSTC11 logs (``what="logs"``) or labels-format file, its shape checked: a list of dialogues (lists of
+    turns with a speaker and a text), or a list of objects with a boolean ``target``."""
+    from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+    from parley.engine.sktod.knowledge import load_json_list
+    from parley.params import one_line
+
+    class Turn(BaseModel):
+        model_config = ConfigDict(strict=True, extra="allow")
+        speaker: str
+        text: str
+
+    class Label(BaseModel):
+        model_config = ConfigDict(strict=True, extra="allow")
+        target: bool
+        response: str | None = None
+        knowledge: list[dict[str, Any]] | None = None
+
+    data = load_json_list(path, what)
+    shape: Any = list[list[Turn]] if what == "logs" else list[Label]
     try:
-        return load_json_list(path, what)
-    except LoadError as e:
-        fail(str(e))
+        TypeAdapter(shape).validate_python(data)
+    except ValidationError as e:
+        kind = "logs (dialogues of turns)" if what == "logs" else "labels-format"
+        raise ParleyError(f"{path}: not a DSTC11 {kind} file: key {one_line(e)}") from None
+    return data
 
 
 @click.group()
@@ -35,9 +55,9 @@ def sktod() -> None:
               help="DSTC11 logs.json (list of dialogues; the last turn is answered).")
 @click.option("--knowledge", "knowledge_path", default=None, type=click.Path(dir_okay=False),
               help="DSTC11 knowledge.json (default: the embedded review KB).")
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+@click.option("--out", "out_path", required=True, type=OutputPath(),
               help="Where to write predictions (DSTC11 labels format).")
-@click.option("--limit", type=int, default=None, help="Only the first N instances.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N instances.")
 @click.option("--model", "model_dir", default=None, type=click.Path(file_okay=False),
               help="Model folder from `parley sktod train` (default: bundled MiniLM prototypes + cosine).")
 @click.option("--entity-mapping", default=None, type=click.Path(dir_okay=False),
@@ -52,23 +72,21 @@ def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from parley.engine.sktod.pipeline import Pipeline
-    from parley.engine.types import LoadError
+    from parley.store.export import replacing
 
     logs = _load_list(logs_path, "logs")
     if limit is not None:
-        logs = logs[: max(limit, 0)]
+        logs = logs[:limit]
     pipe = Pipeline(model_dir=model_dir, knowledge=knowledge_path, entity_mapping=entity_mapping,
                     generator=generator, cross_encoder=cross_encoder)
-    try:
-        pipe.load(_status)
-        with Progress(TextColumn("sktod run"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      transient=True) as bar:
-            task = bar.add_task("run", total=len(logs))
-            preds = pipe.run(logs, on_item=lambda i: bar.advance(task), progress=_status)
-    except LoadError as e:
-        fail(str(e))
+    pipe.load(_status)
+    with Progress(TextColumn("sktod run"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  transient=True) as bar:
+        task = bar.add_task("run", total=len(logs))
+        preds = pipe.run(logs, on_item=lambda i: bar.advance(task), progress=_status)
     out = [p.to_label(with_entities=with_entities) for p in preds]
-    Path(out_path).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
+    with replacing(Path(out_path), overwrite=True) as fh:
+        fh.write(json.dumps(out, indent=1, ensure_ascii=False, allow_nan=False))
     n_t = sum(1 for p in preds if p.target)
     click.echo(f"wrote {len(out)} predictions ({n_t} knowledge-seeking) to {out_path}")
 
@@ -93,13 +111,13 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
     labels = _load_list(labels_path, "labels")
     preds = _load_list(pred_path, "predictions")
     if len(labels) != len(preds):
-        fail(f"{labels_path} has {len(labels)} entries but {pred_path} has {len(preds)}")
+        raise ParleyError(f"{labels_path} has {len(labels)} entries but {pred_path} has {len(preds)}")
     try:
         res = official_scores(labels, preds, meteor=not no_meteor)
         if report:
             res["report"] = make_report(labels, preds)
-    except (KeyError, TypeError, ValueError) as e:
-        fail(f"malformed labels or predictions: {type(e).__name__}: {e}")
+    except (KeyError, TypeError, ValueError) as e:  # e.g. a knowledge entry without doc_id
+        raise ParleyError(f"malformed labels or predictions: {type(e).__name__}: {e}") from None
     if as_json:
         click.echo(json.dumps(res, indent=2))
         return
@@ -117,35 +135,32 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 @click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False), help="DSTC11 labels.json.")
 @click.option("--knowledge", "knowledge_path", required=True, type=click.Path(dir_okay=False),
               help="DSTC11 knowledge.json the labels refer to.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Model folder to write.")
-@click.option("--dev-fraction", type=float, default=0.2, show_default=True,
+@click.option("--out", "out_dir", required=True, type=OutputPath("folder"), help="Model folder to write.")
+@click.option("--dev-fraction", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
+              show_default=True,
               help="Share of dialogues held out to tune the selection threshold.")
-@click.option("--hidden", type=int, default=64, show_default=True, help="Hidden units of the selection scorer.")
+@click.option("--hidden", type=click.IntRange(min=1), default=64, show_default=True,
+              help="Hidden units of the selection scorer.")
 @click.option("--encoder", default=None, metavar="PATH|HUB_ID",
               help="Sentence encoder (default: bundled all-MiniLM-L6-v2).")
 @click.option("--cross-encoder", default=None, metavar="PATH|HUB_ID",
               help="Select with this cross-encoder instead of fitting a scorer (only its threshold is tuned).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the dev split and the fit.")
 def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float, hidden: int,
           encoder: str | None, cross_encoder: str | None, seed: int) -> None:
     """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder."""
     from parley.engine.sktod.embed import shared_encoder
     from parley.engine.sktod.knowledge import KnowledgeBase
     from parley.engine.sktod.train import train as fit
-    from parley.engine.types import LoadError
 
-    if not 0 < dev_fraction < 1:
-        fail("--dev-fraction must be between 0 and 1")
     logs = _load_list(logs_path, "logs")
     labels = _load_list(labels_path, "labels")
+    kb = KnowledgeBase.load(knowledge_path)
     try:
-        kb = KnowledgeBase.load(knowledge_path)
         cfg = fit(logs, labels, kb, out_dir, encoder=shared_encoder(encoder), dev_fraction=dev_fraction, seed=seed,
                   hidden=hidden, cross_encoder=cross_encoder, progress=_status)
-    except LoadError as e:
-        fail(str(e))
-    except ValueError as e:
-        fail(str(e))
+    except ValueError as e:  # e.g. too few knowledge-seeking turns to fit
+        raise ParleyError(str(e)) from None
     sel = cfg["selection"]
     scorer = "cross-encoder" if sel["kind"] == "cross" else "selection MLP"
     click.echo(f"saved {out_dir}: KTD logistic regression, {scorer} (threshold {sel['threshold']:.3f}, "

@@ -3,33 +3,26 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
 
-from parley.cli.common import db_option, fail, resolve_db
+from parley.cli.common import OutputPath, db_option, open_db
+from parley.errors import ParleyError
 
-
-def open_existing(db_path: str | None):  # type: ignore[no-untyped-def]
-    """Open a database that must exist; bad files end the command with one line and exit 2."""
-    from parley.store import StoreError, open_store
-
-    path = resolve_db(db_path)
-    if not path.exists():
-        fail(f"no database at {path} (hold a session first, or pass --db)")
-    try:
-        return open_store(path)
-    except StoreError as e:
-        fail(str(e))
+_NO_DB = "hold a session first, or pass --db"
 
 
 @click.command()
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session instead of a table.")
-@click.option("--limit", type=int, default=None, help="Show at most N sessions.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N sessions.")
 def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
     """List the sessions in the database: id, start, mode, system, condition, turns, ratings."""
-    store = open_existing(db_path)
+    from parley.display import literal
+
+    store = open_db(db_path, must_exist=True, hint=_NO_DB)
     rows = []
     counts = {r[0]: r[1] for r in store.db.execute(
         "SELECT session_id, count(*) FROM turns GROUP BY session_id").fetchall()}
@@ -47,12 +40,13 @@ def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{len(rows)} session(s) in {store.path}")
+    table = Table(title=literal(f"{len(rows)} session(s) in {store.path}"))
     for col in ("id", "started", "mode", "tester", "system", "condition", "turns", "rated"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(r["id"][:8], r["started_at"][:19].replace("T", " "), r["mode"], r["tester"], r["system"],
-                      r["condition"], str(r["turns"]), str(r["dialogue_ratings"]))
+        cells = (r["id"][:8], str(r["started_at"])[:19].replace("T", " "), r["mode"], r["tester"],
+                 r["system"], r["condition"], r["turns"], r["dialogue_ratings"])
+        table.add_row(*(literal(c, one_line=True) for c in cells))
     Console().print(table)
 
 
@@ -60,18 +54,31 @@ def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
 @db_option
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), required=True,
               help="jsonl: one session per line; csv: one file per table in the --out folder.")
-@click.option("--out", "out", type=click.Path(), required=True, help="Output file (jsonl) or folder (csv).")
-def export(db_path: str | None, fmt: str, out: str) -> None:
-    """Export every session with its turns and ratings (the same exporter the TUI uses)."""
-    from parley.store.export import export as do_export
+@click.option("--out", "out", type=OutputPath("any"), required=True,
+              help="Output file (jsonl; - writes to stdout) or folder (csv).")
+@click.option("--force", is_flag=True,
+              help="Replace an existing output file (csv: the table files in the folder).")
+def export(db_path: str | None, fmt: str, out: str, force: bool) -> None:
+    """Export every session with its turns and ratings (the same exporter the TUI uses).
 
-    store = open_existing(db_path)
+    An existing --out is refused unless --force. The export is written beside the target and renamed into
+    place once complete, so a failure (disk full, no permission) leaves nothing half-written and the old file
+    as it was.
+    """
+    from parley.store.export import export as do_export
+    from parley.store.export import write_jsonl
+
     out_path = Path(out)
-    if fmt == "csv" and out_path.exists() and not out_path.is_dir():
-        fail(f"{out_path} exists and is not a folder (csv writes one file per table)")
+    if out == "-" and fmt == "jsonl":
+        n = write_jsonl(open_db(db_path, must_exist=True, hint=_NO_DB), sys.stdout)
+        click.echo(f"wrote {n} session(s) to stdout", err=True)
+        return
     if fmt == "jsonl" and out_path.is_dir():
-        fail(f"{out_path} is a folder; jsonl needs a file path")
-    result = do_export(store, fmt, out_path)
+        raise ParleyError(f"{out_path} is a folder; jsonl needs a file path")
+    if fmt == "jsonl" and out_path.exists() and not force:
+        raise ParleyError(f"{out_path} already exists (pass --force to replace it)")
+    store = open_db(db_path, must_exist=True, hint=_NO_DB)
+    result = do_export(store, fmt, out_path, overwrite=force)
     if fmt == "jsonl":
         click.echo(f"wrote {result} session(s) to {out_path}", err=True)
     else:

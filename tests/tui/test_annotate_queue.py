@@ -68,7 +68,7 @@ def test_sample_and_turn_selection(tmp_path):
 def test_cli_rate_without_a_terminal(tmp_path):
     db = tmp_path / "empty.db"
     r = CliRunner().invoke(main, ["rate", "--db", str(db), "--rater", "ann"])
-    assert r.exit_code == 2 and "no database" in r.output
+    assert r.exit_code == 2 and "no such database" in r.output
     store = corpus_store(tmp_path)
     r = CliRunner().invoke(main, ["rate", "--db", str(store.path)])
     assert r.exit_code == 2 and "--rater" in r.output

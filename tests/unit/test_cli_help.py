@@ -41,10 +41,8 @@ def test_version():
 
 
 def test_trust_remote_code_only_for_checkpoint_systems(tmp_path):
-    from parley.cli.common import with_trust
-
-    assert with_trust("hf-causal:model=x", True) == "hf-causal:model=x,trust_remote_code=true"
-    assert with_trust("multiwoz", False) == "multiwoz"
     r = CliRunner().invoke(main, ["chat", "--system", "echo", "--script", "-", "--trust-remote-code",
                                   "--db", str(tmp_path / "x.db")], input="hi\n")
-    assert r.exit_code == 2 and "--trust-remote-code applies to" in r.output
+    assert r.exit_code == 2 and "--trust-remote-code applies to checkpoint systems" in r.output
+    r = CliRunner().invoke(main, ["--system", "echo", "--trust-remote-code"])
+    assert r.exit_code == 2 and "--trust-remote-code applies to checkpoint systems" in r.output

@@ -99,7 +99,7 @@ def test_bad_files_one_line_exit_2_untouched(tmp_path, command):
 
 def test_missing_database_is_a_clear_error(tmp_path):
     r = CliRunner().invoke(main, ["sessions", "--db", str(tmp_path / "nope.db")])
-    assert r.exit_code == 2 and "no database" in r.output
+    assert r.exit_code == 2 and "no such database" in r.output
 
 
 def test_sessions_lists(filled_db):

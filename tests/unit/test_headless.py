@@ -58,6 +58,9 @@ def test_cli_import_is_light():
 @pytest.mark.parametrize("argv", [["sessions"], ["systems"], ["export", "--format", "jsonl", "--out", "-"]])
 def test_headless_commands_leave_textual_out(argv: list[str], tmp_path: Path) -> None:
     """A headless command run as the user runs it never loads textual (only `parley` and `parley rate` do)."""
+    from parley.store import open_store
+
+    open_store(tmp_path / "p.db").close()
     code = ("import sys\nfrom parley.cli import main\n"
             "try:\n    main(sys.argv[1:], standalone_mode=False)\nexcept SystemExit:\n    pass\n"
             "print('LOADED:' + ','.join(k for k in sys.modules if k == 'textual' or k.startswith('parley.tui')))\n")

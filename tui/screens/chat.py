@@ -128,6 +128,9 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
     def load_system(self, spec: str) -> None:
         """Build and load ``spec`` in a worker; the app stays usable, SystemReady/LoadFailed report back."""
         self.status.activity = f"loading {spec}…"
+        # --trust-remote-code covers only the checkpoint named by --system
+        trust = bool(getattr(self.app, "trust_remote_code", False))
+        trust = trust and spec == getattr(self.app, "arg_system", "")
 
         def work() -> None:
             from parley.engine.spec import SpecError
@@ -135,7 +138,7 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
             from parley.engine.types import LoadError
 
             try:
-                system = build_system(spec)
+                system = build_system(spec, trust_remote_code=trust)
                 if hasattr(system, "load"):
                     system.load(progress=lambda text: self.post_message(M.Status(f"{spec}: {text}")))
             except (SpecError, LoadError) as e:

@@ -1,0 +1,71 @@
+"""Running ``parley`` as a user would: in-process (CliRunner, exceptions not caught, so a traceback fails the
+test) or as a subprocess, optionally as an unprivileged user so that read-only files stay read-only under
+root."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from parley.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+NOBODY = 65534
+
+
+def cli(args: Sequence[str], input: str | bytes | None = None) -> Result:
+    """``parley ARGS`` in-process; an exception other than SystemExit propagates (that is a traceback)."""
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+def one_line_error(r: Any) -> str:
+    """Assert the run ended with exit 2 and one ``parley: error:`` line (no traceback); return that line."""
+    out = r.output if hasattr(r, "output") else (r.stdout or "") + (r.stderr or "")
+    code = r.exit_code if hasattr(r, "exit_code") else r.returncode
+    assert code == 2, out
+    assert "Traceback" not in out, out
+    errors = [ln for ln in out.splitlines() if ln.startswith("parley: error: ")]
+    assert len(errors) == 1, out
+    return errors[0]
+
+
+def run(args: Sequence[str], *, cwd: Path, input: bytes | None = None, env: dict[str, str] | None = None,
+        unprivileged: bool = False, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """``python -m parley ARGS`` in a fresh process (as user nobody when ``unprivileged`` and running as
+    root)."""
+    kw: dict[str, Any] = {}
+    if unprivileged and os.geteuid() == 0:
+        kw = {"user": NOBODY, "group": NOBODY, "extra_groups": []}
+    p = subprocess.run([sys.executable, "-m", "parley", *args], cwd=cwd, input=input, capture_output=True,
+                       env={**os.environ, **(env or {})}, timeout=timeout, **kw)
+    return subprocess.CompletedProcess(p.args, p.returncode, p.stdout.decode("utf-8", "replace"),
+                                       p.stderr.decode("utf-8", "replace"))
+
+
+@contextmanager
+def shared_dir() -> Iterator[Path]:
+    """A folder an unprivileged user can enter (pytest's own temp folders are private to root)."""
+    d = Path(tempfile.mkdtemp(prefix="parley-ro-"))
+    d.chmod(0o755)
+    try:
+        yield d
+    finally:
+        for p in d.rglob("*"):
+            if p.is_dir():
+                p.chmod(0o755)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def env_in(d: Path) -> dict[str, str]:
+    """PARLEY_* paths inside ``d`` (for processes run as another user)."""
+    return {"PARLEY_CONFIG": str(d / "config.toml"), "PARLEY_DB": str(d / "default.db"),
+            "PARLEY_DATA": str(d / "data"), "PARLEY_CACHE": str(d / "cache"), "HOME": str(d)}
