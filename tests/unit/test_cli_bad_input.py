@@ -91,7 +91,8 @@ def test_read_only_database(tmp_path: Path) -> None:
     with shared_dir() as d:
         db = d / "p.db"
         open_store(db).close()
-        db.chmod(0o444)
+        db.chmod(0o444)  # the file is read-only; its folder is writable (SQLite opens it read-only)
+        d.chmod(0o777)
         p = run(["chat", "--system", "echo", "--script", "-", "--db", str(db)], cwd=d, env=env_in(d),
                 input=b"hello\n", unprivileged=True)
         line = one_line_error(p)
