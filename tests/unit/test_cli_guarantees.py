@@ -28,29 +28,27 @@ def test_parley_error_from_deep_inside_is_one_line_exit_2(tmp_path: Path) -> Non
     assert "invalid JSON" in line
 
 
-def test_error_message_cannot_drive_the_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _import_raising(error: BaseException, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """argv of an import whose importer raises ``error`` (the rest of the command is real)."""
     import parley.store.imports as imports
 
-    def boom(*a: object, **k: object) -> None:
-        raise ParleyError("bad \x1b]0;TITLE\x07 name\x1b[2J\nsecond line")
+    def fail(*a: object, **k: object) -> None:
+        raise error
 
-    monkeypatch.setattr(imports, "import_file", boom)
+    monkeypatch.setattr(imports, "import_file", fail)
     f = tmp_path / "x.jsonl"
     f.write_text("", encoding="utf-8")
-    line = one_line_error(cli(["import", str(f), "--format", "jsonl", "--db", str(tmp_path / "p.db")]))
+    return ["import", str(f), "--format", "jsonl", "--db", str(tmp_path / "p.db")]
+
+
+def test_error_message_cannot_drive_the_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    error = ParleyError("bad \x1b]0;TITLE\x07 name\x1b[2J\nsecond line")
+    line = one_line_error(cli(_import_raising(error, monkeypatch, tmp_path)))
     assert "\x1b" not in line and "second line" not in line and "␛]0;TITLE" in line
 
 
 def test_a_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import parley.store.imports as imports
-
-    def bug(*a: object, **k: object) -> None:
-        raise RuntimeError("a bug")
-
-    monkeypatch.setattr(imports, "import_file", bug)
-    f = tmp_path / "x.jsonl"
-    f.write_text("", encoding="utf-8")
-    r = CliRunner().invoke(main, ["import", str(f), "--format", "jsonl", "--db", str(tmp_path / "p.db")])
+    r = CliRunner().invoke(main, _import_raising(RuntimeError("a bug"), monkeypatch, tmp_path))
     assert r.exit_code == 1 and isinstance(r.exception, RuntimeError)
 
 
