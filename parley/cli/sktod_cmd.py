@@ -75,6 +75,8 @@ def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | 
     from parley.store.export import replacing
 
     logs = _load_list(logs_path, "logs")
+    if not logs:
+        raise ParleyError(f"{logs_path}: no dialogues to answer")
     if limit is not None:
         logs = logs[:limit]
     pipe = Pipeline(model_dir=model_dir, knowledge=knowledge_path, entity_mapping=entity_mapping,
