@@ -68,8 +68,10 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
     from parley.engine.spec import parse_condition
 
     conds = list(conditions) or ["original"]
-    for c in conds:
-        Chain(parse_condition(c))
+    names = [Chain(parse_condition(c)).name for c in conds]  # every spec checked before any work
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ParleyError(f"condition given twice: {', '.join(twice)}")
     corpus = load_corpus(dialogues, limit=limit)
     if not corpus:
         raise ParleyError(f"{dialogues}: no dialogues")

@@ -130,6 +130,15 @@ def test_run_output_paths_checked_before_the_work(option: str, tmp_path: Path) -
     assert not db.exists(), "the run was stored although its output could not be written"
 
 
+def test_run_condition_given_twice(tmp_path: Path) -> None:
+    dialogues = tmp_path / "d.json"
+    dialogues.write_text(json.dumps({"d1.json": {"log": [{"text": "hi", "metadata": {}}]}}), encoding="utf-8")
+    db = tmp_path / "p.db"
+    line = one_line_error(cli(["run", "--system", "echo", "--dialogues", str(dialogues), "--db", str(db),
+                               "--condition", "original", "--condition", "none"]))
+    assert "condition given twice: original" in line and not db.exists()
+
+
 # -- property: arbitrary bytes -----------------------------------------------------------------------------
 TRICKY = [b"", b"[]", b"{}", b"null", b"[[]]", b"[{}]", b'[{"target": true}]', DEEP[:5000], b"\xef\xbb\xbf{}",
           b"SQLite format 3\x00" + b"\0" * 100]
@@ -151,3 +160,4 @@ def test_arbitrary_bytes_never_a_traceback(name: str, tmp_path_factory: pytest.T
         assert "Traceback" not in r.output
 
     check()
+
