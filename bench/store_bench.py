@@ -23,7 +23,7 @@ from parley.store.records import SessionRecord, TurnRecord  # noqa: E402
 
 
 def bench_commits(path: Path, n: int) -> tuple[float, float]:
-    """Wall-clock and CPU seconds (CPU is what an idle machine would take; the wall clock waits on the load)."""
+    """Wall-clock and CPU seconds (CPU: what an idle machine would take; the wall clock waits on the load)."""
     store = open_store(path)
     s = store.add_session(SessionRecord(tester="bench", mode="batch", system_name="echo"))
     recs = [TurnRecord(session_id=s.id, index=i, role="user" if i % 2 == 0 else "system",
@@ -78,9 +78,10 @@ def main() -> None:
           f"date {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load {os.getloadavg()[0]:.1f}")
     print(f"commit {args.turns} turns, one transaction each: {commit_s:.2f} s, CPU {commit_cpu:.2f} s "
           f"({args.turns / commit_s:,.0f} turns/s)  goal <= 2 s")
-    print(f"export {counts['turns']} turns / {n_sessions} sessions to JSONL: {jsonl_s:.2f} s, CPU {jsonl_cpu:.2f} s "
-          f"({size / 1e6:.1f} MB)  goal <= 3 s")
-    print(f"export {counts['turns']} turns to CSV (5 tables): {csv_s:.2f} s, CPU {csv_cpu:.2f} s  goal <= 3 s")
+    print(f"export {counts['turns']} turns / {n_sessions} sessions to JSONL: {jsonl_s:.2f} s, "
+          f"CPU {jsonl_cpu:.2f} s ({size / 1e6:.1f} MB)  goal <= 3 s")
+    print(f"export {counts['turns']} turns to CSV (5 tables): {csv_s:.2f} s, CPU {csv_cpu:.2f} s  "
+          "goal <= 3 s")
 
 
 if __name__ == "__main__":
