@@ -91,3 +91,27 @@ def m002_annotation(db: Database) -> None:
             created_at TEXT NOT NULL,
             PRIMARY KEY (session_id, rater)
         )""")
+
+
+@migrations()
+def m003_runs(db: Database) -> None:
+    """Batch runs (`parley run`): a run and the dialogues it has stored, so an interrupted run resumes."""
+    db.execute("""
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            key TEXT NOT NULL,
+            params TEXT NOT NULL DEFAULT '{}',
+            total INTEGER NOT NULL CHECK (total >= 0),
+            started_at TEXT NOT NULL,
+            finished_at TEXT
+        )""")
+    db.execute("""
+        CREATE TABLE run_items (
+            run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL CHECK (seq >= 0),
+            condition TEXT NOT NULL,
+            dialogue_id TEXT NOT NULL,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            PRIMARY KEY (run_id, seq)
+        )""")
+    db.execute("CREATE INDEX idx_runs_key ON runs(key, finished_at)")

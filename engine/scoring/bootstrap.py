@@ -79,18 +79,25 @@ def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str =
     if size == 0:
         return {name: {} for name in conditions}
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, size, size=(n, size))
+    # resamples are drawn and reduced a block at a time (the same draws as one (n, size) array), so memory
+    # stays O(size), not O(n × size × 10), for large runs
+    block = max(1, min(n, 2_000_000 // (size * 10)))
+    parts: dict[str, dict[str, list[np.ndarray]]] = {name: {} for name in conditions}
+    for start in range(0, n, block):
+        idx = rng.integers(0, size, size=(min(block, n - start), size))
+        for name, st in conditions.items():
+            acc = parts[name]
+            acc.setdefault("inform", []).append(100.0 * st.inform[idx].mean(axis=1))
+            acc.setdefault("success", []).append(100.0 * st.success[idx].mean(axis=1))
+            if st.bleu is not None:
+                summed = st.bleu[idx].sum(axis=1)
+                acc.setdefault("bleu", []).append(np.array([bleu_from_statistics(row) for row in summed]))
     samples: dict[str, dict[str, np.ndarray]] = {}
-    for name, st in conditions.items():
-        inform = 100.0 * st.inform[idx].mean(axis=1)
-        success = 100.0 * st.success[idx].mean(axis=1)
-        res = {"inform": inform, "success": success}
-        if st.bleu is not None:
-            summed = st.bleu[idx].sum(axis=1)
-            bleu = np.array([bleu_from_statistics(row) for row in summed])
-            res["bleu"] = bleu
-            res["combined"] = (inform + success) / 2 + bleu
-        samples[name] = res
+    for name, acc in parts.items():
+        samples[name] = {m: np.concatenate(v) for m, v in acc.items()}
+        if "bleu" in samples[name]:
+            s = samples[name]
+            s["combined"] = (s["inform"] + s["success"]) / 2 + s["bleu"]
     lo_q, hi_q = 100 * alpha / 2, 100 * (1 - alpha / 2)
 
     def interval(a: np.ndarray) -> list[float]:

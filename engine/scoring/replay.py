@@ -1,16 +1,16 @@
 """Corpus replay: feed the user turns of MultiWOZ-format dialogues to a system under rewriter conditions.
 
 Every dialogue of every condition goes through :class:`engine.session.Session`, so it is stored as a ``batch``
-session with its condition, goal and source (``FILE#DIALOGUE_ID``) exactly like a live one. The session seed of a
-dialogue depends only on the run seed and the dialogue id, so conditions are paired: the same dialogue gets the
-same seed (and the same rewriter randomness for shared rewriters) under every condition.
+session with its condition, goal and source (``FILE#DIALOGUE_ID``) exactly like a live one. The session seed
+of a dialogue depends only on the run seed and the dialogue id, so conditions are paired: the same dialogue
+gets the same seed (and the same rewriter randomness for shared rewriters) under every condition.
 """
 
 from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,6 @@ from parley.engine.scoring.multiwoz import (
     bleu_normalise,
     score_dialogue,
 )
-from parley.engine.spec import condition_name, parse_condition
 
 #: progress(condition, done, total) is called after every dialogue
 Progress = Callable[[str, int, int], None]
@@ -32,27 +31,6 @@ Progress = Callable[[str, int, int], None]
 def dialogue_seed(seed: int, dialogue_id: str) -> int:
     """The session seed of one dialogue: stable across runs and Python versions, shared by all conditions."""
     return zlib.crc32(f"{seed}:{dialogue_id}".encode()) & 0x7FFFFFFF
-
-
-def eval_turn(reply: Any, previous_state: Mapping[str, Mapping[str, Any]] | None = None) -> EvalTurn:
-    """A system reply (``SystemTurn`` or None for a failed turn) as the metrics see it.
-
-    The active domain comes from ``internals["active_domain"]`` (a name or a list) when the system reports one;
-    otherwise it is estimated from the state later. A failed turn keeps the previous state and says nothing.
-    """
-    if reply is None:
-        return EvalTurn("", dict(previous_state or {}), None)
-    internals = getattr(reply, "internals", {}) or {}
-    active = internals.get("active_domain", internals.get("active_domains"))
-    domains: tuple[str, ...] | None
-    if isinstance(active, str):
-        domains = (active,)
-    elif isinstance(active, list | tuple):
-        domains = tuple(str(a) for a in active)
-    else:
-        domains = None
-    state = {d: dict(s) for d, s in (getattr(reply, "state", {}) or {}).items()}
-    return EvalTurn(str(getattr(reply, "text", "")), state, domains)
 
 
 @dataclass(frozen=True)
@@ -80,43 +58,59 @@ class ConditionRun:
         return sum(d.failed_turns for d in self.dialogues)
 
 
-def replay(corpus: Sequence[CorpusDialogue], system: Any, store: Any, *, conditions: Sequence[str] = ("original",),
-           system_spec: str | None = None, seed: int = 0, source: str = "", tester: str = "replay",
-           progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> list[ConditionRun]:
-    """Replay ``corpus`` through ``system`` once per condition; returns the scored runs in condition order.
+def replay(
+    corpus: Sequence[CorpusDialogue],
+    system: Any,
+    store: Any,
+    *,
+    conditions: Sequence[str] = ("original",),
+    system_spec: str | None = None,
+    seed: int = 0,
+    source: str = "",
+    tester: str = "replay",
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> list[ConditionRun]:
+    """Replay ``corpus`` through ``system`` once per condition, serially, in this thread; returns the scored
+    runs in condition order. Each dialogue is stored whole (one transaction) once played.
 
     ``conditions`` are spec strings (``original``, ``impolite:scenario=2``, ``disfluency+asr-sim``); they are
-    parsed and their chains built before anything runs, so a bad spec fails fast.
+    parsed and their chains built before anything runs, so a bad spec fails fast. ``parley run`` uses
+    :mod:`engine.batch` instead (workers, resume, streaming).
     """
-    from parley.engine.rewrite.chain import Chain
-    from parley.engine.session import Session
+    from parley.engine.batch.play import Worker, WorkItem
+    from parley.engine.batch.tally import failed_turns
+    from parley.engine.scoring.stored import session_turns
+    from parley.store.records import now
 
-    chains = [(condition_name(parse_condition(c)), Chain(parse_condition(c))) for c in conditions]
-    names = [n for n, _ in chains]
-    if len(set(names)) != len(names):
-        raise ValueError(f"condition given twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
+    worker = Worker(
+        system, conditions, system_spec=str(system_spec or getattr(system, "name", "system")), tester=tester
+    )
     runs: list[ConditionRun] = []
-    for name, chain in chains:
+    for name in worker.chains:
         run = ConditionRun(name)
         t0 = time.perf_counter()
         for k, dia in enumerate(corpus):
             if should_stop is not None and should_stop():
                 break
-            session = Session(store, system, system_spec=system_spec, chain=chain, tester=tester, mode="batch",
-                              seed=dialogue_seed(seed, dia.id), goal=dict(dia.goal),
-                              source=f"{source}#{dia.id}" if source else dia.id)
-            turns: list[EvalTurn] = []
-            failed = 0
-            state: Mapping[str, Mapping[str, Any]] = {}
-            for text in dia.user_turns:
-                ex = session.turn(text)
-                if not ex.ok:
-                    failed += 1
-                et = eval_turn(ex.reply if ex.ok else None, state)
-                state = et.state
-                turns.append(et)
-            session.end()
-            run.dialogues.append(ReplayedDialogue(dia.id, session.id, tuple(turns), failed))
+            played = worker.play(
+                WorkItem(
+                    k,
+                    name,
+                    dia,
+                    dialogue_seed(seed, dia.id),
+                    now(),
+                    f"{source}#{dia.id}" if source else dia.id,
+                )
+            )
+            with store.write():
+                store.add_session(played.session)
+                for t in played.turns:
+                    store.add_turn(t)
+            turns = session_turns(played.turns)
+            run.dialogues.append(
+                ReplayedDialogue(dia.id, played.session.id, tuple(turns), failed_turns(played.turns))
+            )
             if progress is not None:
                 progress(name, k + 1, len(corpus))
         run.seconds = time.perf_counter() - t0
@@ -155,15 +149,38 @@ def dialogue_stats(run: ConditionRun, corpus: Sequence[CorpusDialogue]) -> Any:
         n = min(len(rd.turns), len(ref.system_turns))
         hyps.append([bleu_normalise(t.response) for t in rd.turns[:n]])
         refs.append([bleu_normalise(r) for r in ref.system_turns[:n]])
-    return DialogueStats(inform=np.array([s.inform for s in run.scores], dtype=float),
-                         success=np.array([s.success for s in run.scores], dtype=float),
-                         bleu=bleu_statistics(hyps, refs))
+    return DialogueStats(
+        inform=np.array([s.inform for s in run.scores], dtype=float),
+        success=np.array([s.success for s in run.scores], dtype=float),
+        bleu=bleu_statistics(hyps, refs),
+    )
 
 
-def summarise(runs: Sequence[ConditionRun], corpus: Sequence[CorpusDialogue], *, baseline: str = "original",
-              n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """The ``--json`` result: ``{"conditions": {name: {inform, success, bleu, combined, n, failed_turns,
-    drop, ci}}}``.
+def summarise(
+    runs: Sequence[ConditionRun],
+    corpus: Sequence[CorpusDialogue],
+    *,
+    baseline: str = "original",
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The ``--json`` result of scored runs (see :func:`summary`)."""
+    rows = []
+    for r in runs:
+        assert r.metrics is not None
+        rows.append((r.name, r.metrics, dialogue_stats(r, corpus) if n_boot else None, r.failed_turns))
+    return summary(rows, baseline=baseline, n_boot=n_boot, seed=seed)
+
+
+def summary(
+    rows: Sequence[tuple[str, Metrics, Any, int]],
+    *,
+    baseline: str = "original",
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """``{"conditions": {name: {inform, success, bleu, combined, n, failed_turns, drop, ci}}}`` from
+    ``(name, metrics, bootstrap.DialogueStats, failed turns)`` rows.
 
     ``drop`` is the relative decrease against ``baseline`` in percent (positive = worse, as Table VII's ↓);
     ``ci`` holds paired-bootstrap 95 % intervals per metric and, under ``delta``, of the difference to the
@@ -172,18 +189,17 @@ def summarise(runs: Sequence[ConditionRun], corpus: Sequence[CorpusDialogue], *,
     from parley.engine.scoring.bootstrap import METRICS, paired_bootstrap
 
     ci: dict[str, dict[str, Any]] = {}
-    if n_boot and runs:
-        ci = paired_bootstrap({r.name: dialogue_stats(r, corpus) for r in runs}, baseline=baseline, n=n_boot,
-                              seed=seed)
-    base = next((r.metrics for r in runs if r.name == baseline), None)
+    if n_boot and rows:
+        ci = paired_bootstrap(
+            {name: stats for name, _, stats, _ in rows}, baseline=baseline, n=n_boot, seed=seed
+        )
+    base = next((m for name, m, _, _ in rows if name == baseline), None)
     out: dict[str, Any] = {}
-    for r in runs:
-        assert r.metrics is not None
-        row = r.metrics.to_json()
+    for name, metrics, _, failed in rows:
         drop: dict[str, float | None] = {}
         if base is not None:
             for k in METRICS:
-                b, v = getattr(base, k), getattr(r.metrics, k)
+                b, v = getattr(base, k), getattr(metrics, k)
                 drop[k] = None if not b or v is None else round(100.0 * (b - v) / b, 2)
-        out[r.name] = {**row, "failed_turns": r.failed_turns, "drop": drop, "ci": ci.get(r.name, {})}
+        out[name] = {**metrics.to_json(), "failed_turns": failed, "drop": drop, "ci": ci.get(name, {})}
     return {"conditions": out}

@@ -1,16 +1,14 @@
-"""``parley run`` (corpus replay under rewriter conditions) and ``parley score`` (MultiWOZ metrics of stored
-sessions, satisfaction analysis of ratings). Thin layers over ``engine.scoring``."""
+"""``parley score``: MultiWOZ metrics of stored sessions, satisfaction analysis of ratings. A thin layer over
+``engine.scoring`` (``parley run`` lives in ``run_cmd``)."""
 
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 from typing import Any
 
 import click
 
-from parley.cli.common import SEED, OutputPath, db_option, load_system, open_db, trust_option
+from parley.cli.common import OutputPath, db_option, open_db
 from parley.errors import ParleyError
 
 
@@ -21,110 +19,6 @@ def _console() -> Any:
     from rich.console import Console
 
     return Console() if sys.stdout.isatty() else Console(width=140)
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^\w=.+-]+", "_", name)
-
-
-def _mwzeval_paths(out: Path, names: list[str]) -> dict[str, Path]:
-    if len(names) == 1:
-        return {names[0]: out}
-    return {n: out.with_name(f"{out.stem}.{_slug(n)}{out.suffix or '.json'}") for n in names}
-
-
-@click.command()
-@click.option("--system", "system_spec", default="multiwoz", show_default=True, metavar="NAME[:k=v,...]",
-              help="System under test (`parley systems` lists them).")
-@click.option("--dialogues", "dialogues", type=click.Path(dir_okay=False), required=True,
-              help="MultiWOZ-format dialogues: a .json file or a .zip holding one (e.g. ConvLab-3 test.json.zip).")
-@click.option("--condition", "conditions", multiple=True, metavar="SPEC",
-              help="Rewriter condition (repeatable): original, impolite:scenario=2, disfluency, wp, asr-sim, "
-                   "or several joined with + (default: original).")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Replay only the first N dialogues.")
-@click.option("--seed", type=SEED, default=0, show_default=True,
-              help="Run seed: each dialogue's session seed derives from it and the dialogue id.")
-@db_option
-@click.option("--json", "as_json", is_flag=True,
-              help='Print {"conditions": {name: {inform, success, bleu, combined, n, drop, ci}}} on stdout.')
-@click.option("--mwzeval-out", "mwzeval_out", type=OutputPath(), default=None,
-              help="Write system outputs in the mwzeval input format (one file per condition when several).")
-@click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
-              help="Paired bootstrap resamples for the confidence intervals (0: none).")
-@click.option("--tester", default="replay", show_default=True, help="Tester name stored with the sessions.")
-@click.option("--plot", type=OutputPath(), default=None, help="Write a PNG bar chart (matplotlib).")
-@click.option("--html", "html_out", type=OutputPath(), default=None,
-              help="Write a self-contained HTML report.")
-@trust_option
-def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: int | None, seed: int,
-        db_path: str | None, as_json: bool, mwzeval_out: str | None, n_boot: int, tester: str,
-        plot: str | None, html_out: str | None, trust_remote_code: bool) -> None:
-    """Replay corpus dialogues through a system under rewriter conditions and score them (Inform, Success,
-    BLEU, Combined; drops against `original`; paired bootstrap CIs). Every dialogue is stored as a batch
-    session with its condition."""
-    from parley.engine.rewrite.chain import Chain
-    from parley.engine.scoring.corpus import load_corpus, to_mwzeval
-    from parley.engine.scoring.replay import replay, summarise
-    from parley.engine.spec import parse_condition
-
-    conds = list(conditions) or ["original"]
-    names = [Chain(parse_condition(c)).name for c in conds]  # every spec checked before any work
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise ParleyError(f"condition given twice: {', '.join(twice)}")
-    corpus = load_corpus(dialogues, limit=limit)
-    if not corpus:
-        raise ParleyError(f"{dialogues}: no dialogues")
-    system = load_system(system_spec, trust_remote_code)
-    store = open_db(db_path)
-
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    err = Console(stderr=True)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("ETA"), TimeRemainingColumn())
-    with Progress(*columns, console=err, transient=False) as bar:
-        tasks: dict[str, Any] = {}
-
-        def progress(name: str, done: int, total: int) -> None:
-            if name not in tasks:
-                tasks[name] = bar.add_task(name, total=total)
-            bar.update(tasks[name], completed=done)
-
-        runs = replay(corpus, system, store, conditions=conds, system_spec=system_spec, seed=seed,
-                      source=str(Path(dialogues).resolve()), tester=tester, progress=progress)
-    result = summarise(runs, corpus, n_boot=n_boot, seed=seed)
-    if mwzeval_out:
-        paths = _mwzeval_paths(Path(mwzeval_out), [r.name for r in runs])
-        for r in runs:
-            data = to_mwzeval({d.dialogue_id: d.turns for d in r.dialogues})
-            paths[r.name].write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-            err.print(f"mwzeval input for {r.name}: {paths[r.name]}")
-    if plot or html_out:
-        from parley.engine.scoring import report
-
-        if plot:
-            report.figure(result).savefig(plot, dpi=110, bbox_inches="tight")
-            err.print(f"plot written to {plot}")
-        if html_out:
-            report.html_report(result, html_out, title=f"parley run — {system_spec} on {Path(dialogues).name}")
-            err.print(f"report written to {html_out}")
-    if as_json:
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
-        from parley.engine.scoring.report import conditions_table
-
-        _console().print(conditions_table(result, seconds={r.name: r.seconds for r in runs}))
-    total = sum(len(r.dialogues) for r in runs)
-    err.print(f"{total} session(s) stored in {store.path}")
 
 
 @click.command()

@@ -123,6 +123,9 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
 
     def on_unmount(self) -> None:
         self.voice_stop.set()
+        close = getattr(self.system, "close", None)  # a remote bot's request in flight ends now (issue 13.6)
+        if callable(close):
+            close()
 
     # -- systems and sessions ----------------------------------------------------------------------------
     def load_system(self, spec: str) -> None:

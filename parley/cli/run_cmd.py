@@ -1,0 +1,296 @@
+"""``parley run``: replay corpus dialogues under rewriter conditions — N in flight, resumable, on threads,
+processes or Ray — and score them. A thin layer over :mod:`engine.batch`."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from parley.cli.common import SEED, OutputPath, check_trust, db_option, load_system, open_db, trust_option
+from parley.errors import ParleyError
+
+#: the options that define a run (with --resume they must agree with the stored run, or be left out)
+RUN_DEFINING = ("system_spec", "dialogues", "conditions", "limit", "seed", "tester")
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^\w=.+-]+", "_", name)
+
+
+def _mwzeval_paths(out: Path, names: list[str]) -> dict[str, Path]:
+    if len(names) == 1:
+        return {names[0]: out}
+    return {n: out.with_name(f"{out.stem}.{_slug(n)}{out.suffix or '.json'}") for n in names}
+
+
+def _progress_bar() -> Any:
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class Speed(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            return Text(f"{task.speed:.2f} dialogues/s" if task.speed else "– dialogues/s")
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Speed(),
+                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    console=Console(stderr=True), transient=False)
+
+
+@click.command()
+@click.option("--system", "system_spec", default="multiwoz", show_default=True, metavar="NAME[:k=v,...]",
+              help="System under test (`parley systems` lists them).")
+@click.option(
+    "--dialogues",
+    "dialogues",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="MultiWOZ-format dialogues: a .json file or a .zip holding one (e.g. ConvLab-3 test.json.zip); "
+    "read one dialogue at a time.",
+)
+@click.option(
+    "--condition",
+    "conditions",
+    multiple=True,
+    metavar="SPEC",
+    help="Rewriter condition (repeatable): original, impolite:scenario=2, disfluency, wp, asr-sim, "
+    "or several joined with + (default: original).",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Replay only the first N dialogues.")
+@click.option(
+    "--seed",
+    type=SEED,
+    default=0,
+    show_default=True,
+    help="Run seed: each dialogue's session seed derives from it and the dialogue id.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="Dialogues in flight at once (stored sessions are the same for any number).",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", "thread", "process", "ray"]),
+    default="auto",
+    show_default=True,
+    help="Where dialogues run: threads (remote bots), processes (local models, each loading its model "
+    "once), or a Ray cluster; auto picks threads for remote/echo or one worker, else processes.",
+)
+@click.option(
+    "--address",
+    default=None,
+    metavar="ADDR",
+    help="--backend ray: the cluster to join (auto, or ray://HEAD:10001); default: a local Ray instance.",
+)
+@click.option(
+    "--resume",
+    "resume",
+    default=None,
+    metavar="RUN_ID",
+    help="Continue this interrupted run (its settings are stored; options that define the run may be "
+    "left out). Without it, an unfinished run of the same command continues by itself.",
+)
+@click.option(
+    "--new",
+    "new_run",
+    is_flag=True,
+    help="Start a new run even when an unfinished run of the same command exists.",
+)
+@db_option
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"conditions": {name: {inform, success, bleu, combined, n, drop, ci}}} on stdout.',
+)
+@click.option(
+    "--mwzeval-out",
+    "mwzeval_out",
+    type=OutputPath(),
+    default=None,
+    help="Write system outputs in the mwzeval input format (one file per condition when several).",
+)
+@click.option(
+    "--bootstrap",
+    "n_boot",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Paired bootstrap resamples for the confidence intervals (0: none).",
+)
+@click.option("--tester", default="replay", show_default=True, help="Tester name stored with the sessions.")
+@click.option(
+    "--plot", type=OutputPath(), default=None, help="Write a PNG bar chart (matplotlib)."
+)
+@click.option(
+    "--html",
+    "html_out",
+    type=OutputPath(),
+    default=None,
+    help="Write a self-contained HTML report.",
+)
+@trust_option
+@click.pass_context
+def run(
+    ctx: click.Context,
+    system_spec: str,
+    dialogues: str | None,
+    conditions: tuple[str, ...],
+    limit: int | None,
+    seed: int,
+    workers: int,
+    backend: str,
+    address: str | None,
+    resume: str | None,
+    new_run: bool,
+    db_path: str | None,
+    as_json: bool,
+    mwzeval_out: str | None,
+    n_boot: int,
+    tester: str,
+    plot: str | None,
+    html_out: str | None,
+    trust_remote_code: bool,
+) -> None:
+    """Replay corpus dialogues through a system under rewriter conditions and score them (Inform, Success,
+    BLEU, Combined; drops against `original`; paired bootstrap CIs). Every dialogue is stored as a batch
+    session with its condition; an interrupted run continues where it stopped."""
+    from parley.engine.batch.backends import choose, make_backend
+    from parley.engine.batch.play import WorkerSpec, build_chains
+    from parley.engine.batch.run import RunError, RunInterrupted, RunParams, execute, open_run
+    from parley.engine.scoring.replay import summary
+    from parley.engine.spec import parse_spec
+    from parley.store.runs import count_done, get_run
+
+    if resume and new_run:
+        raise ParleyError("--resume and --new exclude each other")
+    store = open_db(db_path)
+    try:
+        if resume:
+            stored = get_run(store, resume)
+            if stored is None:
+                raise RunError(f"no run {resume} in {store.path}")
+            params = RunParams.from_json(stored.params)
+            given = {k for k in RUN_DEFINING if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
+            if given:
+                mine = RunParams.make(
+                    system_spec,
+                    dialogues or params.dialogues,
+                    list(conditions) or ["original"],
+                    limit=limit,
+                    seed=seed,
+                    tester=tester,
+                )
+                differ = [
+                    k
+                    for k in ("system_spec", "dialogues", "conditions", "limit", "seed", "tester")
+                    if k in given and getattr(mine, k) != getattr(params, k)
+                ]
+                if differ or mine.digest != params.digest:
+                    raise RunError(
+                        f"run {resume} was started with other settings "
+                        f"({', '.join(differ) or 'the dialogue file changed'}); leave them out to resume it"
+                    )
+        else:
+            if not dialogues:
+                raise ParleyError("--dialogues FILE is required (or --resume RUN_ID)")
+            params = RunParams.make(
+                system_spec,
+                dialogues,
+                list(conditions) or ["original"],
+                limit=limit,
+                seed=seed,
+                tester=tester,
+            )
+        names = list(build_chains(params.conditions))
+        kind = choose(backend, params.system_spec, workers)
+        if trust_remote_code:
+            check_trust(parse_spec(params.system_spec).name)
+        local = None
+        if kind == "thread" and workers == 1:
+            local = load_system(params.system_spec, trust_remote_code)
+        else:
+            from parley.engine.systems import build_system
+
+            # the spec is checked here; workers load it
+            build_system(params.system_spec, trust_remote_code=trust_remote_code)
+        run_rec, continued = open_run(store, params, resume=resume, new=new_run)
+        done = count_done(store, run_rec.id)
+        if continued:
+            click.echo(
+                f"resuming run {run_rec.id}: {done} of {run_rec.total} dialogues already stored", err=True
+            )
+        else:
+            click.echo(
+                f"run {run_rec.id}: {run_rec.total} dialogues ({len(names)} condition(s)), {workers} "
+                f"worker(s) on {kind}",
+                err=True,
+            )
+        spec = WorkerSpec(params.system_spec, params.conditions, params.tester,
+                          {"trust_remote_code": True} if trust_remote_code else {})
+        paths = _mwzeval_paths(Path(mwzeval_out), names) if mwzeval_out else {}
+        with _progress_bar() as bar:
+            tasks: dict[str, Any] = {}
+
+            def progress(name: str, k: int, total: int, fresh: bool) -> None:
+                if name not in tasks:
+                    tasks[name] = bar.add_task(name, total=total)
+                if fresh:
+                    bar.update(tasks[name], completed=k)
+                else:
+                    bar.reset(tasks[name], total=total, completed=k)
+
+            pool = make_backend(kind, spec, workers, address=address, system=local)
+            outcome = execute(store, run_rec, pool, progress=progress, mwzeval=paths)
+    except RunInterrupted as e:
+        click.echo(f"parley: {e}", err=True)
+        sys.exit(130)
+    result = summary(
+        [(t.name, t.metrics(), t.stats(), t.failed_turns) for t in outcome.tallies],
+        n_boot=n_boot,
+        seed=params.seed,
+    )
+    for name, path in outcome.mwzeval.items():
+        click.echo(f"mwzeval input for {name}: {path}", err=True)
+    if plot or html_out:
+        from parley.engine.scoring import report
+
+        if plot:
+            report.figure(result).savefig(plot, dpi=110, bbox_inches="tight")
+            click.echo(f"plot written to {plot}", err=True)
+        if html_out:
+            report.html_report(
+                result, html_out, title=f"parley run — {params.system_spec} on {Path(params.dialogues).name}"
+            )
+            click.echo(f"report written to {html_out}", err=True)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        from rich.console import Console
+
+        from parley.engine.scoring.report import conditions_table
+
+        console = Console() if sys.stdout.isatty() else Console(width=140)
+        console.print(conditions_table(result, seconds={t.name: t.seconds for t in outcome.tallies}))
+    click.echo(
+        f"run {run_rec.id}: {outcome.played} dialogue(s) played now, {outcome.resumed_from} stored before; "
+        f"{run_rec.total} session(s) in {store.path} ({outcome.seconds:.1f} s)",
+        err=True,
+    )

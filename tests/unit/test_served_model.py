@@ -1,0 +1,114 @@
+"""The remote system's OpenAI-compatible path against a real served model (issue 17.3): `parley serve-bundled`
+(`transformers serve` with the bundled SmolLM2) started here on 127.0.0.1: chat completion, streaming,
+concurrent requests, the attempt deadline and the size cap."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from parley.engine.http import HttpFailure
+from parley.engine.systems import build_system
+from parley.engine.types import Message
+
+pytest.importorskip("fastapi")  # the optional extra parley-tod[serve] (installed by ./setup.sh test)
+pytest.importorskip("uvicorn")
+pytestmark = pytest.mark.slow
+HISTORY = (Message("user", "Say hello."),)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "2",
+           "PARLEY_CACHE": os.environ.get("PARLEY_TEST_CACHE")
+           or str(tmp_path_factory.getbasetemp().parent / "parley-cache")}
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with log.open("wb") as fh:
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).with_name("parley")), "serve-bundled", "--port", str(port)],
+            env=env,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"serve-bundled exited: {log.read_text(errors='replace')[-2000:]}")
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("transformers serve did not come up within 300 s")
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def _bot(url: str, extra: str = "") -> object:
+    return build_system(
+        f"remote:url={url},api=openai,model=smollm2,max_tokens=4,timeout=600,retries=0{extra}"
+    )
+
+
+def test_served_model(served: str) -> None:
+    """One test (one server under pytest-xdist): completion, stream, concurrency, size cap, then the deadline."""
+    plain = _bot(served).respond(HISTORY)  # type: ignore[attr-defined]
+    assert plain.text and plain.internals["http_status"] == 200
+    assert plain.internals["url"] == f"{served}/v1/chat/completions"
+    streamed = _bot(served, ",stream=true").respond(HISTORY)  # type: ignore[attr-defined]
+    assert streamed.text == plain.text  # greedy decoding: the same words, delivered as events
+
+    bot = _bot(served)
+    texts: list[str] = []
+    errors: list[BaseException] = []
+
+    def ask(k: int) -> None:
+        try:
+            texts.append(bot.respond((Message("user", f"Name a colour, {k}."),)).text)  # type: ignore[attr-defined]
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=ask, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=1900)
+    assert not errors and len(texts) == 3 and all(texts)
+
+    with pytest.raises(HttpFailure) as info:
+        _bot(served, ",max_bytes=64").respond(HISTORY)  # type: ignore[attr-defined]
+    assert info.value.kind == "too_large"
+
+    # last: the server goes on generating after parley gives up
+    slow = build_system(f"remote:url={served},api=openai,model=smollm2,max_tokens=60,timeout=0.5,retries=0")
+    t0 = time.perf_counter()
+    with pytest.raises(HttpFailure) as info:
+        slow.respond(HISTORY)
+    assert info.value.kind == "timeout" and time.perf_counter() - t0 < 3
