@@ -40,15 +40,31 @@ MAX_DEPTH = 64
 _SCALARS = ("string", "number", "boolean", "null")
 
 
+def _refuse_top_level(fh: IO[bytes], path: Path) -> None:
+    """The file is not an object of dialogues: say whether it is too deep to read or simply not an object."""
+    import ijson
+
+    depth = 0
+    try:
+        for event, _ in ijson.basic_parse(fh):
+            depth += event in ("start_map", "start_array")
+            depth -= event in ("end_map", "end_array")
+            if depth > MAX_DEPTH:
+                raise CorpusError(f"{path}: JSON nested too deeply (more than {MAX_DEPTH} levels)")
+    except ijson.JSONError:
+        pass
+    raise CorpusError(f"{path}: expected an object of dialogues keyed by id")
+
+
 def _items(fh: IO[bytes], path: Path) -> Iterator[tuple[str, object]]:
     """``(dialogue id, dialogue)`` pairs of the top-level object, built from ijson's basic events (no
     per-event prefix strings, whose cost grows with depth) with a nesting limit."""
     import ijson
 
     head = fh.read(1024).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if head != b"{":
-        raise CorpusError(f"{path}: expected an object of dialogues keyed by id")
     fh.seek(0)
+    if head != b"{":
+        _refuse_top_level(fh, path)
     stack: list[Any] = []
     keys: list[str | None] = []
     top_key = ""
@@ -65,9 +81,8 @@ def _items(fh: IO[bytes], path: Path) -> Iterator[tuple[str, object]]:
                 continue
             if event in ("start_map", "start_array"):
                 if len(stack) >= MAX_DEPTH:
-                    raise CorpusError(
-                        f"{path}: dialogue {top_key!r} is nested more than {MAX_DEPTH} levels deep"
-                    )
+                    raise CorpusError(f"{path}: JSON nested too deeply (dialogue {top_key!r}: more than "
+                                      f"{MAX_DEPTH} levels)")
                 stack.append({} if event == "start_map" else [])
                 keys.append(None)
                 continue

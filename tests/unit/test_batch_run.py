@@ -174,7 +174,7 @@ def test_resume_by_id_new_and_refusals(tmp_path: Path) -> None:
     [
         ("[1, 2]", "expected an object"),
         ('{"a": {"log": [', "not a MultiWOZ dialogue file"),
-        ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested more than 64 levels"),
+        ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply"),
         ('{"a": {"log": [1, 2]}}', "malformed"),
         ('{"a": 1}', "no 'log' list"),
         ("{}", "no dialogues"),
