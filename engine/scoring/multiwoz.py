@@ -37,6 +37,7 @@ from parley.engine.scoring.mentions import (
     canonical_value,
     delexicaliser,
 )
+from parley.engine.scoring.venues import query
 
 __all__ = ["NAMED_DOMAINS", "PLACEHOLDERS", "REQUESTABLE", "Delexicaliser", "DialogueScore", "EvalTurn", "Metrics",
            "aggregate", "bleu_normalise", "canonical_state", "canonical_value", "corpus_bleu", "delexicaliser",
@@ -74,25 +75,39 @@ def goal_requestables(goal: Mapping[str, Any], domain: str) -> set[str]:
 
 # -- active domains -------------------------------------------------------------------------------------------
 def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[tuple[str, ...]]:
-    """Per turn, the domain the system is most likely talking about: the one whose state changed last.
+    """Per turn, the domain the system is most likely talking about, estimated as mwzeval does.
 
-    When several domains change in one turn, the current one is kept if it is among them, else the changed
-    domain with the most filled slots wins. Used when a system does not report its active domain.
+    Only informable slots count (booking slots are not part of mwzeval's state). The active domain is the one
+    whose slots changed last; when several change in one turn, the current one is kept if it is among them,
+    else the changed domain with the most filled slots wins. The multi-domain fallback: on the first turn where
+    nothing changes after a turn that changed several domains, the other domain changed then (still in the
+    state) becomes the active one. Used when a system does not report its active domain.
     """
     out: list[tuple[str, ...]] = []
     current: str | None = None
-    previous: Mapping[str, Mapping[str, Any]] = {}
-    for state in states:
-        changed = [d for d in state if set(_items(state.get(d))) - set(_items(previous.get(d)))]
-        if changed and current not in changed:
-            current = max(changed, key=lambda d: len(state.get(d) or {}))
-        previous = state
+    previous: Mapping[str, set[tuple[str, str]]] = {}
+    previous_changed: list[str] = []
+    for raw in states:
+        state = {d: set(_items(slots)) for d, slots in raw.items()}
+        state = {d: items for d, items in state.items() if items}
+        changed = [d for d, items in state.items() if items - previous.get(d, set())]
+        if not changed:
+            if current is None:
+                out.append(())
+                continue
+            if len(previous_changed) > 1:
+                others = [d for d in previous_changed if d in state and d != current]
+                if others:
+                    current = others[0]
+        elif current not in changed:
+            current = max(changed, key=lambda d: len(state[d]))
+        previous, previous_changed = state, changed
         out.append((current,) if current else ())
     return out
 
 
 def _items(slots: Mapping[str, Any] | None) -> list[tuple[str, str]]:
-    return [(k, str(v)) for k, v in (slots or {}).items() if v not in (None, "")]
+    return [(k, str(v)) for k, v in (slots or {}).items() if v not in (None, "") and not k.startswith("book_")]
 
 
 # -- per-dialogue scoring -------------------------------------------------------------------------------------
@@ -139,8 +154,7 @@ def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
             if d not in active:
                 continue
             if ("name" in found and d in NAMED_DOMAINS) or ("trainid" in found and d == "train"):
-                rows = db.query(d, canonical_state(d, turn.state[d], db)) if d in turn.state else []
-                venues = [MultiwozDB.venue_id(d, r) for r in rows]
+                venues = query(d, turn.state[d], db) if d in turn.state else []
                 before = offered[d] or []
                 if not before or any(v not in venues for v in before):
                     offered[d] = venues
@@ -160,7 +174,7 @@ def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
         if auto:
             match = True
         elif offers:
-            goal_venues = {MultiwozDB.venue_id(d, r) for r in db.query(d, canonical_state(d, informable, db))}
+            goal_venues = set(query(d, informable, db))
             match = set(offers) <= goal_venues
         else:
             match = False
