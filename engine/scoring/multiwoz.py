@@ -24,7 +24,7 @@ Goals use the MultiWOZ goal format ``{domain: {"info": {...}, "reqt": [...], "bo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,21 +134,23 @@ class DialogueScore:
 
 
 def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
-                   booked: Sequence[Iterable[str]] | None = None, db: MultiwozDB | None = None) -> DialogueScore:
+                   booked: Sequence[Iterable[str]] | None = None, db: MultiwozDB | None = None,
+                   mentions: Callable[[str], frozenset[str]] | None = None) -> DialogueScore:
     """Inform and Success of one dialogue (see the module docstring).
 
     ``booked[i]`` lists the domains the reference corpus had booked by system turn ``i``; without it (live
-    sessions) a reference counts whenever given.
+    sessions) a reference counts whenever given. ``mentions`` reads which of :data:`PLACEHOLDERS` a response
+    holds (default: found in lexicalised text by :class:`Delexicaliser`).
     """
     db = db or load_db()
-    delex = delexicaliser(db)
+    find = mentions or delexicaliser(db).mentions
     domains = goal_domains(goal)
     estimated = estimate_active_domains([t.state for t in turns])
     offered: dict[str, list[str] | None] = {d: [] for d in domains}
     provided: dict[str, set[str]] = {d: set() for d in domains}
     for i, turn in enumerate(turns):
         active = turn.active_domains if turn.active_domains is not None else estimated[i]
-        found = delex.mentions(turn.response)
+        found = find(turn.response)
         booked_now = set(booked[i]) if booked is not None and i < len(booked) else None
         for d in domains:
             if d not in active:

@@ -135,20 +135,30 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
 @click.option("--multiwoz", is_flag=True,
               help="MultiWOZ Inform/Success (BLEU when the reference dialogues are found) of stored sessions "
                    "that have a goal, by system and condition.")
+@click.option("--mwzeval-file", "mwzeval_file", type=click.Path(dir_okay=False), default=None,
+              help="Score model outputs in mwzeval's input format ({id: [{response, state, active_domains?}]}, "
+                   "as `parley run --mwzeval-out` writes) against --dialogues; no database needed.")
+@click.option("--references", type=click.Path(dir_okay=False), default=None,
+              help="--mwzeval-file: mwzeval's delexicalised BLEU references (its data/references/mwz22.json).")
 @click.option("--dialogues", type=click.Path(dir_okay=False), default=None,
-              help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from).")
+              help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from); "
+                   "--mwzeval-file: the MultiWOZ-format dialogues holding the goals (required).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
 @click.option("--plot", type=OutputPath(), default=None, help="Write a PNG plot (matplotlib).")
 @click.option("--html", "html_out", type=OutputPath(), default=None,
               help="Write a self-contained HTML report.")
-def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: str | None, as_json: bool,
-          plot: str | None, html_out: str | None) -> None:
-    """Score the sessions and ratings of a database (nothing is written to it)."""
+def score(db_path: str | None, satisfaction: bool, multiwoz: bool, mwzeval_file: str | None,
+          references: str | None, dialogues: str | None, as_json: bool, plot: str | None,
+          html_out: str | None) -> None:
+    """Score the sessions and ratings of a database (nothing is written to it), or a file of model outputs."""
 
     from parley.engine.scoring import report
 
+    if mwzeval_file:
+        _score_mwzeval_file(mwzeval_file, dialogues, references, as_json)
+        return
     if not satisfaction and not multiwoz:
-        raise ParleyError("say what to score: --satisfaction and/or --multiwoz")
+        raise ParleyError("say what to score: --satisfaction, --multiwoz or --mwzeval-file")
     store = open_db(db_path, readonly=True)
     path = store.path
     result: dict[str, Any] = {}
@@ -186,3 +196,23 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
     if sat is not None:
         for table in report.satisfaction_tables(result["satisfaction"]):
             console.print(table)
+
+
+def _score_mwzeval_file(path: str, dialogues: str | None, references: str | None, as_json: bool) -> None:
+    """``parley score --mwzeval-file``: Inform/Success (and mwzeval's BLEU with references) of a predictions file."""
+    from parley.engine.scoring import mwzeval_file
+    from parley.engine.scoring.corpus import load_corpus
+
+    if not dialogues:
+        raise ParleyError("--mwzeval-file needs --dialogues: the MultiWOZ-format dialogues holding the goals "
+                          "(test.json.zip)")
+    preds = mwzeval_file.read(path)
+    refs = mwzeval_file.load_references(references) if references else None
+    result = mwzeval_file.score(preds, load_corpus(dialogues), refs)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    bleu = "–" if result["bleu"] is None else f"{result['bleu']:.2f}"
+    click.echo(f"{result['n']} dialogues  Inform {result['inform']:.1f}  Success {result['success']:.1f}  "
+               f"BLEU {bleu}")
+    click.echo(f"BLEU: {result['bleu_kind']}")
