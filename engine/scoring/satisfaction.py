@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
+from parley.scales import scale
+
 TURN_ASPECTS: tuple[str, ...] = ("relevance", "interestingness")
 DIALOGUE_ASPECTS: tuple[str, ...] = ("understanding", "task_completion", "interest_arousal", "efficiency")
 ASPECTS: tuple[str, ...] = TURN_ASPECTS + DIALOGUE_ASPECTS
-SCALES: dict[str, tuple[int, int]] = {"relevance": (1, 3), "interestingness": (1, 3), "understanding": (1, 3),
-                                      "task_completion": (1, 3), "interest_arousal": (1, 3), "efficiency": (0, 1),
-                                      "overall": (1, 5)}
+SCALES: dict[str, tuple[int, int]] = {a: scale(a) for a in (*ASPECTS, "overall")}
 ABBREV: dict[str, str] = {"R": "relevance", "I": "interestingness", "U": "understanding", "TC": "task_completion",
                           "IA": "interest_arousal", "E": "efficiency"}
 #: the aspect sets of the study's Table 2, in its order

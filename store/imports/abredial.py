@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from parley.scales import DIALOGUE_ASPECTS, TURN_ASPECTS
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
@@ -47,17 +48,12 @@ from parley.store.imports.base import (
 from parley.store.records import DialogueRating, TurnRating, now
 
 FORMAT = "abredial"
-DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {
-    "understanding": ("understanding", 1, 3),
-    "task_completion": ("task-completion", 1, 3),
-    "interest_arousal": ("interest-arousal", 1, 3),
-    "efficiency": ("efficiency", 0, 1),
-    "overall": ("dialogue-overall", 1, 5),
-}
-TURN_SCALES: dict[str, tuple[str, int, int]] = {
-    "relevance": ("relevance", 1, 3),
-    "interestingness": ("interestingness", 1, 3),
-}
+#: parley field → (the file's column, the study's scale from parley.scales)
+_COLUMNS = {"understanding": "understanding", "task_completion": "task-completion",
+            "interest_arousal": "interest-arousal", "efficiency": "efficiency", "overall": "dialogue-overall",
+            "relevance": "relevance", "interestingness": "interestingness"}
+DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in DIALOGUE_ASPECTS}
+TURN_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in TURN_ASPECTS}
 _UTTERANCE = re.compile(r"^(SYSTEM|USER)(?:[\s\u2003]+|$)(.*)$", re.S)
 _SPACE = re.compile(r"[\s\u2003]+")
 
