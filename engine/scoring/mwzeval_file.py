@@ -17,7 +17,6 @@ to its names, Moses tokenised and detokenised with sacremoses). Without referenc
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -66,6 +65,15 @@ def mentions(response: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def _json(p: Path) -> Any:
+    from parley.formats import FormatError, read_json
+
+    try:
+        return read_json(p)
+    except FormatError as e:
+        raise MwzevalFileError(e.message) from None
+
+
 def _state(raw: Any, where: str) -> dict[str, dict[str, str]]:
     if not isinstance(raw, Mapping):
         raise MwzevalFileError(f"{where}.state: expected an object {{domain: {{slot: value}}}}")
@@ -84,12 +92,7 @@ def _state(raw: Any, where: str) -> dict[str, dict[str, str]]:
 def read(path: str | Path) -> dict[str, list[EvalTurn]]:
     """``{dialogue_id: [EvalTurn, ...]}`` from an mwzeval input file; errors name the key at fault."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MwzevalFileError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise MwzevalFileError(f"{p}: not a JSON file ({e})") from None
+    data = _json(p)
     if not isinstance(data, Mapping) or not data:
         raise MwzevalFileError(f"{p}: expected an object {{dialogue_id: [turns]}} with at least one dialogue")
     out: dict[str, list[EvalTurn]] = {}
@@ -174,12 +177,7 @@ def mwzeval_bleu(predictions: Mapping[str, Sequence[EvalTurn]], references: Mapp
 def load_references(path: str | Path) -> dict[str, list[str]]:
     """mwzeval's reference file (``{dialogue_id: [delexicalised response, ...]}``)."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MwzevalFileError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise MwzevalFileError(f"{p}: not a JSON file ({e})") from None
+    data = _json(p)
     if not isinstance(data, Mapping) or not all(isinstance(v, list) for v in data.values()):
         raise MwzevalFileError(f"{p}: expected mwzeval's references {{dialogue_id: [responses]}}")
     return {mwzeval_dialogue_id(str(k)): [str(x) for x in v] for k, v in data.items()}
