@@ -44,6 +44,9 @@ __all__ = ["NAMED_DOMAINS", "PLACEHOLDERS", "REQUESTABLE", "Delexicaliser", "Dia
            "estimate_active_domains", "goal_domains", "goal_informable", "goal_requestables", "score_dialogue"]
 
 REQUESTABLE: tuple[str, ...] = ("phone", "address", "postcode", "trainid", "reference")
+#: what ``bleu`` is in parley's MultiWOZ results (not mwzeval's delexicalised BLEU)
+BLEU_KIND = ("sacreBLEU of the lexicalised system text against the corpus system text, both lower-cased and "
+             "tokenised like the corpus")
 _AUTO_MATCH = ("taxi", "police", "hospital")
 
 

@@ -96,7 +96,7 @@ def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
         paper = PAPER_CORRELATIONS.get(a, (None, None))
         t1.add_row(a, str(c["n"]), _f(c["spearman"], 3), _p(c["spearman_p"]), _f(c["pearson"], 3),
                    _p(c["pearson_p"]), _f(paper[0], 3), _f(paper[1], 3))
-    tables = [t1, units_table(sat)] if sat.get("units") else [t1]
+    tables = [units_table(sat)] if sat.get("units") else []
     t2 = Table(title="OLS of overall impression on aspect sets", title_justify="left")
     for col in ("aspects", "n", "R²", "adj. R²", "paper R²"):
         t2.add_column(col, justify="left" if col == "aspects" else "right")
@@ -122,7 +122,7 @@ def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
             for k, v in (sat["source"].get(kind) or {}).items():
                 t5.add_row(f"{kind.replace('_', ' ')}: {k}", str(v))
         tables.append(t5)
-    return [*tables, t2, t3, t4]
+    return [t1, t2, t3, *tables, t4]  # the first three are what the TUI's scores screen shows
 
 
 def units_table(sat: Mapping[str, Any]) -> Any:
