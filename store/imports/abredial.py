@@ -46,6 +46,7 @@ from parley.store.imports.base import (
     turn_records,
 )
 from parley.store.records import DialogueRating, TurnRating, now
+from parley.text import squash as _norm
 
 FORMAT = "abredial"
 #: parley field → (the file's column, the study's scale from parley.scales)
@@ -55,7 +56,6 @@ _COLUMNS = {"understanding": "understanding", "task_completion": "task-completio
 DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in DIALOGUE_ASPECTS}
 TURN_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in TURN_ASPECTS}
 _UTTERANCE = re.compile(r"^(SYSTEM|USER)(?:[\s\u2003]+|$)(.*)$", re.S)
-_SPACE = re.compile(r"[\s\u2003]+")
 
 
 def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
@@ -113,8 +113,6 @@ def _utterance_columns(header: list[str], path: Path) -> list[str]:
     return cols
 
 
-def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
 
 
 RELEVANCE_CODINGS = ("auto", "paper", "shifted")

@@ -72,3 +72,14 @@ def test_dstc11_files_are_checked(tmp_path: Path) -> None:
     logs.write_text(json.dumps([[{"speaker": "S", "text": "hello"}]]), encoding="utf-8")
     with pytest.raises(FormatError, match="last turn must be the user's"):
         read_logs(logs)
+
+
+def test_shared_text_steps() -> None:
+    from parley.text import fold, squash
+
+    assert squash("  a\u2003 b\n\tc ") == "a b c"
+    assert fold(" Two  WORDS ") == "two words"
+    from parley.engine.systems import llm_check
+    from parley.store.imports import abredial
+
+    assert llm_check._norm is fold and abredial._norm is squash
