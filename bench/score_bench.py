@@ -8,7 +8,9 @@ of the AB-ReDial ratings (beside Siro et al. 2022, Table 1).
 2. Replay of the test dialogues through ``multiwoz`` under original, impolite:scenario=2, disfluency, asr-sim
    (a file DB in a temp dir, so the store writes are part of the wall time), and ``llm`` on a small subset.
 3. Satisfaction analysis of AB-ReDial imported with ``parley import --format abredial`` (store/imports), plus a
-   sensitivity check read straight from the CSVs with relevance recoded (see the notes in the output).
+   sensitivity check read straight from the CSVs with relevance recoded (see the notes in the output), and the
+   three units of analysis (rater, dialogue, the study's turn level) read from the CSVs with each relevance coding
+   (``parley score --satisfaction --abredial``).
 Writes a markdown report (default bench/results/score.md).
 """
 
@@ -25,7 +27,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-DATA = REPO.parent / "shared" / "data"
+DATA = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
+            REPO.parent / "shared" / "data")
 TEST = DATA / "multiwoz" / "convlab3" / "test.json.zip"
 ABREDIAL = DATA / "ab-redial"
 CONDITIONS = ("original", "impolite:scenario=2", "disfluency", "asr-sim")
@@ -108,6 +111,18 @@ def relevance_sensitivity() -> dict:  # type: ignore[type-arg]
     return out
 
 
+def units() -> dict:  # type: ignore[type-arg]
+    """The three units of analysis, read from the CSVs with each relevance coding (``engine.scoring.abredial``)."""
+    from parley.engine.scoring.abredial import read_ratings
+    from parley.engine.scoring.satisfaction import analyse
+
+    out = {}
+    for coding in ("paper", "shifted"):
+        r = read_ratings(ABREDIAL / "annotated_dialogues.csv", ABREDIAL / "annotated_turns.csv", coding)
+        out[coding] = {"units": analyse(r.rows, r.turns).to_json()["units"], "source": r.summary()}
+    return out
+
+
 def fmt(x: float | None, nd: int = 1) -> str:
     return "–" if x is None else f"{x:.{nd}f}"
 
@@ -168,6 +183,9 @@ def main() -> None:
             figures["satisfaction"] = sat
             figures["import_summary"] = summary
             figures["relevance_sensitivity"] = relevance_sensitivity()
+            save()
+        if (ABREDIAL / "annotated_dialogues.csv").exists() and "units" not in figures:
+            figures["units"] = units()
             save()
         if not args.skip_replay and "multiwoz" not in figures:
             res, timing = replay_table("multiwoz", corpus, CONDITIONS, args.bootstrap, tmp)
@@ -230,6 +248,19 @@ def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
                   "| relevance coding | n | Spearman ρ | Pearson r |", "|---|---:|---:|---:|"]
         for name, r in figures["relevance_sensitivity"].items():
             lines.append(f"| {name} | {r['n']} | {r['spearman']:.4f} | {r['pearson']:.4f} |")
+        lines.append("")
+    for coding, u in figures.get("units", {}).items():
+        src = u["source"]
+        lines += [f"### Units of analysis, AB-ReDial CSVs read with the `{coding}` relevance coding", "",
+                  f"`parley score --satisfaction --abredial annotated_dialogues.csv --turn-file annotated_turns.csv "
+                  f"--relevance-coding {coding}`. Dropped: {src['dropped']}; kept outside the paper's scales: "
+                  f"{src['outside_paper_scale']}.", "",
+                  "| aspect | rater-level ρ (n) | dialogue-level ρ (n) | turn-level ρ (mean of 3 positions) | "
+                  "paper ρ (Table 1) |", "|---|---:|---:|---:|---:|"]
+        for a, c in u["units"]["rater"].items():
+            d, t = u["units"]["dialogue"][a], u["units"]["turn"].get(a)
+            lines.append(f"| {a} | {fmt(c['spearman'], 3)} ({c['n']}) | {fmt(d['spearman'], 3)} ({d['n']}) | "
+                         f"{fmt(t['spearman'], 3) if t else '–'} | {PAPER_CORRELATIONS[a][0]:.3f} |")
         lines.append("")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -16,6 +16,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from parley.formats.multiwoz import normalise_time
+
+__all__ = ["BOOKABLE", "DOMAINS", "DONTCARE", "INFORMABLE", "VENUE_DOMAINS", "MultiwozDB", "Venue", "default_db_dir",
+           "load_db", "normalise_time"]
+
 DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction", "train", "taxi", "hospital", "police")
 #: domains whose rows can be offered by name / id
 VENUE_DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction", "train", "hospital", "police")
@@ -45,16 +50,6 @@ def default_db_dir() -> Path:
     from parley.assets import asset_path
 
     return asset_path("multiwoz", "db")
-
-
-def normalise_time(value: str) -> str:
-    """``"5:15"`` → ``"05:15"``; other strings unchanged."""
-    v = value.strip()
-    if ":" in v:
-        h, _, m = v.partition(":")
-        if h.isdigit() and m[:2].isdigit():
-            return f"{int(h):02d}:{m[:2]}"
-    return v
 
 
 @dataclass(frozen=True)

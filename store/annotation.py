@@ -12,17 +12,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from parley.scales import DIALOGUE_ASPECTS, TURN_ASPECTS
 from parley.store.db import Store, StoreError
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now
 
-TURN_SCALES: dict[str, tuple[int, int]] = {"relevance": (1, 3), "interestingness": (1, 3)}
-DIALOGUE_SCALES: dict[str, tuple[int, int]] = {
-    "understanding": (1, 3),
-    "task_completion": (1, 3),
-    "interest_arousal": (1, 3),
-    "efficiency": (0, 1),
-    "overall": (1, 5),
-}
+TURN_SCALES: dict[str, tuple[int, int]] = {a.key: (a.lo, a.hi) for a in TURN_ASPECTS}
+DIALOGUE_SCALES: dict[str, tuple[int, int]] = {a.key: (a.lo, a.hi) for a in DIALOGUE_ASPECTS}
 
 
 class AnnotationError(StoreError):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
+from parley.scales import check_sql
+
 MIGRATION_SET = "parley"
 migrations = Migrations(MIGRATION_SET)
 
@@ -49,24 +51,24 @@ def m001_initial(db: Database) -> None:
             created_at TEXT NOT NULL,
             UNIQUE (session_id, "index")
         )""")
-    db.execute("""
+    db.execute(f"""
         CREATE TABLE turn_ratings (
             turn_id TEXT NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
             rater TEXT NOT NULL REFERENCES raters(name),
-            relevance INTEGER CHECK (relevance BETWEEN 1 AND 3),
-            interestingness INTEGER CHECK (interestingness BETWEEN 1 AND 3),
+            relevance INTEGER CHECK ({check_sql("relevance")}),
+            interestingness INTEGER CHECK ({check_sql("interestingness")}),
             created_at TEXT NOT NULL,
             PRIMARY KEY (turn_id, rater)
         )""")
-    db.execute("""
+    db.execute(f"""
         CREATE TABLE dialogue_ratings (
             session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
             rater TEXT NOT NULL REFERENCES raters(name),
-            understanding INTEGER NOT NULL CHECK (understanding BETWEEN 1 AND 3),
-            task_completion INTEGER NOT NULL CHECK (task_completion BETWEEN 1 AND 3),
-            interest_arousal INTEGER NOT NULL CHECK (interest_arousal BETWEEN 1 AND 3),
-            efficiency INTEGER NOT NULL CHECK (efficiency IN (0, 1)),
-            overall INTEGER NOT NULL CHECK (overall BETWEEN 1 AND 5),
+            understanding INTEGER NOT NULL CHECK ({check_sql("understanding")}),
+            task_completion INTEGER NOT NULL CHECK ({check_sql("task_completion")}),
+            interest_arousal INTEGER NOT NULL CHECK ({check_sql("interest_arousal")}),
+            efficiency INTEGER NOT NULL CHECK ({check_sql("efficiency")}),
+            overall INTEGER NOT NULL CHECK ({check_sql("overall")}),
             justification TEXT NOT NULL DEFAULT '',
             created_at TEXT NOT NULL,
             PRIMARY KEY (session_id, rater)

@@ -1,13 +1,15 @@
 """Paired bootstrap confidence intervals for Inform, Success, BLEU and Combined over dialogues.
 
-Dialogues are resampled with replacement (the same resample for every condition, so differences are paired);
-BLEU is recomputed on each resample from per-dialogue sacreBLEU sufficient statistics (n-gram matches and totals,
-lengths), which gives exactly sacreBLEU's corpus BLEU for the resampled set without re-tokenising.
+Dialogues are resampled with replacement by ``scipy.stats.bootstrap`` (percentile intervals), with the same
+seed for every condition and metric, so every statistic sees the same resamples and differences are paired. BLEU is
+recomputed on each resample from per-dialogue sacreBLEU sufficient statistics (n-gram matches and totals, lengths:
+the public ``BLEUScore`` fields of each dialogue's corpus score), which gives exactly sacreBLEU's corpus BLEU for
+the resampled set without re-tokenising.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,16 +34,15 @@ def bleu_statistics(hypotheses: Sequence[Sequence[str]], references: Sequence[Se
     import numpy as np
     from sacrebleu.metrics import BLEU
 
-    flat_h = [h for d in hypotheses for h in d]
-    flat_r = [r for d in references for r in d]
-    if len(flat_h) != len(flat_r):
+    if len(hypotheses) != len(references) or any(len(h) != len(r) for h, r in zip(hypotheses, references,
+                                                                                   strict=True)):
         raise ValueError("hypotheses and references differ in length")
-    sent = np.asarray(BLEU(force=True)._extract_corpus_statistics(flat_h, [flat_r]), dtype=np.int64).reshape(-1, 10)
+    bleu = BLEU(force=True)
     out = np.zeros((len(hypotheses), 10), dtype=np.int64)
-    pos = 0
-    for i, d in enumerate(hypotheses):
-        out[i] = sent[pos:pos + len(d)].sum(axis=0)
-        pos += len(d)
+    for i, (hyps, refs) in enumerate(zip(hypotheses, references, strict=True)):
+        if hyps:
+            sc = bleu.corpus_score(list(hyps), [list(refs)])
+            out[i] = [sc.sys_len, sc.ref_len, *sc.counts, *sc.totals]
     return out
 
 
@@ -69,6 +70,7 @@ def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str =
     Every condition must hold the same dialogues in the same order.
     """
     import numpy as np
+    from scipy.stats import bootstrap
 
     if not conditions:
         return {}
@@ -78,36 +80,40 @@ def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str =
     size = sizes.pop()
     if size == 0:
         return {name: {} for name in conditions}
-    rng = np.random.default_rng(seed)
-    # resamples are drawn and reduced a block at a time (the same draws as one (n, size) array), so memory
-    # stays O(size), not O(n × size × 10), for large runs
-    block = max(1, min(n, 2_000_000 // (size * 10)))
-    parts: dict[str, dict[str, list[np.ndarray]]] = {name: {} for name in conditions}
-    for start in range(0, n, block):
-        idx = rng.integers(0, size, size=(min(block, n - start), size))
-        for name, st in conditions.items():
-            acc = parts[name]
-            acc.setdefault("inform", []).append(100.0 * st.inform[idx].mean(axis=1))
-            acc.setdefault("success", []).append(100.0 * st.success[idx].mean(axis=1))
-            if st.bleu is not None:
-                summed = st.bleu[idx].sum(axis=1)
-                acc.setdefault("bleu", []).append(np.array([bleu_from_statistics(row) for row in summed]))
-    samples: dict[str, dict[str, np.ndarray]] = {}
-    for name, acc in parts.items():
-        samples[name] = {m: np.concatenate(v) for m, v in acc.items()}
-        if "bleu" in samples[name]:
-            s = samples[name]
-            s["combined"] = (s["inform"] + s["success"]) / 2 + s["bleu"]
-    lo_q, hi_q = 100 * alpha / 2, 100 * (1 - alpha / 2)
 
-    def interval(a: np.ndarray) -> list[float]:
-        return [round(float(np.percentile(a, lo_q)), 2), round(float(np.percentile(a, hi_q)), 2)]
+    def stat(st: DialogueStats, metric: str) -> Callable[[np.ndarray], float]:
+        def value(idx: np.ndarray) -> float:
+            inform = 100.0 * float(st.inform[idx].mean())
+            success = 100.0 * float(st.success[idx].mean())
+            if metric in ("inform", "success"):
+                return inform if metric == "inform" else success
+            assert st.bleu is not None
+            bleu = bleu_from_statistics(st.bleu[idx].sum(axis=0))
+            return bleu if metric == "bleu" else (inform + success) / 2 + bleu
+        return value
+
+    def interval(fn: Callable[[np.ndarray], float]) -> list[float]:
+        if size < 2:  # one dialogue: every resample is that dialogue
+            v = fn(np.zeros(1, dtype=int))
+            return [round(v, 2), round(v, 2)]
+        # batch: resample indices are drawn 100 rows at a time (same draws for every statistic: paired), so
+        # memory stays O(100 × size) however large the run
+        res = bootstrap((np.arange(size),), fn, n_resamples=n, batch=100, vectorized=False,
+                        method="percentile", confidence_level=1 - alpha, random_state=np.random.default_rng(seed))
+        ci = res.confidence_interval
+        return [round(float(ci.low), 2), round(float(ci.high), 2)]
+
+    def metrics(st: DialogueStats) -> tuple[str, ...]:
+        return METRICS if st.bleu is not None else ("inform", "success")
 
     out: dict[str, dict[str, Any]] = {}
-    base = samples.get(baseline)
-    for name, res in samples.items():
-        ci: dict[str, Any] = {m: interval(v) for m, v in res.items()}
+    base = conditions.get(baseline)
+    for name, st in conditions.items():
+        ci: dict[str, Any] = {m: interval(stat(st, m)) for m in metrics(st)}
         if base is not None and name != baseline:
-            ci["delta"] = {m: interval(v - base[m]) for m, v in res.items() if m in base}
+            def delta(m: str, st: DialogueStats = st) -> Callable[[np.ndarray], float]:
+                mine, theirs = stat(st, m), stat(base, m)  # type: ignore[arg-type]
+                return lambda idx: mine(idx) - theirs(idx)
+            ci["delta"] = {m: interval(delta(m)) for m in metrics(st) if m in metrics(base)}
         out[name] = ci
     return out

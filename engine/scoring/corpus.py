@@ -8,17 +8,16 @@ user (metadata ``{}``), odd turns the system with the corpus belief state ``{dom
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parley.engine.mwdb import DOMAINS, normalise_time
+from parley.engine.mwdb import DOMAINS
 from parley.errors import ParleyError
-from parley.jsonfile import loads
+from parley.formats import FormatError
+from parley.formats.multiwoz import booked_domains, flatten_state, literal, read_dialogues
 
-_EMPTY = ("", "not mentioned", "none")
 #: parley slot name → MultiWOZ 2.2 / mwzeval slot name
 _MWZ22 = {"leaveAt": "leaveat", "arriveBy": "arriveby"}
 
@@ -44,22 +43,7 @@ def load_corpus(path: str | Path, *, limit: int | None = None, ids: Iterable[str
                 ) -> list[CorpusDialogue]:
     """Read a MultiWOZ-format ``.json`` file or a ``.zip`` holding one; dialogues in file order."""
     p = Path(path)
-    if not p.exists():
-        raise CorpusError(f"{p}: no such file")
-    try:
-        if p.suffix == ".zip":
-            with zipfile.ZipFile(p) as zf:
-                names = [n for n in zf.namelist() if n.endswith(".json")]
-                if not names:
-                    raise CorpusError(f"{p}: the zip holds no .json file")
-                data = zf.read(names[0])
-        else:
-            data = p.read_bytes()
-    except (zipfile.BadZipFile, OSError) as e:
-        raise CorpusError(f"{p}: not a MultiWOZ dialogue file ({e})") from None
-    raw = loads(data, str(p), CorpusError)
-    if not isinstance(raw, Mapping):
-        raise CorpusError(f"{p}: expected an object of dialogues keyed by id")
+    raw = read_dialogues(p, CorpusError)
     wanted = {i.lower().removesuffix(".json") for i in ids} if ids else None
     out: list[CorpusDialogue] = []
     for did, dia in raw.items():
@@ -77,39 +61,21 @@ def parse_dialogue(did: str, dia: Any, *, source: Path | str = "") -> CorpusDial
     log = dia["log"]
     users = tuple(str(t.get("text", "")) for t in log[0::2])
     systems = tuple(str(t.get("text", "")) for t in log[1::2])
-    states = tuple(state_from_metadata(t.get("metadata") or {}) for t in log[1::2])
-    booked = tuple(booked_from_metadata(t.get("metadata") or {}) for t in log[1::2])
+    try:
+        metas = [literal(t.get("metadata") or {}, f"{did}.log[{2 * i + 1}].metadata")
+                 for i, t in enumerate(log[1::2])]
+    except FormatError as e:
+        raise CorpusError(f"{source}: {e.message}") from None
+    states = tuple(flatten_state(m) for m in metas)
+    booked = tuple(booked_domains(m) for m in metas)
     goal = {k: v for k, v in (dia.get("goal") or {}).items() if k in DOMAINS or k == "message"}
     return CorpusDialogue(id=did.removesuffix(".json"), goal=goal, user_turns=users, system_turns=systems,
                           gold_states=states, booked=booked)
 
 
-def state_from_metadata(metadata: Mapping[str, Any]) -> dict[str, dict[str, str]]:
-    """Corpus belief state → parley's ``{domain: {slot: value}}`` (``book_`` prefix for booking slots)."""
-    state: dict[str, dict[str, str]] = {}
-    for domain, frame in metadata.items():
-        if domain not in DOMAINS or not isinstance(frame, Mapping):
-            continue
-        slots: dict[str, str] = {}
-        for slot, value in (frame.get("semi") or {}).items():
-            v = str(value).strip().lower()
-            if v not in _EMPTY:
-                slots[slot] = normalise_time(v) if slot in ("leaveAt", "arriveBy") else v
-        for slot, value in (frame.get("book") or {}).items():
-            if slot == "booked" or not isinstance(value, str):
-                continue
-            v = value.strip().lower()
-            if v not in _EMPTY:
-                slots[f"book_{slot}"] = v
-        if slots:
-            state[domain] = slots
-    return state
-
-
-def booked_from_metadata(metadata: Mapping[str, Any]) -> tuple[str, ...]:
-    """Domains with a booking made by this point of the corpus dialogue (mwzeval's booked domains)."""
-    return tuple(d for d in DOMAINS if isinstance(metadata.get(d), Mapping)
-                 and (metadata[d].get("book") or {}).get("booked"))
+#: the one belief-state flattener and booked-domain reader (parley.formats.multiwoz), under their old names
+state_from_metadata = flatten_state
+booked_from_metadata = booked_domains
 
 
 # -- mwzeval export -------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from parley.engine.mwdb import MultiwozDB, load_db
+from parley.text import squash
 
 #: placeholders of the mentions that matter for Inform/Success (mwzeval's requestable set + name)
 PLACEHOLDERS: tuple[str, ...] = ("name", "trainid", "phone", "address", "postcode", "reference")
@@ -31,7 +32,7 @@ def _norm(text: str) -> str:
     """Lower-case, ``&`` → ``and``, apostrophes dropped with the space the corpus tokeniser put before them."""
     t = text.lower().replace("’", "'").replace("&", " and ")
     t = re.sub(r"\s*'\s*", "", t)
-    return re.sub(r"\s+", " ", t)
+    return squash(t)
 
 
 class Delexicaliser:

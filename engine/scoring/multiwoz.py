@@ -24,7 +24,7 @@ Goals use the MultiWOZ goal format ``{domain: {"info": {...}, "reqt": [...], "bo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,12 +37,16 @@ from parley.engine.scoring.mentions import (
     canonical_value,
     delexicaliser,
 )
+from parley.engine.scoring.venues import query
 
 __all__ = ["NAMED_DOMAINS", "PLACEHOLDERS", "REQUESTABLE", "Delexicaliser", "DialogueScore", "EvalTurn", "Metrics",
            "aggregate", "bleu_normalise", "canonical_state", "canonical_value", "corpus_bleu", "delexicaliser",
            "estimate_active_domains", "goal_domains", "goal_informable", "goal_requestables", "score_dialogue"]
 
 REQUESTABLE: tuple[str, ...] = ("phone", "address", "postcode", "trainid", "reference")
+#: what ``bleu`` is in parley's MultiWOZ results (not mwzeval's delexicalised BLEU)
+BLEU_KIND = ("sacreBLEU of the lexicalised system text against the corpus system text, both lower-cased and "
+             "tokenised like the corpus")
 _AUTO_MATCH = ("taxi", "police", "hospital")
 
 
@@ -74,25 +78,39 @@ def goal_requestables(goal: Mapping[str, Any], domain: str) -> set[str]:
 
 # -- active domains -------------------------------------------------------------------------------------------
 def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[tuple[str, ...]]:
-    """Per turn, the domain the system is most likely talking about: the one whose state changed last.
+    """Per turn, the domain the system is most likely talking about, estimated as mwzeval does.
 
-    When several domains change in one turn, the current one is kept if it is among them, else the changed
-    domain with the most filled slots wins. Used when a system does not report its active domain.
+    Only informable slots count (booking slots are not part of mwzeval's state). The active domain is the one
+    whose slots changed last; when several change in one turn, the current one is kept if it is among them,
+    else the changed domain with the most filled slots wins. The multi-domain fallback: on the first turn where
+    nothing changes after a turn that changed several domains, the other domain changed then (still in the
+    state) becomes the active one. Used when a system does not report its active domain.
     """
     out: list[tuple[str, ...]] = []
     current: str | None = None
-    previous: Mapping[str, Mapping[str, Any]] = {}
-    for state in states:
-        changed = [d for d in state if set(_items(state.get(d))) - set(_items(previous.get(d)))]
-        if changed and current not in changed:
-            current = max(changed, key=lambda d: len(state.get(d) or {}))
-        previous = state
+    previous: Mapping[str, set[tuple[str, str]]] = {}
+    previous_changed: list[str] = []
+    for raw in states:
+        state = {d: set(_items(slots)) for d, slots in raw.items()}
+        state = {d: items for d, items in state.items() if items}
+        changed = [d for d, items in state.items() if items - previous.get(d, set())]
+        if not changed:
+            if current is None:
+                out.append(())
+                continue
+            if len(previous_changed) > 1:
+                others = [d for d in previous_changed if d in state and d != current]
+                if others:
+                    current = others[0]
+        elif current not in changed:
+            current = max(changed, key=lambda d: len(state[d]))
+        previous, previous_changed = state, changed
         out.append((current,) if current else ())
     return out
 
 
 def _items(slots: Mapping[str, Any] | None) -> list[tuple[str, str]]:
-    return [(k, str(v)) for k, v in (slots or {}).items() if v not in (None, "")]
+    return [(k, str(v)) for k, v in (slots or {}).items() if v not in (None, "") and not k.startswith("book_")]
 
 
 # -- per-dialogue scoring -------------------------------------------------------------------------------------
@@ -119,28 +137,29 @@ class DialogueScore:
 
 
 def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
-                   booked: Sequence[Iterable[str]] | None = None, db: MultiwozDB | None = None) -> DialogueScore:
+                   booked: Sequence[Iterable[str]] | None = None, db: MultiwozDB | None = None,
+                   mentions: Callable[[str], frozenset[str]] | None = None) -> DialogueScore:
     """Inform and Success of one dialogue (see the module docstring).
 
     ``booked[i]`` lists the domains the reference corpus had booked by system turn ``i``; without it (live
-    sessions) a reference counts whenever given.
+    sessions) a reference counts whenever given. ``mentions`` reads which of :data:`PLACEHOLDERS` a response
+    holds (default: found in lexicalised text by :class:`Delexicaliser`).
     """
     db = db or load_db()
-    delex = delexicaliser(db)
+    find = mentions or delexicaliser(db).mentions
     domains = goal_domains(goal)
     estimated = estimate_active_domains([t.state for t in turns])
     offered: dict[str, list[str] | None] = {d: [] for d in domains}
     provided: dict[str, set[str]] = {d: set() for d in domains}
     for i, turn in enumerate(turns):
         active = turn.active_domains if turn.active_domains is not None else estimated[i]
-        found = delex.mentions(turn.response)
+        found = find(turn.response)
         booked_now = set(booked[i]) if booked is not None and i < len(booked) else None
         for d in domains:
             if d not in active:
                 continue
             if ("name" in found and d in NAMED_DOMAINS) or ("trainid" in found and d == "train"):
-                rows = db.query(d, canonical_state(d, turn.state[d], db)) if d in turn.state else []
-                venues = [MultiwozDB.venue_id(d, r) for r in rows]
+                venues = query(d, turn.state[d], db) if d in turn.state else []
                 before = offered[d] or []
                 if not before or any(v not in venues for v in before):
                     offered[d] = venues
@@ -160,7 +179,7 @@ def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
         if auto:
             match = True
         elif offers:
-            goal_venues = {MultiwozDB.venue_id(d, r) for r in db.query(d, canonical_state(d, informable, db))}
+            goal_venues = set(query(d, informable, db))
             match = set(offers) <= goal_venues
         else:
             match = False

@@ -96,6 +96,7 @@ def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
         paper = PAPER_CORRELATIONS.get(a, (None, None))
         t1.add_row(a, str(c["n"]), _f(c["spearman"], 3), _p(c["spearman_p"]), _f(c["pearson"], 3),
                    _p(c["pearson_p"]), _f(paper[0], 3), _f(paper[1], 3))
+    tables = [units_table(sat)] if sat.get("units") else []
     t2 = Table(title="OLS of overall impression on aspect sets", title_justify="left")
     for col in ("aspects", "n", "R²", "adj. R²", "paper R²"):
         t2.add_column(col, justify="left" if col == "aspects" else "right")
@@ -113,7 +114,32 @@ def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
     t4.add_column("counts by value")
     for a, d in sat["distributions"].items():
         t4.add_row(a, "  ".join(f"{k}: {v}" for k, v in d.items()))
-    return [t1, t2, t3, t4]
+    if sat.get("source"):
+        t5 = Table(title=f"What the reading kept: {sat['source'].get('coding', '')} coding", title_justify="left")
+        t5.add_column("values")
+        t5.add_column("count", justify="right")
+        for kind in ("dropped", "outside_paper_scale"):
+            for k, v in (sat["source"].get(kind) or {}).items():
+                t5.add_row(f"{kind.replace('_', ' ')}: {k}", str(v))
+        tables.append(t5)
+    return [t1, t2, t3, *tables, t4]  # the first three are what the TUI's scores screen shows
+
+
+def units_table(sat: Mapping[str, Any]) -> Any:
+    """Spearman ρ / Pearson r with overall impression in each unit, beside the study's Table 1 (its turn
+    aspects are turn level, its dialogue aspects dialogue level over annotators' ratings)."""
+    from rich.table import Table
+
+    units = sat["units"]
+    t = Table(title="Correlation with overall impression by unit of analysis (ρ / r)", title_justify="left")
+    for col in ("aspect", "rater-level", "dialogue-level", "turn-level (per position, mean)", "paper Table 1"):
+        t.add_column(col, justify="left" if col == "aspect" else "right", no_wrap=True)
+    for a, rater in units["rater"].items():
+        cells = [f"{_f(c.get('spearman'), 3)} / {_f(c.get('pearson'), 3)}" if c else "–"
+                 for c in (rater, units["dialogue"].get(a), units["turn"].get(a))]
+        paper = PAPER_CORRELATIONS.get(a)
+        t.add_row(a, *cells, f"{paper[0]:.3f} / {paper[1]:.3f}" if paper else "–")
+    return t
 
 
 def _p(p: float | None) -> str:

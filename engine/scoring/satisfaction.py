@@ -1,8 +1,16 @@
 """Six-aspect satisfaction analysis of ratings (Siro, Aliannejadi & de Rijke, SIGIR 2022, Tables 1-2).
 
-The unit of analysis is one rater's rating of one dialogue: the dialogue aspects (understanding, task completion,
-interest arousal 1-3; efficiency 0/1), overall impression (1-5), and the turn aspects (relevance,
-interestingness 1-3) that rater gave the dialogue's system turns, averaged per dialogue. Reported:
+A row is one rater's rating of one dialogue: the dialogue aspects (understanding, task completion, interest
+arousal 1-3; efficiency 0/1), overall impression (1-5), and the turn aspects (relevance, interestingness 1-3)
+that rater gave the dialogue's system turns, averaged per dialogue. Correlations with overall impression are
+reported in three named units (``units``):
+
+- ``rater``: every rater × dialogue row (``correlations`` holds this unit too);
+- ``dialogue``: one row per dialogue, every aspect and overall impression averaged over its raters;
+- ``turn`` (the study's turn level): per turn position (the rater's first, second, third rated system turn),
+  the turn aspect against that rater's overall impression, then the mean of the per-position ρ and r.
+
+Also reported:
 
 - per-aspect distributions (turn aspects per rated turn, dialogue aspects per rating);
 - Spearman ρ and Pearson r of each aspect with overall impression (``scipy.stats``);
@@ -20,12 +28,12 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
+from parley.scales import scale
+
 TURN_ASPECTS: tuple[str, ...] = ("relevance", "interestingness")
 DIALOGUE_ASPECTS: tuple[str, ...] = ("understanding", "task_completion", "interest_arousal", "efficiency")
 ASPECTS: tuple[str, ...] = TURN_ASPECTS + DIALOGUE_ASPECTS
-SCALES: dict[str, tuple[int, int]] = {"relevance": (1, 3), "interestingness": (1, 3), "understanding": (1, 3),
-                                      "task_completion": (1, 3), "interest_arousal": (1, 3), "efficiency": (0, 1),
-                                      "overall": (1, 5)}
+SCALES: dict[str, tuple[int, int]] = {a: scale(a) for a in (*ASPECTS, "overall")}
 ABBREV: dict[str, str] = {"R": "relevance", "I": "interestingness", "U": "understanding", "TC": "task_completion",
                           "IA": "interest_arousal", "E": "efficiency"}
 #: the aspect sets of the study's Table 2, in its order
@@ -55,8 +63,9 @@ class TurnValue:
     turn: str
     item: str
     rater: str
-    relevance: int | None = None
-    interestingness: int | None = None
+    relevance: float | None = None
+    interestingness: float | None = None
+    position: int | None = None  # 1 = the rater's first rated system turn of the dialogue
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,7 @@ class SatisfactionReport:
     agreement: Mapping[str, Mapping[str, Any]]
     overall_by: Mapping[str, Mapping[int, Mapping[int, int]]] = field(default_factory=dict)
     notes: tuple[str, ...] = field(default_factory=tuple)
+    units: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"n_ratings": self.n_ratings, "n_dialogues": self.n_dialogues, "n_raters": self.n_raters,
@@ -80,6 +90,7 @@ class SatisfactionReport:
                 "agreement": {a: dict(v) for a, v in self.agreement.items()},
                 "overall_by": {a: {str(v): {str(o): n for o, n in sorted(c.items())} for v, c in sorted(d.items())}
                                for a, d in self.overall_by.items()},
+                "units": {u: {a: dict(v) for a, v in c.items()} for u, c in self.units.items()},
                 "notes": list(self.notes)}
 
 
@@ -94,8 +105,14 @@ def rows_from_store(store: Any) -> tuple[list[RatingRow], list[TurnValue]]:
     rating as a :class:`TurnValue`."""
     turns: list[TurnValue] = []
     for s in store.sessions():
-        for t in store.turn_ratings(session_id=s.id):
-            turns.append(TurnValue(t.turn_id, s.id, t.rater, t.relevance, t.interestingness))
+        ratings = store.turn_ratings(session_id=s.id)
+        if not ratings:
+            continue
+        index = {t.id: t.index for t in store.turns(s.id)}
+        seen: dict[str, int] = {}
+        for t in sorted(ratings, key=lambda r: (r.rater, index.get(r.turn_id, 0))):
+            seen[t.rater] = seen.get(t.rater, 0) + 1
+            turns.append(TurnValue(t.turn_id, s.id, t.rater, t.relevance, t.interestingness, seen[t.rater]))
     by_pair: dict[tuple[str, str], list[TurnValue]] = {}
     for tv in turns:
         by_pair.setdefault((tv.item, tv.rater), []).append(tv)
@@ -111,12 +128,12 @@ def rows_from_store(store: Any) -> tuple[list[RatingRow], list[TurnValue]]:
     return rows, turns
 
 
-def correlations(rows: Sequence[RatingRow]) -> dict[str, dict[str, Any]]:
+def correlations(rows: Sequence[RatingRow], aspects: Sequence[str] = ASPECTS) -> dict[str, dict[str, Any]]:
     """Spearman ρ and Pearson r (with p-values and n) of each aspect with overall impression."""
     from scipy import stats
 
     out: dict[str, dict[str, Any]] = {}
-    for a in ASPECTS:
+    for a in aspects:
         pairs = [(getattr(r, a), r.overall) for r in rows if getattr(r, a) is not None and r.overall is not None]
         if len(pairs) < 3:
             out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None, "n": len(pairs)}
@@ -129,6 +146,44 @@ def correlations(rows: Sequence[RatingRow]) -> dict[str, dict[str, Any]]:
         r = stats.pearsonr(x, y)
         out[a] = {"spearman": _r4(rho.statistic), "spearman_p": _p(rho.pvalue), "pearson": _r4(r.statistic),
                   "pearson_p": _p(r.pvalue), "n": len(pairs)}
+    return out
+
+
+def dialogue_means(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> list[RatingRow]:
+    """One row per dialogue: each aspect and overall impression averaged over the raters who gave it (turn
+    aspects over every turn rating of the dialogue when ``turns`` are given)."""
+    by_item: dict[str, list[RatingRow]] = {}
+    for r in rows:
+        by_item.setdefault(r.item, []).append(r)
+    turns_of: dict[str, list[TurnValue]] = {}
+    for t in turns:
+        turns_of.setdefault(t.item, []).append(t)
+    out = []
+    for item, group in by_item.items():
+        means: dict[str, float | None] = {}
+        for a in (*ASPECTS, "overall"):
+            source: Sequence[Any] = turns_of.get(item, []) if turns and a in TURN_ASPECTS else group
+            vals = [getattr(r, a) for r in source if getattr(r, a) is not None]
+            means[a] = fmean(vals) if vals else None
+        out.append(RatingRow(item, "mean", **means))  # type: ignore[arg-type]
+    return out
+
+
+def turn_level(rows: Sequence[RatingRow], turns: Sequence[TurnValue]) -> dict[str, dict[str, Any]]:
+    """The study's turn level: per turn position, each turn aspect against the rater's overall impression of
+    the dialogue; ``spearman``/``pearson`` are the means over positions (``positions`` holds each)."""
+    overall = {(r.item, r.rater): r.overall for r in rows if r.overall is not None}
+    out: dict[str, dict[str, Any]] = {}
+    for a in TURN_ASPECTS:
+        per: dict[str, dict[str, Any]] = {}
+        for pos in sorted({t.position for t in turns if t.position is not None}):
+            pts = [RatingRow(t.item, t.rater, overall[(t.item, t.rater)], **{a: getattr(t, a)})
+                   for t in turns if t.position == pos and (t.item, t.rater) in overall]
+            per[str(pos)] = correlations(pts, aspects=(a,))[a]
+        rhos = [c["spearman"] for c in per.values() if c["spearman"] is not None]
+        rs = [c["pearson"] for c in per.values() if c["pearson"] is not None]
+        out[a] = {"spearman": _r4(fmean(rhos)) if rhos else None, "pearson": _r4(fmean(rs)) if rs else None,
+                  "n": sum(c["n"] for c in per.values()), "positions": per}
     return out
 
 
@@ -179,7 +234,8 @@ def agreement(values: Sequence[tuple[str, str, int]], *, lo: int, hi: int, level
     from statsmodels.stats.inter_rater import fleiss_kappa
 
     k = Counter(len(vs) for vs in multi.values()).most_common(1)[0][0]
-    cats = list(range(lo, hi + 1))
+    observed = [v for vs in multi.values() for v in vs]
+    cats = list(range(min(lo, *observed), max(hi, *observed) + 1))  # values outside the scale stay categories
     table = np.array([[vs.count(c) for c in cats] for vs in multi.values() if len(vs) == k])
     if len(table) >= 2 and (table.sum(axis=0) > 0).sum() >= 2:
         res.update(fleiss_kappa=_r4(fleiss_kappa(table, method="fleiss")), fleiss_items=len(table), fleiss_raters=k)
@@ -226,8 +282,11 @@ def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> Satis
     notes = []
     if not any(r.relevance is not None or r.interestingness is not None for r in rows):
         notes.append("no turn ratings by the raters of the rated dialogues: turn aspects left out")
+    rater = correlations(rows)
+    units = {"rater": rater, "dialogue": correlations(dialogue_means(rows, turns)), "turn": turn_level(rows, turns)}
     return SatisfactionReport(
         n_ratings=len(rows), n_dialogues=len({r.item for r in rows}), n_raters=len({r.rater for r in rows}),
-        distributions={a: dict(c) for a, c in dist.items()}, correlations=correlations(rows),
+        distributions={a: dict(c) for a, c in dist.items()}, correlations=rater,
         regression=regressions(rows), agreement=agree,
-        overall_by={a: {v: dict(c) for v, c in d.items()} for a, d in overall_by.items()}, notes=tuple(notes))
+        overall_by={a: {v: dict(c) for v, c in d.items()} for a, d in overall_by.items()}, notes=tuple(notes),
+        units=units)

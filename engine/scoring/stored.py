@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from parley.engine.scoring.corpus import CorpusDialogue, CorpusError, load_corpus
-from parley.engine.scoring.multiwoz import DialogueScore, EvalTurn, aggregate, goal_domains, score_dialogue
+from parley.engine.scoring.multiwoz import (
+    BLEU_KIND,
+    DialogueScore,
+    EvalTurn,
+    aggregate,
+    goal_domains,
+    score_dialogue,
+)
 
 
 def _active(inner: Mapping[str, Any]) -> tuple[str, ...] | None:
@@ -110,4 +117,4 @@ def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
             row["drop"] = {m: None if not base.get(m) or row.get(m) is None else
                            round(100.0 * (base[m] - row[m]) / base[m], 2)
                            for m in ("inform", "success", "bleu", "combined")}
-    return {"conditions": out}
+    return {"conditions": out, "bleu_kind": BLEU_KIND}

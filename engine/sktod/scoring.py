@@ -9,16 +9,15 @@ Official (``scripts/scores.py`` of the track, re-implemented):
 - generation: BLEU (sacreBLEU corpus score), METEOR and ROUGE-1/2/L F (rouge-score, stemmer on) over the turns
   both mark as target; each sum is re-weighted as P = sum/(TP+FP), R = sum/(TP+FN) and reported as their F.
 
-METEOR: the official script runs the Java Meteor 1.5; here nltk's METEOR (sentence mean) is used when a WordNet
-can be read offline (see :func:`find_wordnet`), otherwise ``meteor`` is ``None`` and ``meteor_note`` says why.
+METEOR: the official script runs the Java Meteor 1.5 (corpus level); so does parley where Java and the jar are
+available, else nltk with Meteor 1.5's parameters and corpus aggregation (``engine.scoring.meteor``).
+``generation.meteor_backend`` names the backend that produced the figure; when none can run, ``meteor`` is
+``None`` and ``meteor_note`` says why. P/R/F and AP come from scikit-learn.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from parley.engine.sktod.knowledge import ref_key
@@ -26,11 +25,25 @@ from parley.engine.sktod.knowledge import ref_key
 Label = Mapping[str, Any]
 
 
-def _prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
+def _ratio_prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
+    """P/R/F as the official scorer divides its selection sums; they can hold a negative false-positive count
+    (duplicated gold references each match a prediction), which no label-array P/R/F can express."""
     p = tp / (tp + fp) if tp + fp > 0 else 0.0
     r = tp / (tp + fn) if tp + fn > 0 else 0.0
-    f = 2 * p * r / (p + r) if p + r > 0 else 0.0
-    return p, r, f
+    return p, r, 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    """Binary P/R/F (scikit-learn, zero division → 0) of ``tp`` hits, ``fp`` false alarms and ``fn`` misses."""
+    from sklearn.metrics import precision_recall_fscore_support
+
+    y_true = [1] * tp + [0] * fp + [1] * fn
+    y_pred = [1] * (tp + fp) + [0] * fn
+    if not y_true:
+        return 0.0, 0.0, 0.0
+    p, r, f, _ = precision_recall_fscore_support(y_true, y_pred, average="binary", labels=[0, 1],
+                                                 zero_division=0.0)
+    return float(p), float(r), float(f)
 
 
 def dedupe(refs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -60,8 +73,11 @@ def _is_target(obj: Label) -> bool:
     return obj.get("target") is True
 
 
-def official_scores(labels: Sequence[Label], preds: Sequence[Label], meteor: bool = True) -> dict[str, Any]:
-    """The official score dict ``{"detection", "selection", "generation"}`` (see module docstring)."""
+def official_scores(labels: Sequence[Label], preds: Sequence[Label], meteor: bool | str = True) -> dict[str, Any]:
+    """The official score dict ``{"detection", "selection", "generation"}`` (see module docstring).
+
+    ``meteor``: False skips it; True picks the best backend; a backend name (``engine.scoring.meteor``) forces it.
+    """
     if len(labels) != len(preds):
         raise ValueError(f"labels has {len(labels)} entries but predictions has {len(preds)}")
     from rouge_score import rouge_scorer
@@ -104,7 +120,7 @@ def official_scores(labels: Sequence[Label], preds: Sequence[Label], meteor: boo
         return 2 * p * r / (p + r) if p + r > 0 else 0.0
 
     dp, dr, df = _prf(d_tp, d_fp, d_fn)
-    sp, sr, sf = _prf(s_tp, s_fp, s_fn)
+    sp, sr, sf = _ratio_prf(s_tp, s_fp, s_fn)
     bleu = corpus_bleu(hyps, refs) * d_tp if d_tp else 0.0
     gen: dict[str, Any] = {"bleu": reweight(bleu), "meteor": None}
     note = None
@@ -113,8 +129,14 @@ def official_scores(labels: Sequence[Label], preds: Sequence[Label], meteor: boo
     elif not d_tp:
         gen["meteor"] = 0.0
     else:
-        m, note = meteor_mean(hyps, refs)
-        gen["meteor"] = None if m is None else reweight(m * d_tp)
+        from parley.engine.scoring.meteor import MeteorUnavailable
+        from parley.engine.scoring.meteor import meteor as corpus_meteor
+
+        try:
+            m = corpus_meteor(hyps, refs, backend=meteor if isinstance(meteor, str) else "auto")
+            gen["meteor"], gen["meteor_backend"] = reweight(m.score * d_tp), m.backend
+        except MeteorUnavailable as e:
+            note = str(e)
     gen["rouge_1"] = reweight(r1)
     gen["rouge_2"] = reweight(r2)
     gen["rouge_l"] = reweight(rl)
@@ -137,118 +159,22 @@ def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
     return float(sacrebleu.corpus_bleu(list(hyps), [list(refs)]).score) / 100.0
 
 
-# ---------------------------------------------------------------------------------------------------- METEOR
-
-#: the 45 lexicographer file names of WordNet 3.0 (lexnames(5WN)); Debian's wordnet-base lacks this file
-_LEXNAMES_TEXT = (
-    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body "
-    "noun.cognition noun.communication noun.event noun.feeling noun.food noun.group noun.location noun.motive "
-    "noun.object noun.person noun.phenomenon noun.plant noun.possession noun.process noun.quantity "
-    "noun.relation noun.shape noun.state noun.substance noun.time verb.body verb.change verb.cognition "
-    "verb.communication verb.competition verb.consumption verb.contact verb.creation verb.emotion "
-    "verb.motion verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
-)
-_LEXNAMES = _LEXNAMES_TEXT.split()
-_POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
-
-_WORDNET_FILES = ("data.adj", "data.adv", "data.noun", "data.verb", "index.adj", "index.adv", "index.noun",
-                  "index.verb", "adj.exc", "adv.exc", "noun.exc", "verb.exc", "index.sense")
-_WORDNET_OPTIONAL = ("cntlist", "cntlist.rev", "frames.vrb", "sents.vrb", "sentidx.vrb", "verb.Framestext")
-
-
-def find_wordnet() -> tuple[Path | None, str]:
-    """A WordNet 3.0 folder nltk can read offline, and a note.
-
-    Looked for in ``$PARLEY_WORDNET``, nltk's data path (``corpora/wordnet``) and the Debian/Ubuntu package
-    ``wordnet-base`` + ``wordnet-sense-index`` (``/usr/share/wordnet``). The Debian copy lacks ``lexnames``: it is
-    mirrored once into the cache dir with that file added.
-    """
-    candidates: list[Path] = []
-    if os.environ.get("PARLEY_WORDNET"):
-        candidates.append(Path(os.environ["PARLEY_WORDNET"]))
-    try:
-        import nltk
-
-        candidates += [Path(p) / "corpora" / "wordnet" for p in nltk.data.path]
-    except ImportError:  # pragma: no cover
-        pass
-    candidates.append(Path("/usr/share/wordnet"))
-    for c in candidates:
-        if not all((c / f).is_file() for f in _WORDNET_FILES):
-            continue
-        if (c / "lexnames").is_file():
-            return c, f"nltk METEOR with WordNet from {c}"
-        from parley.engine.locations import cache_dir
-
-        dest = cache_dir() / "nltk_data" / "corpora" / "wordnet"
-        try:
-            if not all((dest / f).is_file() for f in (*_WORDNET_FILES, "lexnames")):
-                dest.mkdir(parents=True, exist_ok=True)
-                for f in _WORDNET_FILES + _WORDNET_OPTIONAL:
-                    if (c / f).is_file() and not (dest / f).exists():
-                        shutil.copyfile(c / f, dest / f)
-                lex = "".join(f"{i:02d}\t{n}\t{_POS[n.split('.')[0]]}\n" for i, n in enumerate(_LEXNAMES))
-                (dest / "lexnames").write_text(lex, encoding="utf-8")
-        except OSError as e:
-            return None, f"cannot prepare WordNet from {c}: {e}"
-        return dest, f"nltk METEOR with WordNet from {c}"
-    return None, ("METEOR needs WordNet and none is available offline (install the Debian packages "
-                  "wordnet-base and wordnet-sense-index, or set PARLEY_WORDNET to a WordNet 3.0 dict folder)")
-
-
-_wordnet: Any = None
-
-
-def meteor_mean(hyps: Sequence[str], refs: Sequence[str]) -> tuple[float | None, str]:
-    """Mean nltk METEOR of each hypothesis against its reference, or (None, reason)."""
-    global _wordnet
-    path, note = find_wordnet()
-    if path is None:
-        return None, note
-    try:
-        import warnings
-
-        import nltk
-        from nltk.corpus.reader.wordnet import WordNetCorpusReader
-        from nltk.translate.meteor_score import meteor_score
-
-        root = str(path.parent.parent)  # <root>/corpora/wordnet: nltk's own lazy loader must find it too
-        if path.parent.name == "corpora" and root not in nltk.data.path:
-            nltk.data.path.append(root)
-        if _wordnet is None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                _wordnet = WordNetCorpusReader(str(path), None)
-        total = 0.0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for h, r in zip(hyps, refs, strict=True):
-                total += meteor_score([_tok(r)], _tok(h), wordnet=_wordnet)
-        return total / max(len(hyps), 1), note
-    except Exception as e:  # nltk/WordNet failures must not lose the other scores
-        return None, f"METEOR failed: {type(e).__name__}: {e}"
-
-
-def _tok(text: str) -> list[str]:
-    import re
-
-    return re.findall(r"\w+|[^\w\s]", text.lower())
-
-
 # ---------------------------------------------------------------------------------------------------- report
 
 
 def average_precision(ranked: Sequence[Any], gold: set[Any]) -> float:
-    """AP of one ranked list of keys against a gold key set (gold items never ranked count as misses)."""
-    if not gold:
+    """AP of one ranked list of keys against a gold key set (gold items never ranked count as misses).
+
+    scikit-learn's AP over the ranked list (ranks as scores) covers the gold items it holds; scaling by the share
+    of gold items ranked counts the others as misses.
+    """
+    hits = [k in gold for k in ranked]
+    if not gold or not any(hits):
         return 0.0
-    hits = 0
-    total = 0.0
-    for i, k in enumerate(ranked, start=1):
-        if k in gold:
-            hits += 1
-            total += hits / i
-    return total / len(gold)
+    from sklearn.metrics import average_precision_score
+
+    ap = average_precision_score(hits, [-i for i in range(len(ranked))])
+    return float(ap) * sum(hits) / len(gold)
 
 
 def selection_breakdown(golds: Sequence[Sequence[Mapping[str, Any]]],

@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from parley.text import fold as _norm
+
 #: words of the prompt's example that must not leak into a reply
 EXAMPLE_WORDS = ("acorn",)
 #: act slots whose values must survive verbalisation
@@ -21,8 +23,6 @@ REFUSALS = re.compile(r"\b(i'm not sure|i'm sorry for (the|any) (confusion|misun
                       r"text-based)|i'?m (not able|unable) to|i (can ?not|can't) (help|assist|provide))\b", re.I)
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text.lower()).strip()
 
 
 def _time_forms(value: str) -> list[str]:

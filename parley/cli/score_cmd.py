@@ -29,20 +29,42 @@ def _console() -> Any:
 @click.option("--multiwoz", is_flag=True,
               help="MultiWOZ Inform/Success (BLEU when the reference dialogues are found) of stored sessions "
                    "that have a goal, by system and condition.")
+@click.option("--abredial", "abredial", type=click.Path(dir_okay=False), default=None,
+              help="--satisfaction: read the AB-ReDial dialogue CSV itself (values outside the study's scales "
+                   "included) instead of the database.")
+@click.option("--turn-file", "turn_file", type=click.Path(dir_okay=False), default=None,
+              help="--abredial: the AB-ReDial turn CSV (relevance, interestingness per rated turn).")
+@click.option("--relevance-coding", type=click.Choice(["auto", "paper", "shifted"]), default="auto",
+              show_default=True,
+              help="--abredial: paper = relevance as written; shifted = 2/3/4 → 1/2/3, 1 = not applicable; "
+                   "auto = shifted when a 4 occurs.")
+@click.option("--mwzeval-file", "mwzeval_file", type=click.Path(dir_okay=False), default=None,
+              help="Score model outputs in mwzeval's input format ({id: [{response, state, active_domains?}]}, "
+                   "as `parley run --mwzeval-out` writes) against --dialogues; no database needed.")
+@click.option("--references", type=click.Path(dir_okay=False), default=None,
+              help="--mwzeval-file: mwzeval's delexicalised BLEU references (its data/references/mwz22.json).")
 @click.option("--dialogues", type=click.Path(dir_okay=False), default=None,
-              help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from).")
+              help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from); "
+                   "--mwzeval-file: the MultiWOZ-format dialogues holding the goals (required).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
 @click.option("--plot", type=OutputPath(), default=None, help="Write a PNG plot (matplotlib).")
 @click.option("--html", "html_out", type=OutputPath(), default=None,
               help="Write a self-contained HTML report.")
-def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: str | None, as_json: bool,
-          plot: str | None, html_out: str | None) -> None:
-    """Score the sessions and ratings of a database (nothing is written to it)."""
-
-    from parley.engine.scoring import report
-
+def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str | None, turn_file: str | None,
+          relevance_coding: str, mwzeval_file: str | None, references: str | None, dialogues: str | None,
+          as_json: bool, plot: str | None, html_out: str | None) -> None:
+    """Score the sessions and ratings of a database (nothing is written to it), or a file of model outputs."""
+    if mwzeval_file:
+        _score_mwzeval_file(mwzeval_file, dialogues, references, as_json)
+        return
     if not satisfaction and not multiwoz:
-        raise ParleyError("say what to score: --satisfaction and/or --multiwoz")
+        raise ParleyError("say what to score: --satisfaction, --multiwoz or --mwzeval-file")
+    if abredial:
+        if not satisfaction or multiwoz:
+            raise ParleyError("--abredial goes with --satisfaction alone (it reads ratings from CSV files)")
+        from_csv = {"satisfaction": _abredial_satisfaction(abredial, turn_file, relevance_coding)}
+        _emit(from_csv, as_json, plot, html_out, title=f"parley scores — {Path(abredial).name}")
+        return
     store = open_db(db_path, readonly=True)
     path = store.path
     result: dict[str, Any] = {}
@@ -52,31 +74,63 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
 
         corpus = load_corpus(dialogues) if dialogues else None
         result["multiwoz"] = score_stored(store, corpus=corpus)
-    sat = None
     if satisfaction:
         from parley.engine.scoring.satisfaction import analyse, rows_from_store
 
         rows, turns = rows_from_store(store)
         if not rows:
             raise ParleyError(f"{path}: no dialogue ratings to analyse")
-        sat = analyse(rows, turns)
-        result["satisfaction"] = sat.to_json()
+        result["satisfaction"] = analyse(rows, turns).to_json()
+    _emit(result, as_json, plot, html_out, title=f"parley scores — {Path(path).name}")
+
+
+def _abredial_satisfaction(path: str, turn_file: str | None, coding: str) -> dict[str, Any]:
+    from parley.engine.scoring.abredial import read_ratings
+    from parley.engine.scoring.satisfaction import analyse
+
+    ratings = read_ratings(path, turn_file, coding)
+    return {**analyse(ratings.rows, ratings.turns).to_json(), "source": ratings.summary()}
+
+
+def _emit(result: dict[str, Any], as_json: bool, plot: str | None, html_out: str | None, *, title: str) -> None:
+    from parley.engine.scoring import report
+
     if plot:
         fig = report.figure(result)
         fig.savefig(plot, dpi=110, bbox_inches="tight")
         click.echo(f"plot written to {plot}", err=True)
     if html_out:
-        report.html_report(result, html_out, title=f"parley scores — {path.name}")
+        report.html_report(result, html_out, title=title)
         click.echo(f"report written to {html_out}", err=True)
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         return
     console = _console()
-    if multiwoz:
+    if "multiwoz" in result:
         if result["multiwoz"]["conditions"]:
             console.print(report.conditions_table(result["multiwoz"]))
         else:
             console.print("no stored sessions with a MultiWOZ goal")
-    if sat is not None:
+    if "satisfaction" in result:
         for table in report.satisfaction_tables(result["satisfaction"]):
             console.print(table)
+
+
+def _score_mwzeval_file(path: str, dialogues: str | None, references: str | None, as_json: bool) -> None:
+    """``parley score --mwzeval-file``: Inform/Success (and mwzeval's BLEU with references) of a predictions file."""
+    from parley.engine.scoring import mwzeval_file
+    from parley.engine.scoring.corpus import load_corpus
+
+    if not dialogues:
+        raise ParleyError("--mwzeval-file needs --dialogues: the MultiWOZ-format dialogues holding the goals "
+                          "(test.json.zip)")
+    preds = mwzeval_file.read(path)
+    refs = mwzeval_file.load_references(references) if references else None
+    result = mwzeval_file.score(preds, load_corpus(dialogues), refs)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    bleu = "–" if result["bleu"] is None else f"{result['bleu']:.2f}"
+    click.echo(f"{result['n']} dialogues  Inform {result['inform']:.1f}  Success {result['success']:.1f}  "
+               f"BLEU {bleu}")
+    click.echo(f"BLEU: {result['bleu_kind']}")

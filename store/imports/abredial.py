@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from parley.scales import DIALOGUE_ASPECTS, TURN_ASPECTS
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
@@ -45,24 +46,19 @@ from parley.store.imports.base import (
     turn_records,
 )
 from parley.store.records import DialogueRating, TurnRating, now
+from parley.text import squash as _norm
 
 FORMAT = "abredial"
-DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {
-    "understanding": ("understanding", 1, 3),
-    "task_completion": ("task-completion", 1, 3),
-    "interest_arousal": ("interest-arousal", 1, 3),
-    "efficiency": ("efficiency", 0, 1),
-    "overall": ("dialogue-overall", 1, 5),
-}
-TURN_SCALES: dict[str, tuple[str, int, int]] = {
-    "relevance": ("relevance", 1, 3),
-    "interestingness": ("interestingness", 1, 3),
-}
+#: parley field → (the file's column, the study's scale from parley.scales)
+_COLUMNS = {"understanding": "understanding", "task_completion": "task-completion",
+            "interest_arousal": "interest-arousal", "efficiency": "efficiency", "overall": "dialogue-overall",
+            "relevance": "relevance", "interestingness": "interestingness"}
+DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in DIALOGUE_ASPECTS}
+TURN_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in TURN_ASPECTS}
 _UTTERANCE = re.compile(r"^(SYSTEM|USER)(?:[\s\u2003]+|$)(.*)$", re.S)
-_SPACE = re.compile(r"[\s\u2003]+")
 
 
-def _rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     reader: Any = None
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:
@@ -96,7 +92,7 @@ def _utterances(row: dict[str, str], cols: list[str], path: Path, line: int) -> 
     return out
 
 
-def _number(row: dict[str, str], col: str, path: Path, line: int) -> int | None:
+def read_number(row: dict[str, str], col: str, path: Path, line: int) -> int | None:
     """The cell as an integer ("3.0" → 3); blank → None; anything else is a malformed file."""
     cell = (row.get(col) or "").strip()
     if not cell:
@@ -117,8 +113,6 @@ def _utterance_columns(header: list[str], path: Path) -> list[str]:
     return cols
 
 
-def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
 
 
 RELEVANCE_CODINGS = ("auto", "paper", "shifted")
@@ -136,7 +130,7 @@ class Options(ImportOptions):
 def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
          limit: int | None = None, relevance_coding: str = "auto") -> Iterator[ImportedDialogue]:
     """Parse and validate both files, then yield one dialogue per distinct conversation, with its ratings."""
-    header, rows = _rows(path)
+    header, rows = read_rows(path)
     if "ConvId" not in header:
         raise ImportFileError(f"{path}: line 1: missing column 'ConvId'")
     if "understanding" not in header and "relevance1" in header:
@@ -165,7 +159,7 @@ def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
                 continue
             sessions[key] = {"utts": utts, "ratings": []}
             order.append(key)
-        values = {f: _number(row, col, path, line) for f, (col, _, _) in DIALOGUE_SCALES.items()}
+        values = {f: read_number(row, col, path, line) for f, (col, _, _) in DIALOGUE_SCALES.items()}
         sessions[key]["ratings"].append((line, values, row.get("justification-text") or ""))
 
     by_conv: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -237,7 +231,7 @@ def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tu
                     sessions: dict[tuple[str, str], dict[str, Any]], coding: str = "auto",
                     ) -> dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, int | None]]]]]]:
     """Turn-file rows matched to sessions: ``{session key: [(line, [(turn position, values), ...]), ...]}``."""
-    header, rows = _rows(path)
+    header, rows = read_rows(path)
     if "ConvId" not in header:
         raise ImportFileError(f"{path}: line 1: missing column 'ConvId'")
     ks = sorted({int(c[9:]) for c in header if re.fullmatch(r"relevance\d+", c)})
@@ -248,7 +242,7 @@ def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tu
             if col not in header:
                 raise ImportFileError(f"{path}: line 1: missing column {col!r}")
     if coding == "auto":
-        fours = any(_number(row, f"relevance{k}", path, line) == 4 for line, row in rows for k in ks)
+        fours = any(read_number(row, f"relevance{k}", path, line) == 4 for line, row in rows for k in ks)
         coding = "shifted" if fours else "paper"
         if fours:
             report.warn(f"{path.name}: relevance values of 4 found: read as the shifted coding (1 = not "
@@ -260,11 +254,11 @@ def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tu
         for k in ks:
             col = f"utterance{4 * k - 2}"
             utt = _utterances(row, [col], path, line)
-            relevance = _number(row, f"relevance{k}", path, line)
+            relevance = read_number(row, f"relevance{k}", path, line)
             if coding == "shifted":
                 relevance = _recode_relevance(relevance)
             values = {"relevance": relevance,
-                      "interestingness": _number(row, f"interestingness{k}", path, line)}
+                      "interestingness": read_number(row, f"interestingness{k}", path, line)}
             if f"overall{k}" in header and (row.get(f"overall{k}") or "").strip():
                 report.skipped["turn-level overall (overallK): no such field in parley"] += 1
             if utt and utt[0][0] != "system":  # a few rows of the real file are shifted by a merged cell

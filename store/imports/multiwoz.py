@@ -9,15 +9,13 @@ booking slots as ``book_<slot>``) under ``state`` and the corpus fields under ``
 
 from __future__ import annotations
 
-import ast
-import json
-import zipfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from parley.jsonfile import loads
+from parley.formats import FormatError, read_json
+from parley.formats.multiwoz import flatten_state, literal
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
@@ -28,57 +26,19 @@ from parley.store.imports.base import (
 )
 
 FORMAT = "multiwoz"
-_EMPTY = {"", "not mentioned", "none"}
+__all__ = ["flatten_state", "load_json", "read"]
 
 
 def load_json(path: Path) -> Any:
-    """Read a JSON file, or the single JSON file inside a zip; syntax errors name the line and column."""
-    try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as z:
-                names = [n for n in z.namelist() if n.endswith(".json")]
-                if len(names) != 1:
-                    raise ImportFileError(f"{path}: the zip must hold exactly one .json file (found {len(names)})")
-                raw = z.read(names[0])
-        else:
-            raw = path.read_bytes()
-    except (OSError, zipfile.BadZipFile) as e:
-        raise ImportFileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-    return loads(raw, str(path), ImportFileError)
+    """Read a JSON file, or the single JSON file inside a zip (``parley.formats``); errors as ImportFileError."""
+    return read_json(path, ImportFileError, single_in_zip=True)
 
 
 def _literal(value: Any, where: str, path: Path) -> Any:
-    if not isinstance(value, str):
-        return value
-    if not value.strip():
-        return {}
     try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError, RecursionError, MemoryError):
-        try:
-            return json.loads(value)
-        except (ValueError, RecursionError):
-            raise ImportFileError(f"{path}: key {where}: not a JSON object or Python literal") from None
-
-
-def flatten_state(metadata: Any) -> dict[str, dict[str, str]]:
-    """``{domain: {book: {...}, semi: {...}}}`` → ``{domain: {slot: value}}`` without empty slots."""
-    state: dict[str, dict[str, str]] = {}
-    if not isinstance(metadata, dict):
-        return state
-    for domain, parts in metadata.items():
-        if not isinstance(parts, dict):
-            continue
-        slots: dict[str, str] = {}
-        for slot, v in (parts.get("semi") or {}).items():
-            if isinstance(v, str) and v.strip().lower() not in _EMPTY:
-                slots[slot] = v.strip().lower()
-        for slot, v in (parts.get("book") or {}).items():
-            if slot != "booked" and isinstance(v, str) and v.strip().lower() not in _EMPTY:
-                slots[f"book_{slot}"] = v.strip().lower()
-        if slots:
-            state[domain] = slots
-    return state
+        return literal(value, where)
+    except FormatError as e:
+        raise ImportFileError(f"{path}: {e.message}") from None
 
 
 def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Iterator[ImportedDialogue]:

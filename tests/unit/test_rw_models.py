@@ -59,7 +59,6 @@ def test_missing_checkpoint_falls_back() -> None:
 
 @pytest.mark.slow
 def test_bundled_llm_rewrite_or_fallback() -> None:
-    pytest.importorskip("parley.engine.smollm")
     t = "Could you please find me a cheap hotel in the north ? Thank you !"
     rw = build_rewriter("impolite:llm=true,scenario=2")
     out = rw.rewrite(t, _ctx(t))

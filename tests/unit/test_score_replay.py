@@ -6,7 +6,6 @@ bundled MultiWOZ DB only)."""
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from parley.engine.scoring.replay import dialogue_seed, replay, summarise
 from parley.engine.scoring.stored import score_session, score_stored
 from parley.engine.systems.echo import EchoSystem
 from parley.store import open_store
+from tests.unit.goldens import check_golden
 
 GOLDEN = Path(__file__).parent / "golden"
 CORPUS = GOLDEN / "score_corpus.json"
@@ -59,7 +59,6 @@ def test_corpus_scores_itself() -> None:
 
 
 def test_replay_stores_one_batch_session_per_dialogue_and_condition(tmp_path: Path) -> None:
-    pytest.importorskip("parley.engine.rewrite.disfluency")
     store = open_store(tmp_path / "r.db")
     corpus = load_corpus(CORPUS)
     seen: list[tuple[str, int, int]] = []
@@ -205,9 +204,7 @@ def test_run_cli_json_golden(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     golden = GOLDEN / "score_run.json"
-    if os.environ.get("PARLEY_UPDATE_GOLDEN") or not golden.exists():
-        golden.write_text(json.dumps(got, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert got == json.loads(golden.read_text(encoding="utf-8"))
+    check_golden(golden, got)
     assert set(got["conditions"]["original"]) >= {"inform", "success", "bleu", "combined", "n", "drop", "ci"}
     assert sorted(json.loads(out.read_text())) == ["auth0001", "auth0002", "auth0003"]
     assert "MultiWOZ scores" in (tmp_path / "r.html").read_text(encoding="utf-8")
@@ -245,20 +242,10 @@ def test_score_multiwoz_cli_json_golden(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     store = open_store(db)
     replay(load_corpus(CORPUS), Deaf(), store, system_spec="deaf", source=str(CORPUS), seed=2,
-           conditions=["original", "impolite:scenario=2"] if _has("impolite") else ["original"])
+           conditions=["original", "impolite:scenario=2"])
     store.close()
     res = CliRunner().invoke(main, ["score", "--db", str(db), "--multiwoz", "--json", "--dialogues", str(CORPUS)])
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     assert got["multiwoz"]["conditions"]["deaf / original"]["n"] == 3
-    golden = GOLDEN / "score_multiwoz.json"
-    if _has("impolite"):
-        if os.environ.get("PARLEY_UPDATE_GOLDEN") or not golden.exists():
-            golden.write_text(json.dumps(got, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        assert got == json.loads(golden.read_text(encoding="utf-8"))
-
-
-def _has(rewriter: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(f"engine.rewrite.{rewriter}") is not None
+    check_golden(GOLDEN / "score_multiwoz.json", got)

@@ -4,7 +4,6 @@ numpy (ranks, correlation, least squares, Fleiss' formula) rather than the libra
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ from click.testing import CliRunner
 from parley.engine.scoring.satisfaction import analyse, rows_from_store
 from parley.store import open_store
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
+from tests.unit.goldens import check_golden
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -133,7 +133,6 @@ def test_fleiss_kappa_matches_the_formula(report) -> None:  # type: ignore[no-un
 
 
 def test_krippendorff_alpha_is_one_when_raters_agree(tmp_path: Path) -> None:
-    pytest.importorskip("krippendorff")
     from parley.engine.scoring.satisfaction import agreement
 
     vals = [(f"d{i}", r, v) for i, v in enumerate([1, 2, 3, 2]) for r in ("a", "b")]
@@ -153,9 +152,7 @@ def test_score_satisfaction_cli_json_golden(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     golden = GOLDEN / "score_satisfaction.json"
-    if os.environ.get("PARLEY_UPDATE_GOLDEN") or not golden.exists():
-        golden.write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert out == json.loads(golden.read_text(encoding="utf-8"))
+    check_golden(golden, out)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     html = page.read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and "Spearman" in html and "<script" not in html

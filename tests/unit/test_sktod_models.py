@@ -149,7 +149,6 @@ def test_system_branches(pipeline) -> None:
 
 
 def test_system_with_the_real_multiwoz_pipeline() -> None:
-    pytest.importorskip("parley.engine.systems.multiwoz")
     from parley.engine.systems.sktod import SKTODSystem
 
     s = SKTODSystem(seed=0)

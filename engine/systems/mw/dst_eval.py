@@ -14,13 +14,13 @@ database is given — names mapped to their DB spelling), so a tracker is not pu
 
 from __future__ import annotations
 
-import json
 import re
-import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from parley.formats.multiwoz import flatten_state, read_dialogues
 
 EMPTY = frozenset({"", "not mentioned", "none", "not given"})
 DONTCARE = frozenset({"dontcare", "don't care", "do n't care", "dont care", "doesn't care", "any", "?"})
@@ -98,23 +98,9 @@ def normalise_value(domain: str, slot: str, value: Any, names: Any = None) -> st
 
 
 def gold_state(metadata: Mapping[str, Any], names: Any = None) -> dict[str, dict[str, str]]:
-    """parley-named, normalised state from a MultiWOZ system turn's ``metadata``."""
-    out: dict[str, dict[str, str]] = {}
-    for domain, parts in metadata.items():
-        slots: dict[str, str] = {}
-        for slot, value in (parts.get("semi") or {}).items():
-            nv = normalise_value(domain, slot, value, names)
-            if nv is not None:
-                slots[slot] = nv
-        for slot, value in (parts.get("book") or {}).items():
-            if slot == "booked" or isinstance(value, list | dict):
-                continue
-            nv = normalise_value(domain, "book_" + slot, value, names)
-            if nv is not None:
-                slots["book_" + slot] = nv
-        if slots:
-            out[domain] = slots
-    return out
+    """parley-named, normalised state from a MultiWOZ system turn's ``metadata`` (the one flattener of
+    ``parley.formats.multiwoz``, then :func:`normalise_state`)."""
+    return normalise_state(flatten_state(metadata), names)
 
 
 def normalise_state(state: Mapping[str, Mapping[str, Any]], names: Any = None) -> dict[str, dict[str, str]]:
@@ -182,12 +168,7 @@ class DstScores:
 
 def load_multiwoz(path: Path | str) -> dict[str, Any]:
     """The ConvLab-3 ``test.json.zip`` (or a plain ``.json``) as ``{dialogue id: dialogue}``."""
-    p = Path(path)
-    if p.suffix == ".zip":
-        with zipfile.ZipFile(p) as z:
-            name = next(n for n in z.namelist() if n.endswith(".json"))
-            return json.loads(z.read(name))
-    return json.loads(p.read_text(encoding="utf-8"))
+    return read_dialogues(path)
 
 
 def iter_turns(dialogue: Mapping[str, Any]) -> Iterator[tuple[int, str, str | None, Mapping[str, Any]]]:
