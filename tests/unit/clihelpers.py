@@ -1,6 +1,6 @@
 """Running ``parley`` as a user would: in-process (CliRunner, exceptions not caught, so a traceback fails the
-test) or as a subprocess, optionally as an unprivileged user so that read-only files stay read-only under
-root."""
+test) or as a subprocess, optionally without root's power to override file permissions, so that read-only
+files stay read-only when the suite runs as root."""
 
 from __future__ import annotations
 
@@ -19,7 +19,10 @@ from click.testing import CliRunner, Result
 from parley.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-NOBODY = 65534
+# Root keeps its uid (so a private /root holding the interpreter stays reachable) but loses the two capabilities
+# that let it ignore file modes.
+DROP_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
+            "--bounding-set=-dac_override,-dac_read_search", "--"]
 
 
 def cli(args: Sequence[str], input: str | bytes | None = None) -> Result:
@@ -40,13 +43,11 @@ def one_line_error(r: Any) -> str:
 
 def run(args: Sequence[str], *, cwd: Path, input: bytes | None = None, env: dict[str, str] | None = None,
         unprivileged: bool = False, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    """``python -m parley ARGS`` in a fresh process (as user nobody when ``unprivileged`` and running as
-    root)."""
-    kw: dict[str, Any] = {}
-    if unprivileged and os.geteuid() == 0:
-        kw = {"user": NOBODY, "group": NOBODY, "extra_groups": []}
-    p = subprocess.run([sys.executable, "-m", "parley", *args], cwd=cwd, input=input, capture_output=True,
-                       env={**os.environ, **(env or {})}, timeout=timeout, **kw)
+    """``python -m parley ARGS`` in a fresh process (when ``unprivileged`` and running as root: without the
+    capabilities that override file modes)."""
+    prefix = DROP_DAC if unprivileged and os.geteuid() == 0 else []
+    p = subprocess.run([*prefix, sys.executable, "-m", "parley", *args], cwd=cwd, input=input,
+                       capture_output=True, env={**os.environ, **(env or {})}, timeout=timeout)
     return subprocess.CompletedProcess(p.args, p.returncode, p.stdout.decode("utf-8", "replace"),
                                        p.stderr.decode("utf-8", "replace"))
 
