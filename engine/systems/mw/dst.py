@@ -7,12 +7,17 @@ slots the system asked for last, whether the user wants a booking, the reference
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from parley.engine.mwdb import MultiwozDB
 from parley.engine.systems.mw.nlu import NluContext, NluResult
 
 VENUE = ("restaurant", "hotel", "attraction")
+#: the user starts a search ("I need a cheap hotel", "find me another restaurant")
+SEARCH_RE = re.compile(r"\b(?:i need|i'm looking|i am looking|looking for|find me|find a|find an|i want|i'd like"
+                       r"|i would like|we need|we want|we're looking|another|a different|also need|search for"
+                       r"|is there|are there|do you have|can you find|could you find|recommend)\b")
 
 
 class Tracker:
@@ -27,9 +32,11 @@ class Tracker:
     def reset(self) -> None:
         self.state: dict[str, dict[str, str]] = {}
         self.requested: dict[str, list[str]] = {}
+        self.checks: dict[str, list[tuple[str, str]]] = {}  # domain → (slot, value) asked about the venue
         self.offered: dict[str, str] = {}
         self.heard: dict[str, str] = {}  # venues named in system turns the pipeline did not write (listen.py)
         self.booked: dict[str, str] = {}  # domain → reference of the last booking
+        self.booked_before: dict[str, list[str]] = {}  # references of earlier bookings (before a new search)
         self.wants_booking: dict[str, bool] = {}
         self.active_domain: str | None = None
         self.sys_requested: tuple[str, ...] = ()
@@ -60,6 +67,7 @@ class Tracker:
         if nlu.domain:
             self.active_domain = nlu.domain
         d = self.active_domain
+        self._new_search(nlu)
         for dom, slot, value in nlu.inform:
             cur = self.state.setdefault(dom, {})
             if cur.get(slot) != value:
@@ -67,18 +75,19 @@ class Tracker:
             cur[slot] = value
             if slot == "name":
                 self.offered[dom] = value
-        for dom, slot in self.changed:
-            # a new constraint that the offered venue breaks: forget the offer so the policy searches again
-            if slot != "name" and not slot.startswith("book_") and dom in self.offered and db is not None:
-                row = db.find(dom, self.offered[dom])
-                if row is not None and slot in row and str(row[slot]).lower() != self.state[dom][slot] \
-                        and self.state[dom][slot] != "dontcare":
-                    if self.state.get(dom, {}).get("name") == self.offered[dom] and (dom, "name") not in self.changed:
-                        del self.state[dom]["name"]
-                    del self.offered[dom]
+        for dom, slot in list(self.changed):
+            self._drop_broken(dom, slot, db)
         self.requested = {}
         for dom, slot in nlu.requests:
             self.requested.setdefault(dom, []).append(slot)
+        self.checks = {}
+        for dom, slot, value in nlu.checks:
+            self.checks.setdefault(dom, []).append((slot, value))
+            vid = self.state.get(dom, {}).get("name") or self.offered.get(dom)
+            row = db.find(dom, vid) if db is not None and vid else None
+            have = str(row.get(slot, "no" if slot in ("parking", "internet") else "")).lower() if row else ""
+            if have == value:  # "is it cheap?" of a cheap venue: the user's wish and the venue agree
+                self.state.setdefault(dom, {}).setdefault(slot, value)
         if d is None:
             return
         intents = set(nlu.intents)
@@ -97,6 +106,50 @@ class Tracker:
         if "reqalts" in intents and d in self.offered and self.state.get(d, {}).get("name") == self.offered[d] \
                 and (d, "name") not in self.changed:
             del self.state[d]["name"]
+
+    def constrain(self, dom: str, slot: str, value: str, db: MultiwozDB | None) -> None:
+        """Add a constraint the user accepted ("yes" to "shall I look for one in the centre?")."""
+        self.state.setdefault(dom, {})[slot] = value
+        self.changed.add((dom, slot))
+        self._drop_broken(dom, slot, db)
+
+    def _drop_broken(self, dom: str, slot: str, db: MultiwozDB | None) -> None:
+        """A new constraint that the offered venue breaks: forget the offer so the policy searches again (and,
+        after a booking there, the booking details: they were given for that venue)."""
+        if slot == "name" or slot.startswith("book_") or dom not in self.offered or db is None:
+            return
+        row = db.find(dom, self.offered[dom])
+        value = self.state[dom][slot]
+        if row is None or slot not in row or str(row[slot]).lower() == value or value == "dontcare":
+            return
+        if self.state.get(dom, {}).get("name") == self.offered[dom] and (dom, "name") not in self.changed:
+            del self.state[dom]["name"]
+        del self.offered[dom]
+        if dom in self.booked and not self.passive:
+            for s in [s for s in self.state[dom] if s.startswith("book_")]:
+                del self.state[dom][s]
+            self.wants_booking[dom] = False
+            self.booked_before.setdefault(dom, []).append(self.booked.pop(dom))
+
+    def _new_search(self, nlu: NluResult) -> None:
+        """A search in a domain that already has a booking starts again from what the user says now: the old
+        constraints, venue and booking details (people, day, stay, time) are dropped, so nothing is booked
+        with details given for another venue."""
+        if self.passive:
+            return
+        for dom in {x for x, _, _ in nlu.inform}:
+            if dom not in self.booked or dom not in VENUE:
+                continue
+            informs = {s: v for x, s, v in nlu.inform if x == dom}
+            named = informs.get("name")
+            if named and named == self.state.get(dom, {}).get("name"):
+                continue  # talking about the booked venue
+            fresh = named or any(s != "name" and not s.startswith("book_") for s in informs)
+            if fresh and (named or SEARCH_RE.search(nlu.text)) and not nlu.checks:
+                self.state[dom] = {}
+                self.offered.pop(dom, None)
+                self.wants_booking[dom] = False
+                self.booked_before.setdefault(dom, []).append(self.booked.pop(dom))
 
     def to_json(self) -> dict[str, Any]:
         return {"state": self.snapshot(), "requested": copy.deepcopy(self.requested), "offered": dict(self.offered),

@@ -33,10 +33,13 @@ class NluResult:
     intents: tuple[str, ...] = ()
     inform: tuple[tuple[str, str, str], ...] = ()
     requests: tuple[tuple[str, str], ...] = ()
+    #: yes/no questions about the venue on the table, ``(domain, slot, value asked about)``
+    checks: tuple[tuple[str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "domain": self.domain, "domains": list(self.domains), "intents": list(self.intents),
-                "inform": [list(x) for x in self.inform], "requests": [list(x) for x in self.requests]}
+                "inform": [list(x) for x in self.inform], "requests": [list(x) for x in self.requests],
+                "checks": [list(x) for x in self.checks]}
 
 
 def slots_of(domain: str) -> tuple[str, ...]:

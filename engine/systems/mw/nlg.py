@@ -86,8 +86,8 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["domain"] == dom and acts[i]["slot"] in (
                     "food", "area", "pricerange", "type", "stars", "leaveAt", "arriveBy"):
                 i += 1
-        elif act == "request" and slot == "book":
-            out.append(rng.choice(T.BOOK_QUESTION.get(dom, T.BOOK_QUESTION["hotel"])))
+        elif act == "request" and slot == "book":  # after any answers given in the same turn
+            tail.insert(0, rng.choice(T.BOOK_QUESTION.get(dom, T.BOOK_QUESTION["hotel"])))
         elif act == "request":
             key = f"{slot}:{dom}" if f"{slot}:{dom}" in T.ASK else str(slot)
             asked.append(T.ASK.get(key, f"the {T.SLOT_WORDS.get(str(slot), slot)}"))
@@ -117,6 +117,16 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
                 out.append(rng.choice(T.RELAX).format(slot=word, n=n, values=value))
             else:
                 out.append(rng.choice(T.RELAX_NOVALUES).format(slot=word, n=n))
+        elif act in ("affirm", "negate") and slot in T.CHECK:
+            yes, no = T.CHECK[str(slot)]
+            if slot in ("parking", "internet"):  # the value is the venue's yes/no, the act says if it was wanted
+                line = yes if value == "yes" else no
+                line = line if act == "affirm" or value == "no" else line.replace("Yes, it", "It")
+            else:
+                line = (yes if act == "affirm" else no).format(value=_pretty(str(slot), str(value)))
+            informs.append(line)
+        elif act == "reqalt" and slot in T.CHECK_ALT:
+            tail.insert(0, T.CHECK_ALT[str(slot)].format(value=_pretty(str(slot), str(value))))
         elif act == "nobook":
             out.append(rng.choice(T.NOBOOK_REF))
         elif act == "inform":

@@ -16,6 +16,7 @@ from parley.engine.systems.mw.lexicon import Lexicon
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
 from parley.engine.systems.mw.resolve import dontcare, places, requests_in, same
 from parley.engine.systems.mw.values import categorical, counts, times
+from parley.engine.systems.mw.venueq import venue_checks
 
 __all__ = ["PRIMARY", "NluContext", "NluResult", "parse"]
 
@@ -83,11 +84,16 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
     same(plain, domain, ctx, b)
     dontcare(plain, domain, ctx, b)
+    checks = venue_checks(tn, b, ctx, holders)
     requests = requests_in(plain, text, domain, intents, ctx)
-    if requests and "request" not in intents:
+    if checks:
+        # a question about the venue on the table: its domain is the one being talked about
+        domain = checks[0][0] if domain not in {d for d, _, _ in checks} else domain
+        requests = tuple(r for r in requests if (r[0], r[1]) not in {(d, s) for d, s, _ in checks})
+    if (requests or checks) and "request" not in intents:
         intents = (*intents, "request")
     return NluResult(text=t, domain=domain, domains=tuple(mentioned), intents=intents, inform=b.result(),
-                     requests=requests)
+                     requests=requests, checks=checks)
 
 
 FOOD_ONLY = re.compile(r"\b(food|cuisine|restaurant)\b")

@@ -47,6 +47,12 @@ class Decision:
                 "active_domain": self.active_domain}
 
 
+def venue_value(row: dict[str, Any], slot: str) -> str:
+    """A venue's value of a checkable slot, lower-case ("" when the DB does not say)."""
+    have = str(row.get(slot, "no" if slot in ("parking", "internet") else "") or "").lower()
+    return "" if have == "?" else have
+
+
 def _h(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:8], "big")
 
@@ -91,8 +97,7 @@ class Policy:
         pending, self.pending_relax = self.pending_relax, None
         if pending and not tr.passive and intents & {"affirm", "book"} and pending[0] == d \
                 and (d, pending[1]) not in tr.changed:
-            tr.state.setdefault(d, {})[pending[1]] = pending[2]  # "ok" to the alternative just proposed
-            tr.changed.add((d, pending[1]))
+            tr.constrain(d, pending[1], pending[2], self.db)  # "ok" to the alternative just proposed
         self._fresh = {}
         for dom, slot in tr.changed:
             self._fresh.setdefault(dom, set()).add(slot)
@@ -151,6 +156,24 @@ class Policy:
                 value = "unknown"
             acts.append(_act("inform", domain, slot, value))
 
+    def _check(self, domain: str, row: dict[str, Any], checks: list[tuple[str, str]],
+               acts: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        """Yes/no answers about the venue (``affirm``/``negate`` acts carrying the venue's own value); returns
+        the ``(slot, value)`` asked about that the venue does not have."""
+        asked: dict[str, list[str]] = {}
+        for slot, value in checks:
+            asked.setdefault(slot, []).append(value)
+        missed: list[tuple[str, str]] = []
+        for slot, values in asked.items():
+            have = venue_value(row, slot)
+            if not have:
+                acts.append(_act("inform", domain, slot, "unknown"))
+                continue
+            acts.append(_act("affirm" if have in values else "negate", domain, slot, have))
+            if have not in values:
+                missed.append((slot, values[0]))
+        return missed
+
     def _book(self, domain: str, vid: str, tr: Tracker, acts: list[dict[str, Any]]) -> None:
         self.bookings += 1
         ref = reference(self.seed, domain, vid, self.bookings)
@@ -181,6 +204,18 @@ class Policy:
             self._show(d, venue, acts)
             acts.append(_act("request", d, "book") if BOOKABLE.get(d) else _act("reqmore", d))
             return venue
+        checks = tr.checks.get(d, [])
+        if checks and venue is not None:
+            missed = self._check(d, venue, checks, acts)
+            if missed:  # "No, it's in the north. Shall I look for one in the centre?"
+                self.pending_relax = (d, *missed[0])
+                acts.append(_act("reqalt", d, *missed[0]))
+                self._answer(d, venue, rq, acts, tr)
+                return venue
+            if not rq and not tr.wants_booking.get(d):
+                acts.append(_act("request", d, "book") if BOOKABLE.get(d) and not tr.booked.get(d)
+                            else _act("reqmore", "general"))
+                return venue
         if rq:
             if venue is None and rows:
                 venue = self._pick(tr, d, rows, avoid=False)
