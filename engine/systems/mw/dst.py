@@ -10,7 +10,7 @@ import copy
 import re
 from typing import Any
 
-from parley.engine.mwdb import MultiwozDB
+from parley.engine.mwdb import BOOKABLE, MultiwozDB
 from parley.engine.systems.mw.nlu import NluContext, NluResult
 
 VENUE = ("restaurant", "hotel", "attraction")
@@ -80,6 +80,8 @@ class Tracker:
         self.requested = {}
         for dom, slot in nlu.requests:
             self.requested.setdefault(dom, []).append(slot)
+            if slot == "reference" and dom not in self.booked and BOOKABLE.get(dom) and not self.passive:
+                self.wants_booking[dom] = True  # "... and the reference number, please": book it
         self.checks = {}
         for dom, slot, value in nlu.checks:
             self.checks.setdefault(dom, []).append((slot, value))

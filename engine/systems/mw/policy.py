@@ -13,19 +13,12 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from parley.engine.mwdb import BOOKABLE, MultiwozDB
+from parley.engine.mwdb import MultiwozDB
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.nlu import NluResult
 from parley.engine.systems.mw.search import search_for
 from parley.engine.systems.mw.transport import act as _act
-
-ASK_ORDER = {"restaurant": ("food", "area", "pricerange"), "hotel": ("area", "pricerange", "type"),
-             "attraction": ("type", "area")}
-SHOW = {"restaurant": ("food", "area", "pricerange"), "hotel": ("type", "area", "pricerange", "stars"),
-        "attraction": ("type", "area")}
-REQ_FIELDS = {"phone", "address", "postcode", "area", "pricerange", "food", "stars", "trainID", "price", "duration",
-              "leaveAt", "arriveBy", "entrance fee", "type", "internet", "parking", "name", "openhours", "department",
-              "day", "departure", "destination"}
+from parley.engine.systems.mw.venue import ASK_ORDER, REQ_FIELDS, SHOW  # noqa: F401 - re-exported
 
 
 @dataclass(frozen=True)
@@ -184,133 +177,9 @@ class Policy:
     # -- venues: restaurant, hotel, attraction --------------------------------------------------------------------
     def _venue(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
                sys_req: list[str]) -> dict[str, Any] | None:
-        cons = {s: v for s, v in tr.state.get(d, {}).items() if not s.startswith("book_")}
-        rq = [s for s in tr.requested.get(d, []) if s in REQ_FIELDS or s == "reference"]
-        intents = set(nlu.intents)
-        name = cons.get("name")
-        if name and name != "dontcare":
-            row = self.db.find(d, name)
-            rows = [row] if row else []
-        else:
-            rows = self.search.query(d, cons)
-        counts[d] = len(rows)
-        venue = None
-        if tr.offered.get(d):
-            venue = self.db.find(d, tr.offered[d])
-        if "reqalts" in intents and rows:
-            venue = self._pick(tr, d, rows, avoid=True)
-            tr.offered[d] = self.db.venue_id(d, venue)
-            acts.append(_act("offer", d, "name", tr.offered[d]))
-            self._show(d, venue, acts)
-            acts.append(_act("request", d, "book") if BOOKABLE.get(d) else _act("reqmore", d))
-            return venue
-        checks = tr.checks.get(d, [])
-        if checks and venue is not None:
-            missed = self._check(d, venue, checks, acts)
-            if missed:  # "No, it's in the north. Shall I look for one in the centre?"
-                self.pending_relax = (d, *missed[0])
-                acts.append(_act("reqalt", d, *missed[0]))
-                self._answer(d, venue, rq, acts, tr)
-                return venue
-            if not rq and not tr.wants_booking.get(d):
-                acts.append(_act("request", d, "book") if BOOKABLE.get(d) and not tr.booked.get(d)
-                            else _act("reqmore", "general"))
-                return venue
-        if rq:
-            if venue is None and rows:
-                venue = self._pick(tr, d, rows, avoid=False)
-                tr.offered[d] = self.db.venue_id(d, venue)
-                acts.append(_act("offer", d, "name", tr.offered[d]))
-            if venue is None:
-                acts.append(_act("nooffer", d))
-                self._relax(d, cons, acts, sys_req)
-            else:
-                self._answer(d, venue, rq, acts, tr)
-            return venue
-        if tr.wants_booking.get(d) and BOOKABLE.get(d):
-            if venue is None:
-                if not rows:
-                    self._no_match(d, cons, acts, sys_req)
-                    tr.offered.pop(d, None)
-                    return None
-                venue = self._pick(tr, d, rows, avoid=False)
-                tr.offered[d] = self.db.venue_id(d, venue)
-                acts.append(_act("offer", d, "name", tr.offered[d]))
-            book = tr.state.get(d, {})
-            missing = [s for s in BOOKABLE[d] if not book.get(s) or book.get(s) == "dontcare"]
-            if missing:
-                for s in missing:
-                    acts.append(_act("request", d, s))
-                sys_req.extend(missing)
-            else:
-                if not tr.passive:  # the venue booked is the one the state is about
-                    tr.state.setdefault(d, {})["name"] = tr.offered[d]
-                self._book(d, tr.offered[d], tr, acts)
-                for s in BOOKABLE[d]:
-                    acts.append(_act("inform", d, s, book[s]))
-            return venue
-        if not rows:
-            self._no_match(d, cons, acts, sys_req)
-            tr.offered.pop(d, None)
-            return None
-        if venue is not None and not (tr.changed & {(d, s) for s in cons}) and "recommend" not in intents:
-            if "affirm" in intents and BOOKABLE.get(d):
-                acts.append(_act("request", d, "book"))
-                return venue
-            if "affirm" in intents:  # "yes" to "shall I give you the address and phone number?"
-                self._answer(d, venue, ["address", "phone", "entrance fee"], acts, tr)
-            acts.append(_act("reqmore", "general"))
-            return venue
-        given = [s for s in ASK_ORDER.get(d, ()) if cons.get(s)]
-        missing = [s for s in ASK_ORDER.get(d, ()) if not cons.get(s) and (d, s) not in self.asked]
-        if len(rows) > 5 and len(given) < 2 and missing and "recommend" not in intents and not name:
-            acts.append(_act("inform", d, "choice", len(rows)))
-            acts.append(_act("request", d, missing[0]))
-            self.asked.add((d, missing[0]))
-            sys_req.extend((missing[0], "pref"))
-            return None
-        venue = self._pick(tr, d, rows, avoid=False)
-        tr.offered[d] = self.db.venue_id(d, venue)
-        if len(rows) > 1:
-            acts.append(_act("inform", d, "choice", len(rows)))
-        acts.append(_act("offer", d, "name", tr.offered[d]))
-        self._show(d, venue, acts)
-        if BOOKABLE.get(d):
-            acts.append(_act("request", d, "book"))
-        else:
-            acts.append(_act("reqmore", d))  # "would you like the address or the entrance fee?"
-        return venue
+        from parley.engine.systems.mw.venue import venue_turn
 
-    def _show(self, d: str, venue: dict[str, Any], acts: list[dict[str, Any]]) -> None:
-        for s in SHOW.get(d, ()):
-            if venue.get(s) not in (None, "", "?"):
-                acts.append(_act("inform", d, s, venue[s]))
-
-    def _no_match(self, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
-        acts.append(_act("nooffer", d))
-        for s, v in cons.items():
-            if v != "dontcare":
-                acts.append(_act("inform", d, s, v))
-        self._relax(d, cons, acts, sys_req)
-
-    def _relax(self, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
-        """Find one constraint whose removal gives matches and offer that as an alternative."""
-        order = ("area", "pricerange", "stars", "internet", "parking", "type", "food", "name")
-        fresh = self._fresh.get(d, set())
-        for s in sorted(cons, key=lambda s: (s in fresh, order.index(s) if s in order else 9)):
-            if cons[s] == "dontcare":
-                continue
-            rest = {k: v for k, v in cons.items() if k != s}
-            rows = self.search.query(d, rest)
-            if rows:
-                allv = sorted({str(r.get(s)) for r in rows if r.get(s)})
-                vals = allv[:3]
-                self.pending_relax = (d, s, allv[0] if len(allv) == 1 else "dontcare")
-                acts.append(_act("select", d, s, ", ".join(vals) if s != "name" and vals else None))
-                acts.append(_act("inform", d, "choice", len(rows)))
-                sys_req.append(s)
-                return
-        acts.append(_act("request", d, "constraints"))
+        return venue_turn(self, d, tr, nlu, acts, counts, sys_req)
 
     # -- train, taxi, hospital, police --------------------------------------------------------------------------
     def _train(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],

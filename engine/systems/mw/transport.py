@@ -39,10 +39,16 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     d = "train"
     state = tr.state.get(d, {})
     cons = {s: v for s, v in state.items() if not s.startswith("book_")}
+    for a, b in (("departure", "destination"), ("destination", "departure")):
+        if cons.get(a) not in (None, "cambridge", "dontcare") and not cons.get(b):
+            cons[b] = "cambridge"  # every train in the database runs to or from Cambridge
     rows = pol.search.query(d, cons)
     counts[d] = len(rows)
     rq = [s for s in tr.requested.get(d, []) if s in TRAIN_INFO or s == "reference"]
     intents = set(nlu.intents)
+    booking = bool(tr.wants_booking.get(d))
+    if booking:  # "book it for 5 and give me the reference": the reference comes with the booking
+        rq = [s for s in rq if s != "reference"]
     venue = pol.db.find(d, tr.offered[d]) if tr.offered.get(d) else None
     if venue is not None and rows and venue not in rows:
         venue = None
@@ -50,7 +56,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     missing = [s for s in ("departure", "destination", "day") if not cons.get(s)]
     if not cons.get("leaveAt") and not cons.get("arriveBy"):
         missing.append("leaveAt")
-    if rq and venue is not None:
+    if rq and venue is not None and not booking:
         pol._answer(d, venue, rq, acts, tr)
         return venue
     if rq and venue is None and rows and cons.get("departure") and cons.get("destination"):
@@ -89,7 +95,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     if venue is None or "reqalts" in intents or (tr.changed & {(d, s) for s in cons}):
         venue = _best_train(rows, cons) if "reqalts" not in intents else pol._pick(tr, d, rows, avoid=True)
         tr.offered[d] = venue["trainID"]
-        if not tr.wants_booking.get(d) or rq:
+        if not booking:
             if len(rows) > 1:
                 acts.append(act("inform", d, "choice", len(rows)))
             acts.append(act("offer", d, "trainID", venue["trainID"]))
@@ -107,6 +113,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
             acts.append(act("request", d, "book_people"))
             sys_req.append("book_people")
             return venue
+        pol._answer(d, venue, rq, acts, tr)
         pol._book(d, venue["trainID"], tr, acts)
         acts.append(act("inform", d, "trainID", venue["trainID"]))
         acts.append(act("inform", d, "book_people", people))
