@@ -50,8 +50,14 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     for dom, pat in P.DOMAIN_WORDS.items():
         for m in pat.finditer(scan):
             mentions.append((m.start(), dom))
-    taxi_ctx = any(d == "taxi" for _, d in mentions) or (ctx.active_domain == "taxi" and not any(
+    # answering the taxi's "where from / to / when?": places are trip ends, whatever words come with them
+    trip_asked = ctx.active_domain == "taxi" and any(
+        s in ("departure", "destination", "leaveAt", "arriveBy") for s in ctx.sys_requested) and not re.search(
+        r"\b(trains?|book a (room|table)|also (need|want|looking))\b", plain)
+    taxi_ctx = any(d == "taxi" for _, d in mentions) or trip_asked or (ctx.active_domain == "taxi" and not any(
         d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
+    if trip_asked:
+        mentions = [(i, d) for i, d in mentions if d not in ("train", "restaurant", "hotel", "attraction")]
     for key, nm in holders.items():
         if nm.domain == "department":
             mentions.append((where[key], "hospital"))

@@ -38,8 +38,9 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
             val = _ref_name(m.group(1), ctx)
             if val:
                 places.append((m.start(), m.start(), val, None))
-        if not holders and re.search(r"\bbetween (?:the|these|those) (?:2|two)(?: places| locations| venues)?\b"
-                                     r"|\bbetween them\b", tn):
+        if not holders and re.search(r"\bbetween (?:the |these |those |both |my |our )?(?:(?:2|two) )?(?:places?"
+                                     r"|locations?|venues?|spots?|sites?)\b|\bbetween (?:them|both|the (?:2|two))\b"
+                                     r"|\bboth places\b", tn):
             # "a taxi between the two places": from the venue being talked about to the other one
             named: list[tuple[str, str]] = []
             for d in ("restaurant", "hotel", "attraction"):

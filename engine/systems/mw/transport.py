@@ -145,6 +145,9 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
                 return None
         acts.append(act("reqmore", "general"))
         return None
+    if not tr.passive and (state.get("departure") or state.get("destination") or "taxi" in nlu.domains):
+        _complete_trip(tr)
+        state = tr.state.get(d, {})
     missing = [s for s in ("departure", "destination") if not state.get(s)]
     if not state.get("leaveAt") and not state.get("arriveBy"):
         missing.append("leaveAt")
@@ -164,3 +167,25 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
         if state.get(s) and state[s] != "dontcare":
             acts.append(act("inform", d, s, state[s]))
     return None
+
+
+def _complete_trip(tr: Tracker) -> None:
+    """Fill what a taxi trip leaves implicit from the venues of the dialogue: the other end when exactly one
+    other venue is on the table ("a taxi from the museum" after booking a hotel), and the arrival time when the
+    trip goes to the restaurant booked ("to the restaurant for my reservation")."""
+    taxi = tr.state.setdefault("taxi", {})
+    venues: list[tuple[str, str]] = []
+    for dom in ("restaurant", "hotel", "attraction"):
+        name = tr.state.get(dom, {}).get("name") or tr.offered.get(dom)
+        if name and name != "dontcare":
+            venues.append((dom, name))
+    for slot, other in (("departure", "destination"), ("destination", "departure")):
+        if taxi.get(other) and not taxi.get(slot):
+            rest = [n for _, n in venues if n != taxi[other]]
+            if len(rest) == 1:
+                taxi[slot] = rest[0]
+    rest_name = tr.state.get("restaurant", {}).get("name")
+    booked_time = tr.state.get("restaurant", {}).get("book_time")
+    if rest_name and booked_time and taxi.get("destination") == rest_name and not (
+            taxi.get("leaveAt") or taxi.get("arriveBy")):
+        taxi["arriveBy"] = booked_time
