@@ -208,7 +208,8 @@ def test_taxi_from_there_and_yes_no_questions() -> None:
     bot = MultiwozSystem(seed=3)
     t = talk(bot, "a cheap hotel in the north", "does it have free wifi?",
              "I need a taxi from there to curry garden at 6pm")
-    assert t[1].text.startswith(("Yes, it has free wifi", "No, it doesn't have free wifi"))
+    name = t[0].internals["offered"]["hotel"]
+    assert t[1].text.lower().startswith((f"yes, {name} has free wifi", f"no, {name} doesn't have free wifi"))
     assert t[2].state["taxi"]["departure"] == t[0].internals["offered"]["hotel"]
     assert acts(t[2], "book", "taxi")
 

@@ -59,6 +59,8 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             fill[a["slot"]] = _pretty(a["slot"], a["value"])
     asked: list[str] = []
     informs: list[str] = []
+    # answers about a venue name it once when nothing else in the turn does (offers and bookings do)
+    subject = _subject(acts, venue)
     tail: list[str] = []  # "anything else?" goes last
     i = 0
     while i < len(acts):
@@ -124,6 +126,8 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
                 line = line if act == "affirm" or value == "no" else line.replace("Yes, it", "It")
             else:
                 line = (yes if act == "affirm" else no).format(value=_pretty(str(slot), str(value)))
+            if subject:
+                line, subject = _named(line, subject), None
             informs.append(line)
         elif act == "reqalt" and slot in T.CHECK_ALT:
             tail.insert(0, T.CHECK_ALT[str(slot)].format(value=_pretty(str(slot), str(value))))
@@ -135,15 +139,21 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
                 continue
             if slot in ("internet", "parking"):
                 what = "free wifi" if slot == "internet" else "free parking"
-                informs.append(f"Yes, it has {what}." if value == "yes" else f"No, it doesn't have {what}."
-                               if value == "no" else f"I don't know about {what} there.")
+                line = (f"Yes, it has {what}." if value == "yes" else f"No, it doesn't have {what}."
+                        if value == "no" else f"I don't know about {what} there.")
+                if subject and dom in _VENUES:
+                    line, subject = _named(line, subject), None
+                informs.append(line)
                 continue
             if slot == "car type":
                 informs.append(f"It's a {value}.")
                 continue
             word = T.SLOT_WORDS.get(str(slot), str(slot))
-            informs.append(rng.choice(T.INFORM).format(slot=word, Slot=_cap(word), value=_pretty(str(slot),
-                                                                                             str(value))))
+            frames = T.INFORM
+            if subject and dom in _VENUES:
+                frames, subject = [f.replace("{Name}", subject) for f in T.INFORM_NAMED], None
+            informs.append(rng.choice(frames).format(slot=word, Slot=_cap(word), value=_pretty(str(slot),
+                                                                                           str(value))))
         elif act == "reqmore":
             out.append(rng.choice(T.MORE_INFO.get(dom, T.GENERAL["reqmore"])))
     if informs:
@@ -156,6 +166,28 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
     text = text.replace(" 0-star ", " unrated ").replace("with 0 stars", "with no star rating")
     text = re.sub(r"\b([Aa]) (?=[aeiouAEIOU]\w)", r"\1n ", text)
     return text or rng.choice(T.GENERAL["reqmore"])
+
+
+_VENUES = ("restaurant", "hotel", "attraction")
+
+
+def _subject(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None) -> str | None:
+    """The venue's name when this turn answers about it without offering or booking it (which name it)."""
+    if not venue or not venue.get("name") or any(a["act"] in ("offer", "book") for a in acts):
+        return None
+    if not any(a["domain"] in _VENUES and a["act"] in ("inform", "affirm", "negate") for a in acts):
+        return None
+    return _title(str(venue["name"]))
+
+
+def _named(line: str, name: str) -> str:
+    """"Yes, it's in the north." → "Yes, Acorn Guest House is in the north." (first sentence about a venue)."""
+    for pro, verb in (("it's", "is"), ("it has", "has"), ("it doesn't", "doesn't"), ("it serves", "serves")):
+        for lead in ("Yes, ", "No, ", ""):
+            start = lead + (pro if lead else pro[:1].upper() + pro[1:])
+            if line.startswith(start):
+                return lead + name + " " + verb + line[len(start):]
+    return line
 
 
 def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:

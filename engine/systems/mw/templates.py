@@ -105,6 +105,7 @@ SLOT_WORDS = {
     "book_time": "time", "book_stay": "number of nights",
 }
 INFORM = ["The {slot} is {value}.", "Its {slot} is {value}.", "{Slot}: {value}."]
+INFORM_NAMED = ["The {slot} of {Name} is {value}.", "{Name}'s {slot} is {value}.", "For {Name}, the {slot} is {value}."]
 
 #: yes/no answers about the venue on the table: slot → (yes, no), ``{value}`` is the venue's own value
 CHECK = {
