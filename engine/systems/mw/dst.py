@@ -94,8 +94,11 @@ class Tracker:
             return
         intents = set(nlu.intents)
         book_info = any(s.startswith("book_") for dom, s, _ in nlu.inform if dom == d)
+        rebook = d in self.booked and not book_info and (d, "name") not in self.changed
         if "nobook" in intents:
             self.wants_booking[d] = False
+        elif rebook:
+            pass  # "thanks for the reservation": booked already, nothing new to book with
         elif "book" in intents or book_info or ("affirm" in intents and self.last_offer_domain == d
                                                  and any(s.startswith("book_") or s == "book"
                                                          for s in self.sys_requested)):

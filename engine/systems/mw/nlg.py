@@ -164,7 +164,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
     out.extend(tail)
     text = " ".join(s for s in out if s)
     text = text.replace(" 0-star ", " unrated ").replace("with 0 stars", "with no star rating")
-    text = re.sub(r"\b([Aa]) (?=[aeiouAEIOU]\w)", r"\1n ", text)
+    text = re.sub(r"\b([Aa]) (?=[aeiou]\w)", r"\1n ", text)  # not inside names: "A And B Guest House"
     return text or rng.choice(T.GENERAL["reqmore"])
 
 

@@ -128,7 +128,7 @@ REQUESTS: list[tuple[re.Pattern[str], str]] = [
     (rx(r"\b(what (?:kind|type) of food|what food|type of food|kind of food|cuisine|what do they serve)\b"), "food"),
     (rx(r"\b(what area|which area|part of town|what part|which part|side of town|area is|area of)\b"), "area"),
     (rx(r"\b(how much|price|prices|cost|costs|fare|price range|pricerange|expensive is|cheap is)\b"), "price"),
-    (rx(r"\b(star rating|how many stars|stars does|rating)\b"), "stars"),
+    (rx(r"\b(star rating|how many stars|stars does|rating|(?:the|its|their) stars?(?! of))\b"), "stars"),
     (rx(r"\b(what type of|what kind of|type of attraction|kind of attraction|what is it)\b"), "type"),
     (rx(r"\b(opening hours|open hours|when (?:is|are) (?:it|they) open|what time (?:does|do) (?:it|they) (?:open|close))"
         r"\b"), "openhours"),

@@ -96,8 +96,9 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
         b.add(travel, slot, value, prio)
 
 
-_SAME = re.compile(r"\b(?:same|that) (day|night|area|part of town|side of town|price ?range|price|group|party"
-                   r"|number of people|amount of people|people|number|time)\b")
+_SAME = re.compile(r"\b(?:same|that|(?:my|our|the) (?:entire|whole)|all (?:of )?(?:my|our|the)) (day|night|area"
+                   r"|part of town|side of town|price ?range|price|group|party|number of people|amount of people"
+                   r"|people|number|time)\b")
 _SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area": ("area",),
                "part of town": ("area",), "side of town": ("area",), "price range": ("pricerange",),
                "pricerange": ("pricerange",), "price": ("pricerange",), "group": ("book_people",),
@@ -144,7 +145,7 @@ def dontcare(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> Non
                     ("star", "stars"), ("type", "type"), ("kind", "type"), ("parking", "parking"),
                     ("internet", "internet"), ("wifi", "internet"), ("time", "leaveAt"), ("leave", "leaveAt"),
                     ("arrive", "arriveBy"), ("day", "day"), ("name", "name")):
-        if word in span and s not in slots_named:
+        if re.search(r"\b" + word, span) and s not in slots_named:  # "star", not the "star" of "starting"
             slots_named.append(s)
     slot = slots_named[0] if slots_named else None
     if slot is None:

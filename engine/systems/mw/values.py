@@ -44,13 +44,19 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
             else:
                 b.add("hotel", slot, "no" if negated(plain[max(0, m.start() - 40): m.start()]) else "yes", m.start())
     for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
-        if not re.search(r"\b(not|no|rather than|instead of)( an?)?\s+$", plain[: m.start()]):
+        if re.search(r"\b(hotels? or (an? )?|either (an? )?(hotel )?(or )?(an? )?)$", plain[: m.start()]) or re.match(
+                r"\s*(or (an? )?(hotel|other|something else)|either)", plain[m.end():]):
+            b.add("hotel", "type", "dontcare", m.start())  # "a hotel or a guesthouse, either is fine"
+        elif not re.search(r"\b(not|no|rather than|instead of|don't (want|need|like)|do not (want|need|like)"
+                           r"|doesn't have to be|without)( an?| any| to stay in an?)?\s+$", plain[: m.start()]):
             b.add("hotel", "type", "guesthouse", m.start())
     if domain == "hotel" or "hotel" in mentioned:
         for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|rather) be an? hotel"
                              r"|hotel rather than|hotel instead|not an? guest ?house|proper hotel|actual hotel"
-                             r"|hotel not an? guest|type of hotel|hotel type)\b", plain):
-            b.add("hotel", "type", "hotel", m.start())
+                             r"|hotel not an? guest|(any of (them|those)|go with|prefer|i'd rather have) an? hotel"
+                             r"|(don't|do not) want an? guest ?house)\b", plain):
+            if not re.search(r"\bguest ?house type of hotel\b", plain):
+                b.add("hotel", "type", "hotel", m.start())
     if domain == "attraction" or "attraction" in mentioned or domain is None:
         for m in P.ATYPE_RE.finditer(plain):
             word = m.group(1)
