@@ -40,9 +40,10 @@ def test_restaurant_search_and_booking() -> None:
     offered = t[1].internals["offered"]["restaurant"]
     row = bot.db.find("restaurant", offered)
     assert row and row["food"] == "chinese" and row["area"] == "centre" and row["pricerange"] == "cheap"
+    # the state holds what the user said; the venue booked is the one offered (internals)
     assert t[2].state["restaurant"] == {"pricerange": "cheap", "area": "centre", "food": "chinese",
-                                        "book_people": "3", "book_day": "friday", "book_time": "18:30",
-                                        "name": offered}
+                                        "book_people": "3", "book_day": "friday", "book_time": "18:30"}
+    assert t[2].internals["venue"] == offered
     booked = acts(t[2], "book", "restaurant")
     assert booked and len(booked[0]["value"]) == 8
     assert booked[0]["value"] in t[2].text
@@ -88,7 +89,8 @@ def test_hotel_with_parking() -> None:
     assert row and row["parking"] == "yes" and row["area"] == "north" and row["stars"] == "4"
     assert acts(t[2], "inform", "hotel")[0]["value"] == row["address"]
     assert acts(t[3], "book", "hotel")
-    assert t[3].state["hotel"]["name"] == name and t[3].state["hotel"]["book_stay"] == "3"
+    assert t[3].internals["venue"] == name and t[3].state["hotel"]["book_stay"] == "3"
+    assert "name" not in t[3].state["hotel"]  # offered by the system, never named by the user
 
 
 def test_correction() -> None:

@@ -148,6 +148,10 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             if slot == "car type":
                 informs.append(f"It's a {value}.")
                 continue
+            if slot == "name" and dom in _VENUES:
+                informs.append(f"It's called {_title(str(value))}.")
+                subject = None
+                continue
             word = T.SLOT_WORDS.get(str(slot), str(slot))
             frames = T.INFORM
             if subject and dom in _VENUES:

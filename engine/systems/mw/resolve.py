@@ -106,10 +106,23 @@ _SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area":
                "people": ("book_people",), "number": ("book_people",), "time": ("book_time", "leaveAt", "arriveBy")}
 
 
+_NEAR = re.compile(r"\b(?:near|close to|nearby|next to|not far from|walking distance (?:of|from|to)|around)"
+                   r" (?:the|my|our|that) (restaurant|hotel|guest ?house|attraction|museum|college|church|theatre"
+                   r"|cinema|park|pool|club|nightclub|gallery|place)\b")
+
+
 def same(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> None:
-    """"the same day / area / group as before": copy the value from another domain of the state."""
+    """"the same day / area / group as before": copy the value from another domain of the state; "near the
+    restaurant": the area of that venue."""
     if domain is None:
         return
+    m = _NEAR.search(plain)
+    if m and "area" in slots_of(domain) and not any(s == "area" for _, s in b.items):
+        ref = m.group(1).replace(" ", "")
+        other = {"restaurant": "restaurant", "hotel": "hotel", "guesthouse": "hotel"}.get(ref, "attraction")
+        area = ctx.venues.get(other, {}).get("area") or ctx.state.get(other, {}).get("area")
+        if other != domain and area and area != "dontcare":
+            b.add(domain, "area", area, m.start())
     for m in _SAME.finditer(plain):
         what = m.group(1)
         if what is None:

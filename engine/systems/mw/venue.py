@@ -158,8 +158,6 @@ def book_turn(pol: Policy, d: str, tr: Tracker, rows: list[dict[str, Any]], venu
             acts.append(act("request", d, s))
         sys_req.extend(missing)
         return venue
-    if not tr.passive:  # the venue booked is the one the state is about
-        tr.state.setdefault(d, {})["name"] = tr.offered[d]
     pol._book(d, tr.offered[d], tr, acts)
     for s in BOOKABLE[d]:
         acts.append(act("inform", d, s, book[s]))
