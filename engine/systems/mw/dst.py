@@ -32,7 +32,8 @@ class Tracker:
     def reset(self) -> None:
         self.state: dict[str, dict[str, str]] = {}
         self.requested: dict[str, list[str]] = {}
-        self.checks: dict[str, list[tuple[str, str]]] = {}  # domain → (slot, value) asked about the venue
+        self.checks: dict[str, list[tuple[str, str]]] = {}
+        self.flexible: set[tuple[str, str]] = set()  # (domain, time slot) the user does not mind  # domain → (slot, value) asked about the venue
         self.offered: dict[str, str] = {}
         self.heard: dict[str, str] = {}  # venues named in system turns the pipeline did not write (listen.py)
         self.booked: dict[str, str] = {}  # domain → reference of the last booking
@@ -69,6 +70,9 @@ class Tracker:
         d = self.active_domain
         self._new_search(nlu)
         for dom, slot, value in nlu.inform:
+            if value == "dontcare" and slot in ("leaveAt", "arriveBy"):
+                self.flexible.add((dom, slot))  # "any time": not a constraint, but nothing to ask either
+                continue
             cur = self.state.setdefault(dom, {})
             if cur.get(slot) != value:
                 self.changed.add((dom, slot))

@@ -82,8 +82,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         # a domain the user brings up now wins over the one already being talked about
         fresh = [d for d in mentioned if d != ctx.active_domain]
         primary = fresh[0] if fresh else (mentioned[0] if mentioned else None)
-    if primary is None and FOOD_ONLY.search(plain):
-        primary = "restaurant"
+    if primary is None and (FOOD_ONLY.search(plain) or CUISINE.search(plain)):
+        primary = "restaurant"  # "a cheap italian place"
     domain = primary or ctx.active_domain
     b = Builder()
     categorical(plain, domain, mentioned, ctx, b)
@@ -105,6 +105,10 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
 
 
 FOOD_ONLY = re.compile(r"\b(food|cuisine|restaurant)\b")
+#: cuisines that name nothing else ("british" could be a museum, "world" a trip)
+CUISINE = re.compile(r"\b(italian|chinese|indian|thai|japanese|korean|mexican|lebanese|turkish|vietnamese|french"
+                     r"|spanish|portuguese|mediterranean|gastropub|seafood|african|north american|modern european"
+                     r"|asian oriental|european|international|tapas|sushi|pizza|noodles|curry)\b")
 
 
 def _intents(t: str) -> tuple[str, ...]:

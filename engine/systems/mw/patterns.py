@@ -90,7 +90,7 @@ DAY_RE = rx(r"\b(" + "|".join(DAYS) + r")s?\b")
 
 STARS_RE = rx(r"\b([0-5])[ -]?stars?\b|\bstar rating of ([0-5])\b|\brated ([0-5])\b|\b([0-5]) star rating\b"
               r"|\bstars? rating (?:of )?([0-5])\b|\bzero[ -]stars?\b")
-PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|tickets?|seats?|travell?ers|passengers|pax"
+PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|(?:train )?tickets?|seats?|travell?ers|passengers|pax"
                r"|diners|ppl|in my party|in our party|in the party)\b|\b(?:party|group|table|booking|reservation"
                r"|tickets?|seats?) (?:of|for) (\d{1,2})\b(?!:| nights?| days?| stars?)"
                r"|\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am| o'?clock| minutes| pounds| in the)")

@@ -110,6 +110,9 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
         if bare_for and domain not in ("restaurant", "hotel", "train"):
             continue
         d = domain_for("book_people", domain, mentioned, ctx)
+        if re.search(r"\b(tickets?|seats?|passengers)\b", m.group(0)) and (
+                ctx.active_domain == "train" or "train" in mentioned):
+            d = "train"  # "yes, 5 tickets. I also need a hotel": the tickets are the train's
         b.add(d, "book_people", str(int(val)), m.start())
         used.add(m.start())
     if ctx.sys_requested and not b.items:
