@@ -18,6 +18,8 @@ VENUE = ("restaurant", "hotel", "attraction")
 SEARCH_RE = re.compile(r"\b(?:i need|i'm looking|i am looking|looking for|find me|find a|find an|i want|i'd like"
                        r"|i would like|we need|we want|we're looking|another|a different|also need|search for"
                        r"|is there|are there|do you have|can you find|could you find|recommend)\b")
+#: a venue named as a place of reference ("a restaurant near the Cityroomz hotel"), not as the one sought
+NEAR_RE = re.compile(r"\b(?:near|close to|nearby|next to|around|from|same area as|walking distance)\b")
 
 
 class Tracker:
@@ -156,7 +158,8 @@ class Tracker:
             if named and named == self.state.get(dom, {}).get("name"):
                 continue  # talking about the booked venue
             fresh = named or any(s != "name" and not s.startswith("book_") for s in informs)
-            if fresh and (named or SEARCH_RE.search(nlu.text)) and not nlu.checks:
+            wants = SEARCH_RE.search(nlu.text) or (named and "book" in nlu.intents)
+            if fresh and wants and nlu.domain == dom and not nlu.checks and not NEAR_RE.search(nlu.text):
                 self.state[dom] = {}
                 self.offered.pop(dom, None)
                 self.wants_booking[dom] = False

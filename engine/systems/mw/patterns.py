@@ -89,11 +89,13 @@ DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sun
 DAY_RE = rx(r"\b(" + "|".join(DAYS) + r")s?\b")
 
 STARS_RE = rx(r"\b([0-5])[ -]?stars?\b|\bstar rating of ([0-5])\b|\brated ([0-5])\b|\b([0-5]) star rating\b"
+              r"|\bstars? of ([0-5])\b"
               r"|\bstars? rating (?:of )?([0-5])\b|\bzero[ -]stars?\b")
 PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|(?:train )?tickets?|seats?|travell?ers|passengers|pax"
                r"|diners|ppl|in my party|in our party|in the party)\b|\b(?:party|group|table|booking|reservation"
                r"|tickets?|seats?) (?:of|for) (\d{1,2})\b(?!:| nights?| days?| stars?)"
-               r"|\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am| o'?clock| minutes| pounds| in the)")
+               r"|(?<!looking )(?<!look )(?<!search )\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am| o'?clock"
+               r"| minutes| pounds| in the| that| which| with| in | near| of )")
 STAY_RE = rx(r"\b(\d{1,2}) (?:nights?|days?)\b|\b(?:stay|staying) (?:for )?(\d{1,2})\b")
 BARE_NUM_RE = rx(r"(?<!:)\b(\d{1,2})\b(?!:)")
 
@@ -152,7 +154,8 @@ BYE_RE = rx(r"\b(bye|goodbye|good bye|that's all|that is all|that will be all|th
 AFFIRM_RE = rx(r"^(yes|yeah|yep|yup|yea|sure|ok|okay|please do|please book|that works|sounds good|sounds great"
                r"|sounds perfect|great|perfect|fine|absolutely|definitely|of course|correct|right|alright"
                r"|that would be (great|good|fine|perfect|nice|wonderful)|go ahead|book it|do it|that's fine"
-               r"|that's great|that's perfect|please|i would|i'd like that|lovely|excellent|why not)\b")
+               r"|that's great|that's perfect|please|i would (?:like that|love that|appreciate)|i'd like that|lovely"
+               r"|excellent|why not)\b")
 NEGATE_RE = rx(r"^(no|nope|nah|not|negative|actually no)\b")
 BOOK_RE = rx(r"\b(book|booking|reserve|reservation|reserved|make a reservation|get a table|table for|get tickets"
              r"|buy tickets|purchase|get me tickets|i'll take it|i will take it|i'd like to take|tickets? for)\b")

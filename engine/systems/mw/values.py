@@ -42,7 +42,12 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
             if _DONTCARE_AMENITY.search(plain[max(0, m.start() - 40): m.end() + 30]):
                 b.add("hotel", slot, "dontcare", m.start())
             else:
-                b.add("hotel", slot, "no" if negated(plain[max(0, m.start() - 40): m.start()]) else "yes", m.start())
+                before = plain[max(0, m.start() - 40): m.start()]
+                value = "yes"
+                if negated(before):  # "I don't need parking" is no requirement; "one without parking" is
+                    value = "dontcare" if re.search(r"\b(need|needs|require|necessary|bother)\w*\W+(?:\w+\W+){0,3}$",
+                                                     before) else "no"
+                b.add("hotel", slot, value, m.start())
     for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
         if re.search(r"\b(hotels? or (an? )?|either (an? )?(hotel )?(or )?(an? )?)$", plain[: m.start()]) or re.match(
                 r"\s*(or (an? )?(hotel|other|something else)|either)", plain[m.end():]):
