@@ -90,12 +90,7 @@ class Tracker:
                 self.wants_booking[dom] = True  # "... and the reference number, please": book it
         self.checks = {}
         for dom, slot, value in nlu.checks:
-            self.checks.setdefault(dom, []).append((slot, value))
-            vid = self.state.get(dom, {}).get("name") or self.offered.get(dom)
-            row = db.find(dom, vid) if db is not None and vid else None
-            have = str(row.get(slot, "no" if slot in ("parking", "internet") else "")).lower() if row else ""
-            if have == value:  # "is it cheap?" of a cheap venue: the user's wish and the venue agree
-                self.state.setdefault(dom, {}).setdefault(slot, value)
+            self.checks.setdefault(dom, []).append((slot, value))  # asked about the venue: not a constraint
         if d is None:
             return
         intents = set(nlu.intents)

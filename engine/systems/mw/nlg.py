@@ -169,6 +169,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
     text = " ".join(s for s in out if s)
     text = text.replace(" 0-star ", " unrated ").replace("with 0 stars", "with no star rating")
     text = re.sub(r"\b([Aa]) (?=[aeiou]\w)", r"\1n ", text)  # not inside names: "A And B Guest House"
+    text = re.sub(r"\b1 (night|guest|ticket|seat)s\b", r"1 \1", text).replace(" 1 people", " 1 person")
     return text or rng.choice(T.GENERAL["reqmore"])
 
 

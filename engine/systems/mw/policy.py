@@ -80,6 +80,7 @@ class Policy:
         self.taxi: dict[str, str] = {}
         self._fresh: dict[str, set[str]] = {}  # slots the user just gave: relaxed last
         self.pending_relax: tuple[str, str, str] | None = None  # (domain, slot, value) proposed after no match
+        self.pending_search = False  # the proposal was a search for another venue ("shall I look for one ...?")
 
     def decide(self, tr: Tracker, nlu: NluResult) -> Decision:
         acts: list[dict[str, Any]] = []
@@ -88,7 +89,11 @@ class Policy:
         intents = set(nlu.intents)
         d = tr.active_domain
         pending, self.pending_relax = self.pending_relax, None
-        if pending and not tr.passive and intents & {"affirm", "book"} and pending[0] == d \
+        # "yes" takes the proposal; "book it" takes it after no match, but means the venue on the table when the
+        # proposal was to look for another one
+        takes = set() if self.pending_search and "book" in intents else {"affirm", "book"}
+        self.pending_search = False
+        if pending and not tr.passive and intents & takes and pending[0] == d \
                 and (d, pending[1]) not in tr.changed:
             tr.constrain(d, pending[1], pending[2], self.db)  # "ok" to the alternative just proposed
         self._fresh = {}

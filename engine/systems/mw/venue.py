@@ -51,7 +51,7 @@ def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict
     if checks and venue is not None:
         missed = pol._check(d, venue, checks, acts)
         if missed:  # "No, it's in the north. Shall I look for one in the centre?"
-            pol.pending_relax = (d, *missed[0])
+            pol.pending_relax, pol.pending_search = (d, *missed[0]), True
             acts.append(act("reqalt", d, *missed[0]))
             pol._answer(d, venue, rq, acts, tr)
             return venue
