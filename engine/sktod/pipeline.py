@@ -36,6 +36,8 @@ DEFAULT_ASPECT_BOOST = 0.4
 DEFAULT_MARGIN = 0.20
 DEFAULT_ABSOLUTE = 0.15
 NO_ENTITY = "Which hotel or restaurant do you mean? I can tell you what guests say about it."
+#: knowledge bases up to this many snippets are embedded when the pipeline loads (then cached on disk)
+EMBED_AT_LOAD = 6000
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,11 @@ class Pipeline:
         self.detector.load(progress)
         self.selector.load(progress)
         self.generator.load(progress)
+        if len(self.kb) <= EMBED_AT_LOAD and self.selector.model.kind != "cross":
+            # a small KB (the embedded one) is embedded once and cached, so no turn waits for it
+            self.selector.encoder.encode([sn.text for sn in self.kb], progress)
+        self.selector.encoder.save_cache()
+        self.detector.encoder.save_cache()
         self._loaded = True
 
     # ------------------------------------------------------------------------------------------- predicting
