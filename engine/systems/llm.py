@@ -35,8 +35,18 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
     required_values,
     tidy,
 )
+from parley.engine.systems.llm_delex import check_placeholders, delexicalise, fill, placeholders
 from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 
+DELEX_PROMPT = ("You are a friendly clerk at the Cambridge tourist office. Rewrite the draft answer in your own "
+                "words, keeping its meaning. Copy every word in square brackets, such as [name], exactly. Add no "
+                "facts. One or two short sentences.")
+DELEX_EXAMPLE = (
+    {"role": "user", "content": "Customer: I need a hotel in the north.\nDraft: [name] is a [stars] star [type] in "
+                                "the [area]. Shall I book it?"},
+    {"role": "assistant", "content": "How about [name]? It's a lovely [stars] star [type] in the [area]. Would you "
+                                     "like me to book it?"},
+)
 SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the customer in "
                  "your own friendly words. Keep names, numbers and times exactly. One or two sentences.")
 EXAMPLE = (
@@ -79,7 +89,7 @@ class LLMSystem:
     def __init__(self, model: str = "smollm2", max_new_tokens: int = 40, seed: int | None = None,
                  check: bool = True, trust_remote_code: bool = False, allow_pickle: bool = False,
                  db_dir: str | None = None, threads: int = 0, prefix_cache: bool = True,
-                 strict: bool = False) -> None:
+                 strict: bool = False, delex: bool = True) -> None:
         if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or not (
                 1 <= max_new_tokens <= MAX_TOKENS_LIMIT):
             raise SpecError(f"max_new_tokens must be an integer from 1 to {MAX_TOKENS_LIMIT}")
@@ -87,7 +97,7 @@ class LLMSystem:
             raise SpecError("threads must be an integer from 0 (automatic) to 64")
         for flag, value in (("check", check), ("trust_remote_code", trust_remote_code),
                             ("allow_pickle", allow_pickle), ("prefix_cache", prefix_cache),
-                            ("strict", strict)):
+                            ("strict", strict), ("delex", delex)):
             if not isinstance(value, bool):
                 raise SpecError(f"{flag} must be true or false, not {value!r}")
         self.model_ref = str(model if model is not None else "smollm2").strip() or "smollm2"
@@ -100,6 +110,7 @@ class LLMSystem:
         self.threads = threads
         self.prefix_cache = prefix_cache
         self.strict = strict
+        self.delex = delex
         self.model: Any = None
         self.tokenizer: Any = None
         self._pipeline: Any = None
@@ -107,6 +118,7 @@ class LLMSystem:
         self._stops: list[int] | None = None
         self._prefix: tuple[list[int], Any] | None = None
         self._last_threads = 0
+        self._vocab: Any = None
 
     @property
     def loaded(self) -> bool:
@@ -135,8 +147,9 @@ class LLMSystem:
             self._pipeline.reset(seed)
 
     def prompt(self, user: str, draft: str) -> list[dict[str, str]]:
-        """The chat messages sent to the LLM."""
-        return [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLE,
+        """The chat messages sent to the LLM (``draft`` is delexicalised when ``delex`` is on)."""
+        system, example = (DELEX_PROMPT, DELEX_EXAMPLE) if self.delex else (SYSTEM_PROMPT, EXAMPLE)
+        return [{"role": "system", "content": system}, *example,
                 {"role": "user", "content": f"Customer: {user.strip()}\nDraft: {draft}"}]
 
     def _stop_ids(self) -> list[int]:
@@ -216,6 +229,28 @@ class LLMSystem:
         new = out[0, ids.shape[1]:]
         return tok.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0])
 
+    def _generate_delex(self, messages: list[dict[str, str]], slots: list[str]) -> tuple[str, int, int]:
+        """``(raw text, prompt tokens, new tokens)`` by constrained decoding (see :mod:`llm_decode`)."""
+        import torch
+
+        from parley.engine.systems.llm_decode import Vocabulary, decode_delex
+
+        if self._vocab is None:
+            self._vocab = Vocabulary(self.tokenizer, self._stop_ids())
+        previous = torch.get_num_threads()
+        threads = self._threads()
+        torch.set_num_threads(threads)
+        try:
+            ids, n = self._encode(messages)
+            past = self._prefix_cache(ids, n) if n and self.prefix_cache else None
+            start = abs(n) if past is not None else 0
+            text, new = decode_delex(self.model, self.tokenizer, self._vocab, ids, past, start, slots,
+                                     self.max_new_tokens, question="?" in messages[-1]["content"])
+        finally:
+            torch.set_num_threads(previous)
+        self._last_threads = threads
+        return text, int(ids.shape[1]), new
+
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:
         if not history or history[-1].role != "user":
             raise TurnError("the dialogue history must end with a user message")
@@ -238,12 +273,26 @@ class LLMSystem:
         }
         t1 = time.perf_counter()
         reason: str | None
+        shown, mapping = draft, dict[str, str]()
+        if self.delex:  # the model sees "[name] is a [stars] star [type]"; the values come back afterwards
+            shown, mapping = delexicalise(draft, decision.acts, decision.venue)
+            internals["delex_draft"] = shown
         try:
-            raw, n_prompt, n_new = self._generate(self.prompt(history[-1].text, draft))
+            if self.delex:
+                raw, n_prompt, n_new = self._generate_delex(self.prompt(history[-1].text, shown),
+                                                            placeholders(shown))
+            else:
+                raw, n_prompt, n_new = self._generate(self.prompt(history[-1].text, shown))
             reply = tidy(raw)
             internals.update(llm_raw=raw, prompt_tokens=n_prompt, new_tokens=n_new, threads=self._last_threads)
-            reason = check_reply(reply, draft, required, history[-1].text) if self.check else (
-                None if reply else "empty output")
+            if self.delex:
+                reason = check_placeholders(reply, shown) if self.check else (None if reply else "empty output")
+                reply = fill(reply, mapping)
+                if reason is None and self.check:
+                    reason = check_reply(reply, draft, required, history[-1].text)
+            else:
+                reason = check_reply(reply, draft, required, history[-1].text) if self.check else (
+                    None if reply else "empty output")
         except Exception as e:  # the template is always there to fall back on
             reply, reason = "", f"generation failed: {type(e).__name__}: {e}"
         internals["generation_ms"] = round((time.perf_counter() - t1) * 1000, 1)

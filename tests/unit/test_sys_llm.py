@@ -11,6 +11,7 @@ import pytest
 from parley.engine.spec import SpecError
 from parley.engine.systems import build_system
 from parley.engine.systems.llm import LLMSystem, check_reply, missing_values, required_values, tidy
+from parley.engine.systems.llm_delex import check_placeholders, delexicalise, fill, placeholders
 from parley.engine.types import Message
 
 ACTS = (
@@ -49,7 +50,7 @@ class StubPipeline:
 
 
 def _stubbed(reply: str | Exception) -> LLMSystem:
-    system = LLMSystem()
+    system = LLMSystem(delex=False)
     system.model, system.tokenizer, system._pipeline = object(), object(), StubPipeline()
 
     def generate(messages: list[dict[str, str]]) -> tuple[str, int, int]:
@@ -157,3 +158,67 @@ def test_strict_mode_requires_every_informed_value() -> None:
 def test_a_dropped_question_falls_back() -> None:
     assert check_reply("The north is nice.", "Which area would you like?", []) == "dropped the question"
     assert check_reply("What part of town do you prefer?", "Which area would you like?", []) is None
+
+
+# -- delexicalised drafts (the default) ---------------------------------------------------------------------------
+def _delex(reply: str) -> tuple[LLMSystem, list[str]]:
+    system = LLMSystem()
+    system.model, system.tokenizer, system._pipeline = object(), object(), StubPipeline()
+    seen: list[str] = []
+
+    def generate(messages: list[dict[str, str]], slots: list[str]) -> tuple[str, int, int]:
+        seen.append(messages[-1]["content"])
+        assert slots == placeholders(messages[-1]["content"].split("Draft: ", 1)[1])
+        return reply, 50, 12
+
+    system._generate_delex = generate  # type: ignore[method-assign]
+    return system, seen
+
+
+def test_the_model_sees_placeholders_and_the_values_come_back() -> None:
+    system, seen = _delex("You can call [name] ([food]) on [phone]; your table is set for [time].")
+    turn = system.respond((Message("user", "book it"),))
+    assert seen[0].endswith("Draft: [name] serves [food] food, phone [phone]. I booked [time].")
+    assert "Golden House" not in seen[0] and "01842753771" not in seen[0]
+    assert turn.text == "You can call Golden House (chinese) on 01842753771; your table is set for 18:30."
+    assert turn.internals["fallback"] is False and turn.internals["delex_draft"].startswith("[name] serves")
+
+
+@pytest.mark.parametrize(("reply", "reason"), [
+    ("", "empty output"),
+    ("[name] is nice, call [phone].", "dropped placeholders: food, time"),
+    ("[name], [food], [phone], [time] and [reference].", "made-up placeholders: reference"),
+    ("[name] [name] [food] [phone] [time].", "repeated a placeholder"),
+    ("[name] serves [food] for 2, call [phone] at [time].", "wrote a value itself"),
+    ("As an AI, [name] [food] [phone] [time].", "refused"),
+    ("[name] serves [food]? Call [phone]? At [time]?", "asked a question"),
+])
+def test_delex_check_reasons(reply: str, reason: str) -> None:
+    system, _ = _delex(reply)
+    turn = system.respond((Message("user", "book it"),))
+    assert turn.internals["fallback"] is True and reason in turn.internals["reason"]
+    assert turn.text == DRAFT
+
+
+def test_delexicalise_and_fill_round_trip() -> None:
+    acts = ({"act": "offer", "domain": "restaurant", "slot": "name", "value": "da vinci pizzeria"},
+            {"act": "inform", "domain": "restaurant", "slot": "choice", "value": "2"},
+            {"act": "book", "domain": "restaurant", "slot": "reference", "value": "JKZQ63H5"})
+    venue = {"name": "da vinci pizzeria", "food": "italian", "area": "north", "pricerange": "cheap"}
+    text = "I found 2. How about Da Vinci Pizzeria, a cheap italian place in the north? Reference: JKZQ63H5."
+    delex, mapping = delexicalise(text, acts, venue)
+    assert delex == ("I found [count]. How about [name], a [pricerange] [food] place in the [area]? "
+                     "Reference: [reference].")
+    assert fill(delex, mapping) == text
+    assert check_placeholders("Sure! [name] is a [pricerange] [food] spot in the [area]; [count] found, "
+                              "reference [reference]?", delex) is None
+
+
+@pytest.mark.slow
+def test_constrained_decoding_keeps_every_placeholder() -> None:
+    system = build_system("llm:seed=1")
+    system.load()
+    draft = "[name] is a [pricerange] [food] restaurant in the [area]. Shall I book a table?"
+    raw, _, new = system._generate_delex(system.prompt("a cheap place in the north", draft), placeholders(draft))
+    assert sorted(placeholders(raw)) == sorted(placeholders(draft))
+    assert not any(c.isdigit() for c in raw) and "?" in raw and new > 0
