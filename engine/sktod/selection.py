@@ -198,8 +198,8 @@ def on_aspect(question: str, chosen: Sequence[ScoredSnippet], ranked: Sequence[S
     if not asked:
         return list(chosen)
     hits = [s for s in chosen if aspects_of(s.snippet.text) & asked]
-    if hits:
-        return hits
+    if hits:  # an FAQ about something else goes; reviews stay (the lexicon does not know every phrasing)
+        return [s for s in chosen if s in hits or s.snippet.doc_type == "review"]
     reviews = [s for s in ranked[: 4 * limit] if s.snippet.doc_type == "review" and aspects_of(s.snippet.text) & asked]
     return reviews[:limit] or list(chosen)
 

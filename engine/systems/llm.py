@@ -22,6 +22,7 @@ model itself).
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from typing import Any
@@ -35,17 +36,17 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
     required_values,
     tidy,
 )
-from parley.engine.systems.llm_delex import check_placeholders, delexicalise, fill, placeholders
+from parley.engine.systems.llm_delex import delexicalise, fill, placeholders, rewrite
 from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 
-DELEX_PROMPT = ("You are a friendly clerk at the Cambridge tourist office. Rewrite the draft answer in your own "
-                "words, keeping its meaning. Copy every word in square brackets, such as [name], exactly. Add no "
-                "facts. One or two short sentences.")
+DELEX_PROMPT = ("You are a friendly clerk at the Cambridge tourist office. Say the draft sentence in your own "
+                "words, with the same meaning. Copy every word in square brackets, such as [name], exactly. "
+                "One sentence.")
 DELEX_EXAMPLE = (
-    {"role": "user", "content": "Customer: I need a hotel in the north.\nDraft: [name] is a [stars] star [type] in "
-                                "the [area]. Shall I book it?"},
-    {"role": "assistant", "content": "How about [name]? It's a lovely [stars] star [type] in the [area]. Would you "
-                                     "like me to book it?"},
+    {"role": "user", "content": "Draft: [name] is a [stars] star [type] in the [area]."},
+    {"role": "assistant", "content": "[name] is a lovely [stars] star [type] in the [area]."},
+    {"role": "user", "content": "Draft: Shall I book it for you?"},
+    {"role": "assistant", "content": "Would you like me to book it?"},
 )
 SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the customer in "
                  "your own friendly words. Keep names, numbers and times exactly. One or two sentences.")
@@ -56,6 +57,7 @@ EXAMPLE = (
                                      "north. Would you like me to book it?"},
 )
 MAX_TOKENS_LIMIT = 256
+_PH = re.compile(r"\[[a-z]+\d?\]")
 
 
 def _stop_on_refusal(tokenizer: Any, prompt_len: int) -> Any:
@@ -89,7 +91,7 @@ class LLMSystem:
     def __init__(self, model: str = "smollm2", max_new_tokens: int = 40, seed: int | None = None,
                  check: bool = True, trust_remote_code: bool = False, allow_pickle: bool = False,
                  db_dir: str | None = None, threads: int = 0, prefix_cache: bool = True,
-                 strict: bool = False, delex: bool = True) -> None:
+                 strict: bool = False, delex: bool = True, copy_bias: float = 1.0) -> None:
         if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or not (
                 1 <= max_new_tokens <= MAX_TOKENS_LIMIT):
             raise SpecError(f"max_new_tokens must be an integer from 1 to {MAX_TOKENS_LIMIT}")
@@ -111,6 +113,9 @@ class LLMSystem:
         self.prefix_cache = prefix_cache
         self.strict = strict
         self.delex = delex
+        if isinstance(copy_bias, bool) or not isinstance(copy_bias, int | float) or not 0 <= copy_bias <= 20:
+            raise SpecError("copy_bias must be a number from 0 to 20")
+        self.copy_bias = float(copy_bias)
         self.model: Any = None
         self.tokenizer: Any = None
         self._pipeline: Any = None
@@ -147,9 +152,11 @@ class LLMSystem:
             self._pipeline.reset(seed)
 
     def prompt(self, user: str, draft: str) -> list[dict[str, str]]:
-        """The chat messages sent to the LLM (``draft`` is delexicalised when ``delex`` is on)."""
-        system, example = (DELEX_PROMPT, DELEX_EXAMPLE) if self.delex else (SYSTEM_PROMPT, EXAMPLE)
-        return [{"role": "system", "content": system}, *example,
+        """The chat messages sent to the LLM (with ``delex``: one delexicalised sentence, no customer turn)."""
+        if self.delex:
+            return [{"role": "system", "content": DELEX_PROMPT}, *DELEX_EXAMPLE,
+                    {"role": "user", "content": f"Draft: {draft}"}]
+        return [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLE,
                 {"role": "user", "content": f"Customer: {user.strip()}\nDraft: {draft}"}]
 
     def _stop_ids(self) -> list[int]:
@@ -229,7 +236,8 @@ class LLMSystem:
         new = out[0, ids.shape[1]:]
         return tok.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0])
 
-    def _generate_delex(self, messages: list[dict[str, str]], slots: list[str]) -> tuple[str, int, int]:
+    def _generate_delex(self, messages: list[dict[str, str]], slots: list[str],
+                        question: bool | None = None) -> tuple[str, int, int]:
         """``(raw text, prompt tokens, new tokens)`` by constrained decoding (see :mod:`llm_decode`)."""
         import torch
 
@@ -244,8 +252,13 @@ class LLMSystem:
             ids, n = self._encode(messages)
             past = self._prefix_cache(ids, n) if n and self.prefix_cache else None
             start = abs(n) if past is not None else 0
+            draft = messages[-1]["content"].rsplit("Draft: ", 1)[-1]
             text, new = decode_delex(self.model, self.tokenizer, self._vocab, ids, past, start, slots,
-                                     self.max_new_tokens, question="?" in messages[-1]["content"])
+                                     self.max_new_tokens, question="?" in draft if question is None else question,
+                                     one_sentence=True, copy=draft, copy_bias=self.copy_bias)
+            end = re.search(r"\]\s*([.!?]?)\s*$", draft)
+            if end and re.search(r"\]\s*$", text):  # stopped at the last placeholder, as the draft does
+                text += end.group(1)
         finally:
             torch.set_num_threads(previous)
         self._last_threads = threads
@@ -278,19 +291,30 @@ class LLMSystem:
             shown, mapping = delexicalise(draft, decision.acts, decision.venue)
             internals["delex_draft"] = shown
         try:
-            if self.delex:
-                raw, n_prompt, n_new = self._generate_delex(self.prompt(history[-1].text, shown),
-                                                            placeholders(shown))
-            else:
-                raw, n_prompt, n_new = self._generate(self.prompt(history[-1].text, shown))
-            reply = tidy(raw)
-            internals.update(llm_raw=raw, prompt_tokens=n_prompt, new_tokens=n_new, threads=self._last_threads)
-            if self.delex:
-                reason = check_placeholders(reply, shown) if self.check else (None if reply else "empty output")
+            if self.delex:  # sentence by sentence; a sentence the model spoils keeps the draft's words
+                raws: list[str] = []
+                counts = [0, 0]
+
+                def one(sentence: str) -> str:
+                    raw, n_prompt, n_new = self._generate_delex(self.prompt("", sentence), placeholders(sentence))
+                    raws.append(raw)
+                    counts[0] += n_prompt
+                    counts[1] += n_new
+                    return raw
+
+                reply, done, total, why = rewrite(shown, one)
+                internals.update(llm_raw=" | ".join(raws), prompt_tokens=counts[0], new_tokens=counts[1],
+                                 threads=self._last_threads, rewritten=f"{done}/{total}",
+                                 reworded=reply != shown)
+                reason = None if done or not total else ("; ".join(dict.fromkeys(why)) or "nothing to reword")
                 reply = fill(reply, mapping)
                 if reason is None and self.check:
                     reason = check_reply(reply, draft, required, history[-1].text)
             else:
+                raw, n_prompt, n_new = self._generate(self.prompt(history[-1].text, shown))
+                reply = tidy(raw)
+                internals.update(llm_raw=raw, prompt_tokens=n_prompt, new_tokens=n_new,
+                                 threads=self._last_threads)
                 reason = check_reply(reply, draft, required, history[-1].text) if self.check else (
                     None if reply else "empty output")
         except Exception as e:  # the template is always there to fall back on

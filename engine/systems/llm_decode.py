@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+#: tokens a clerk's sentence is made of: words, spaces and ordinary punctuation (no code, no markup)
+_CLEAN = re.compile(r"^[ A-Za-z'’,.!?;:\-\[]*$")
 BANNED_WORDS = ("sorry", "ai", "apologize", "apologise", "apologies", "confusion", "afraid", "unable", "equipped")
 
 
@@ -38,7 +40,7 @@ class Vocabulary:
             text = tokenizer.convert_tokens_to_string([tok])
             self.texts[i] = text
             low = text.strip().lower()
-            if re.search(r"\d", text) or "]" in text:
+            if re.search(r"\d", text) or "]" in text or not _CLEAN.match(text):
                 banned[i] = True
             elif "[" in text:
                 if text.strip() == "[":
@@ -57,13 +59,20 @@ class Vocabulary:
 
 
 def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: Any, start: int,
-                 placeholders: list[str], max_new_tokens: int, question: bool = False) -> tuple[str, int]:
+                 placeholders: list[str], max_new_tokens: int, question: bool = False,
+                 one_sentence: bool = False, copy: str = "", copy_bias: float = 0.0) -> tuple[str, int]:
     """Greedy decoding after the prompt ``ids`` (``past`` holds the KV cache of ``ids[:, :start]``, or None).
 
     Inside a placeholder the model chooses which of the remaining ones it writes (token by token among their
-    tokenisations); ``question``: the reply must ask (the draft does), else it may not. Returns ``(reply text,
-    number of tokens generated)``."""
+    tokenisations); ``question``: the reply must ask (the draft does), else it may not; ``one_sentence``: stop at
+    the first sentence end once every placeholder is in; ``copy_bias`` is added to the logits of the tokens of
+    ``copy`` (the draft sentence), so the model rewords it rather than wanders off. Returns ``(reply text, number
+    of tokens generated)``."""
     import torch
+
+    plain = re.sub(r"\[[a-z]+\d?\]", " ", copy)
+    favoured = sorted({i for i in tokenizer.encode(plain, add_special_tokens=False) if i < vocab.size})
+    end_after_last = bool(re.search(r"\]\s*[.!?]?\s*$", copy)) if copy else False
 
     remaining = [tokenizer.encode(p + "]", add_special_tokens=False) for p in dict.fromkeys(placeholders)]
     qmark = [i for i, t in enumerate(vocab.texts) if "?" in t] if vocab.texts else []
@@ -85,6 +94,8 @@ def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: 
                 keep[idx] = z[idx]
                 z = keep
             else:
+                if favoured and copy_bias:
+                    z[favoured] += copy_bias
                 z[vocab.banned] = float("-inf")
                 if remaining or (question and not asked):
                     z[vocab.stop_mask] = float("-inf")
@@ -105,11 +116,16 @@ def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: 
                 if done:
                     remaining.remove(done[0])
                     inside = None
+                    if one_sentence and not remaining and end_after_last:
+                        break  # the draft sentence ends with this placeholder: so does the rewrite
             else:
                 free += 1
                 asked = asked or (bool(vocab.texts) and "?" in vocab.texts[tok])
                 if tok in vocab.opens and remaining:
                     inside = []
+                elif one_sentence and not remaining and re.search(r"[.!?]\s*$", vocab.texts[tok]) and (
+                        asked or not question):
+                    break
             res = model(torch.tensor([[tok]], device=ids.device), past_key_values=past, use_cache=True)
             past = res.past_key_values
             logits = res.logits[0, -1]

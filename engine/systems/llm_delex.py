@@ -106,3 +106,61 @@ def check_placeholders(reply: str, draft: str) -> str | None:
 def fill(text: str, mapping: Mapping[str, str]) -> str:
     """Put the values back ("[name]" → "Da Vinci Pizzeria")."""
     return _PLACEHOLDER.sub(lambda m: mapping.get(m.group(1), m.group(0)), text)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a draft (split after . ! ? followed by a space)."""
+    return [x for x in re.split(r"(?<=[.!?])\s+", text.strip()) if x]
+
+
+_WORD = re.compile(r"[a-z]{4,}")
+
+
+def check_sentence(out: str, sentence: str) -> str | None:
+    """Why a rewrite of one draft sentence may not replace it: the placeholder check, plus it must keep some of
+    the sentence's own words (the small model otherwise drifts to another topic) and stay short."""
+    reason = check_placeholders(out, sentence)
+    if reason:
+        return reason
+    if placeholders(out) != placeholders(sentence):
+        return "moved a placeholder"
+    if len(re.findall(r"[.!?](?=\s+\S)", out)) > len(re.findall(r"[.!?](?=\s+\S)", sentence)):
+        return "wrote more than one sentence"
+    keep = set(_WORD.findall(_PLACEHOLDER.sub(" ", sentence.lower())))
+    have = set(_WORD.findall(_PLACEHOLDER.sub(" ", out.lower())))
+    if keep and len(keep & have) < 0.5 * len(keep):
+        return "changed the subject"
+    if len(have - keep - FRIENDLY) > 2:
+        return "added content"
+    if len(out) > 1.8 * len(sentence) + 30:
+        return "too long"
+    return None
+
+
+#: words a rewording may add without adding content
+FRIENDLY = frozenset(["lovely", "great", "good", "nice", "wonderful", "happy", "glad", "sure", "please", "would", "like", "love", "could", "help", "really", "very", "just", "also", "that", "with", "your", "there", "here", "this", "will", "have", "what", "when", "which", "some", "more", "definitely", "certainly", "absolutely", "perfect", "fine", "well", "today", "right", "away", "found", "looks", "sounds", "seems", "quite", "place", "spot", "option", "choice"])
+
+
+def rewrite(draft: str, generate: Any) -> tuple[str, int, int, list[str]]:
+    """Rewrite a delexicalised draft sentence by sentence with ``generate(sentence) -> raw``; a sentence whose
+    rewrite fails :func:`check_sentence` keeps the draft's wording. Returns ``(text, sentences rewritten,
+    sentences, reasons)``."""
+    parts: list[str] = []
+    reasons: list[str] = []
+    done = 0
+    todo = sentences(draft)
+    for sent in todo:
+        words = _WORD.findall(_PLACEHOLDER.sub(" ", sent.lower()))
+        if len(words) < 2:  # "Done!", "[name]:" — nothing to reword
+            parts.append(sent)
+            continue
+        raw = " ".join(generate(sent).split())
+        why = check_sentence(raw, sent)
+        if why is None:
+            parts.append(raw)
+            done += 1
+        else:
+            parts.append(sent)
+            reasons.append(why)
+    return " ".join(parts), done, sum(1 for x in todo if len(_WORD.findall(_PLACEHOLDER.sub(" ", x.lower()))) >= 2), \
+        reasons
