@@ -67,7 +67,8 @@ def profile(domain: str, row: dict, rng: random.Random) -> dict[str, float]:
 
 def plural(subject: str) -> bool:
     """"my noodles" takes "were"; "the fish and chips" and "the hummus" take "was"."""
-    last = subject.split()[-1]
+    head = re.split(r" (?:between|for|on|by|in|of|we) ", subject)[0]  # "the wait between courses": the wait
+    last = head.split()[-1]
     return last.endswith("s") and not last.endswith(("ss", "us", "chips")) and last not in ("bravas",)
 
 
@@ -82,12 +83,15 @@ class Writer:
         for _ in range(400):
             s = make()
             key = s.lower()
-            if key not in self.used:
+            if s and key not in self.used:
                 self.used.add(key)
                 return s
         raise RuntimeError("phrase banks exhausted: add phrases to phrases.py")
 
-    def aspect(self, bank: P.Bank, positive: bool, dishes: tuple[str, ...], restaurant: bool) -> str:
+    def aspect(self, bank: P.Bank, positive: bool, dishes: tuple[str, ...], restaurant: bool,
+               cores: set[str]) -> str:
+        """One sentence; ``cores`` holds the subject + predicate pairs the venue has used already (a venue's
+        reviews never say the same thing in the same words with only another opening)."""
         r = self.rng
         side = "pos" if positive else "neg"
 
@@ -101,23 +105,26 @@ class Writer:
             subj = r.choice(bank["subj"]).format(dish=r.choice(dishes))
             if plural(subj):
                 pred = re.sub(r"^was\b", "were", re.sub(r"^is\b", "are", pred))
+            core = f"{subj} {pred}".lower()
+            if core in cores:
+                return ""  # refused by _fresh: try another combination
+            cores.add(core)
             text = f"{opening}{subj} {pred}{when}{end}."
             return text[:1].upper() + text[1:]
 
         return self._fresh(make)
 
-    def closing(self, title: str, positive: bool) -> str:
-        options = [c.format(n=title) for c in (P.CLOSE_POS if positive else P.CLOSE_NEG)]
-        options = [c for c in options if c.lower() not in self.used]
-        if not options:
-            return ""  # every closing already used for this venue: the review ends without one
-        return self._fresh(lambda: self.rng.choice(options))
-
-    def opener(self, domain: str, title: str) -> str:
+    def opener(self, domain: str) -> str:
+        """How the stay or the meal came about (no venue name: every sentence would look like every question)."""
         r = self.rng
-        if domain == "hotel":
-            return self._fresh(lambda: f"{r.choice(P.WHO)} stayed at {title} for {r.choice(P.STAY)}.")
-        return self._fresh(lambda: f"{r.choice(P.WHO)} went to {title} for {r.choice(P.VISIT)}.")
+        what = P.STAY if domain == "hotel" else P.VISIT
+
+        def make() -> str:
+            text = r.choice(P.OPENERS[domain]).format(who=r.choice(P.WHO), what=r.choice(what),
+                                                      when=r.choice(P.WHEN_VISIT))
+            return text[:1].upper() + text[1:]
+
+        return self._fresh(make)
 
 
 def build() -> dict:
@@ -137,21 +144,18 @@ def build() -> dict:
             assert row, f"{name} is not in the MultiWOZ {domain} DB"
             prof = ENTITIES[domain].get(name) or profile(domain, row, rng)
             dishes = P.DISHES.get(str(row.get("food")), P.DEFAULT_DISHES)
-            title = " ".join(w.capitalize() for w in name.split())
             reviews = {}
+            cores: set[str] = set()
             for r in range(REVIEWS_PER_VENUE):
                 aspects = rng.sample(sorted(prof), k=3 if r % 2 else 2)
                 if r < len(MUST[domain]) and MUST[domain][r] in prof and MUST[domain][r] not in aspects:
                     aspects[0] = MUST[domain][r]
-                sents = [writer.opener(domain, title)]
+                sents = [writer.opener(domain)]
                 good = 0
                 for a in aspects:
                     positive = rng.random() < prof[a]
                     good += positive
-                    sents.append(writer.aspect(bank[a], positive, dishes, domain == "restaurant"))
-                if rng.random() < 0.5:
-                    closing = writer.closing(title, 2 * good > len(aspects))
-                    sents += [closing] if closing else []
+                    sents.append(writer.aspect(bank[a], positive, dishes, domain == "restaurant", cores))
                 reviews[str(r)] = {
                     "traveler_type": rng.choice(
                         ("Solo travelers", "Couples", "Families", "Business travelers", "Friends")

@@ -208,7 +208,7 @@ DISHES = {
 }
 DEFAULT_DISHES = ("main course", "starter", "dessert", "chef's special", "soup of the day")
 OPEN_POS = ("", "Happily, ", "I was pleased that ", "To our delight, ", "I must say ", "Honestly, ")
-OPEN_NEG = ("", "Sadly, ", "Unfortunately, ", "I was disappointed that ", "Annoyingly, ", "To be honest, ")
+OPEN_NEG = ("", "Sadly, ", "Unfortunately, ", "I was disappointed that ", "Annoyingly, ", "Frankly, ")
 WHEN = ("", " during our stay", " on both nights", " this time", " from start to finish", " throughout")
 WHEN_R = ("", " that evening", " on our visit", " this time", " from start to finish")
 END_POS = ("", ", which was a real plus", ", which we appreciated", ", so no complaints there")
@@ -218,12 +218,12 @@ STAY = ("a weekend", "three nights", "a short work trip", "a family visit", "our
 WHO = ("We", "I", "My partner and I", "Our family", "A group of us", "My colleague and I")
 VISIT = ("dinner", "lunch", "a birthday meal", "a quick bite before the theatre", "a family lunch",
          "a business lunch", "a date night", "Sunday lunch")
-CLOSE_POS = ("We would happily go back to {n}.", "{n} gets a thumbs up from us.",
-             "I would recommend {n} to friends.", "Next time we will choose {n} again.",
-             "All in all, {n} was a good choice.")
-CLOSE_NEG = ("I would not rush back to {n}.", "{n} was not for us, I am afraid.",
-             "Next time we will try somewhere other than {n}.",
-             "All in all, I cannot recommend {n}.")
+WHEN_VISIT = ("last spring", "in March", "over Easter", "in the summer", "last month", "a few weeks ago",
+              "in December", "on a rainy weekend", "last autumn", "during the holidays")
+OPENERS = {"hotel": ("{who} stayed here for {what} {when}.", "{who} booked this place for {what} {when}.",
+                     "This was our base for {what} {when}.", "{who} picked this place for {what} {when}."),
+           "restaurant": ("{who} came here for {what} {when}.", "{who} booked a table here for {what} {when}.",
+                          "{who} tried this place for {what} {when}.", "{who} ended up here for {what} {when}.")}
 
 FAQ = {
     "hotel": (

@@ -56,6 +56,15 @@ def aspects_of(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def snippet_aspects(text: str, name: str = "") -> frozenset[str]:
+    """Aspects of a review sentence or FAQ, not counting the venue's own name ("Dojo Noodle Bar" is no food)."""
+    if name:
+        words = [w for w in re.findall(r"[a-z0-9]+", name.lower()) if w not in ("the", "and", "of")]
+        if words:
+            text = re.sub(r"\b(?:the\s+)?" + r"\W+".join(map(re.escape, words)) + r"\b", " ", text, flags=re.I)
+    return aspects_of(text)
+
+
 def aspect_phrase(aspects: frozenset[str] | set[str]) -> str:
     """A noun phrase for answers ("the wifi"); the first aspect by lexicon order, or "it"."""
     for name in ASPECTS:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parley.engine.loading import explain, load_pretrained, pretrained_kwargs, resolve
-from parley.engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of
+from parley.engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of, snippet_aspects
 from parley.engine.sktod.knowledge import ScoredSnippet
 from parley.engine.types import LoadError
 from parley.progress import Progress
@@ -31,6 +31,7 @@ EXTRA_LEXICON: dict[str, float] = {
     "unhelpful": -1.8, "inexpensive": 1.4, "convenient": 1.6, "inconvenient": -1.6, "bargain": 1.6,
     "dropping": -1.3, "dropped": -1.1, "disconnected": -1.4, "disconnecting": -1.4, "flaky": -1.5,
     "lukewarm": -1.0, "overcooked": -1.5, "sticky": -1.0, "dated": -0.8, "sagged": -1.2, "harsh": -1.2,
+    "spoiled": -1.6, "warned": -1.0, "grubby": -1.6, "curt": -1.2, "disorganised": -1.6, "undrinkable": -2.0,
 }
 
 _CLAUSE = re.compile(r"[;:]|,?\s+\b(?:but|however|although|though|yet|while|whereas|except)\b", re.I)
@@ -222,7 +223,7 @@ class TemplateGenerator:
         if not asp:  # the question names no known aspect: use what the selected reviews talk about
             counts: dict[str, int] = {}
             for s in selected:
-                for a in aspects_of(s.snippet.text):
+                for a in snippet_aspects(s.snippet.text, s.snippet.entity_name):
                     counts[a] = counts.get(a, 0) + 1
             if counts:
                 best = max(counts.values())

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parley.engine.sktod.aspects import aspects_of
+from parley.engine.sktod.aspects import aspects_of, snippet_aspects
 from parley.engine.sktod.embed import Encoder
 from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
 from parley.engine.types import LoadError
@@ -58,7 +58,7 @@ def scalar_features(question: str, cands: Sequence[Snippet], cos: Any, n_entitie
     qa = aspects_of(question)
     qw = _words(question)
     for i, s in enumerate(cands):
-        sa = aspects_of(s.text)
+        sa = snippet_aspects(s.text, s.entity_name)
         sw = _words(s.text)
         inter = len(qw & sw)
         out[i] = (
@@ -197,10 +197,11 @@ def on_aspect(question: str, chosen: Sequence[ScoredSnippet], ranked: Sequence[S
     asked = aspects_of(question)
     if not asked:
         return list(chosen)
-    hits = [s for s in chosen if aspects_of(s.snippet.text) & asked]
+    hits = [s for s in chosen if snippet_aspects(s.snippet.text, s.snippet.entity_name) & asked]
     if hits:  # an FAQ about something else goes; reviews stay (the lexicon does not know every phrasing)
         return [s for s in chosen if s in hits or s.snippet.doc_type == "review"]
-    reviews = [s for s in ranked[: 4 * limit] if s.snippet.doc_type == "review" and aspects_of(s.snippet.text) & asked]
+    reviews = [s for s in ranked[: 4 * limit] if s.snippet.doc_type == "review"
+               and snippet_aspects(s.snippet.text, s.snippet.entity_name) & asked]
     return reviews[:limit] or list(chosen)
 
 

@@ -95,7 +95,8 @@ class SKTODSystem:
 
 def _off_topic(question: str, pred: Prediction) -> bool:
     """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions it."""
-    from parley.engine.sktod.aspects import aspects_of
+    from parley.engine.sktod.aspects import aspects_of, snippet_aspects
 
     asked = aspects_of(question)
-    return bool(asked) and not any(asked & aspects_of(s.snippet.text) for s in pred.selected)
+    return bool(asked) and not any(asked & snippet_aspects(s.snippet.text, s.snippet.entity_name)
+                                   for s in pred.selected)
