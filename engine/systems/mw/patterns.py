@@ -20,7 +20,9 @@ DOMAIN_WORDS: dict[str, re.Pattern[str]] = {
                 r"|where to stay|stay(ing)?|rooms?|nights?|star|stars|wifi|internet|parking)\b"),
     "attraction": rx(r"\b(attractions?|museums?|colleges?|theatres?|churche?s?|cinemas?|parks?|pools?|swimming|boats?"
                      r"|boating|punting|night ?clubs?|clubs?|architecture|entertainment|sights?|sightseeing|galler(y|ies)"
-                     r"|things to do|something fun|fun to do|fun things|to visit|place (?:i|we) can go|places (?:i|we) can go|go see|to see|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
+                     r"|things to do|something fun|fun to do|fun things|to visit|(?:some)?places? (?:i|we) (?:can|could) go"
+                     r"|go see|to see|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
+                     r"|pass (?:a few|some|a couple of) hours|somewhere to go"
                      r"|entrance fee|tourist)\b"),
 }
 
@@ -101,7 +103,7 @@ BARE_NUM_RE = rx(r"(?<!:)\b(\d{1,2})\b(?!:)")
 
 PARKING_RE = rx(r"\b(parking|park my car|place to park|car park)\b")
 INTERNET_RE = rx(r"\b(wifi|internet|wireless|online access)\b")
-NEG_BEFORE = rx(r"\b(no|not|don't|doesn't|dont|without|won't|n't)\b(?:\s+\S+){0,4}\s*$")
+NEG_BEFORE = rx(r"\b(no|not|don't|doesn't|dont|without|won't|n't)\b(?:\s+\S+){0,5}\s*$")
 DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont care|no preference|any (?:area|part"
                  r"|price|type|kind|food|cuisine|time|day|star|will do|is fine)|anywhere|anything(?: is fine| will do)?"
                  r"|not (?:really )?(?:picky|particular|fussy)|either (?:is|will|one)|whatever|i don't mind|no particular"
