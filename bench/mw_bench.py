@@ -30,7 +30,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "multiwoz" / "convlab3" / "test.json.zip"
+#: ../shared/data beside the checkout (or beside the folder of git worktrees, e.g. /work/wt/NAME → /work/shared)
+SHARED = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
+              ROOT.parent / "shared" / "data")
+DATA = SHARED / "multiwoz" / "convlab3" / "test.json.zip"
 
 
 def sloppy(text: str, rate: float, rng: random.Random) -> str:

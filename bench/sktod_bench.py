@@ -1,13 +1,19 @@
-"""SK-TOD benchmark on DSTC11 track 5 val (../shared/data/dstc11-track5/val).
+"""SK-TOD benchmark on DSTC11 track 5 val (../shared/data/dstc11-track5/val), held-out half.
 
-Run: ``.venv/bin/python bench/sktod_bench.py [--folds 2] [--cache DIR] [--cold]``
+Run: ``.venv/bin/python bench/sktod_bench.py [--cache DIR] [--ship] [--swap]``
 
-Reports KTD P/R/F1, ET instance accuracy, KS instance/snippet P/R/F and mAP (gold entities and tracked
-entities), generation BLEU/METEOR/ROUGE (official definitions) and wall times, for
+Val's dialogues are split in two halves by dialogue (``engine.sktod.train.val_half``: instances sharing a first
+turn stay together). Everything learned is fitted on half 0 — the selection/KTD model shipped in
+``assets/sktod/model`` (``--ship`` rewrites it) and the answer style of ``engine.sktod.summary`` — and every
+figure is measured on half 1:
 
-- the default pipeline (no training: MiniLM prototypes for KTD, MiniLM cosine for KS, VADER templates), and
-- the trained pipeline (``parley sktod train`` code) in k-fold cross-validation over val split by dialogue:
-  fit on k−1 folds, report on the held-out fold (the train split is not available offline).
+- ``untrained``: no fitted model (MiniLM prototypes for KTD, MiniLM cosine + aspect boost for selection);
+- ``default``: what ``--system sktod`` uses, the model shipped in assets;
+- ``--swap``: also fit on half 1 and score half 0 (a two-fold mean).
+
+Reports KTD P/R/F1, ET accuracy, KS instance/snippet P/R/F and mAP (gold and tracked entities), the official
+detection/selection/generation scores (BLEU, METEOR, ROUGE), wall times, and the warm start-up time of
+``--system sktod`` in a fresh process. Raw figures go to bench/results/sktod.json.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,7 +29,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "dstc11-track5"
+SHARED = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
+              ROOT.parent / "shared" / "data")
+DATA = SHARED / "dstc11-track5"
+
+
+def load_avg() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def ks_eval(pipe, logs, labels, idx, tracked: bool) -> dict:
@@ -43,8 +56,9 @@ def ks_eval(pipe, logs, labels, idx, tracked: bool) -> dict:
                 e = pipe.kb.entity(k["domain"], k["entity_id"])
                 if e not in ents:
                     ents.append(e)
-        ranked = pipe.selector.score(logs[i][-1]["text"], pipe.kb.candidates(ents), len(ents))
-        chosen = pipe.selector.select(ranked)
+        question = logs[i][-1]["text"]
+        ranked = pipe.selector.score(question, pipe.kb.candidates(ents), len(ents))
+        chosen = pipe.selector.select(ranked, question)
         golds.append(lab["knowledge"])
         preds.append([s.snippet.ref() for s in chosen])
         aps.append(average_precision([s.snippet.key for s in ranked], {ref_key(k) for k in lab["knowledge"]}))
@@ -58,37 +72,37 @@ def evaluate(pipe, logs, labels, idx) -> dict:
     from parley.engine.sktod.scoring import official_scores, report
 
     t0 = time.perf_counter()
-    sub_logs = [logs[i] for i in idx]
-    sub_labels = [labels[i] for i in idx]
-    preds = pipe.run(sub_logs)
+    preds = pipe.run([logs[i] for i in idx])
     t_run = time.perf_counter() - t0
+    sub_labels = [labels[i] for i in idx]
     out_labels = [p.to_label(with_entities=True) for p in preds]
     t1 = time.perf_counter()
     official = official_scores(sub_labels, out_labels, meteor=True)
-    t_score = time.perf_counter() - t1
-    rep = report(sub_labels, out_labels)
-    return {"instances": len(idx), "official": official, "report": rep,
+    return {"instances": len(idx), "official": official, "report": report(sub_labels, out_labels),
             "ks_gold_entities": ks_eval(pipe, logs, labels, idx, tracked=False),
             "ks_tracked_entities": ks_eval(pipe, logs, labels, idx, tracked=True),
-            "run_seconds": t_run, "score_seconds": t_score}
+            "run_seconds": t_run, "score_seconds": time.perf_counter() - t1, "load": load_avg()}
 
 
-def mean_dicts(ds: list[dict]) -> dict:
-    out: dict = {}
-    for k, v in ds[0].items():
-        if isinstance(v, dict):
-            out[k] = mean_dicts([d[k] for d in ds])
-        elif isinstance(v, int | float) and not isinstance(v, bool):
-            out[k] = sum(d[k] for d in ds) / len(ds)
-        else:
-            out[k] = v
-    return out
+def startup_seconds(cache: str) -> dict:
+    """``build_system('sktod').load()`` in a fresh process, twice (the second is the warm start)."""
+    code = ("import time; t0 = time.perf_counter(); from parley.engine.systems import build_system;"
+            "s = build_system('sktod'); s.load(); print(time.perf_counter() - t0)")
+    runs = []
+    for _ in range(2):
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                             env={**os.environ, "PARLEY_CACHE": cache})
+        runs.append({"load_s": float(out.stdout.split()[-1]), "process_s": time.perf_counter() - t0,
+                     "load_avg": load_avg()})
+    return {"cold": runs[0], "warm": runs[1]}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--folds", type=int, default=2)
     ap.add_argument("--cache", default=None, help="PARLEY_CACHE for embeddings (default: a temp dir = cold)")
+    ap.add_argument("--ship", action="store_true", help="fit on half 0 and write assets/sktod/model")
+    ap.add_argument("--swap", action="store_true", help="also fit on half 1 and score half 0")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "sktod.json"))
     args = ap.parse_args()
     if not DATA.is_dir():
@@ -97,63 +111,47 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from parley.engine.sktod.embed import shared_encoder
     from parley.engine.sktod.knowledge import KnowledgeBase
-    from parley.engine.sktod.pipeline import Pipeline
-    from parley.engine.sktod.train import dialogue_of, train
+    from parley.engine.sktod.pipeline import Pipeline, default_model_dir
+    from parley.engine.sktod.train import train, val_half
 
     logs = json.loads((DATA / "val" / "logs.json").read_text())
     labels = json.loads((DATA / "val" / "labels.json").read_text())
     kb = KnowledgeBase.load(DATA / "knowledge.json")
     result: dict = {"machine": "2-core x86_64 CPU, no GPU", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                    "command": "python " + " ".join(sys.argv), "instances": len(logs)}
-
-    # 1) the default pipeline over the whole val set (includes embedding everything when the cache is cold)
-    t0 = time.perf_counter()
+                    "command": "python " + " ".join(sys.argv), "instances": len(logs), "load_start": load_avg()}
+    halves = [[i for i in range(len(logs)) if val_half(logs[i]) == h] for h in (0, 1)]
+    result["half_sizes"] = [len(h) for h in halves]
     enc = shared_encoder(None)
-    enc.load()
-    t_load = time.perf_counter() - t0
     t0 = time.perf_counter()
     enc.encode([s.text for s in kb], progress=lambda m: print("·", m, flush=True))
     enc.encode([log[-1]["text"] for log in logs])
     enc.save_cache()
     result["embed_seconds"] = time.perf_counter() - t0
-    result["encoder_load_seconds"] = t_load
-    default = Pipeline(knowledge=DATA / "knowledge.json")
-    default.load()
-    everything = list(range(len(logs)))
-    print("default pipeline on all of val …", flush=True)
-    result["default_all"] = evaluate(default, logs, labels, everything)
-
-    # 2) k-fold by dialogue: train on k-1 folds, evaluate on the held-out fold
-    folds = [[i for i in everything if dialogue_of(logs[i]) % args.folds == f] for f in range(args.folds)]
-    per_fold, per_fold_default = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        for f, test_idx in enumerate(folds):
-            train_idx = [i for g, idx in enumerate(folds) if g != f for i in idx]
-            t0 = time.perf_counter()
-            cfg = train(logs, labels, kb, Path(tmp) / f"fold{f}", encoder=enc, train_indices=train_idx,
-                        progress=lambda m: print("·", m, flush=True))
-            t_train = time.perf_counter() - t0
-            pipe = Pipeline(model_dir=Path(tmp) / f"fold{f}", knowledge=DATA / "knowledge.json")
-            pipe.load()
-            print(f"fold {f}: trained in {t_train:.0f}s, evaluating {len(test_idx)} instances …", flush=True)
-            r = evaluate(pipe, logs, labels, test_idx)
-            r["train_seconds"] = t_train
-            r["threshold"] = cfg["selection"]["threshold"]
-            r["relative"] = cfg["selection"]["relative"]
-            per_fold.append(r)
-            per_fold_default.append(evaluate(default, logs, labels, test_idx))
-    result["trained_folds"] = per_fold
-    result["trained_mean"] = mean_dicts(per_fold)
-    result["default_folds_mean"] = mean_dicts(per_fold_default)
-
-    # 3) wall time of the trained pipeline on the whole val set (warm embedding cache)
-    with tempfile.TemporaryDirectory() as tmp:
-        train(logs, labels, kb, Path(tmp) / "all", encoder=enc, train_indices=folds[0])
-        pipe = Pipeline(model_dir=Path(tmp) / "all", knowledge=DATA / "knowledge.json")
+    if args.ship:
+        out = ROOT / "assets" / "sktod" / "model"
         t0 = time.perf_counter()
-        pipe.load()
-        pipe.run(logs)
-        result["trained_run_all_seconds_warm"] = time.perf_counter() - t0
+        cfg = train(logs, labels, kb, out, encoder=enc, train_indices=halves[0],
+                    progress=lambda m: print("·", m, flush=True))
+        cfg.pop("encoder", None)
+        cfg["trained_on"]["data"] = "DSTC11 track 5 val, half 0 of the dialogues (engine.sktod.train.val_half)"
+        (out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
+        result["ship_train_seconds"] = time.perf_counter() - t0
+    print("untrained pipeline on half 1 …", flush=True)
+    result["untrained"] = evaluate(Pipeline(model_dir="untrained", knowledge=DATA / "knowledge.json"),
+                                   logs, labels, halves[1])
+    if default_model_dir() is not None:
+        print("default (shipped) pipeline on half 1 …", flush=True)
+        result["default"] = evaluate(Pipeline(knowledge=DATA / "knowledge.json"), logs, labels, halves[1])
+    if args.swap:
+        with tempfile.TemporaryDirectory() as tmp:
+            train(logs, labels, kb, Path(tmp) / "h1", encoder=enc, train_indices=halves[1])
+            pipe = Pipeline(model_dir=Path(tmp) / "h1", knowledge=DATA / "knowledge.json")
+            result["swapped"] = evaluate(pipe, logs, labels, halves[0])
+    t0 = time.perf_counter()
+    Pipeline(knowledge=DATA / "knowledge.json").run(logs)
+    result["default_run_all_seconds_warm"] = time.perf_counter() - t0
+    result["startup"] = startup_seconds(os.environ["PARLEY_CACHE"])
+    result["load_end"] = load_avg()
     Path(args.out).write_text(json.dumps(result, indent=1))
     print_summary(result)
 
@@ -167,18 +165,20 @@ def print_summary(r: dict) -> None:
                 f"| {kg['snip_prec']:.3f} / {kg['snip_rec']:.3f} / {kg['snip_f1']:.3f} | {kg['map']:.3f} "
                 f"| {kt['inst_f1']:.3f} | {o['selection']['f1']:.3f} / {o['selection']['em_acc']:.3f} "
                 f"| {o['generation']['bleu']:.3f} | {o['generation']['meteor'] or float('nan'):.3f} "
+                f"| {o['generation']['rouge_1']:.3f} / {o['generation']['rouge_2']:.3f} "
                 f"| {o['generation']['rouge_l']:.3f} |")
 
     print("| pipeline | KTD P / R / F1 | ET acc | KS inst P / R / F (gold ent.) | KS snip P / R / F | KS mAP "
-          "| KS inst F (tracked ent.) | official sel F1 / EM | BLEU | METEOR | ROUGE-L |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    print(row("default, all val", r["default_all"]))
-    print(row("default, mean of folds", r["default_folds_mean"]))
-    print(row("trained (k-fold, held-out)", r["trained_mean"]))
-    print(f"embedding (cold cache: {r['embed_seconds']:.0f}s), default run all val "
-          f"{r['default_all']['run_seconds']:.0f}s, trained run all val (warm) "
-          f"{r['trained_run_all_seconds_warm']:.0f}s, train per fold "
-          f"{r['trained_mean']['train_seconds']:.0f}s")
+          "| KS inst F (tracked ent.) | official sel F1 / EM | BLEU | METEOR | ROUGE-1 / 2 | ROUGE-L |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for key, name in (("untrained", "untrained, half 1"), ("default", "default (shipped), half 1"),
+                      ("swapped", "fitted on half 1, half 0")):
+        if key in r:
+            print(row(name, r[key]))
+    s = r["startup"]
+    print(f"start-up (fresh process): cold {s['cold']['load_s']:.1f} s, warm {s['warm']['load_s']:.1f} s "
+          f"(process {s['warm']['process_s']:.1f} s, load {s['warm']['load_avg']}); embedding "
+          f"{r['embed_seconds']:.0f} s; default run on all val (warm) {r['default_run_all_seconds_warm']:.0f} s")
 
 
 if __name__ == "__main__":

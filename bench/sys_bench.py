@@ -1,11 +1,13 @@
-"""Benchmark of the model-backed systems: SmolLM2 conversion and load time, ``llm`` turn latency and fallback rate.
+"""Benchmark of the model-backed systems: SmolLM2 conversion and load, ``llm`` turn latency and fallback rate,
+and the start-up time of every embedded system.
 
-    .venv/bin/python bench/sys_bench.py                 # load time (fresh process) + scripted dialogue
-    .venv/bin/python bench/sys_bench.py --fresh         # also time the first GGUF conversion (temp cache)
-    .venv/bin/python bench/sys_bench.py --dialogues 5   # plus user turns of MultiWOZ test dialogues (../shared)
+    .venv/bin/python bench/sys_bench.py                      # start-up times + the README tour
+    .venv/bin/python bench/sys_bench.py --dialogues 50       # plus the first 50 MultiWOZ test dialogues
+    .venv/bin/python bench/sys_bench.py --fresh              # also time a first GGUF conversion (temp cache)
 
-Goals (issue 6): ``llm`` turn ≤ 1.5 s with ≤ 40 new tokens on this 2-core machine; model load ≤ 5 s after the
-first conversion. Prints a markdown block; the load average is printed too, since other jobs skew CPU timings.
+For ``llm`` it reports per dialogue set: turns, fallback rate (a turn falls back when no sentence of the model's
+rewrite passes the check), the share of turns whose wording differs from the template, p50/p90 turn latency and
+the fallback reasons. Every figure is printed with the machine's load average: other jobs share these 2 cores.
 """
 
 from __future__ import annotations
@@ -22,18 +24,17 @@ import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "data"
+SHARED = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
+              REPO.parent / "shared" / "data")
 sys.path.insert(0, str(REPO))
 
-SCRIPT = [  # written for this benchmark
-    "Hello, I am looking for a cheap restaurant in the centre of town.",
-    "Chinese food would be nice.",
-    "Sounds good. Could I have their phone number and postcode?",
-    "Please book a table for 3 people on saturday at 19:15.",
-    "I also need a hotel in the north with free parking.",
-    "Does it have internet? What is the address?",
-    "Book it for 2 nights from saturday for 3 people.",
-    "Thanks, that is all I need. Goodbye.",
+#: the user turns of README.md's 60-second tour, then the issue's follow-ups (written for parley)
+TOUR = [
+    "I need a cheap restaurant in the north", "italian please", "what's the phone number?",
+    "book a table for 3 at 17:30 on friday", "what kind of food do they serve and is it expensive?",
+    "I also need a guesthouse in the north with free parking", "book it for 3 nights from monday for 2 people",
+    "I need a cheap hotel in the north for 2 people", "does it have parking?",
+    "I want a train to cambridge on friday", "arriving by 10:00 please", "thanks, that's all. bye",
 ]
 
 
@@ -44,28 +45,15 @@ def load_avg() -> str:
         return "n/a"
 
 
-def time_fresh_conversion() -> float:
-    from parley.engine import smollm
-
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["PARLEY_CACHE"] = tmp
-        t0 = time.perf_counter()
-        smollm.ensure_converted()
-        dt = time.perf_counter() - t0
-    del os.environ["PARLEY_CACHE"]
-    return dt
-
-
-def time_load_in_fresh_process() -> tuple[float, float]:
-    """(seconds inside load_default_llm, whole process wall time incl. imports) in a new interpreter."""
-    code = ("import time; t0=time.perf_counter(); import torch, transformers; t1=time.perf_counter();"
-            "from engine.smollm import load_default_llm; load_default_llm();"
-            "print(time.perf_counter()-t1, time.perf_counter()-t0)")
+def startup(spec: str, cache: str | None = None) -> dict:
+    """``build_system(spec).load()`` in a fresh process: seconds inside load, and for the whole process."""
+    code = ("import time; t0 = time.perf_counter(); from parley.engine.systems import build_system;"
+            f"s = build_system({spec!r}); s.load(); print(time.perf_counter() - t0)")
+    env = {**os.environ, **({"PARLEY_CACHE": cache} if cache else {})}
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - t0
-    inner = float(out.stdout.split()[-2])
-    return inner, wall
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True, env=env)
+    return {"load_s": round(float(out.stdout.split()[-1]), 2), "process_s": round(time.perf_counter() - t0, 2),
+            "load_avg": load_avg()}
 
 
 def corpus_dialogues(n: int) -> list[list[str]]:
@@ -74,25 +62,7 @@ def corpus_dialogues(n: int) -> list[list[str]]:
         return []
     with zipfile.ZipFile(path) as z:
         data = json.loads(z.read(z.namelist()[0]))
-    out = []
-    for _, d in sorted(data.items())[:n]:
-        out.append([t["text"] for i, t in enumerate(d["log"]) if i % 2 == 0])
-    return out
-
-
-def cpu_timed(system) -> None:  # type: ignore[no-untyped-def]
-    """Wrap the LLM call to record its CPU time: with one torch thread, CPU seconds ≈ wall seconds on an idle
-    machine, a fair estimate when other jobs share the CPUs."""
-    inner = system._generate
-
-    def timed(messages):  # type: ignore[no-untyped-def]
-        c0 = time.process_time()
-        try:
-            return inner(messages)
-        finally:
-            system.last_cpu_s = time.process_time() - c0
-
-    system._generate = timed
+    return [[t["text"] for i, t in enumerate(d["log"]) if i % 2 == 0] for _, d in sorted(data.items())[:n]]
 
 
 def run_dialogue(system, turns: list[str]) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -105,75 +75,64 @@ def run_dialogue(system, turns: list[str]) -> list[dict]:  # type: ignore[no-unt
         history = (*history, Message("user", text))
         turn = system.respond(history)
         history = (*history, Message("system", turn.text))
-        rows.append({"cpu_s": getattr(system, "last_cpu_s", 0.0), "latency_ms": turn.latency_ms, "gen_ms": turn.internals.get("generation_ms", 0.0),
-                     "new": turn.internals.get("new_tokens", 0), "fallback": turn.internals.get("fallback"),
-                     "reason": turn.internals.get("reason"), "text": turn.text})
+        i = turn.internals
+        rows.append({"latency_s": turn.latency_ms / 1000, "new": i.get("new_tokens", 0),
+                     "fallback": bool(i.get("fallback")), "reworded": bool(i.get("reworded")),
+                     "reason": i.get("reason"), "text": turn.text, "template": i.get("template")})
     return rows
 
 
-def summarise(name: str, rows: list[dict]) -> str:
-    lat = [r["latency_ms"] / 1000 for r in rows]
-    gen_s = sum(r["gen_ms"] for r in rows) / 1000
-    toks = sum(r["new"] for r in rows)
-    fb = sum(1 for r in rows if r["fallback"])
-    q = statistics.quantiles(lat, n=10)[-1] if len(lat) >= 2 else lat[0]
-    cpu = [r["cpu_s"] for r in rows]
-    cq = statistics.quantiles(cpu, n=10)[-1] if len(cpu) >= 2 else cpu[0]
-    return (f"| {name} | {len(rows)} | {statistics.median(lat):.2f} | {q:.2f} | {max(lat):.2f} | "
-            f"{toks / len(rows):.1f} | {toks / gen_s if gen_s else 0:.1f} | {statistics.median(cpu):.2f} | "
-            f"{cq:.2f} | {toks / sum(cpu) if sum(cpu) else 0:.1f} | {fb}/{len(rows)} |")
+def summarise(name: str, rows: list[dict]) -> dict:
+    lat = sorted(r["latency_s"] for r in rows)
+    reasons: dict[str, int] = {}
+    for r in rows:
+        for why in (r["reason"] or "").split("; "):
+            if why:
+                key = why.split(":")[0]
+                reasons[key] = reasons.get(key, 0) + 1
+    return {"set": name, "turns": len(rows), "fallback_rate": sum(r["fallback"] for r in rows) / len(rows),
+            "reworded_rate": sum(r["reworded"] and not r["fallback"] for r in rows) / len(rows),
+            "p50_s": statistics.median(lat), "p90_s": lat[int(0.9 * (len(lat) - 1))], "max_s": lat[-1],
+            "new_tokens_per_turn": sum(r["new"] for r in rows) / len(rows), "reasons": reasons,
+            "load_avg": load_avg()}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--fresh", action="store_true", help="time the first GGUF conversion in a temp cache")
+    ap.add_argument("--fresh", action="store_true", help="time a first GGUF conversion in a temp cache")
     ap.add_argument("--dialogues", type=int, default=0, help="MultiWOZ test dialogues to replay (../shared)")
-    ap.add_argument("--threads", type=int, default=0,
-                    help="torch threads for the LLM (0 = the llm system's automatic choice; use 1 for CPU timing)")
     ap.add_argument("--show", action="store_true", help="print every reply")
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "sys.json"))
     args = ap.parse_args()
-
-    import torch
-
-    print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; cpus {os.cpu_count()}; "
-          f"torch threads {torch.get_num_threads()}; load average at start {load_avg()}")
-    from parley.engine.smollm import ensure_converted
-
+    result: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
+                    "load_start": load_avg(), "command": "python " + " ".join(sys.argv)}
     if args.fresh:
-        print(f"first conversion (GGUF → safetensors, fresh cache): {time_fresh_conversion():.1f} s")
-    t0 = time.perf_counter()
-    ensure_converted()
-    print(f"ensure_converted (cache present or made now): {time.perf_counter() - t0:.1f} s")
-    inner, wall = time_load_in_fresh_process()
-    print(f"load after conversion, fresh process: load_default_llm {inner:.2f} s; "
-          f"process incl. torch/transformers import {wall:.2f} s")
+        with tempfile.TemporaryDirectory() as tmp:
+            result["first_conversion"] = startup("llm", cache=tmp)
+    result["startup_warm"] = {spec: startup(spec) for spec in ("multiwoz", "sktod", "llm", "echo")}
+    print(json.dumps(result["startup_warm"], indent=1), flush=True)
 
     from parley.engine.systems import build_system
 
-    system = build_system(f"llm:seed=1,threads={args.threads}")
+    system = build_system("llm:seed=1")
     system.load()
-    cpu_timed(system)
-    run_dialogue(system, SCRIPT[:1])  # warm-up
-    print("\n| dialogue set | turns | median s | p90 s | max s | new tokens/turn | tokens/s | "
-          "LLM CPU s median | LLM CPU s p90 | tokens/CPU s | fallbacks |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    all_rows = run_dialogue(system, SCRIPT)
-    print(summarise("scripted (8 turns)", all_rows))
-    corpus_rows: list[dict] = []
-    for turns in corpus_dialogues(args.dialogues):
-        corpus_rows += run_dialogue(system, turns)
-    if corpus_rows:
-        print(summarise(f"MultiWOZ test, {args.dialogues} dialogues", corpus_rows))
-    print(f"\nload average at end {load_avg()}")
-    reasons: dict[str, int] = {}
-    for r in all_rows + corpus_rows:
-        if r["reason"]:
-            key = r["reason"].split(":")[0]
-            reasons[key] = reasons.get(key, 0) + 1
-    print("fallback reasons:", reasons or "none")
-    if args.show:
-        for r in all_rows + corpus_rows:
-            print(f"  [{'T' if r['fallback'] else 'L'} {r['latency_ms'] / 1000:.2f}s] {r['text']}")
+    sets = [("README tour", [TOUR])]
+    if args.dialogues:
+        sets.append((f"MultiWOZ test, first {args.dialogues} dialogues", corpus_dialogues(args.dialogues)))
+    result["llm"] = []
+    for name, dialogues in sets:
+        rows: list[dict] = []
+        for turns in dialogues:
+            rows += run_dialogue(system, turns)
+            print(f"· {name}: {len(rows)} turns, load {load_avg()}", flush=True)
+        summary = summarise(name, rows)
+        result["llm"].append(summary)
+        print(json.dumps(summary), flush=True)
+        if args.show:
+            for r in rows:
+                print(f"  [{'T' if r['fallback'] else 'L'} {r['latency_s']:.1f}s] {r['text']}")
+    result["load_end"] = load_avg()
+    Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

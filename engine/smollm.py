@@ -100,13 +100,20 @@ def ensure_converted(gguf: Path | None = None, progress: Progress = None) -> Pat
     with _convert_lock:
         if _manifest_ok(out):
             return out
-        say(progress, f"converting {gguf.name} to safetensors (once)")
-        src_sha = sha256_file(gguf)
-        tmp = out.parent / f".{out.name}.{os.getpid()}.{threading.get_ident()}.tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
+        ticker = Ticker(progress, f"converting {gguf.name} to safetensors (once)")
+        say(progress, f"converting {gguf.name} to safetensors (once, about {ticker.total:.0f} s)")
+        ticker.start()
         try:
-            _convert(gguf, tmp, progress)
+            ticker.step(0)
+            src_sha = sha256_file(gguf)
+            tmp = out.parent / f".{out.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+        except BaseException:
+            ticker.stop(done=False)
+            raise
+        try:
+            _convert(gguf, tmp, ticker.step)
             files = {p.name: {"size": p.stat().st_size, "sha256": sha256_file(p)}
                      for p in sorted(tmp.iterdir()) if p.is_file()}
             manifest = {"source": str(gguf), "source_sha256": src_sha, "files": files,
@@ -120,22 +127,26 @@ def ensure_converted(gguf: Path | None = None, progress: Progress = None) -> Pat
                 if not _manifest_ok(out):
                     raise
         except LoadError:
+            ticker.stop(done=False)
             raise
         except Exception as e:
+            ticker.stop(done=False)
             raise LoadError(f"could not convert {gguf.name}: {e}") from e
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+        ticker.stop(done=True)
     return out
 
 
-def _convert(gguf: Path, dest: Path, progress: Progress) -> None:
+def _convert(gguf: Path, dest: Path, step: Any) -> None:
+    """The conversion itself; ``step(i)`` announces step i of :data:`STEPS`."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     with torch.inference_mode():
-        say(progress, "reading tokenizer from GGUF")
+        step(1)
         tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-        say(progress, "de-quantising GGUF weights")
+        step(2)
         q = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
         config = q.config
         if hasattr(config, "quantization_config"):
@@ -149,11 +160,72 @@ def _convert(gguf: Path, dest: Path, progress: Progress) -> None:
             raise LoadError(f"GGUF conversion mismatch: missing {missing[:3]}, unexpected {unexpected[:3]}")
         if getattr(config, "tie_word_embeddings", False):
             model.tie_weights()
-    say(progress, "writing safetensors")
+    step(3)
     model.save_pretrained(str(dest), safe_serialization=True)
     if getattr(q, "generation_config", None) is not None:
         q.generation_config.save_pretrained(str(dest))
     tok.save_pretrained(str(dest))
+
+
+#: the steps of a conversion and their share of its time (measured here: 185 s at load 19 on 2 cores)
+STEPS = (("checking the file", 0.11), ("reading the tokenizer", 0.14), ("de-quantising the weights", 0.70),
+         ("writing safetensors", 0.05))
+#: seconds a conversion takes on this 2-core machine with nothing else running (bench/results/sys.md)
+IDLE_CONVERSION_S = 26.0
+
+
+def conversion_estimate() -> float:
+    """Expected seconds of a conversion now: the idle time, slowed down by the machine's load."""
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        load = 0.0
+    return IDLE_CONVERSION_S * max(1.0, 0.75 * load)
+
+
+class Ticker:
+    """Reports ``"<what>: <step>: 42% (about 80 s left)"`` once a second while a conversion runs, moving through
+    each step at the expected pace (never past the step's end) and re-estimating the rest after each step."""
+
+    def __init__(self, progress: Progress, what: str, total: float | None = None) -> None:
+        self.progress, self.what = progress, what
+        self.total = total or conversion_estimate()
+        self.t0 = self.step_t0 = time.monotonic()
+        self.index = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="conversion-progress")
+
+    def start(self) -> None:
+        if self.progress is not None:
+            self._thread.start()
+
+    def _start_of(self, i: int) -> float:
+        return sum(w for _, w in STEPS[:i])
+
+    def fraction(self) -> float:
+        name, weight = STEPS[self.index]
+        within = (time.monotonic() - self.step_t0) / max(weight * self.total, 1e-6)
+        return self._start_of(self.index) + weight * min(within, 0.95)
+
+    def step(self, i: int) -> None:
+        if i > self.index and self._start_of(i) > 0:  # re-estimate from the pace of the steps done
+            self.total = max(self.total * 0.5, (time.monotonic() - self.t0) / self._start_of(i))
+        self.index, self.step_t0 = i, time.monotonic()
+        self._say()
+
+    def _say(self) -> None:
+        f = self.fraction()
+        left = max(1.0, self.total * (1 - f))
+        say(self.progress, f"{self.what}: {STEPS[self.index][0]}: {f:.0%} (about {left:.0f} s left)")
+
+    def _run(self) -> None:
+        while not self._stop.wait(1.0):
+            self._say()
+
+    def stop(self, done: bool) -> None:
+        self._stop.set()
+        if done:
+            say(self.progress, f"{self.what}: done: 100% (took {time.monotonic() - self.t0:.0f} s)")
 
 
 def _load_folder(ref: str, kwargs: dict[str, Any], progress: Progress, what: str) -> tuple[Any, Any]:

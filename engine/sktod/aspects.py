@@ -18,7 +18,11 @@ ASPECTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "staff": ("the staff", ("staff", "service", "friendly", "rude", "helpful", "reception", "waiter", "waitress",
                             "server", "host", "manager", "employee", "attentive", "welcom", "front desk")),
     "food": ("the food", ("food", "dish", "meal", "taste", "tasty", "delicious", "menu", "portion", "flavo",
-                          "cook", "chef", "cuisine", "fresh", "dessert", "vegetarian", "vegan", "gluten")),
+                          "cook", "overcook", "undercook", "chef", "cuisine", "fresh", "dessert", "course", "main",
+                          "starter", "bland", "salty", "spic", "sauce", "plate", "pasta", "pizza", "noodle", "curry",
+                          "rice", "steak", "burger", "fish", "chicken", "dumpling", "sushi", "ramen", "tapas")),
+    # dietary options are a neighbouring aspect of the food, not the food itself
+    "dietary": ("the dietary options", ("vegetarian", "vegan", "gluten", "halal", "kosher", "allerg", "dietary")),
     "atmosphere": ("the atmosphere", ("atmospher", "ambienc", "ambianc", "decor", "décor", "vibe", "music",
                                       "cozy", "cosy", "romantic", "lighting", "interior", "design", "style")),
     "price": ("the prices", ("price", "value", "expensive", "cheap", "cost", "worth", "money", "afford",
@@ -50,6 +54,15 @@ def aspects_of(text: str) -> frozenset[str]:
                 found.add(name)
                 break
     return frozenset(found)
+
+
+def snippet_aspects(text: str, name: str = "") -> frozenset[str]:
+    """Aspects of a review sentence or FAQ, not counting the venue's own name ("Dojo Noodle Bar" is no food)."""
+    if name:
+        words = [w for w in re.findall(r"[a-z0-9]+", name.lower()) if w not in ("the", "and", "of")]
+        if words:
+            text = re.sub(r"\b(?:the\s+)?" + r"\W+".join(map(re.escape, words)) + r"\b", " ", text, flags=re.I)
+    return aspects_of(text)
 
 
 def aspect_phrase(aspects: frozenset[str] | set[str]) -> str:

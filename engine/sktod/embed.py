@@ -55,6 +55,12 @@ class Encoder:
         path = str(bundled_minilm()) if self.model_ref is None else self.model_ref
         if progress:
             progress(f"loading sentence encoder {Path(path).name}")
+        if self.model_ref is None:  # the bundled MiniLM runs with numpy: no torch import at start-up
+            from parley.engine.sktod.minilm import NumpyMiniLM
+
+            self._model = NumpyMiniLM(path)
+            self._read_cache()
+            return
         try:
             from sentence_transformers import SentenceTransformer
 
@@ -107,8 +113,7 @@ class Encoder:
             if todo:
                 if progress and len(todo) > 200:
                     progress(f"embedding {len(todo)} sentences")
-                vecs = self._model.encode([t for _, t in todo], batch_size=batch_size, normalize_embeddings=True,
-                                          convert_to_numpy=True, show_progress_bar=False)
+                vecs = self._embed([t for _, t in todo], batch_size)
                 for (k, _), v in zip(todo, vecs, strict=True):
                     self._mem[k] = v.astype("float32")
                 self._dirty = True
@@ -116,11 +121,26 @@ class Encoder:
                 return np.zeros((0, self.dim), dtype="float32")
             return np.stack([self._mem[k] for k in keys])
 
+    def _embed(self, texts: list[str], batch_size: int) -> Any:
+        from threadpoolctl import threadpool_limits
+
+        from parley.engine.sktod.minilm import NumpyMiniLM
+
+        if isinstance(self._model, NumpyMiniLM):
+            # one BLAS thread: on a busy 2-core machine, OpenBLAS threads fighting other processes run 10-20x
+            # slower than one
+            with threadpool_limits(1, "blas"):
+                return self._model.encode(texts, batch_size=batch_size)
+        return self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                                  show_progress_bar=False)
+
     @property
     def dim(self) -> int:
         if self._model is None:
             return 384
-        return int(self._model.get_sentence_embedding_dimension() or 384)
+        if hasattr(self._model, "get_sentence_embedding_dimension"):
+            return int(self._model.get_sentence_embedding_dimension() or 384)
+        return int(getattr(self._model, "dim", 384))
 
 
 _shared: dict[str, Encoder] = {}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parley.engine.loading import explain, load_pretrained, pretrained_kwargs, resolve
-from parley.engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of
+from parley.engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of, snippet_aspects
 from parley.engine.sktod.knowledge import ScoredSnippet
 from parley.engine.types import LoadError
 from parley.progress import Progress
@@ -31,6 +31,7 @@ EXTRA_LEXICON: dict[str, float] = {
     "unhelpful": -1.8, "inexpensive": 1.4, "convenient": 1.6, "inconvenient": -1.6, "bargain": 1.6,
     "dropping": -1.3, "dropped": -1.1, "disconnected": -1.4, "disconnecting": -1.4, "flaky": -1.5,
     "lukewarm": -1.0, "overcooked": -1.5, "sticky": -1.0, "dated": -0.8, "sagged": -1.2, "harsh": -1.2,
+    "spoiled": -1.6, "warned": -1.0, "grubby": -1.6, "curt": -1.2, "disorganised": -1.6, "undrinkable": -2.0,
 }
 
 _CLAUSE = re.compile(r"[;:]|,?\s+\b(?:but|however|although|though|yet|while|whereas|except)\b", re.I)
@@ -192,33 +193,37 @@ def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.R
                  ).format(**ctx)
 
 
-LEAD_INS = ("According to the reviews I have, ", "From what guests have written, ", "Looking at the reviews, ")
-FOLLOW_UPS = ("Would you like to know more about it?", "Is there anything else you would like to know?",
-              "Would you like me to make a reservation?", "Can I help you with anything else?")
 
 
 class TemplateGenerator:
-    """Answers from the selected snippets with counted opinions; deterministic per question and seed.
+    """Answers from the selected snippets in the reviewers' words; deterministic per question and seed.
 
-    ``lead_in`` / ``follow_up`` are the chances of opening with "According to the reviews…" and of closing with
-    a follow-up question, as human agents often do.
+    ``follow_up`` is the chance of closing with a follow-up question, as human agents often do; ``style``
+    overrides :data:`engine.sktod.summary.STYLE`.
     """
 
-    def __init__(self, seed: int = 0, lead_in: float = 0.3, follow_up: float = 0.4) -> None:
+    def __init__(self, seed: int = 0, follow_up: float | None = None, style: dict[str, str] | None = None) -> None:
+        from parley.engine.sktod.summary import FOLLOW_UP
+
         self.seed = seed
-        self.lead_in = lead_in
-        self.follow_up = follow_up
+        self.follow_up = FOLLOW_UP if follow_up is None else follow_up
+        self.style = style
         self.sentiment = Sentiment()
 
     def load(self, progress: Progress = None) -> None:
         self.sentiment.load(progress)
+
+    def _faq_plain(self) -> bool:
+        from parley.engine.sktod.summary import STYLE
+
+        return {**STYLE, **(self.style or {})}.get("faq") == "plain"
 
     def opinions(self, question: str, selected: Sequence[ScoredSnippet]) -> tuple[list[Opinion], frozenset[str]]:
         asp = aspects_of(question)
         if not asp:  # the question names no known aspect: use what the selected reviews talk about
             counts: dict[str, int] = {}
             for s in selected:
-                for a in aspects_of(s.snippet.text):
+                for a in snippet_aspects(s.snippet.text, s.snippet.entity_name):
                     counts[a] = counts.get(a, 0) + 1
             if counts:
                 best = max(counts.values())
@@ -230,9 +235,11 @@ class TemplateGenerator:
         return out, asp
 
     def generate(self, question: str, selected: Sequence[ScoredSnippet]) -> Answer:
+        """What reviewers say about the asked aspect, entity by entity (see :mod:`engine.sktod.summary`)."""
+        from parley.engine.sktod.summary import abstract, compose, follow_up, views
+
         rng = random.Random(zlib.crc32(f"{self.seed}:{question}".encode()))
         ops, asp = self.opinions(question, selected)
-        phrase = aspect_phrase(asp)
         parts: list[str] = []
         order: list[tuple[str, int]] = []
         for o in ops:
@@ -246,19 +253,26 @@ class TemplateGenerator:
             top = max(mine, key=lambda o: o.snippet.score)
             if top.snippet.snippet.doc_type == "faq":  # a factual question: answer from the best FAQ
                 best = top.snippet.snippet
-                parts.append(f"{name}: {best.answer or best.text}".strip())
-            if reviews or not faqs:
-                parts.append(summarise(name, reviews, phrase, rng))
+                answer = (best.answer or best.text).strip()
+                named = name.lower().removeprefix("the ") in answer.lower()
+                parts.append(answer if named or len(order) == 1 and self._faq_plain() else f"{name}: {answer}")
+            if reviews:
+                from parley.engine.sktod.summary import STYLE
+
+                words = int({**STYLE, **(self.style or {})}["words"])
+                st = {**STYLE, **(self.style or {})}
+                again = {**(self.style or {}), "again": "short"} if parts else self.style  # a 2nd entity
+                said = abstract(name, reviews, question, asp, again) if st["kind"] == "abstract" else ""
+                said = said or compose(name, views(reviews, asp, name, words), question, rng, self.style)
+                parts.append(said or summarise(name, reviews, aspect_phrase(asp), rng))
+            elif not faqs:
+                parts.append(summarise(name, reviews, aspect_phrase(asp), rng))
+        parts = list(dict.fromkeys(p for p in parts if p))  # never the same sentence twice
         if not parts:
             parts.append("I'm sorry, I couldn't find anything in the reviews about that.")
-        if selected and rng.random() < self.lead_in:
-            first = parts[0]
-            if not first.startswith(tuple(_name(o.snippet.snippet.entity_name) for o in ops)):
-                first = first[:1].lower() + first[1:]
-            parts[0] = _pick(rng, LEAD_INS) + first
         if selected and rng.random() < self.follow_up:
-            parts.append(_pick(rng, FOLLOW_UPS))
-        text = " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts)
+            parts.append(follow_up(rng, self.style))
+        text = " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts if p)
         return Answer(text, tuple(ops), tuple(sorted(asp)))
 
 

@@ -36,6 +36,8 @@ DEFAULT_ASPECT_BOOST = 0.4
 DEFAULT_MARGIN = 0.20
 DEFAULT_ABSOLUTE = 0.15
 NO_ENTITY = "Which hotel or restaurant do you mean? I can tell you what guests say about it."
+#: knowledge bases up to this many snippets are embedded when the pipeline loads (then cached on disk)
+EMBED_AT_LOAD = 6000
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,12 @@ class Pipeline:
     def __init__(self, model_dir: str | Path | None = None, knowledge: str | Path | None = None,
                  entity_mapping: str | Path | None = None, generator: str | None = None,
                  cross_encoder: str | None = None, ktd_classifier: str | None = None, seed: int = 0) -> None:
-        self.model_dir = Path(model_dir) if model_dir else None
+        # no model given: the default fitted model shipped in assets (model="untrained": prototypes + cosine)
+        self.untrained = str(model_dir).strip().lower() in ("untrained", "none") if model_dir else False
+        if model_dir and not self.untrained:
+            self.model_dir: Path | None = Path(model_dir)
+        else:
+            self.model_dir = None if self.untrained else default_model_dir()
         self.knowledge_path = Path(knowledge) if knowledge else None
         self.mapping_path = Path(entity_mapping) if entity_mapping else None
         self.generator_ref = generator
@@ -145,6 +152,11 @@ class Pipeline:
         self.detector.load(progress)
         self.selector.load(progress)
         self.generator.load(progress)
+        if len(self.kb) <= EMBED_AT_LOAD and self.selector.model.kind != "cross":
+            # a small KB (the embedded one) is embedded once and cached, so no turn waits for it
+            self.selector.encoder.encode([sn.text for sn in self.kb], progress)
+        self.selector.encoder.save_cache()
+        self.detector.encoder.save_cache()
         self._loaded = True
 
     # ------------------------------------------------------------------------------------------- predicting
@@ -163,7 +175,7 @@ class Pipeline:
                 return Prediction(True, score, response=NO_ENTITY)
             cands = self.kb.candidates(ents)
             ranked = self.selector.score(turns[-1], cands, len(ents))
-            chosen = self.selector.select(ranked)
+            chosen = self.selector.select(ranked, turns[-1])
             if isinstance(self.generator, ModelGenerator):
                 ans: Answer = self.generator.generate(turns[-1], chosen, turns)
             else:
@@ -188,6 +200,14 @@ class Pipeline:
                 on_item(i)
         self.selector.encoder.save_cache()
         return out
+
+
+def default_model_dir() -> Path | None:
+    """The selection/KTD model shipped in assets (fitted on half of DSTC11 val, see assets/sktod/README.md)."""
+    from parley.assets import asset_path
+
+    p = asset_path("sktod", "model")
+    return p if (p / "config.json").is_file() else None
 
 
 def texts(log: Iterable[dict[str, Any]]) -> list[str]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parley.engine.sktod.aspects import aspects_of
+from parley.engine.sktod.aspects import aspects_of, snippet_aspects
 from parley.engine.sktod.embed import Encoder
 from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
 from parley.engine.types import LoadError
@@ -58,7 +58,7 @@ def scalar_features(question: str, cands: Sequence[Snippet], cos: Any, n_entitie
     qa = aspects_of(question)
     qw = _words(question)
     for i, s in enumerate(cands):
-        sa = aspects_of(s.text)
+        sa = snippet_aspects(s.text, s.entity_name)
         sw = _words(s.text)
         inter = len(qw & sw)
         out[i] = (
@@ -83,11 +83,13 @@ class SelectionModel:
     aspect_boost: float = 0.0  # cosine scorer only: added when the snippet names the question's aspect
     weights: dict[str, Any] = field(default_factory=dict)
     cross_encoder: str | None = None
+    aspect_filter: bool = True  # prefer snippets on the asked aspect (Selector.select)
 
     def to_config(self) -> dict[str, Any]:
         return {"kind": self.kind, "threshold": self.threshold, "relative": self.relative,
                 "keep_best": self.keep_best, "absolute": self.absolute, "margin": self.margin,
-                "aspect_boost": self.aspect_boost, "cross_encoder": self.cross_encoder}
+                "aspect_boost": self.aspect_boost, "cross_encoder": self.cross_encoder,
+                "aspect_filter": self.aspect_filter}
 
     def save(self, folder: Path) -> None:
         import numpy as np
@@ -102,7 +104,8 @@ class SelectionModel:
         m = cls(kind=str(cfg.get("kind", "cosine")), threshold=float(cfg.get("threshold", 0.5)),
                 relative=float(cfg.get("relative", 0.0)), keep_best=bool(cfg.get("keep_best", True)),
                 absolute=float(cfg.get("absolute", 0.3)), margin=float(cfg.get("margin", 0.12)),
-                aspect_boost=float(cfg.get("aspect_boost", 0.0)), cross_encoder=cfg.get("cross_encoder"))
+                aspect_boost=float(cfg.get("aspect_boost", 0.0)), cross_encoder=cfg.get("cross_encoder"),
+                aspect_filter=bool(cfg.get("aspect_filter", True)))
         if m.kind == "mlp":
             f = (folder or Path(".")) / "selection.npz"
             if not f.is_file():
@@ -178,9 +181,50 @@ class Selector:
         out = [ScoredSnippet(c, float(pi), float(ci)) for c, pi, ci in zip(cands, p, cos, strict=True)]
         return sorted(out, key=lambda s: -s.score)
 
-    def select(self, scored: Sequence[ScoredSnippet]) -> list[ScoredSnippet]:
-        """Apply the stored threshold(s) to scored candidates (best first)."""
-        return apply_threshold(scored, self.model)
+    def select(self, scored: Sequence[ScoredSnippet], question: str = "") -> list[ScoredSnippet]:
+        """Apply the stored threshold(s) to scored candidates (best first); with ``question``, prefer snippets
+        on the asked aspect (see :func:`on_aspect`) and never keep the same sentence twice."""
+        chosen = apply_threshold(scored, self.model)
+        if question and self.model.aspect_filter:
+            chosen = on_aspect(question, chosen, scored)
+        return dedupe_text(chosen)
+
+
+#: a question about what people think (answered by reviews, not by the venue's FAQ)
+OPINION = re.compile(r"\b(people|guests?|reviews?|reviewers?|customers?|visitors?|say|says|think|thought|opinions?|"
+                     r"good|bad|nice|great|decent|worth|like|liked|how (is|was|are|were))\b", re.I)
+
+
+def on_aspect(question: str, chosen: Sequence[ScoredSnippet], ranked: Sequence[ScoredSnippet],
+             limit: int = 5) -> list[ScoredSnippet]:
+    """Snippets about the asked aspect win over those about a neighbouring one ("is the food good?": the reviews
+    of the food, not the FAQ about vegetarian options). Without a known aspect in the question, unchanged."""
+    asked = aspects_of(question)
+    if not asked:
+        return list(chosen)
+    hits = [s for s in chosen if snippet_aspects(s.snippet.text, s.snippet.entity_name) & asked]
+    if hits:  # an FAQ about something else goes; reviews stay (the lexicon does not know every phrasing)
+        kept = [s for s in chosen if s in hits or s.snippet.doc_type == "review"]
+        if OPINION.search(question) and any(s.snippet.doc_type == "review" for s in hits):
+            # "do people say the food is good?" asks what reviewers say: an FAQ that merely names the food
+            # ("no takeaway, they only serve food in the restaurant") does not answer it
+            kept = [s for s in kept if s.snippet.doc_type == "review"]
+        return kept
+    reviews = [s for s in ranked[: 4 * limit] if s.snippet.doc_type == "review"
+               and snippet_aspects(s.snippet.text, s.snippet.entity_name) & asked]
+    return reviews[:limit] or list(chosen)
+
+
+def dedupe_text(chosen: Sequence[ScoredSnippet]) -> list[ScoredSnippet]:
+    """The best-scored copy of each sentence of an entity (knowledge bases repeat sentences across reviews)."""
+    seen: set[tuple[str, int, str]] = set()
+    out = []
+    for s in chosen:
+        key = (s.snippet.domain, s.snippet.entity_id, " ".join(s.snippet.text.lower().split()))
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
 
 
 def apply_threshold(scored: Sequence[ScoredSnippet], m: SelectionModel) -> list[ScoredSnippet]:

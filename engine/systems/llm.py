@@ -22,6 +22,7 @@ model itself).
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from typing import Annotated, Any
@@ -37,9 +38,19 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
     required_values,
     tidy,
 )
+from parley.engine.systems.llm_delex import delexicalise, fill, placeholders, rewrite
 from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 from parley.params import Text
 
+DELEX_PROMPT = ("You are a friendly clerk at the Cambridge tourist office. Say the draft sentence in your own "
+                "words, with the same meaning. Copy every word in square brackets, such as [name], exactly. "
+                "One sentence.")
+DELEX_EXAMPLE = (
+    {"role": "user", "content": "Draft: [name] is a [stars] star [type] in the [area]."},
+    {"role": "assistant", "content": "[name] is a lovely [stars] star [type] in the [area]."},
+    {"role": "user", "content": "Draft: Shall I book it for you?"},
+    {"role": "assistant", "content": "Would you like me to book it?"},
+)
 SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the customer in "
                  "your own friendly words. Keep names, numbers and times exactly. One or two sentences.")
 EXAMPLE = (
@@ -49,6 +60,7 @@ EXAMPLE = (
                                      "north. Would you like me to book it?"},
 )
 MAX_TOKENS_LIMIT = 256
+_PH = re.compile(r"\[[a-z]+\d?\]")
 
 
 def _stop_on_refusal(tokenizer: Any, prompt_len: int) -> Any:
@@ -85,7 +97,8 @@ class LLMSystem:
                  seed: int | None = None,
                  check: bool = True, trust_remote_code: bool = False, allow_pickle: bool = False,
                  db_dir: Text | None = None, threads: Annotated[int, Field(ge=0, le=64)] = 0,
-                 prefix_cache: bool = True, strict: bool = False) -> None:
+                 prefix_cache: bool = True, strict: bool = False, delex: bool = True,
+                 copy_bias: Annotated[float, Field(ge=0, le=20)] = 1.0) -> None:
         self.model_ref = str(model if model is not None else "smollm2").strip() or "smollm2"
         self.max_new_tokens = max_new_tokens
         self.seed = seed
@@ -96,6 +109,8 @@ class LLMSystem:
         self.threads = threads
         self.prefix_cache = prefix_cache
         self.strict = strict
+        self.delex = delex
+        self.copy_bias = float(copy_bias)
         self.model: Any = None
         self.tokenizer: Any = None
         self._pipeline: Any = None
@@ -103,6 +118,7 @@ class LLMSystem:
         self._stops: list[int] | None = None
         self._prefix: tuple[list[int], Any] | None = None
         self._last_threads = 0
+        self._vocab: Any = None
 
     @property
     def loaded(self) -> bool:
@@ -131,7 +147,10 @@ class LLMSystem:
             self._pipeline.reset(seed)
 
     def prompt(self, user: str, draft: str) -> list[dict[str, str]]:
-        """The chat messages sent to the LLM."""
+        """The chat messages sent to the LLM (with ``delex``: one delexicalised sentence, no customer turn)."""
+        if self.delex:
+            return [{"role": "system", "content": DELEX_PROMPT}, *DELEX_EXAMPLE,
+                    {"role": "user", "content": f"Draft: {draft}"}]
         return [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLE,
                 {"role": "user", "content": f"Customer: {user.strip()}\nDraft: {draft}"}]
 
@@ -212,6 +231,34 @@ class LLMSystem:
         new = out[0, ids.shape[1]:]
         return tok.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0])
 
+    def _generate_delex(self, messages: list[dict[str, str]], slots: list[str],
+                        question: bool | None = None) -> tuple[str, int, int]:
+        """``(raw text, prompt tokens, new tokens)`` by constrained decoding (see :mod:`llm_decode`)."""
+        import torch
+
+        from parley.engine.systems.llm_decode import Vocabulary, decode_delex
+
+        if self._vocab is None:
+            self._vocab = Vocabulary(self.tokenizer, self._stop_ids())
+        previous = torch.get_num_threads()
+        threads = self._threads()
+        torch.set_num_threads(threads)
+        try:
+            ids, n = self._encode(messages)
+            past = self._prefix_cache(ids, n) if n and self.prefix_cache else None
+            start = abs(n) if past is not None else 0
+            draft = messages[-1]["content"].rsplit("Draft: ", 1)[-1]
+            text, new = decode_delex(self.model, self.tokenizer, self._vocab, ids, past, start, slots,
+                                     self.max_new_tokens, question="?" in draft if question is None else question,
+                                     one_sentence=True, copy=draft, copy_bias=self.copy_bias)
+            end = re.search(r"\]\s*([.!?]?)\s*$", draft)
+            if end and re.search(r"\]\s*$", text):  # stopped at the last placeholder, as the draft does
+                text += end.group(1)
+        finally:
+            torch.set_num_threads(previous)
+        self._last_threads = threads
+        return text, int(ids.shape[1]), new
+
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:
         if not history or history[-1].role != "user":
             raise TurnError("the dialogue history must end with a user message")
@@ -234,12 +281,37 @@ class LLMSystem:
         }
         t1 = time.perf_counter()
         reason: str | None
+        shown, mapping = draft, dict[str, str]()
+        if self.delex:  # the model sees "[name] is a [stars] star [type]"; the values come back afterwards
+            shown, mapping = delexicalise(draft, decision.acts, decision.venue)
+            internals["delex_draft"] = shown
         try:
-            raw, n_prompt, n_new = self._generate(self.prompt(history[-1].text, draft))
-            reply = tidy(raw)
-            internals.update(llm_raw=raw, prompt_tokens=n_prompt, new_tokens=n_new, threads=self._last_threads)
-            reason = check_reply(reply, draft, required, history[-1].text) if self.check else (
-                None if reply else "empty output")
+            if self.delex:  # sentence by sentence; a sentence the model spoils keeps the draft's words
+                raws: list[str] = []
+                counts = [0, 0]
+
+                def one(sentence: str) -> str:
+                    raw, n_prompt, n_new = self._generate_delex(self.prompt("", sentence), placeholders(sentence))
+                    raws.append(raw)
+                    counts[0] += n_prompt
+                    counts[1] += n_new
+                    return raw
+
+                reply, done, total, why = rewrite(shown, one)
+                internals.update(llm_raw=" | ".join(raws), prompt_tokens=counts[0], new_tokens=counts[1],
+                                 threads=self._last_threads, rewritten=f"{done}/{total}",
+                                 reworded=reply != shown)
+                reason = None if done or not total else ("; ".join(dict.fromkeys(why)) or "nothing to reword")
+                reply = fill(reply, mapping)
+                if reason is None and self.check:
+                    reason = check_reply(reply, draft, required, history[-1].text)
+            else:
+                raw, n_prompt, n_new = self._generate(self.prompt(history[-1].text, shown))
+                reply = tidy(raw)
+                internals.update(llm_raw=raw, prompt_tokens=n_prompt, new_tokens=n_new,
+                                 threads=self._last_threads)
+                reason = check_reply(reply, draft, required, history[-1].text) if self.check else (
+                    None if reply else "empty output")
         except Exception as e:  # the template is always there to fall back on
             reply, reason = "", f"generation failed: {type(e).__name__}: {e}"
         internals["generation_ms"] = round((time.perf_counter() - t1) * 1000, 1)

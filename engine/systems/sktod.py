@@ -1,13 +1,14 @@
 """``sktod``: the MultiWOZ pipeline for ordinary turns, plus answers from customer reviews (DSTC11 track 5).
 
 When knowledge-seeking turn detection fires on the user's turn, the SK-TOD branch answers: tracked entities →
-selected review sentences/FAQs → an answer stating the majority and minority opinion. Otherwise the turn goes
-to ``engine.systems.multiwoz.MultiwozSystem``. ``SystemTurn.internals["knowledge"]`` shows the KTD score, the
-tracked entities and the selected snippets with their scores and sentiment.
+selected review sentences/FAQs → an answer saying what most reviewers say and what the others say. Otherwise the
+turn goes to ``engine.systems.multiwoz.MultiwozSystem``. ``SystemTurn.internals["knowledge"]`` shows the KTD
+score, the tracked entities and the selected snippets with their scores and sentiment.
 
-Spec parameters: ``model=DIR`` (a folder from ``parley sktod train``), ``knowledge=FILE`` (a DSTC11
-knowledge.json; the embedded KB by default), ``entity_mapping=FILE``, ``generator=PATH|HUB_ID`` (seq2seq/causal
-checkpoint), ``cross_encoder=PATH``, ``ktd=PATH`` (fine-tuned KTD classifier), ``seed=N``.
+Spec parameters: ``model=DIR`` (a folder from ``parley sktod train``; by default the model shipped in assets,
+``model=untrained`` for none), ``knowledge=FILE`` (a DSTC11 knowledge.json; the embedded KB by default),
+``entity_mapping=FILE``, ``generator=PATH|HUB_ID`` (seq2seq/causal checkpoint), ``cross_encoder=PATH``,
+``ktd=PATH`` (fine-tuned KTD classifier), ``seed=N``.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ class SKTODSystem:
 
 def _off_topic(question: str, pred: Prediction) -> bool:
     """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions it."""
-    from parley.engine.sktod.aspects import aspects_of
+    from parley.engine.sktod.aspects import aspects_of, snippet_aspects
 
     asked = aspects_of(question)
-    return bool(asked) and not any(asked & aspects_of(s.snippet.text) for s in pred.selected)
+    return bool(asked) and not any(asked & snippet_aspects(s.snippet.text, s.snippet.entity_name)
+                                   for s in pred.selected)

@@ -22,7 +22,8 @@ from parley.cli.common import SEED, db_option, load_system, open_db, read_lines,
 @click.option("--tester", default="", help="Tester name stored with the session.")
 @trust_option
 @click.option("--json", "as_json", is_flag=True,
-              help='Print one JSON object per user turn: {"turn","user","final","system","state","latency_ms"}.')
+              help='Print one JSON object per user turn: {"turn","user","final","system","state","latency_ms",'
+                   '"acts","internals"}.')
 def chat(system_spec: str, script: str, db_path: str | None, seed: int | None, rewrite_specs: tuple[str, ...],
          tester: str, trust_remote_code: bool, as_json: bool) -> None:
     """Hold a session from a script of user turns, through the same session code as the TUI (mode batch).
@@ -52,8 +53,11 @@ def chat(system_spec: str, script: str, db_path: str | None, seed: int | None, r
                     "system": ex.reply.text if ex.reply else None,
                     "state": {d: dict(s) for d, s in ex.reply.state.items()} if ex.reply else {},
                     "latency_ms": round(ex.reply.latency_ms, 3) if ex.reply else None,
+                    # what the system decided (acts) and its internals (e.g. llm: fallback + reason)
+                    "acts": [dict(a) for a in ex.reply.acts] if ex.reply else [],
+                    "internals": dict(ex.reply.internals) if ex.reply else {},
                     **({"error": ex.error} if ex.error else {}),
-                }, ensure_ascii=False))
+                }, ensure_ascii=False, default=str))
             else:
                 click.echo(f"USER   {visible(ex.typed)}")
                 if ex.final != ex.typed:

@@ -40,9 +40,10 @@ def test_restaurant_search_and_booking() -> None:
     offered = t[1].internals["offered"]["restaurant"]
     row = bot.db.find("restaurant", offered)
     assert row and row["food"] == "chinese" and row["area"] == "centre" and row["pricerange"] == "cheap"
+    # the state holds what the user said; the venue booked is the one offered (internals)
     assert t[2].state["restaurant"] == {"pricerange": "cheap", "area": "centre", "food": "chinese",
-                                        "book_people": "3", "book_day": "friday", "book_time": "18:30",
-                                        "name": offered}
+                                        "book_people": "3", "book_day": "friday", "book_time": "18:30"}
+    assert t[2].internals["venue"] == offered
     booked = acts(t[2], "book", "restaurant")
     assert booked and len(booked[0]["value"]) == 8
     assert booked[0]["value"] in t[2].text
@@ -88,7 +89,8 @@ def test_hotel_with_parking() -> None:
     assert row and row["parking"] == "yes" and row["area"] == "north" and row["stars"] == "4"
     assert acts(t[2], "inform", "hotel")[0]["value"] == row["address"]
     assert acts(t[3], "book", "hotel")
-    assert t[3].state["hotel"]["name"] == name and t[3].state["hotel"]["book_stay"] == "3"
+    assert t[3].internals["venue"] == name and t[3].state["hotel"]["book_stay"] == "3"
+    assert "name" not in t[3].state["hotel"]  # offered by the system, never named by the user
 
 
 def test_correction() -> None:
@@ -208,7 +210,8 @@ def test_taxi_from_there_and_yes_no_questions() -> None:
     bot = MultiwozSystem(seed=3)
     t = talk(bot, "a cheap hotel in the north", "does it have free wifi?",
              "I need a taxi from there to curry garden at 6pm")
-    assert t[1].text.startswith(("Yes, it has free wifi", "No, it doesn't have free wifi"))
+    name = t[0].internals["offered"]["hotel"]
+    assert t[1].text.lower().startswith((f"yes, {name} has free wifi", f"no, {name} doesn't have free wifi"))
     assert t[2].state["taxi"]["departure"] == t[0].internals["offered"]["hotel"]
     assert acts(t[2], "book", "taxi")
 

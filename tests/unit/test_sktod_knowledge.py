@@ -148,3 +148,34 @@ def test_generate_mentions_entities_and_faq() -> None:
                                    "No, pets are not allowed."), 0.9)]
     ans = gen.generate("Can I bring my dog?", snips)
     assert "pets are not allowed" in ans.text and "Test House" in ans.text
+
+
+def test_embedded_kb_has_no_repeated_sentences_and_is_rebuilt_exactly(kb: KnowledgeBase) -> None:
+    import importlib.util
+
+    from parley.assets import asset_path
+
+    reviews = [s.text for s in kb if s.doc_type == "review"]
+    assert len(reviews) > 3000 and len(set(reviews)) == len(reviews)
+    spec = importlib.util.spec_from_file_location("build_kb", asset_path("sktod", "build_kb.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    on_disk = json.loads(asset_path("sktod", "knowledge.json").read_text(encoding="utf-8"))
+    assert module.build() == on_disk  # knowledge.json is what build_kb.py writes, nothing edited by hand
+
+
+def test_embedded_kb_agrees_with_the_database(kb: KnowledgeBase) -> None:
+    from parley.engine.sktod.aspects import aspects_of
+
+    db = load_db()
+    for e in kb.entities():
+        texts = [s.text for s in kb.snippets(e.domain, e.entity_id) if s.doc_type == "review"]
+        if e.domain == "restaurant":
+            assert any("food" in aspects_of(t) for t in texts), e.name  # every restaurant's food is reviewed
+        row = db.find(e.domain, e.name.lower())
+        if e.domain == "hotel" and row.get("internet") == "no":
+            ops = Sentiment()
+            praise = [t for t in texts if "wifi" in aspects_of(t) and ops.score(t, frozenset({"wifi"}))[0]
+                      == "positive"]
+            assert not praise, (e.name, praise)

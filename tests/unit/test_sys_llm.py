@@ -11,6 +11,7 @@ import pytest
 from parley.engine.spec import SpecError
 from parley.engine.systems import build_system
 from parley.engine.systems.llm import LLMSystem, check_reply, missing_values, required_values, tidy
+from parley.engine.systems.llm_delex import check_placeholders, delexicalise, fill, placeholders
 from parley.engine.types import Message
 
 ACTS = (
@@ -49,7 +50,7 @@ class StubPipeline:
 
 
 def _stubbed(reply: str | Exception) -> LLMSystem:
-    system = LLMSystem()
+    system = LLMSystem(delex=False)
     system.model, system.tokenizer, system._pipeline = object(), object(), StubPipeline()
 
     def generate(messages: list[dict[str, str]]) -> tuple[str, int, int]:
@@ -138,7 +139,8 @@ def test_bundled_smollm2_loads_offline_and_replies() -> None:
     assert turn.text.strip()
     assert turn.state["restaurant"]["food"] == "chinese"
     assert isinstance(turn.internals["fallback"], bool)
-    assert turn.internals["new_tokens"] <= 40
+    sentences = int(str(turn.internals.get("rewritten", "0/1")).split("/")[1])
+    assert turn.internals["new_tokens"] <= 40 * max(sentences, 1)  # max_new_tokens per reworded sentence
     assert turn.internals["llm_raw"] is not None
     if turn.internals["fallback"]:
         assert turn.text == turn.internals["template"] and turn.internals["reason"]
@@ -157,3 +159,75 @@ def test_strict_mode_requires_every_informed_value() -> None:
 def test_a_dropped_question_falls_back() -> None:
     assert check_reply("The north is nice.", "Which area would you like?", []) == "dropped the question"
     assert check_reply("What part of town do you prefer?", "Which area would you like?", []) is None
+
+
+# -- delexicalised drafts (the default) ---------------------------------------------------------------------------
+S1, S2 = "[name] serves [food] food, phone [phone].", "I booked [time]."  # DRAFT delexicalised, by sentence
+
+
+def _delex(reply: str | dict[str, str]) -> tuple[LLMSystem, list[str]]:
+    """The llm system on the stub pipeline; the model's rewrite of each draft sentence comes from ``reply``."""
+    system = LLMSystem()
+    system.model, system.tokenizer, system._pipeline = object(), object(), StubPipeline()
+    seen: list[str] = []
+
+    def generate(messages: list[dict[str, str]], slots: list[str]) -> tuple[str, int, int]:
+        seen.append(messages[-1]["content"])
+        sentence = messages[-1]["content"].split("Draft: ", 1)[1]
+        assert slots == placeholders(sentence)
+        return (reply if isinstance(reply, str) else reply[sentence]), 50, 12
+
+    system._generate_delex = generate  # type: ignore[method-assign]
+    return system, seen
+
+
+def test_the_model_sees_placeholders_one_sentence_at_a_time_and_the_values_come_back() -> None:
+    system, seen = _delex({S1: "[name] serves lovely [food] food; their phone is [phone].",
+                           S2: "I have booked [time] for you."})
+    turn = system.respond((Message("user", "book it"),))
+    assert [m.split("Draft: ", 1)[1] for m in seen] == [S1]  # "I booked [time]." has one word: nothing to reword
+    assert not any("Golden House" in m or "01842753771" in m for m in seen)
+    assert turn.text == "Golden House serves lovely chinese food; their phone is 01842753771. I booked 18:30."
+    assert turn.internals["fallback"] is False and turn.internals["delex_draft"] == f"{S1} {S2}"
+    assert turn.internals["rewritten"] == "1/1" and turn.internals["new_tokens"] == 12
+
+
+@pytest.mark.parametrize(("reply", "reason"), [
+    ("", "empty output"),
+    ("[name] is nice.", "dropped placeholders: food, phone"),
+    ("[name], [food], [phone] and [reference].", "made-up placeholders: reference"),
+    ("[name] [name] [food] [phone].", "repeated a placeholder"),
+    ("[name] serves [food] for 2, call [phone].", "wrote a value itself"),
+    ("As an AI, [name] [food] [phone].", "refused"),
+    ("[name] serves [food]? Call [phone]?", "asked a question"),
+])
+def test_delex_check_reasons(reply: str, reason: str) -> None:
+    """The one sentence to reword spoiled: the turn falls back to the template, naming why."""
+    system, _ = _delex({S1: reply, S2: "The weather is fine."})
+    turn = system.respond((Message("user", "book it"),))
+    assert turn.internals["fallback"] is True and reason in turn.internals["reason"], turn.internals["reason"]
+    assert turn.text == DRAFT
+
+
+def test_delexicalise_and_fill_round_trip() -> None:
+    acts = ({"act": "offer", "domain": "restaurant", "slot": "name", "value": "da vinci pizzeria"},
+            {"act": "inform", "domain": "restaurant", "slot": "choice", "value": "2"},
+            {"act": "book", "domain": "restaurant", "slot": "reference", "value": "JKZQ63H5"})
+    venue = {"name": "da vinci pizzeria", "food": "italian", "area": "north", "pricerange": "cheap"}
+    text = "I found 2. How about Da Vinci Pizzeria, a cheap italian place in the north? Reference: JKZQ63H5."
+    delex, mapping = delexicalise(text, acts, venue)
+    assert delex == ("I found [count]. How about [name], a [pricerange] [food] place in the [area]? "
+                     "Reference: [reference].")
+    assert fill(delex, mapping) == text
+    assert check_placeholders("Sure! [name] is a [pricerange] [food] spot in the [area]; [count] found, "
+                              "reference [reference]?", delex) is None
+
+
+@pytest.mark.slow
+def test_constrained_decoding_keeps_every_placeholder() -> None:
+    system = build_system("llm:seed=1")
+    system.load()
+    draft = "[name] is a [pricerange] [food] restaurant in the [area]. Shall I book a table?"
+    raw, _, new = system._generate_delex(system.prompt("a cheap place in the north", draft), placeholders(draft))
+    assert sorted(placeholders(raw)) == sorted(placeholders(draft))
+    assert not any(c.isdigit() for c in raw) and "?" in raw and new > 0

@@ -193,6 +193,20 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
     @on(M.Status)
     def _status(self, event: M.Status) -> None:
         self.status.activity = event.text
+        # "…: 42% (about 80 s left)" from a one-time job (the llm's model conversion): a bar above the prompt
+        import re
+
+        from textual.widgets import ProgressBar
+
+        m = re.search(r"(\d{1,3})% \(about \d+ s left\)", event.text)
+        bars = self.query("#job-bar")
+        if m:
+            bar = bars.first(ProgressBar) if bars else ProgressBar(total=100, show_eta=False, id="job-bar")
+            if not bars:
+                self.mount(bar, before=self.prompt)
+            bar.update(progress=int(m.group(1)))
+        elif bars:
+            bars.remove()
 
     def start_session(self) -> None:
         """End the current session (if any) and open a new one on the loaded system."""

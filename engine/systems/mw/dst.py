@@ -7,12 +7,19 @@ slots the system asked for last, whether the user wants a booking, the reference
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
-from parley.engine.mwdb import MultiwozDB
+from parley.engine.mwdb import BOOKABLE, MultiwozDB
 from parley.engine.systems.mw.nlu import NluContext, NluResult
 
 VENUE = ("restaurant", "hotel", "attraction")
+#: the user starts a search ("I need a cheap hotel", "find me another restaurant")
+SEARCH_RE = re.compile(r"\b(?:i need|i'm looking|i am looking|looking for|find me|find a|find an|i want|i'd like"
+                       r"|i would like|we need|we want|we're looking|another|a different|also need|search for"
+                       r"|is there|are there|do you have|can you find|could you find|recommend)\b")
+#: a venue named as a place of reference ("a restaurant near the Cityroomz hotel"), not as the one sought
+NEAR_RE = re.compile(r"\b(?:near|close to|nearby|next to|around|from|same area as|walking distance)\b")
 
 
 class Tracker:
@@ -27,9 +34,12 @@ class Tracker:
     def reset(self) -> None:
         self.state: dict[str, dict[str, str]] = {}
         self.requested: dict[str, list[str]] = {}
+        self.checks: dict[str, list[tuple[str, str]]] = {}
+        self.flexible: set[tuple[str, str]] = set()  # (domain, time slot) the user does not mind  # domain → (slot, value) asked about the venue
         self.offered: dict[str, str] = {}
         self.heard: dict[str, str] = {}  # venues named in system turns the pipeline did not write (listen.py)
         self.booked: dict[str, str] = {}  # domain → reference of the last booking
+        self.booked_before: dict[str, list[str]] = {}  # references of earlier bookings (before a new search)
         self.wants_booking: dict[str, bool] = {}
         self.active_domain: str | None = None
         self.sys_requested: tuple[str, ...] = ()
@@ -60,43 +70,95 @@ class Tracker:
         if nlu.domain:
             self.active_domain = nlu.domain
         d = self.active_domain
+        self._new_search(nlu)
         for dom, slot, value in nlu.inform:
+            if value == "dontcare" and slot in ("leaveAt", "arriveBy"):
+                self.flexible.add((dom, slot))  # "any time": not a constraint, but nothing to ask either
+                continue
             cur = self.state.setdefault(dom, {})
             if cur.get(slot) != value:
                 self.changed.add((dom, slot))
             cur[slot] = value
             if slot == "name":
                 self.offered[dom] = value
-        for dom, slot in self.changed:
-            # a new constraint that the offered venue breaks: forget the offer so the policy searches again
-            if slot != "name" and not slot.startswith("book_") and dom in self.offered and db is not None:
-                row = db.find(dom, self.offered[dom])
-                if row is not None and slot in row and str(row[slot]).lower() != self.state[dom][slot] \
-                        and self.state[dom][slot] != "dontcare":
-                    if self.state.get(dom, {}).get("name") == self.offered[dom] and (dom, "name") not in self.changed:
-                        del self.state[dom]["name"]
-                    del self.offered[dom]
+        for dom, slot in list(self.changed):
+            self._drop_broken(dom, slot, db)
         self.requested = {}
         for dom, slot in nlu.requests:
             self.requested.setdefault(dom, []).append(slot)
+            if slot == "reference" and dom not in self.booked and BOOKABLE.get(dom) and not self.passive:
+                self.wants_booking[dom] = True  # "... and the reference number, please": book it
+        self.checks = {}
+        for dom, slot, value in nlu.checks:
+            self.checks.setdefault(dom, []).append((slot, value))  # asked about the venue: not a constraint
         if d is None:
             return
         intents = set(nlu.intents)
         book_info = any(s.startswith("book_") for dom, s, _ in nlu.inform if dom == d)
+        rebook = d in self.booked and not book_info and (d, "name") not in self.changed
         if "nobook" in intents:
             self.wants_booking[d] = False
+        elif rebook:
+            pass  # "thanks for the reservation": booked already, nothing new to book with
         elif "book" in intents or book_info or ("affirm" in intents and self.last_offer_domain == d
                                                  and any(s.startswith("book_") or s == "book"
                                                          for s in self.sys_requested)):
             self.wants_booking[d] = True
+        # The state holds what the user said: a venue the system offered enters it only when the user names it.
+        # Reading a corpus (passive), the wizard's offer accepted by the user is taken, as the corpus annotates.
         engaged = "book" in intents or "affirm" in intents or book_info or bool(self.requested.get(d))
-        if d in VENUE and self.offered.get(d) and not self.state.get(d, {}).get("name") and engaged \
+        if self.passive and d in VENUE and self.offered.get(d) and not self.state.get(d, {}).get("name") and engaged \
                 and (self.wants_booking.get(d) or self.last_offer_domain == d) and "reqalts" not in intents \
                 and not any(s != "name" and not s.startswith("book_") for dom, s in self.changed if dom == d):
             self.state.setdefault(d, {})["name"] = self.offered[d]
         if "reqalts" in intents and d in self.offered and self.state.get(d, {}).get("name") == self.offered[d] \
                 and (d, "name") not in self.changed:
             del self.state[d]["name"]
+
+    def constrain(self, dom: str, slot: str, value: str, db: MultiwozDB | None) -> None:
+        """Add a constraint the user accepted ("yes" to "shall I look for one in the centre?")."""
+        self.state.setdefault(dom, {})[slot] = value
+        self.changed.add((dom, slot))
+        self._drop_broken(dom, slot, db)
+
+    def _drop_broken(self, dom: str, slot: str, db: MultiwozDB | None) -> None:
+        """A new constraint that the offered venue breaks: forget the offer so the policy searches again (and,
+        after a booking there, the booking details: they were given for that venue)."""
+        if slot == "name" or slot.startswith("book_") or dom not in self.offered or db is None:
+            return
+        row = db.find(dom, self.offered[dom])
+        value = self.state[dom][slot]
+        if row is None or slot not in row or str(row[slot]).lower() == value or value == "dontcare":
+            return
+        if self.state.get(dom, {}).get("name") == self.offered[dom] and (dom, "name") not in self.changed:
+            del self.state[dom]["name"]
+        del self.offered[dom]
+        if dom in self.booked and not self.passive:
+            for s in [s for s in self.state[dom] if s.startswith("book_")]:
+                del self.state[dom][s]
+            self.wants_booking[dom] = False
+            self.booked_before.setdefault(dom, []).append(self.booked.pop(dom))
+
+    def _new_search(self, nlu: NluResult) -> None:
+        """A search in a domain that already has a booking starts again from what the user says now: the old
+        constraints, venue and booking details (people, day, stay, time) are dropped, so nothing is booked
+        with details given for another venue."""
+        if self.passive:
+            return
+        for dom in {x for x, _, _ in nlu.inform}:
+            if dom not in self.booked or dom not in VENUE:
+                continue
+            informs = {s: v for x, s, v in nlu.inform if x == dom}
+            named = informs.get("name")
+            if named and named == self.state.get(dom, {}).get("name"):
+                continue  # talking about the booked venue
+            fresh = named or any(s != "name" and not s.startswith("book_") for s in informs)
+            wants = SEARCH_RE.search(nlu.text) or (named and "book" in nlu.intents)
+            if fresh and wants and nlu.domain == dom and not nlu.checks and not NEAR_RE.search(nlu.text):
+                self.state[dom] = {}
+                self.offered.pop(dom, None)
+                self.wants_booking[dom] = False
+                self.booked_before.setdefault(dom, []).append(self.booked.pop(dom))
 
     def to_json(self) -> dict[str, Any]:
         return {"state": self.snapshot(), "requested": copy.deepcopy(self.requested), "offered": dict(self.offered),

@@ -33,10 +33,13 @@ class NluResult:
     intents: tuple[str, ...] = ()
     inform: tuple[tuple[str, str, str], ...] = ()
     requests: tuple[tuple[str, str], ...] = ()
+    #: yes/no questions about the venue on the table, ``(domain, slot, value asked about)``
+    checks: tuple[tuple[str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "domain": self.domain, "domains": list(self.domains), "intents": list(self.intents),
-                "inform": [list(x) for x in self.inform], "requests": [list(x) for x in self.requests]}
+                "inform": [list(x) for x in self.inform], "requests": [list(x) for x in self.requests],
+                "checks": [list(x) for x in self.checks]}
 
 
 def slots_of(domain: str) -> tuple[str, ...]:
@@ -72,4 +75,9 @@ def domain_for(slot: str, primary: str | None, mentioned: list[str], ctx: NluCon
                 "book_day": "restaurant", "book_people": "restaurant", "day": "train", "leaveAt": "train",
                 "arriveBy": "train", "departure": "train", "destination": "train", "type": "attraction",
                 "department": "hospital"}
-    return defaults.get(slot) if not order else None
+    if not order:
+        return defaults.get(slot)
+    # the domain talked about has no such slot ("east please" after a question about the train): the one
+    # venue domain of the dialogue that has it
+    known = [d for d in dict.fromkeys([*ctx.state, *ctx.offered]) if slot in slots_of(d)]
+    return known[-1] if len(known) == 1 else None

@@ -131,6 +131,8 @@ class Lexicon:
         # fuzzy keys: the distinctive words of each alias ("j restaurant" → "j": too short, never fuzzy)
         self.fuzzy: dict[str, str] = {}
         for a in self.alias:
+            if self.alias[a][0] == "department":
+                continue  # "admission fees" is not the theatre admissions unit: departments only exactly
             key = _distinct(a)
             if len(key) >= 6 and not _risky(a) and key not in _COMMON:
                 self.fuzzy.setdefault(key, a)

@@ -59,6 +59,8 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             fill[a["slot"]] = _pretty(a["slot"], a["value"])
     asked: list[str] = []
     informs: list[str] = []
+    # answers about a venue name it once when nothing else in the turn does (offers and bookings do)
+    subject = _subject(acts, venue)
     tail: list[str] = []  # "anything else?" goes last
     i = 0
     while i < len(acts):
@@ -86,8 +88,8 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["domain"] == dom and acts[i]["slot"] in (
                     "food", "area", "pricerange", "type", "stars", "leaveAt", "arriveBy"):
                 i += 1
-        elif act == "request" and slot == "book":
-            out.append(rng.choice(T.BOOK_QUESTION.get(dom, T.BOOK_QUESTION["hotel"])))
+        elif act == "request" and slot == "book":  # after any answers given in the same turn
+            tail.insert(0, rng.choice(T.BOOK_QUESTION.get(dom, T.BOOK_QUESTION["hotel"])))
         elif act == "request":
             key = f"{slot}:{dom}" if f"{slot}:{dom}" in T.ASK else str(slot)
             asked.append(T.ASK.get(key, f"the {T.SLOT_WORDS.get(str(slot), slot)}"))
@@ -117,6 +119,18 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
                 out.append(rng.choice(T.RELAX).format(slot=word, n=n, values=value))
             else:
                 out.append(rng.choice(T.RELAX_NOVALUES).format(slot=word, n=n))
+        elif act in ("affirm", "negate") and slot in T.CHECK:
+            yes, no = T.CHECK[str(slot)]
+            if slot in ("parking", "internet"):  # the value is the venue's yes/no, the act says if it was wanted
+                line = yes if value == "yes" else no
+                line = line if act == "affirm" or value == "no" else line.replace("Yes, it", "It")
+            else:
+                line = (yes if act == "affirm" else no).format(value=_pretty(str(slot), str(value)))
+            if subject:
+                line, subject = _named(line, subject), None
+            informs.append(line)
+        elif act == "reqalt" and slot in T.CHECK_ALT:
+            tail.insert(0, T.CHECK_ALT[str(slot)].format(value=_pretty(str(slot), str(value))))
         elif act == "nobook":
             out.append(rng.choice(T.NOBOOK_REF))
         elif act == "inform":
@@ -125,15 +139,25 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
                 continue
             if slot in ("internet", "parking"):
                 what = "free wifi" if slot == "internet" else "free parking"
-                informs.append(f"Yes, it has {what}." if value == "yes" else f"No, it doesn't have {what}."
-                               if value == "no" else f"I don't know about {what} there.")
+                line = (f"Yes, it has {what}." if value == "yes" else f"No, it doesn't have {what}."
+                        if value == "no" else f"I don't know about {what} there.")
+                if subject and dom in _VENUES:
+                    line, subject = _named(line, subject), None
+                informs.append(line)
                 continue
             if slot == "car type":
                 informs.append(f"It's a {value}.")
                 continue
+            if slot == "name" and dom in _VENUES:
+                informs.append(f"It's called {_title(str(value))}.")
+                subject = None
+                continue
             word = T.SLOT_WORDS.get(str(slot), str(slot))
-            informs.append(rng.choice(T.INFORM).format(slot=word, Slot=_cap(word), value=_pretty(str(slot),
-                                                                                             str(value))))
+            frames = T.INFORM
+            if subject and dom in _VENUES:
+                frames, subject = [f.replace("{Name}", subject) for f in T.INFORM_NAMED], None
+            informs.append(rng.choice(frames).format(slot=word, Slot=_cap(word), value=_pretty(str(slot),
+                                                                                           str(value))))
         elif act == "reqmore":
             out.append(rng.choice(T.MORE_INFO.get(dom, T.GENERAL["reqmore"])))
     if informs:
@@ -144,8 +168,31 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
     out.extend(tail)
     text = " ".join(s for s in out if s)
     text = text.replace(" 0-star ", " unrated ").replace("with 0 stars", "with no star rating")
-    text = re.sub(r"\b([Aa]) (?=[aeiouAEIOU]\w)", r"\1n ", text)
+    text = re.sub(r"\b([Aa]) (?=[aeiou]\w)", r"\1n ", text)  # not inside names: "A And B Guest House"
+    text = re.sub(r"\b1 (night|guest|ticket|seat)s\b", r"1 \1", text).replace(" 1 people", " 1 person")
     return text or rng.choice(T.GENERAL["reqmore"])
+
+
+_VENUES = ("restaurant", "hotel", "attraction")
+
+
+def _subject(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None) -> str | None:
+    """The venue's name when this turn answers about it without offering or booking it (which name it)."""
+    if not venue or not venue.get("name") or any(a["act"] in ("offer", "book") for a in acts):
+        return None
+    if not any(a["domain"] in _VENUES and a["act"] in ("inform", "affirm", "negate") for a in acts):
+        return None
+    return _title(str(venue["name"]))
+
+
+def _named(line: str, name: str) -> str:
+    """"Yes, it's in the north." → "Yes, Acorn Guest House is in the north." (first sentence about a venue)."""
+    for pro, verb in (("it's", "is"), ("it has", "has"), ("it doesn't", "doesn't"), ("it serves", "serves")):
+        for lead in ("Yes, ", "No, ", ""):
+            start = lead + (pro if lead else pro[:1].upper() + pro[1:])
+            if line.startswith(start):
+                return lead + name + " " + verb + line[len(start):]
+    return line
 
 
 def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:

@@ -16,6 +16,7 @@ from parley.engine.systems.mw.lexicon import Lexicon
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
 from parley.engine.systems.mw.resolve import dontcare, places, requests_in, same
 from parley.engine.systems.mw.values import categorical, counts, times
+from parley.engine.systems.mw.venueq import venue_checks
 
 __all__ = ["PRIMARY", "NluContext", "NluResult", "parse"]
 
@@ -49,14 +50,22 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     for dom, pat in P.DOMAIN_WORDS.items():
         for m in pat.finditer(scan):
             mentions.append((m.start(), dom))
-    taxi_ctx = any(d == "taxi" for _, d in mentions) or (ctx.active_domain == "taxi" and not any(
+    # answering the taxi's "where from / to / when?": places are trip ends, whatever words come with them
+    trip_asked = ctx.active_domain == "taxi" and any(
+        s in ("departure", "destination", "leaveAt", "arriveBy") for s in ctx.sys_requested) and not re.search(
+        r"\b(trains?|book a (room|table)|also (need|want|looking))\b", plain)
+    taxi_ctx = any(d == "taxi" for _, d in mentions) or trip_asked or (ctx.active_domain == "taxi" and not any(
         d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
+    if trip_asked:
+        mentions = [(i, d) for i, d in mentions if d not in ("train", "restaurant", "hotel", "attraction")]
     for key, nm in holders.items():
         if nm.domain == "department":
             mentions.append((where[key], "hospital"))
         elif nm.domain == "station":
             cued = bool(re.search(r"\b(from|leav\w*|depart\w*|arriv\w* (in|at)|going to|go to|get to|travel\w* to"
                                   r"|heading to|train to)\s+$", tn[:where[key]]))
+            # "travelling to Cambridge and looking for a restaurant": a trip, not a train request
+            cued = cued and not any(d in ("restaurant", "hotel", "attraction") for _, d in mentions)
             if (nm.value != "cambridge" or cued or any(d == "train" for _, d in mentions)) and not taxi_ctx:
                 mentions.append((where[key], "train"))
         elif not taxi_ctx:
@@ -73,8 +82,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         # a domain the user brings up now wins over the one already being talked about
         fresh = [d for d in mentioned if d != ctx.active_domain]
         primary = fresh[0] if fresh else (mentioned[0] if mentioned else None)
-    if primary is None and FOOD_ONLY.search(plain):
-        primary = "restaurant"
+    if primary is None and (FOOD_ONLY.search(plain) or CUISINE.search(plain)):
+        primary = "restaurant"  # "a cheap italian place"
     domain = primary or ctx.active_domain
     b = Builder()
     categorical(plain, domain, mentioned, ctx, b)
@@ -83,14 +92,23 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
     same(plain, domain, ctx, b)
     dontcare(plain, domain, ctx, b)
+    checks = venue_checks(tn, b, ctx, holders)
     requests = requests_in(plain, text, domain, intents, ctx)
-    if requests and "request" not in intents:
+    if checks:
+        # a question about the venue on the table: its domain is the one being talked about
+        domain = checks[0][0] if domain not in {d for d, _, _ in checks} else domain
+        requests = tuple(r for r in requests if (r[0], r[1]) not in {(d, s) for d, s, _ in checks})
+    if (requests or checks) and "request" not in intents:
         intents = (*intents, "request")
     return NluResult(text=t, domain=domain, domains=tuple(mentioned), intents=intents, inform=b.result(),
-                     requests=requests)
+                     requests=requests, checks=checks)
 
 
 FOOD_ONLY = re.compile(r"\b(food|cuisine|restaurant)\b")
+#: cuisines that name nothing else ("british" could be a museum, "world" a trip)
+CUISINE = re.compile(r"\b(italian|chinese|indian|thai|japanese|korean|mexican|lebanese|turkish|vietnamese|french"
+                     r"|spanish|portuguese|mediterranean|gastropub|seafood|african|north american|modern european"
+                     r"|asian oriental|european|international|tapas|sushi|pizza|noodles|curry)\b")
 
 
 def _intents(t: str) -> tuple[str, ...]:

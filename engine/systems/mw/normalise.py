@@ -76,7 +76,7 @@ _SPECIAL = [
     (re.compile(r"\b(just )?(myself|me) (alone|only)\b"), "1 people"),
     (re.compile(r"\b(just|only) (me|myself|1 person|one person)\b"), "1 people"),
     (re.compile(r"\b(for|by) myself\b"), "1 people"),
-    (re.compile(r"\b(just|only) for (me|myself|1|one)\b"), "for 1 people"),
+    (re.compile(r"\b(just|only) for (me|myself|1|one)\b(?! nights?| days?| weeks?)"), "for 1 people"),
     (re.compile(r"\b(a )?couple of (people|persons|us|nights|days|guests)\b"), r"2 \2"),
     (re.compile(r"\b(me|myself|i) and (a|my|one) (friend|wife|husband|partner|colleague|son|daughter|mother|father"
                 r"|mom|mum|dad|boyfriend|girlfriend|fiance|fiancee|spouse|sister|brother|boss|coworker)\b"), "2 people"),

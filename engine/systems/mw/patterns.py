@@ -11,7 +11,7 @@ def rx(pattern: str) -> re.Pattern[str]:
 
 DOMAIN_WORDS: dict[str, re.Pattern[str]] = {
     "taxi": rx(r"\b(taxi|taxis|cab|cabs|car to|car from|a car|ride to|ride from|pick me up|pickup|pick up)\b"),
-    "train": rx(r"\b(trains?|rail|railway|tickets? to|travel(l?ing)? (to|from)|commute)\b"),
+    "train": rx(r"\b(trains?|rail|railway|tickets? to|commute)\b"),
     "police": rx(r"\b(police|robbed|stolen|theft|crime|mugged|burglary)\b"),
     "hospital": rx(r"\b(hospital|clinic|department|injured|injury|ill|sick|emergency|a&e|doctor|ward)\b"),
     "restaurant": rx(r"\b(restaurants?|food|eat|eating|dine|dining|dinner|lunch|brunch|cuisine|meal|table for|a table"
@@ -20,7 +20,9 @@ DOMAIN_WORDS: dict[str, re.Pattern[str]] = {
                 r"|where to stay|stay(ing)?|rooms?|nights?|star|stars|wifi|internet|parking)\b"),
     "attraction": rx(r"\b(attractions?|museums?|colleges?|theatres?|churche?s?|cinemas?|parks?|pools?|swimming|boats?"
                      r"|boating|punting|night ?clubs?|clubs?|architecture|entertainment|sights?|sightseeing|galler(y|ies)"
-                     r"|things to do|something fun|fun to do|fun things|to visit|place (?:i|we) can go|places (?:i|we) can go|go see|to see|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
+                     r"|things to do|something fun|fun to do|fun things|to visit|(?:some)?places? (?:i|we) (?:can|could) go"
+                     r"|go see|to see|places to go|place to go|something to do|there to do|entertaining|concert ?halls?|sports"
+                     r"|pass (?:a few|some|a couple of) hours|somewhere to go"
                      r"|entrance fee|tourist)\b"),
 }
 
@@ -89,17 +91,19 @@ DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sun
 DAY_RE = rx(r"\b(" + "|".join(DAYS) + r")s?\b")
 
 STARS_RE = rx(r"\b([0-5])[ -]?stars?\b|\bstar rating of ([0-5])\b|\brated ([0-5])\b|\b([0-5]) star rating\b"
+              r"|\bstars? of ([0-5])\b"
               r"|\bstars? rating (?:of )?([0-5])\b|\bzero[ -]stars?\b")
-PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|tickets?|seats?|travell?ers|passengers|pax"
+PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|(?:train )?tickets?|seats?|travell?ers|passengers|pax"
                r"|diners|ppl|in my party|in our party|in the party)\b|\b(?:party|group|table|booking|reservation"
                r"|tickets?|seats?) (?:of|for) (\d{1,2})\b(?!:| nights?| days?| stars?)"
-               r"|\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am| o'?clock| minutes| pounds| in the)")
+               r"|(?<!looking )(?<!look )(?<!search )\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am| o'?clock"
+               r"| minutes| pounds| in the| that| which| with| in | near| of )")
 STAY_RE = rx(r"\b(\d{1,2}) (?:nights?|days?)\b|\b(?:stay|staying) (?:for )?(\d{1,2})\b")
 BARE_NUM_RE = rx(r"(?<!:)\b(\d{1,2})\b(?!:)")
 
 PARKING_RE = rx(r"\b(parking|park my car|place to park|car park)\b")
 INTERNET_RE = rx(r"\b(wifi|internet|wireless|online access)\b")
-NEG_BEFORE = rx(r"\b(no|not|don't|doesn't|dont|without|won't|n't)\b(?:\s+\S+){0,4}\s*$")
+NEG_BEFORE = rx(r"\b(no|not|don't|doesn't|dont|without|won't|n't)\b(?:\s+\S+){0,5}\s*$")
 DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont care|no preference|any (?:area|part"
                  r"|price|type|kind|food|cuisine|time|day|star|will do|is fine)|anywhere|anything(?: is fine| will do)?"
                  r"|not (?:really )?(?:picky|particular|fussy)|either (?:is|will|one)|whatever|i don't mind|no particular"
@@ -128,7 +132,7 @@ REQUESTS: list[tuple[re.Pattern[str], str]] = [
     (rx(r"\b(what (?:kind|type) of food|what food|type of food|kind of food|cuisine|what do they serve)\b"), "food"),
     (rx(r"\b(what area|which area|part of town|what part|which part|side of town|area is|area of)\b"), "area"),
     (rx(r"\b(how much|price|prices|cost|costs|fare|price range|pricerange|expensive is|cheap is)\b"), "price"),
-    (rx(r"\b(star rating|how many stars|stars does|rating)\b"), "stars"),
+    (rx(r"\b(star rating|how many stars|stars does|rating|(?:the|its|their) stars?(?! of))\b"), "stars"),
     (rx(r"\b(what type of|what kind of|type of attraction|kind of attraction|what is it)\b"), "type"),
     (rx(r"\b(opening hours|open hours|when (?:is|are) (?:it|they) open|what time (?:does|do) (?:it|they) (?:open|close))"
         r"\b"), "openhours"),
@@ -152,7 +156,8 @@ BYE_RE = rx(r"\b(bye|goodbye|good bye|that's all|that is all|that will be all|th
 AFFIRM_RE = rx(r"^(yes|yeah|yep|yup|yea|sure|ok|okay|please do|please book|that works|sounds good|sounds great"
                r"|sounds perfect|great|perfect|fine|absolutely|definitely|of course|correct|right|alright"
                r"|that would be (great|good|fine|perfect|nice|wonderful)|go ahead|book it|do it|that's fine"
-               r"|that's great|that's perfect|please|i would|i'd like that|lovely|excellent|why not)\b")
+               r"|that's great|that's perfect|please|i would (?:like that|love that|appreciate)|i'd like that|lovely"
+               r"|excellent|why not)\b")
 NEGATE_RE = rx(r"^(no|nope|nah|not|negative|actually no)\b")
 BOOK_RE = rx(r"\b(book|booking|reserve|reservation|reserved|make a reservation|get a table|table for|get tickets"
              r"|buy tickets|purchase|get me tickets|i'll take it|i will take it|i'd like to take|tickets? for)\b")

@@ -13,19 +13,12 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from parley.engine.mwdb import BOOKABLE, MultiwozDB
+from parley.engine.mwdb import MultiwozDB
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.nlu import NluResult
 from parley.engine.systems.mw.search import search_for
 from parley.engine.systems.mw.transport import act as _act
-
-ASK_ORDER = {"restaurant": ("food", "area", "pricerange"), "hotel": ("area", "pricerange", "type"),
-             "attraction": ("type", "area")}
-SHOW = {"restaurant": ("food", "area", "pricerange"), "hotel": ("type", "area", "pricerange", "stars"),
-        "attraction": ("type", "area")}
-REQ_FIELDS = {"phone", "address", "postcode", "area", "pricerange", "food", "stars", "trainID", "price", "duration",
-              "leaveAt", "arriveBy", "entrance fee", "type", "internet", "parking", "name", "openhours", "department",
-              "day", "departure", "destination"}
+from parley.engine.systems.mw.venue import ASK_ORDER, REQ_FIELDS, SHOW  # noqa: F401 - re-exported
 
 
 @dataclass(frozen=True)
@@ -45,6 +38,12 @@ class Decision:
                 "requested": copy.deepcopy(self.requested), "db_count": dict(self.db_count),
                 "offered": dict(self.offered), "venue": dict(self.venue) if self.venue else None,
                 "active_domain": self.active_domain}
+
+
+def venue_value(row: dict[str, Any], slot: str) -> str:
+    """A venue's value of a checkable slot, lower-case ("" when the DB does not say)."""
+    have = str(row.get(slot, "no" if slot in ("parking", "internet") else "") or "").lower()
+    return "" if have == "?" else have
 
 
 def _h(*parts: object) -> int:
@@ -81,6 +80,7 @@ class Policy:
         self.taxi: dict[str, str] = {}
         self._fresh: dict[str, set[str]] = {}  # slots the user just gave: relaxed last
         self.pending_relax: tuple[str, str, str] | None = None  # (domain, slot, value) proposed after no match
+        self.pending_search = False  # the proposal was a search for another venue ("shall I look for one ...?")
 
     def decide(self, tr: Tracker, nlu: NluResult) -> Decision:
         acts: list[dict[str, Any]] = []
@@ -89,10 +89,13 @@ class Policy:
         intents = set(nlu.intents)
         d = tr.active_domain
         pending, self.pending_relax = self.pending_relax, None
-        if pending and not tr.passive and intents & {"affirm", "book"} and pending[0] == d \
+        # "yes" takes the proposal; "book it" takes it after no match, but means the venue on the table when the
+        # proposal was to look for another one
+        takes = set() if self.pending_search and "book" in intents else {"affirm", "book"}
+        self.pending_search = False
+        if pending and not tr.passive and intents & takes and pending[0] == d \
                 and (d, pending[1]) not in tr.changed:
-            tr.state.setdefault(d, {})[pending[1]] = pending[2]  # "ok" to the alternative just proposed
-            tr.changed.add((d, pending[1]))
+            tr.constrain(d, pending[1], pending[2], self.db)  # "ok" to the alternative just proposed
         self._fresh = {}
         for dom, slot in tr.changed:
             self._fresh.setdefault(dom, set()).add(slot)
@@ -127,7 +130,7 @@ class Policy:
     def _pick(self, tr: Tracker, domain: str, rows: list[dict[str, Any]], avoid: bool) -> dict[str, Any]:
         seen = set(self.seen.get(domain, [])) if avoid else set()
         fresh = [r for r in rows if self.db.venue_id(domain, r) not in seen] or rows
-        row = fresh[self._rng(tr, domain).randrange(len(fresh))] if domain != "train" else fresh[0]
+        row = fresh[0]  # the first match in database order, as the corpus's wizards mostly did
         self.seen.setdefault(domain, []).append(self.db.venue_id(domain, row))
         return row
 
@@ -151,6 +154,24 @@ class Policy:
                 value = "unknown"
             acts.append(_act("inform", domain, slot, value))
 
+    def _check(self, domain: str, row: dict[str, Any], checks: list[tuple[str, str]],
+               acts: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        """Yes/no answers about the venue (``affirm``/``negate`` acts carrying the venue's own value); returns
+        the ``(slot, value)`` asked about that the venue does not have."""
+        asked: dict[str, list[str]] = {}
+        for slot, value in checks:
+            asked.setdefault(slot, []).append(value)
+        missed: list[tuple[str, str]] = []
+        for slot, values in asked.items():
+            have = venue_value(row, slot)
+            if not have:
+                acts.append(_act("inform", domain, slot, "unknown"))
+                continue
+            acts.append(_act("affirm" if have in values else "negate", domain, slot, have))
+            if have not in values:
+                missed.append((slot, values[0]))
+        return missed
+
     def _book(self, domain: str, vid: str, tr: Tracker, acts: list[dict[str, Any]]) -> None:
         self.bookings += 1
         ref = reference(self.seed, domain, vid, self.bookings)
@@ -161,121 +182,9 @@ class Policy:
     # -- venues: restaurant, hotel, attraction --------------------------------------------------------------------
     def _venue(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
                sys_req: list[str]) -> dict[str, Any] | None:
-        cons = {s: v for s, v in tr.state.get(d, {}).items() if not s.startswith("book_")}
-        rq = [s for s in tr.requested.get(d, []) if s in REQ_FIELDS or s == "reference"]
-        intents = set(nlu.intents)
-        name = cons.get("name")
-        if name and name != "dontcare":
-            row = self.db.find(d, name)
-            rows = [row] if row else []
-        else:
-            rows = self.search.query(d, cons)
-        counts[d] = len(rows)
-        venue = None
-        if tr.offered.get(d):
-            venue = self.db.find(d, tr.offered[d])
-        if "reqalts" in intents and rows:
-            venue = self._pick(tr, d, rows, avoid=True)
-            tr.offered[d] = self.db.venue_id(d, venue)
-            acts.append(_act("offer", d, "name", tr.offered[d]))
-            self._show(d, venue, acts)
-            acts.append(_act("request", d, "book") if BOOKABLE.get(d) else _act("reqmore", d))
-            return venue
-        if rq:
-            if venue is None and rows:
-                venue = self._pick(tr, d, rows, avoid=False)
-                tr.offered[d] = self.db.venue_id(d, venue)
-                acts.append(_act("offer", d, "name", tr.offered[d]))
-            if venue is None:
-                acts.append(_act("nooffer", d))
-                self._relax(d, cons, acts, sys_req)
-            else:
-                self._answer(d, venue, rq, acts, tr)
-            return venue
-        if tr.wants_booking.get(d) and BOOKABLE.get(d):
-            if venue is None:
-                if not rows:
-                    self._no_match(d, cons, acts, sys_req)
-                    tr.offered.pop(d, None)
-                    return None
-                venue = self._pick(tr, d, rows, avoid=False)
-                tr.offered[d] = self.db.venue_id(d, venue)
-                acts.append(_act("offer", d, "name", tr.offered[d]))
-            book = tr.state.get(d, {})
-            missing = [s for s in BOOKABLE[d] if not book.get(s) or book.get(s) == "dontcare"]
-            if missing:
-                for s in missing:
-                    acts.append(_act("request", d, s))
-                sys_req.extend(missing)
-            else:
-                if not tr.passive:  # the venue booked is the one the state is about
-                    tr.state.setdefault(d, {})["name"] = tr.offered[d]
-                self._book(d, tr.offered[d], tr, acts)
-                for s in BOOKABLE[d]:
-                    acts.append(_act("inform", d, s, book[s]))
-            return venue
-        if not rows:
-            self._no_match(d, cons, acts, sys_req)
-            tr.offered.pop(d, None)
-            return None
-        if venue is not None and not (tr.changed & {(d, s) for s in cons}) and "recommend" not in intents:
-            if "affirm" in intents and BOOKABLE.get(d):
-                acts.append(_act("request", d, "book"))
-                return venue
-            if "affirm" in intents:  # "yes" to "shall I give you the address and phone number?"
-                self._answer(d, venue, ["address", "phone", "entrance fee"], acts, tr)
-            acts.append(_act("reqmore", "general"))
-            return venue
-        given = [s for s in ASK_ORDER.get(d, ()) if cons.get(s)]
-        missing = [s for s in ASK_ORDER.get(d, ()) if not cons.get(s) and (d, s) not in self.asked]
-        if len(rows) > 5 and len(given) < 2 and missing and "recommend" not in intents and not name:
-            acts.append(_act("inform", d, "choice", len(rows)))
-            acts.append(_act("request", d, missing[0]))
-            self.asked.add((d, missing[0]))
-            sys_req.extend((missing[0], "pref"))
-            return None
-        venue = self._pick(tr, d, rows, avoid=False)
-        tr.offered[d] = self.db.venue_id(d, venue)
-        if len(rows) > 1:
-            acts.append(_act("inform", d, "choice", len(rows)))
-        acts.append(_act("offer", d, "name", tr.offered[d]))
-        self._show(d, venue, acts)
-        if BOOKABLE.get(d):
-            acts.append(_act("request", d, "book"))
-        else:
-            acts.append(_act("reqmore", d))  # "would you like the address or the entrance fee?"
-        return venue
+        from parley.engine.systems.mw.venue import venue_turn
 
-    def _show(self, d: str, venue: dict[str, Any], acts: list[dict[str, Any]]) -> None:
-        for s in SHOW.get(d, ()):
-            if venue.get(s) not in (None, "", "?"):
-                acts.append(_act("inform", d, s, venue[s]))
-
-    def _no_match(self, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
-        acts.append(_act("nooffer", d))
-        for s, v in cons.items():
-            if v != "dontcare":
-                acts.append(_act("inform", d, s, v))
-        self._relax(d, cons, acts, sys_req)
-
-    def _relax(self, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
-        """Find one constraint whose removal gives matches and offer that as an alternative."""
-        order = ("area", "pricerange", "stars", "internet", "parking", "type", "food", "name")
-        fresh = self._fresh.get(d, set())
-        for s in sorted(cons, key=lambda s: (s in fresh, order.index(s) if s in order else 9)):
-            if cons[s] == "dontcare":
-                continue
-            rest = {k: v for k, v in cons.items() if k != s}
-            rows = self.search.query(d, rest)
-            if rows:
-                allv = sorted({str(r.get(s)) for r in rows if r.get(s)})
-                vals = allv[:3]
-                self.pending_relax = (d, s, allv[0] if len(allv) == 1 else "dontcare")
-                acts.append(_act("select", d, s, ", ".join(vals) if s != "name" and vals else None))
-                acts.append(_act("inform", d, "choice", len(rows)))
-                sys_req.append(s)
-                return
-        acts.append(_act("request", d, "constraints"))
+        return venue_turn(self, d, tr, nlu, acts, counts, sys_req)
 
     # -- train, taxi, hospital, police --------------------------------------------------------------------------
     def _train(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],

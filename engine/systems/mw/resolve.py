@@ -38,8 +38,9 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
             val = _ref_name(m.group(1), ctx)
             if val:
                 places.append((m.start(), m.start(), val, None))
-        if not holders and re.search(r"\bbetween (?:the|these|those) (?:2|two)(?: places| locations| venues)?\b"
-                                     r"|\bbetween them\b", tn):
+        if not holders and re.search(r"\bbetween (?:the |these |those |both |my |our )?(?:(?:2|two) )?(?:places?"
+                                     r"|locations?|venues?|spots?|sites?)\b|\bbetween (?:them|both|the (?:2|two))\b"
+                                     r"|\bboth places\b", tn):
             # "a taxi between the two places": from the venue being talked about to the other one
             named: list[tuple[str, str]] = []
             for d in ("restaurant", "hotel", "attraction"):
@@ -95,8 +96,9 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
         b.add(travel, slot, value, prio)
 
 
-_SAME = re.compile(r"\b(?:same|that) (day|night|area|part of town|side of town|price ?range|price|group|party"
-                   r"|number of people|amount of people|people|number|time)\b")
+_SAME = re.compile(r"\b(?:same|that|(?:my|our|the) (?:entire|whole)|all (?:of )?(?:my|our|the)) (day|night|area"
+                   r"|part of town|side of town|price ?range|price|group|party|number of people|amount of people"
+                   r"|people|number|time)\b")
 _SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area": ("area",),
                "part of town": ("area",), "side of town": ("area",), "price range": ("pricerange",),
                "pricerange": ("pricerange",), "price": ("pricerange",), "group": ("book_people",),
@@ -104,10 +106,23 @@ _SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area":
                "people": ("book_people",), "number": ("book_people",), "time": ("book_time", "leaveAt", "arriveBy")}
 
 
+_NEAR = re.compile(r"\b(?:near|close to|nearby|next to|not far from|walking distance (?:of|from|to)|around)"
+                   r" (?:the|my|our|that) (restaurant|hotel|guest ?house|attraction|museum|college|church|theatre"
+                   r"|cinema|park|pool|club|nightclub|gallery|place)\b")
+
+
 def same(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> None:
-    """"the same day / area / group as before": copy the value from another domain of the state."""
+    """"the same day / area / group as before": copy the value from another domain of the state; "near the
+    restaurant": the area of that venue."""
     if domain is None:
         return
+    m = _NEAR.search(plain)
+    if m and "area" in slots_of(domain) and not any(s == "area" for _, s in b.items):
+        ref = m.group(1).replace(" ", "")
+        other = {"restaurant": "restaurant", "hotel": "hotel", "guesthouse": "hotel"}.get(ref, "attraction")
+        area = ctx.venues.get(other, {}).get("area") or ctx.state.get(other, {}).get("area")
+        if other != domain and area and area != "dontcare":
+            b.add(domain, "area", area, m.start())
     for m in _SAME.finditer(plain):
         what = m.group(1)
         if what is None:
@@ -143,7 +158,7 @@ def dontcare(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> Non
                     ("star", "stars"), ("type", "type"), ("kind", "type"), ("parking", "parking"),
                     ("internet", "internet"), ("wifi", "internet"), ("time", "leaveAt"), ("leave", "leaveAt"),
                     ("arrive", "arriveBy"), ("day", "day"), ("name", "name")):
-        if word in span and s not in slots_named:
+        if re.search(r"\b" + word, span) and s not in slots_named:  # "star", not the "star" of "starting"
             slots_named.append(s)
     slot = slots_named[0] if slots_named else None
     if slot is None:

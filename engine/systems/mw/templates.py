@@ -105,3 +105,25 @@ SLOT_WORDS = {
     "book_time": "time", "book_stay": "number of nights",
 }
 INFORM = ["The {slot} is {value}.", "Its {slot} is {value}.", "{Slot}: {value}."]
+INFORM_NAMED = ["The {slot} of {Name} is {value}.", "{Name}'s {slot} is {value}.", "For {Name}, the {slot} is {value}."]
+
+#: yes/no answers about the venue on the table: slot → (yes, no), ``{value}`` is the venue's own value
+CHECK = {
+    "area": ("Yes, it's in the {value}.", "No, it's in the {value}."),
+    "pricerange": ("Yes, it's in the {value} price range.", "No, it's in the {value} price range."),
+    "food": ("Yes, it serves {value} food.", "No, it serves {value} food."),
+    "stars": ("Yes, it has {value} stars.", "No, it has {value} stars."),
+    "type": ("Yes, it's a {value}.", "No, it's a {value}."),
+    "parking": ("Yes, it has free parking.", "No, it doesn't have free parking."),
+    "internet": ("Yes, it has free wifi.", "No, it doesn't have free wifi."),
+}
+#: after a "no": offer to search with the value the user asked about
+CHECK_ALT = {
+    "area": "Shall I look for one in the {value} instead?",
+    "pricerange": "Shall I look for a {value} one instead?",
+    "food": "Shall I look for a place serving {value} food instead?",
+    "stars": "Shall I look for one with {value} stars instead?",
+    "type": "Shall I look for a {value} instead?",
+    "parking": "Shall I look for one with free parking instead?",
+    "internet": "Shall I look for one with free wifi instead?",
+}

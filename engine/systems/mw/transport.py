@@ -39,18 +39,24 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     d = "train"
     state = tr.state.get(d, {})
     cons = {s: v for s, v in state.items() if not s.startswith("book_")}
+    for a, b in (("departure", "destination"), ("destination", "departure")):
+        if cons.get(a) not in (None, "cambridge", "dontcare") and not cons.get(b):
+            cons[b] = "cambridge"  # every train in the database runs to or from Cambridge
     rows = pol.search.query(d, cons)
     counts[d] = len(rows)
     rq = [s for s in tr.requested.get(d, []) if s in TRAIN_INFO or s == "reference"]
     intents = set(nlu.intents)
+    booking = bool(tr.wants_booking.get(d))
+    if booking:  # "book it for 5 and give me the reference": the reference comes with the booking
+        rq = [s for s in rq if s != "reference"]
     venue = pol.db.find(d, tr.offered[d]) if tr.offered.get(d) else None
     if venue is not None and rows and venue not in rows:
         venue = None
         tr.offered.pop(d, None)
     missing = [s for s in ("departure", "destination", "day") if not cons.get(s)]
-    if not cons.get("leaveAt") and not cons.get("arriveBy"):
+    if not cons.get("leaveAt") and not cons.get("arriveBy") and not tr.flexible & {(d, "leaveAt"), (d, "arriveBy")}:
         missing.append("leaveAt")
-    if rq and venue is not None:
+    if rq and venue is not None and not booking:
         pol._answer(d, venue, rq, acts, tr)
         return venue
     if rq and venue is None and rows and cons.get("departure") and cons.get("destination"):
@@ -89,7 +95,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     if venue is None or "reqalts" in intents or (tr.changed & {(d, s) for s in cons}):
         venue = _best_train(rows, cons) if "reqalts" not in intents else pol._pick(tr, d, rows, avoid=True)
         tr.offered[d] = venue["trainID"]
-        if not tr.wants_booking.get(d) or rq:
+        if not booking:
             if len(rows) > 1:
                 acts.append(act("inform", d, "choice", len(rows)))
             acts.append(act("offer", d, "trainID", venue["trainID"]))
@@ -107,6 +113,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
             acts.append(act("request", d, "book_people"))
             sys_req.append("book_people")
             return venue
+        pol._answer(d, venue, rq, acts, tr)
         pol._book(d, venue["trainID"], tr, acts)
         acts.append(act("inform", d, "trainID", venue["trainID"]))
         acts.append(act("inform", d, "book_people", people))
@@ -138,8 +145,11 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
                 return None
         acts.append(act("reqmore", "general"))
         return None
+    if not tr.passive and (state.get("departure") or state.get("destination") or "taxi" in nlu.domains):
+        _complete_trip(tr)
+        state = tr.state.get(d, {})
     missing = [s for s in ("departure", "destination") if not state.get(s)]
-    if not state.get("leaveAt") and not state.get("arriveBy"):
+    if not state.get("leaveAt") and not state.get("arriveBy") and not tr.flexible & {(d, "leaveAt"), (d, "arriveBy")}:
         missing.append("leaveAt")
     if missing:
         _request(acts, sys_req, d, missing)
@@ -157,3 +167,25 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
         if state.get(s) and state[s] != "dontcare":
             acts.append(act("inform", d, s, state[s]))
     return None
+
+
+def _complete_trip(tr: Tracker) -> None:
+    """Fill what a taxi trip leaves implicit from the venues of the dialogue: the other end when exactly one
+    other venue is on the table ("a taxi from the museum" after booking a hotel), and the arrival time when the
+    trip goes to the restaurant booked ("to the restaurant for my reservation")."""
+    taxi = tr.state.setdefault("taxi", {})
+    venues: list[tuple[str, str]] = []
+    for dom in ("restaurant", "hotel", "attraction"):
+        name = tr.state.get(dom, {}).get("name") or tr.offered.get(dom)
+        if name and name != "dontcare":
+            venues.append((dom, name))
+    for slot, other in (("departure", "destination"), ("destination", "departure")):
+        if taxi.get(other) and not taxi.get(slot):
+            rest = [n for _, n in venues if n != taxi[other]]
+            if len(rest) == 1:
+                taxi[slot] = rest[0]
+    rest_name = tr.state.get("restaurant", {}).get("name")
+    booked_time = tr.state.get("restaurant", {}).get("book_time")
+    if rest_name and booked_time and taxi.get("destination") == rest_name and not (
+            taxi.get("leaveAt") or taxi.get("arriveBy")):
+        taxi["arriveBy"] = booked_time

@@ -10,7 +10,7 @@ from parley.engine.systems.mw.normalise import find_times
 
 #: "parking doesn't matter", "wifi is not important", ... around an amenity mention
 _DONTCARE_AMENITY = re.compile(
-    r"(doesn't|does not|don't|do not) (matter|care|mind|need to (include|have)|have to (include|have))"
+    r"(doesn't|does not|don't|do not) (really )?(matter|care|mind|need to (include|have)|have to (include|have))"
     r"|not (important|needed|necessary)|either way")
 
 def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder) -> None:
@@ -28,7 +28,9 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
         if re.match(r"\s*(bound|street|road|american|indian|african|european)", after):
             continue
         b.add(domain_for("area", domain, mentioned, ctx), "area", val, m.start())
-    for m in P.PRICE_RE.finditer(plain):
+    prices = list(P.PRICE_RE.finditer(plain))
+    strong = [m for m in prices if re.match(r"(cheap|moderate|expensive|inexpensive)", m.group(1))]
+    for m in strong or prices:  # "moderate ..., I am on a budget": the price level named wins over the hint
         if re.search(r"\bhow $", plain[: m.start()]):
             continue  # "how expensive is it?" asks
         d = domain_for("pricerange", domain if domain in ("restaurant", "hotel") else None,
@@ -39,18 +41,34 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
         b.add("hotel", "stars", val, m.start())
     for slot, regex in (("parking", P.PARKING_RE), ("internet", P.INTERNET_RE)):
         for m in regex.finditer(plain):
-            if _DONTCARE_AMENITY.search(plain[max(0, m.start() - 40): m.end() + 30]):
+            # the words around this amenity, not across another one or a new clause ("... parking. I do not
+            # care about internet" says nothing about the parking)
+            before = re.split(r"\b(?:wifi|internet|parking|and|but|i|we)\b", plain[max(0, m.start() - 40): m.start()])
+            after = re.split(r"\b(?:wifi|internet|parking|and|but|i|we)\b", plain[m.end(): m.end() + 30])[0]
+            if _DONTCARE_AMENITY.search(before[-1] + " " + m.group(0) + " " + after) or (
+                    len(before) == 1 and _DONTCARE_AMENITY.search(before[0])):
                 b.add("hotel", slot, "dontcare", m.start())
             else:
-                b.add("hotel", slot, "no" if negated(plain[max(0, m.start() - 40): m.start()]) else "yes", m.start())
+                near = plain[max(0, m.start() - 40): m.start()]
+                value = "yes"
+                if negated(near):  # "I don't need parking" is no requirement; "one without parking" is
+                    value = "dontcare" if re.search(r"\b(need|needs|require|necessary|bother)\w*\W+(?:\w+\W+){0,3}$",
+                                                     near) else "no"
+                b.add("hotel", slot, value, m.start())
     for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
-        if not re.search(r"\b(not|no|rather than|instead of)( an?)?\s+$", plain[: m.start()]):
+        if re.search(r"\b(hotels? or (an? )?|either (an? )?(hotel )?(or )?(an? )?)$", plain[: m.start()]) or re.match(
+                r"\s*(or (an? )?(hotel|other|something else)|either)", plain[m.end():]):
+            b.add("hotel", "type", "dontcare", m.start())  # "a hotel or a guesthouse, either is fine"
+        elif not re.search(r"\b(not|no|rather than|instead of|don't (want|need|like)|do not (want|need|like)"
+                           r"|doesn't have to be|without)( an?| any| to stay in an?)?\s+$", plain[: m.start()]):
             b.add("hotel", "type", "guesthouse", m.start())
     if domain == "hotel" or "hotel" in mentioned:
         for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|rather) be an? hotel"
                              r"|hotel rather than|hotel instead|not an? guest ?house|proper hotel|actual hotel"
-                             r"|hotel not an? guest|type of hotel|hotel type)\b", plain):
-            b.add("hotel", "type", "hotel", m.start())
+                             r"|hotel not an? guest|(any of (them|those)|go with|i'd rather have) an? hotel"
+                             r"|(don't|do not) want an? guest ?house)\b", plain):
+            if not re.search(r"\bguest ?house type of hotel\b", plain):
+                b.add("hotel", "type", "hotel", m.start())
     if domain == "attraction" or "attraction" in mentioned or domain is None:
         for m in P.ATYPE_RE.finditer(plain):
             word = m.group(1)
@@ -104,6 +122,9 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
         if bare_for and domain not in ("restaurant", "hotel", "train"):
             continue
         d = domain_for("book_people", domain, mentioned, ctx)
+        if re.search(r"\b(tickets?|seats?|passengers)\b", m.group(0)) and (
+                ctx.active_domain == "train" or "train" in mentioned):
+            d = "train"  # "yes, 5 tickets. I also need a hotel": the tickets are the train's
         b.add(d, "book_people", str(int(val)), m.start())
         used.add(m.start())
     if ctx.sys_requested and not b.items:

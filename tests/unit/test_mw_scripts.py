@@ -1,0 +1,83 @@
+"""Scripted dialogues through ``parley chat --script --json`` (issue 15, items 1 and 2): what the embedded
+``multiwoz`` system understood (state, acts, internals) checked against the MultiWOZ database, turn by turn."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from parley.cli import main
+from parley.engine.mwdb import load_db
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def chat(script: str, tmp_path: Path, system: str = "multiwoz") -> list[dict[str, Any]]:
+    r = CliRunner().invoke(main, ["chat", "--system", system, "--script", str(SCRIPTS / script), "--json",
+                                  "--db", str(tmp_path / "s.db"), "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+
+
+def acts(turn: dict[str, Any], act: str, slot: str | None = None) -> list[dict[str, Any]]:
+    return [a for a in turn["acts"] if a["act"] == act and (slot is None or a["slot"] == slot)]
+
+
+def test_questions_about_the_booked_venue_are_answered_from_its_row(tmp_path: Path) -> None:
+    t = chat("venue_questions.txt", tmp_path)
+    venue = t[2]["internals"]["venue"]
+    row = load_db().find("restaurant", venue)
+    assert acts(t[2], "book") and row["pricerange"] == "cheap" and row["area"] == "north"
+    before = t[2]["state"]["restaurant"]
+    # "do they serve italian food and is it pricey?": yes to the food, no to the price, nothing searched again
+    assert t[3]["state"]["restaurant"] == before
+    assert acts(t[3], "affirm", "food")[0]["value"] == row["food"]
+    assert acts(t[3], "negate", "pricerange")[0]["value"] == "cheap"
+    assert t[3]["system"].startswith("Yes") and "cheap" in t[3]["system"]
+    assert not acts(t[3], "nooffer") and t[3]["internals"]["venue"] == venue
+    # the next question is about the same venue
+    assert acts(t[4], "inform", "postcode")[0]["value"] == row["postcode"]
+    assert row["postcode"].upper() in t[4]["system"]
+    # "is it in the city centre?": no, it is in the north; the area constraint stays north
+    assert acts(t[5], "negate", "area")[0]["value"] == "north"
+    assert t[5]["system"].startswith("No,") and "north" in t[5]["system"]
+    assert t[5]["state"]["restaurant"]["area"] == "north"
+
+
+def test_a_new_search_after_a_booking_starts_from_what_the_user_says_now(tmp_path: Path) -> None:
+    t = chat("new_search.txt", tmp_path)
+    assert acts(t[1], "book")
+    first = t[1]["internals"]["venue"]
+    assert t[1]["state"]["hotel"]["book_stay"] == "3"
+    # the new search keeps nothing of the booked one: no type, no parking, no nights, no day ...
+    assert t[2]["state"]["hotel"] == {"pricerange": "cheap", "area": "north", "book_people": "2"}
+    assert not acts(t[2], "book")  # ... and books nothing before the details are confirmed
+    assert {a["slot"] for a in acts(t[2], "request")} == {"book_stay", "book_day"}
+    second = t[2]["internals"]["venue"]
+    assert second != first and load_db().find("hotel", second)["pricerange"] == "cheap"
+    assert acts(t[3], "affirm", "internet") or acts(t[3], "negate", "internet")
+    assert "internet" not in t[3]["state"]["hotel"]
+    booked = acts(t[4], "book")
+    assert booked and t[4]["internals"]["venue"] == second
+    assert {a["slot"]: a["value"] for a in acts(t[4], "inform")} == {
+        "book_stay": "2", "book_day": "friday", "book_people": "2"}
+
+
+def test_a_question_about_one_hotel_is_no_filter_for_the_next(tmp_path: Path) -> None:
+    t = chat("parking_question.txt", tmp_path)
+    assert acts(t[1], "affirm", "parking") or acts(t[1], "negate", "parking")
+    assert "parking" not in t[1]["state"]["hotel"]
+    assert acts(t[2], "book") and t[2]["internals"]["venue"] == t[0]["internals"]["venue"]  # "book it": that one
+    assert t[3]["state"]["hotel"] == {"pricerange": "expensive", "area": "centre"}
+    offered = load_db().find("hotel", t[3]["internals"]["venue"])
+    assert offered["pricerange"] == "expensive" and offered["area"] == "centre"
+
+
+def test_json_lines_carry_the_internals(tmp_path: Path) -> None:
+    t = chat("venue_questions.txt", tmp_path)
+    assert all({"state", "acts", "internals"} <= set(x) for x in t)
+    assert t[0]["internals"]["db_count"]["restaurant"] > 0
+    assert t[3]["internals"]["nlu"]["checks"]  # the NLU read the questions as checks
