@@ -152,7 +152,8 @@ def is_fragment(sentence: str) -> bool:
         return True
     content = [w for w in words if w not in FUNCTION_WORDS]
     if not content:  # "That is it." is whole, "Many." is not
-        return not ((len(words) == 1 and words[0] in WHOLE_SHORT) or (len(words) > 1 and _VERBS & set(words)))
+        whole = bool(WHOLE_SHORT & set(words)) or (len(words) > 1 and bool(_VERBS & set(words)))
+        return not whole or words[-1] in _DANGLING_END
     if len(words) == 1 and not re.match(rf"[{PH}0-9]", words[0]) and words[0] not in WHOLE_SHORT:
         return len(words[0]) < 3
     if (words[0] in _DANGLING_START and words[:2] != ["of", "course"]) or words[-1] in _DANGLING_END:

@@ -73,6 +73,9 @@ def _detok(s: str) -> str:
     return s.strip()
 
 
+_THANKED = re.compile(r"\b(?:thank|thanks|cheers|appreciate|grateful)", re.IGNORECASE)
+
+
 def _masked_spans(text: str, spans: Sequence[Span]) -> list[Span]:
     """The slot spans plus the requested attributes ("phone number", "postcode", …) that overlap none of them."""
     from parley.engine.spans import find_requests
@@ -106,6 +109,7 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
     for sent in sentences(masked):
         if markers(sent):
             moves.append("courtesy")
+            thanked = thanked or bool(_THANKED.search(sent))
         for part in split(sent):
             c = parse(part)
             if c.kind == "courtesy":
