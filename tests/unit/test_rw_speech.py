@@ -1,0 +1,41 @@
+"""Disfluency and simulated ASR read like speech: insertions only at plausible boundaries, recogniser-like errors."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from parley.engine.rewrite import build_rewriter
+from parley.engine.rewrite.base import RewriteContext
+from parley.engine.spans import find_requests, find_spans
+from tests.polite_requests import PoliteRequest, polite_requests
+
+_HEAVY = build_rewriter("disfluency:rate=1,repeat_share=0.5,restart=1,repair=0")
+_UNITS = re.compile(r"\b\d+(?::\d+)?\s+(?:people|nights|stars|pounds)\b|(?<=[a-z] )(?:[A-Z][a-z]+ ){1,4}[A-Z][a-z]+\b")
+
+
+def _units(text: str) -> list[str]:
+    """Stretches a speaker does not break: slot values, requested attributes, numbers with their unit, names."""
+    out = [s.value for s in find_spans(text)] + [s.value for s in find_requests(text) if " " in s.value]
+    return out + [m.group(0) for m in _UNITS.finditer(text)]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(req=polite_requests(), seed=st.integers(0, 2**31 - 1))
+def test_disfluency_never_breaks_a_number_name_or_attribute(req: PoliteRequest, seed: int) -> None:
+    text = req.text
+    out = _HEAVY.rewrite(text, RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))).after
+    for unit in _units(text):
+        assert unit in out, (unit, text, out)
+
+
+def test_repeats_are_plain_words() -> None:
+    rw = build_rewriter("disfluency:rate=1,repeat_share=1,restart=0,repair=0")
+    text = "I want 3 people at the Golden Wok on Friday for two nights, phone number too."
+    for seed in range(30):
+        out = rw.rewrite(text, RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))).after
+        for m in re.finditer(r"\b([\w']+), \1\b", out):
+            assert not m.group(1)[0].isdigit() and not m.group(1)[0].isupper() or m.group(1) == "I", out
