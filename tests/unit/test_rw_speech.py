@@ -39,3 +39,21 @@ def test_repeats_are_plain_words() -> None:
         out = rw.rewrite(text, RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))).after
         for m in re.finditer(r"\b([\w']+), \1\b", out):
             assert not m.group(1)[0].isdigit() and not m.group(1)[0].isupper() or m.group(1) == "I", out
+
+
+def test_asr_sim_mishears_rare_words_not_common_ones() -> None:
+    from parley.engine.rewrite.phonetic import confusions, liaison, rank
+
+    rw = build_rewriter("asr-sim:wer=0.6,liaison=0")
+    text = "I need three people at the Acorn Guest House on Sunday and a taxi to Broxbourne"
+    changed: dict[str, int] = {}
+    for seed in range(40):
+        out = rw.rewrite(text, RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))).after
+        words = out.split()
+        assert "purple" not in words and "someday" not in words, out  # the issue's implausible confusions
+        for w in ("acorn", "people", "need", "taxi"):
+            changed[w] = changed.get(w, 0) + (w not in words)
+    assert changed["acorn"] > changed["people"] and changed["acorn"] > changed["need"]
+    assert confusions("on") and set(confusions("people")) <= {"peoples"}
+    assert all(rank(c) < 2000 for c in confusions("room"))
+    assert liaison("for", "three") == "free" and liaison("thank", "you") is None
