@@ -146,7 +146,7 @@ def main() -> None:
         row = compare(xs, sim, real)
         row["real_s_per_utt"] = round(dt / len(xs), 2)
         if name == "generated":  # our own sentences: examples may be shown
-            row["examples"] = [{"text": t, "sim": s, "real": r} for t, s, r in list(zip(xs, sim, real))[:12]]
+            row["examples"] = [{"text": t, "sim": s, "real": r} for t, s, r in list(zip(xs, sim, real, strict=True))[:12]]
         result[name] = row
         print(name, json.dumps({k: v for k, v in row.items() if k != "examples"}, indent=1), flush=True)
     Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False))

@@ -121,7 +121,6 @@ def test_preservation_counts_slot_values_and_requested_attributes() -> None:
 def test_report_with_perplexity_keeps_stderr_clean() -> None:
     import subprocess
     import sys
-
     from pathlib import Path
 
     exe = str(Path(sys.executable).parent / "parley")
