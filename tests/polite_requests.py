@@ -148,3 +148,15 @@ def polite_requests() -> Any:
         return build(lambda options: draw(st.sampled_from(tuple(options))))
 
     return draw_request()
+
+
+_UNITS = re.compile(r"\b\d+(?::\d+)?\s+(?:people|nights|stars|pounds)\b|(?<=[a-z] )(?:[A-Z][a-z]+ ){1,4}[A-Z][a-z]+\b")
+
+
+def speech_units(text: str) -> list[str]:
+    """Stretches of ``text`` a speaker does not break with a filler or a repeat: slot values, multi-word requested
+    attributes ("phone number"), numbers with their unit ("3 people"), capitalised names inside a sentence."""
+    from parley.engine.spans import find_requests, find_spans
+
+    out = [s.value for s in find_spans(text)] + [s.value for s in find_requests(text) if " " in s.value]
+    return out + [m.group(0) for m in _UNITS.finditer(text)]

@@ -66,7 +66,7 @@ _EXPRESSIONS: tuple[re.Pattern[str], ...] = (
 )
 #: the last sweep: a thank-you left inside a sentence ("No thank you that will be all")
 _ANSWER_THANKS = _rx(rf"\b(no|nope|yes|yeah|ok|okay|great|perfect|alright)\s*,?\s+(?:{_THANK})\b\s*[-,.!]?\s*")
-_APPRECIATE_IF = _rx(r"\b(?:(?:i'd|i would|we'd|we would) |would )(?:really |greatly )?appreciate (?:it )?if you "
+_APPRECIATE_IF = _rx(r"\b(?:(i'd|i would|we'd|we would) |would )(?:really |greatly )?appreciate (?:it )?if you "
                      r"(?:could|would|can) ")
 _APPRECIATE = _rx(r"\b(?:(i'd|i would|we'd|we would) |(would) )(?:really |greatly )?appreciate (?=\w)")
 _ANY_THANKS = _rx(rf"\s*,?\s*\b(?:and\s+)?(?:(?:i|we)\s+)?(?:{_THANK}|{_BYE})\b\s*[-,]?")
@@ -119,7 +119,7 @@ def scrub(sentence: str) -> str:
         if s == before:
             break
     s = _ANSWER_THANKS.sub(lambda m: m.group(1) + ", ", s)
-    s = _APPRECIATE_IF.sub("want you to ", s)
+    s = _APPRECIATE_IF.sub(lambda m: "I want you to " if m.group(1) else "want you to ", s)
     s = _APPRECIATE.sub(lambda m: "want " if m.group(1) else "I want ", s)
     if MARKER.search(s):
         s = _ANY_THANKS.sub(" ", s)

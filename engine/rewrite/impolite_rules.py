@@ -126,9 +126,10 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
     fill = _history_fill(tuple(getattr(ctx, "history", ()) or ()))
     pool = L.MOVES[scenario]
 
-    def phrase(where: str, strength: str) -> str:
+    def phrase(where: str, strength: str, avoid: str = "") -> str:
         options = [x for x in pool[where][strength] if "{quote}" not in x or fill["quote"]]
-        return pick(options).format(**fill)
+        fresh = [x for x in options if not _trigrams(x) & _trigrams(avoid)]  # no "I don't have all day" twice
+        return pick(fresh or options).format(**fill)
 
     if main is None:
         if thanked and (intensity >= 2 or rng.random() < 0.5 or not out):
@@ -143,13 +144,13 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
             moves.append("tag")
     else:
         strength = "mild" if intensity == 2 else "strong"
-        voiced = framed(clauses[main], scenario, strength, rng, fill, attrs) if rng.random() < 0.8 else None
+        voiced = framed(clauses[main], scenario, strength, rng, fill, attrs)
         if voiced:
             out[main] = voiced
             moves.append("voice")
         if intensity == 3 or not voiced:
             where = pick(("pre", "post"))
-            extra = phrase(where, strength if where == "pre" else pick(("mild", "strong")))
+            extra = phrase(where, strength if where == "pre" else pick(("mild", "strong")), voiced or "")
             if where == "pre":
                 out.insert(0, extra)
             else:
@@ -180,6 +181,11 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
     after, new_spans = prot.restore(result)
     kept = {(s.value, s.slot) for s in slot_spans}
     return after, tuple(s for s in new_spans if (s.value, s.slot) in kept), moves
+
+
+def _trigrams(s: str) -> set[tuple[str, ...]]:
+    w = re.findall(r"[a-z']+", s.lower())
+    return set(zip(w, w[1:], w[2:], strict=False))
 
 
 def _holds_placeholder(s: str) -> bool:

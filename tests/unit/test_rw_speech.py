@@ -10,25 +10,16 @@ from hypothesis import strategies as st
 
 from parley.engine.rewrite import build_rewriter
 from parley.engine.rewrite.base import RewriteContext
-from parley.engine.spans import find_requests, find_spans
-from tests.polite_requests import PoliteRequest, polite_requests
+from parley.engine.spans import find_spans
+from tests.polite_requests import PoliteRequest, polite_requests, speech_units
 
 _HEAVY = build_rewriter("disfluency:rate=1,repeat_share=0.5,restart=1,repair=0")
-_UNITS = re.compile(r"\b\d+(?::\d+)?\s+(?:people|nights|stars|pounds)\b|(?<=[a-z] )(?:[A-Z][a-z]+ ){1,4}[A-Z][a-z]+\b")
-
-
-def _units(text: str) -> list[str]:
-    """Stretches a speaker does not break: slot values, requested attributes, numbers with their unit, names."""
-    out = [s.value for s in find_spans(text)] + [s.value for s in find_requests(text) if " " in s.value]
-    return out + [m.group(0) for m in _UNITS.finditer(text)]
-
-
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(req=polite_requests(), seed=st.integers(0, 2**31 - 1))
 def test_disfluency_never_breaks_a_number_name_or_attribute(req: PoliteRequest, seed: int) -> None:
     text = req.text
     out = _HEAVY.rewrite(text, RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))).after
-    for unit in _units(text):
+    for unit in speech_units(text):
         assert unit in out, (unit, text, out)
 
 
