@@ -1,11 +1,11 @@
 """How close is ``asr-sim`` to the real piper → Whisper channel (``asr-real``) on the same sentences?
 
-Both rewriters run on the same polite requests written for parley (``tests/polite_requests.py``; optionally also
-MultiWOZ test user turns, read at run time and never stored). Every text is normalised with Whisper's English
-normaliser (``audio.wer``: lower case, no punctuation, numbers as digits) and aligned to the original with jiwer.
-Reported: WER of each against the original; the words each one changed and how many both changed (overlap of
-confused words); the substitution pairs (original word → heard word) of each and the pairs both produced; error
-rates by word class (slot values, numbers, function words, other words); examples.
+Both rewriters run on the same polite requests written for parley (``tests/polite_requests.py``; optionally
+also MultiWOZ test user turns, read at run time and never stored). Every text is normalised with Whisper's
+English normaliser (``audio.wer``: lower case, no punctuation, numbers as digits) and aligned to the original
+with jiwer. Reported: WER of each against the original; the words each one changed and how many both changed
+(overlap of confused words); the substitution pairs (original word → heard word) of each and the pairs both
+produced; error rates by word class (slot values, numbers, function words, other words); examples.
 
     .venv/bin/python bench/rw_asr.py [--n 120] [--multiwoz 0] [--out bench/results/rw_asr.json]
 """
@@ -59,7 +59,8 @@ def _errors(ref: str, hyp: str) -> tuple[set[int], list[tuple[str, str]], int]:
         if chunk.type in ("substitute", "delete"):
             changed.update(range(chunk.ref_start_idx, chunk.ref_end_idx))
         if chunk.type == "substitute":
-            subs += list(zip(rw[chunk.ref_start_idx:chunk.ref_end_idx], hw[chunk.hyp_start_idx:chunk.hyp_end_idx],
+            subs += list(zip(rw[chunk.ref_start_idx:chunk.ref_end_idx],
+                             hw[chunk.hyp_start_idx:chunk.hyp_end_idx],
                              strict=False))
     return changed, subs, len(rw)
 
@@ -97,7 +98,8 @@ def compare(texts: list[str], sim: list[str], real: list[str]) -> dict[str, Any]
     keep = [i for i, x in enumerate(refs) if x.strip()]
 
     def wer(hyps: list[str]) -> float:
-        return round(100 * jiwer.wer([refs[i] for i in keep], [normalise(hyps[i]) or "<empty>" for i in keep]), 1)
+        hyp = [normalise(hyps[i]) or "<empty>" for i in keep]
+        return round(100 * jiwer.wer([refs[i] for i in keep], hyp), 1)
 
     shared = set(pairs_sim) & set(pairs_real)
     union = both + only_sim + only_real
@@ -116,14 +118,16 @@ def compare(texts: list[str], sim: list[str], real: list[str]) -> dict[str, Any]
         "top_real": [f"{a} → {b} ×{c}" for (a, b), c in pairs_real.most_common(12)],
         "shared": [f"{a} → {b}" for a, b in sorted(shared)][:20],
         "error_rate_by_class": {c: {"words": v[0], "sim": round(100 * v[1] / v[0], 1),
-                                    "real": round(100 * v[2] / v[0], 1)} for c, v in sorted(by_class.items())},
+                                    "real": round(100 * v[2] / v[0], 1)}
+                                for c, v in sorted(by_class.items())},
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=120, help="generated polite requests")
-    ap.add_argument("--multiwoz", type=int, default=0, help="also this many MultiWOZ test user turns (figures only)")
+    ap.add_argument("--multiwoz", type=int, default=0, help="also this many MultiWOZ test user turns "
+                                                            "(figures only)")
     ap.add_argument("--sim", default="asr-sim", help="the simulated channel's spec")
     ap.add_argument("--real", default="asr-real", help="the real channel's spec")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "rw_asr.json"))
@@ -146,7 +150,8 @@ def main() -> None:
         row = compare(xs, sim, real)
         row["real_s_per_utt"] = round(dt / len(xs), 2)
         if name == "generated":  # our own sentences: examples may be shown
-            row["examples"] = [{"text": t, "sim": s, "real": r} for t, s, r in list(zip(xs, sim, real, strict=True))[:12]]
+            row["examples"] = [{"text": t, "sim": s, "real": r}
+                               for t, s, r in list(zip(xs, sim, real, strict=True))[:12]]
         result[name] = row
         print(name, json.dumps({k: v for k, v in row.items() if k != "examples"}, indent=1), flush=True)
     Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False))

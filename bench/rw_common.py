@@ -7,7 +7,8 @@ import os
 import zipfile
 from pathlib import Path
 
-SHARED = Path(os.environ.get("PARLEY_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+SHARED = Path(os.environ.get("PARLEY_SHARED_DATA")
+              or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 TEST_ZIP = SHARED / "multiwoz" / "convlab3" / "test.json.zip"
 
 

@@ -1,6 +1,8 @@
-"""Render bench/results/rw.md from bench/results/rw.json (bench/rw_bench.py) and rw_asr.json (bench/rw_asr.py).
+"""Render bench/results/rw.md from bench/results/rw.json (bench/rw_bench.py) and rw_asr.json
+(bench/rw_asr.py).
 
-    .venv/bin/python bench/rw_bench.py && .venv/bin/python bench/rw_asr.py && .venv/bin/python bench/rw_report.py
+    .venv/bin/python bench/rw_bench.py && .venv/bin/python bench/rw_asr.py
+    .venv/bin/python bench/rw_report.py
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ LAUG = {"disfluency": (22.7, 30.4, 0.4), "wp": (17.9, 16.0, 36.3), "asr-sim": (7
 def _lau(cr: dict[str, Any], name: str) -> str:
     c, ref = cr[name], LAUG[name]
     diff = max(abs(c[k] - v) for k, v in zip(("char", "word", "slot"), ref, strict=True))
-    return (f"| `{name}` | **{c['char']}** ({ref[0]}) | **{c['word']}** ({ref[1]}) | **{c['slot']}** ({ref[2]}) | "
+    return (f"| `{name}` | **{c['char']}** ({ref[0]}) | **{c['word']}** ({ref[1]}) | **{c['slot']}** "
+            f"({ref[2]}) | "
             f"{diff:.1f} |")
 
 
@@ -26,23 +29,25 @@ def _imp_rows(imp: dict[str, Any], intensity: int, part: str) -> str:
     for s in range(1, 7):
         x = imp[f"impolite:scenario={s},intensity={intensity}"][part]
         ppl = f"{x['ppl_ratio_median']} ({x['ppl_ratio_p90']})" if "ppl_ratio_median" in x else "—"
-        rows.append(f"| {s} {NAMES[s]} | {x['courtesy_free']} | {x['preserved']} | {x['whole']} | {x['acc']} | "
-                    f"{x['bleu']} | {ppl} | {x['utt_per_s']:,} |")
+        rows.append(f"| {s} {NAMES[s]} | {x['courtesy_free']} | {x['preserved']} | {x['whole']} | {x['acc']} "
+                    f"| "
+                    f"{x['bleu']} | {ppl} | {x['utt_per_s']:,} / {x.get('utt_per_cpu_s', 0):,} |")
     return "\n".join(rows)
 
 
 def _asr(a: dict[str, Any]) -> str:
     if not a:
         return "Not measured yet: run `bench/rw_asr.py`.\n"
-    out = [f"Date {a['date']}; `{a['sim']}` against `{a['real']}` (piper voice → Whisper tiny.en, clean speech).\n"]
+    out = [f"Date {a['date']}; `{a['sim']}` against `{a['real']}` (piper voice → Whisper tiny.en, clean "
+           f"speech).\n"]
     for name, label in (("generated", "polite requests written for parley"),
                         ("multiwoz", "MultiWOZ test user turns (sample)")):
         g = a.get(name)
         if not g:
             continue
         cls = g["error_rate_by_class"]
-        out.append(f"""**{label}** ({g['n']} utterances, {g['words']:,} words; real channel {g['real_s_per_utt']} s per
-utterance):
+        out.append(f"""**{label}** ({g['n']} utterances, {g['words']:,} words; real channel
+{g['real_s_per_utt']} s per utterance):
 
 | figure | asr-sim | asr-real |
 |---|---|---|
@@ -55,9 +60,10 @@ utterance):
                 for c, v in cls.items()) + f"""
 
 Overlap of confused words (Jaccard over word positions): **{g['changed_jaccard']}**; WER of asr-sim's output
-against asr-real's: {g['wer_sim_vs_real']} %; substitution pairs produced by both: {g['pairs_shared_types']} types
-({', '.join(g['shared'][:10]) or 'none'}).
-Most frequent substitutions — asr-sim: {'; '.join(g['top_sim'][:8])}. asr-real: {'; '.join(g['top_real'][:8])}.
+against asr-real's: {g['wer_sim_vs_real']} %; substitution pairs produced by both: {g['pairs_shared_types']}
+types ({', '.join(g['shared'][:10]) or 'none'}).
+Most frequent substitutions — asr-sim: {'; '.join(g['top_sim'][:8])}.
+asr-real: {'; '.join(g['top_real'][:8])}.
 """)
     ex = a.get("generated", {}).get("examples", [])[:6]
     if ex:
@@ -72,19 +78,20 @@ def _pct(x: float | None) -> str:
 
 def render(r: dict[str, Any], a: dict[str, Any]) -> str:
     cr, t, imp = r["change_rates"], r["throughput"], r["impolite"]
+    tc = r.get("throughput_cpu", {})
     return f"""# User-side rewriters — benchmark results
 
-- **Commands:** `PARLEY_SHARED_DATA=../shared/data .venv/bin/python bench/rw_bench.py` (defaults `--n-polite 300
-  --n-ppl 100 --ppl-intensities 2`), `.venv/bin/python bench/rw_asr.py --n 120`, then
-  `.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
+- **Commands:** `PARLEY_SHARED_DATA=../shared/data .venv/bin/python bench/rw_bench.py`
+  (defaults `--n-polite 300 --n-ppl 100 --ppl-intensities 2`), `.venv/bin/python bench/rw_asr.py --n 100
+  --multiwoz 60`, then `.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
 - **Machine:** {r['machine']}, no GPU, shared with up to 7 other engineers' jobs: load average
-  {r['load_start']} at the start and {r.get('load_end', '—')} at the end of the run, so every throughput below is a
-  floor, not what an idle machine gives.
+  {r['load_start']} at the start and {r.get('load_end', '—')} at the end of the run, so every throughput below
+  is a floor, not what an idle machine gives.
 - **Date:** {r['date']}.
 - **Data:** the {r['n_turns']:,} user turns of the 1,000 MultiWOZ test dialogues (read at run time from
-  `../shared/data`, never stored), slot values from their `span_info`; and 300 polite requests written for parley
-  (`tests/polite_requests.py`: greeting + request + thanks variants over MultiWOZ database values). Seed per turn =
-  `step_seed(0, turn, rewriter)`.
+  `../shared/data`, never stored), slot values from their `span_info`; and 300 polite requests written for
+  parley (`tests/polite_requests.py`: greeting + request + thanks variants over MultiWOZ database values).
+  Seed per turn = `step_seed(0, turn, rewriter)`.
 
 ## 1. LAUG change rates (default parameters) vs LAUG Table 7, MultiWOZ test user turns
 
@@ -98,50 +105,55 @@ annotated slot values no longer present in the rewrite.
 {_lau(cr, 'wp')}
 {_lau(cr, 'asr-sim')}
 
-Disfluency insertions at implausible boundaries (a filler, repeat or restart breaking a slot value, a requested
-attribute, a number with its unit or a name), at raised rates (`rate=0.5,repeat_share=0.5,restart=0.5`):
-**{r['disfluency_broken_units']['generated']}** of 300 generated requests,
-**{r['disfluency_broken_units']['multiwoz']}** of {r['n_turns']:,} MultiWOZ turns (goal 0).
+Disfluency insertions at implausible boundaries (a filler, repeat or restart breaking a slot value, a
+requested attribute, a number with its unit or a name), at raised rates
+(`rate=0.5,repeat_share=0.5,restart=0.5`): **{r['disfluency_broken_units']['generated']}** of 300 generated
+requests, **{r['disfluency_broken_units']['multiwoz']}** of {r['n_turns']:,} MultiWOZ turns (goal 0).
 
 ## 2. Impoliteness per scenario
 
 Courtesy-free = % of rewrites holding no courtesy marker (`engine/rewrite/courtesy.py`; originals holding one:
-{r['courtesy_in_originals']['generated']} % of the generated requests, {r['courtesy_in_originals']['multiwoz']} % of
-the MultiWOZ turns). Preserved = % keeping every slot value and every requested attribute (goal 100). Whole = % with
-no lone fragment sentence. ACC = % judged impolite by **parley's own hand-weighted politeness scorer**
-(`engine/rewrite/politeness.py`) — not the impolite-users paper's ACC, which a BERT classifier trained on its corpus
-gave; the originals score {r['acc_originals']['generated']} % (generated) and {r['acc_originals']['multiwoz']} %
-(MultiWOZ). BLEU = sacreBLEU against the originals. PPL ratio = median over utterances of perplexity(rewrite) /
+{r['courtesy_in_originals']['generated']} % of the generated requests,
+{r['courtesy_in_originals']['multiwoz']} % of the MultiWOZ turns). Preserved = % keeping every slot value and
+every requested attribute (goal 100). Whole = % with no lone fragment sentence. ACC = % judged impolite by
+**parley's own hand-weighted politeness scorer** (`engine/rewrite/politeness.py`) — not the impolite-users
+paper's ACC, which a BERT classifier trained on its corpus gave; the originals score
+{r['acc_originals']['generated']} % (generated) and {r['acc_originals']['multiwoz']} % (MultiWOZ). BLEU =
+sacreBLEU against the originals. PPL ratio = median over utterances of perplexity(rewrite) /
 perplexity(original) under **SmolLM2-135M-Instruct** (bundled), 90th percentile in brackets; goal ≤ 1.5.
-Throughput in utterances/s (goal ≥ 2,000), rule path, spans precomputed as the chain provides them.
+Throughput in utterances/s, wall clock / per CPU-second (goal ≥ 2,000), rule path, spans precomputed as the
+chain provides them.
 
 **Generated polite requests, intensity 2 (the default)**
 
-| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s |
+| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s (wall / CPU) |
 |---|---|---|---|---|---|---|---|
 {_imp_rows(imp, 2, 'generated')}
 
 **Generated polite requests, intensity 1 and 3**
 
-| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s |
+| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s (wall / CPU) |
 |---|---|---|---|---|---|---|---|
 {_imp_rows(imp, 1, 'generated')}
 {_imp_rows(imp, 3, 'generated')}
 
 **MultiWOZ test user turns, intensity 2**
 
-| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s |
+| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s (wall / CPU) |
 |---|---|---|---|---|---|---|---|
 {_imp_rows(imp, 2, 'multiwoz')}
 
 ## 3. Throughput (rule rewriters on the MultiWOZ turns, after a warm-up)
 
-| rewriter | utt/s |
-|---|---|
-| `disfluency` | {t['disfluency']:,} |
-| `wp` | {t['wp']:,} |
-| `asr-sim` | {t['asr-sim']:,} |
-| `impolite` (rules, scenario 2, intensity 2) | {t['impolite']:,} |
+Wall-clock utterances/s (what this loaded machine gave) and utterances per CPU-second (what one core gives
+when no other job competes for it).
+
+| rewriter | utt/s (wall) | utt/CPU-s |
+|---|---|---|
+| `disfluency` | {t['disfluency']:,} | {tc.get('disfluency', 0):,} |
+| `wp` | {t['wp']:,} | {tc.get('wp', 0):,} |
+| `asr-sim` | {t['asr-sim']:,} | {tc.get('asr-sim', 0):,} |
+| `impolite` (rules, scenario 2, intensity 2) | {t['impolite']:,} | {tc.get('impolite', 0):,} |
 | span detector `find_spans`, uncached | {r['spans_utt_per_s']:,} |
 
 ## 4. Simulated against real speech recognition

@@ -243,13 +243,15 @@ REQUESTABLE: dict[str, str] = {
     "type": r"type of (?:attraction|place|hotel)|attraction type",
     "name": r"names?",
 }
-_REQUESTS = re.compile(r"(?<![\w'])(?:" + "|".join(f"(?P<{k}>{v})" for k, v in REQUESTABLE.items()) + r")(?![\w'])",
+_REQUESTS = re.compile(r"(?<![\w'])(?:" + "|".join(f"(?P<{k}>{v})" for k, v in REQUESTABLE.items())
+                       + r")(?![\w'])",
                        re.IGNORECASE)
 
 
 def find_requests(text: str) -> tuple[Span, ...]:
     """Mentions of requestable attributes in ``text`` ("phone number", "postcode", "reference", "price",
-    "travel time", …) as spans whose ``slot`` is the attribute's canonical name (a key of :data:`REQUESTABLE`)."""
+    "travel time", …) as spans whose ``slot`` is the attribute's canonical name (a key of
+    :data:`REQUESTABLE`)."""
     out: list[Span] = []
     for m in _REQUESTS.finditer(text):
         kind = m.lastgroup or "request"

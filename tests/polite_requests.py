@@ -1,5 +1,5 @@
-"""Polite task-oriented requests written for parley's tests and benchmark: greeting + request + thanks variants
-built from templates and MultiWOZ database values (facts, MIT), never from corpus sentences.
+"""Polite task-oriented requests written for parley's tests and benchmark: greeting + request + thanks
+variants built from templates and MultiWOZ database values (facts, MIT), never from corpus sentences.
 
 ``generate(rng)`` draws one :class:`PoliteRequest` with ``random.Random``; ``polite_requests()`` is the same
 grammar as a hypothesis strategy (so failures shrink to the smallest greeting/request/thanks combination).
@@ -42,7 +42,8 @@ QUESTIONS: tuple[str, ...] = (
 )
 ACT_WRAPS: tuple[str, ...] = (
     "could you {vp}", "can you please {vp}", "would you {vp}", "would you mind {ving}",
-    "I'd be grateful if you could {vp}", "I'd appreciate it if you could {vp}", "I was wondering if you could {vp}",
+    "I'd be grateful if you could {vp}", "I'd appreciate it if you could {vp}", "I was wondering if you "
+                                                                                "could {vp}",
     "is it possible to {vp}", "please {vp}", "could you possibly {vp}", "would you be so kind as to {vp}",
     "do you think you could {vp}", "kindly {vp}", "please could you {vp}", "could you also {vp}",
 )
@@ -53,7 +54,8 @@ WANT_WRAPS: tuple[str, ...] = (
 FIND_WRAPS: tuple[str, ...] = ("I would love some help finding {np}", "can I get some help finding {np}")
 GREETINGS: tuple[str, ...] = (
     "", "Hello, ", "Hi there! ", "Good morning. ", "Hi, ", "Excuse me, ", "Sorry to bother you, but ",
-    "Pardon me, ", "Thanks a lot for your help, ", "Many thanks, and ", "Thank you! ", "Hello. Thanks for that. ",
+    "Pardon me, ", "Thanks a lot for your help, ", "Many thanks, and ", "Thank you! ",
+    "Hello. Thanks for that. ",
 )
 CLOSERS: tuple[str, ...] = (
     "", " Thank you.", " Thanks so much!", " Many thanks.", ", thank you.", ", if that's okay.",
@@ -114,7 +116,8 @@ def _fill(template: str, choose: Any) -> tuple[str, list[str], list[str]]:
 
 
 def build(choose: Any) -> PoliteRequest:
-    """One polite request; ``choose(options)`` picks from a tuple (``random.Random.choice`` or a hypothesis draw)."""
+    """One polite request; ``choose(options)`` picks from a tuple (``random.Random.choice`` or a
+    hypothesis draw)."""
     kind = choose(("act", "want", "find", "question"))
     if kind == "act":
         verb, ving, rest = choose(ACTIONS)
@@ -150,11 +153,13 @@ def polite_requests() -> Any:
     return draw_request()
 
 
-_UNITS = re.compile(r"\b\d+(?::\d+)?\s+(?:people|nights|stars|pounds)\b|(?<=[a-z] )(?:[A-Z][a-z]+ ){1,4}[A-Z][a-z]+\b")
+_UNITS = re.compile(r"\b\d+(?::\d+)?\s+(?:people|nights|stars|pounds)\b|(?<=[a-z] )(?:[A-Z][a-z]+ "
+                    r"){1,4}[A-Z][a-z]+\b")
 
 
 def speech_units(text: str) -> list[str]:
-    """Stretches of ``text`` a speaker does not break with a filler or a repeat: slot values, multi-word requested
+    """Stretches of ``text`` a speaker does not break with a filler or a repeat: slot values, multi-word
+    requested
     attributes ("phone number"), numbers with their unit ("3 people"), capitalised names inside a sentence."""
     from parley.engine.spans import find_requests, find_spans
 

@@ -6,8 +6,8 @@ What a TTS → ASR round trip does to a typed turn, approximated on the text:
    ("13:45" → "thirteen forty five", "3 people" → "three people");
 2. words are misheard as similar-sounding words, the way the real piper → Whisper channel mishears them
    (bench/rw_asr.py): rare words, names and places most ("acorn" → "corn", "leicester" → "lester": CMU
-   pronunciations within one phoneme, homophones first; unknown words by spelling), common words seldom and only
-   as another common word that sounds the same or nearly ("on" → "one", "and" → "in", "room" → "rooms") —
+   pronunciations within one phoneme, homophones first; unknown words by spelling), common words seldom and
+   only as another common word that sounds the same or nearly ("on" → "one", "and" → "in", "room" → "rooms") —
    a recogniser's language model does not turn "people" into "purple";
 3. liaisons run two words together ("for three" → "free", "want to" → "wanna");
 4. now and then a short function word is dropped.
@@ -31,8 +31,8 @@ from parley.engine.types import Rewrite, Span
 
 _CLITICS = frozenset(words("'s 's 'm 're 've 'll 'd n't"))
 _DROPPABLE = frozenset(words("a the to of and i it is in for that"))
-#: words ranked above this in frequency are common: a recogniser's language model gets them right unless another
-#: common word sounds the same or nearly ("on" -> "one", "for" -> "four", "room" -> "rooms")
+#: words ranked above this in frequency are common: a recogniser's language model gets them right unless
+#: another common word sounds the same or nearly ("on" -> "one", "for" -> "four", "room" -> "rooms")
 _COMMON = 2000
 _SCALE_COMMON = 0.65
 

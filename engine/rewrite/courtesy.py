@@ -1,11 +1,11 @@
-"""Courtesy markers, and what makes a sentence a fragment — shared by the impoliteness rules, their tests and the
-benchmark, so all three agree on what "courtesy-free" and "whole" mean.
+"""Courtesy markers, and what makes a sentence a fragment — shared by the impoliteness rules, their tests and
+the benchmark, so all three agree on what "courtesy-free" and "whole" mean.
 
 - :data:`MARKER` finds every courtesy marker the impolite rewriter must remove (please, thanks, grateful,
-  appreciate, would you mind, if it's not too much trouble, pardon, excuse me, sorry to bother, kindly, if that's
-  okay, have a nice day, …); :func:`markers` lists those of a text.
-- :func:`scrub` removes courtesy expressions as whole expressions ("many thanks", "sorry to bother you, but"), never
-  single words out of them, so no "Many." or "To bother you" is left behind.
+  appreciate, would you mind, if it's not too much trouble, pardon, excuse me, sorry to bother, kindly, if
+  that's okay, have a nice day, …); :func:`markers` lists those of a text.
+- :func:`scrub` removes courtesy expressions as whole expressions ("many thanks", "sorry to bother you, but"),
+  never single words out of them, so no "Many." or "To bother you" is left behind.
 - :func:`is_fragment` says whether a sentence is a lone fragment: nothing but function words, a dangling
   connector at either end, or a subordinate clause on its own.
 
@@ -27,21 +27,27 @@ def _rx(p: str) -> re.Pattern[str]:
 
 _NOPH = r"[^,.!?\U000f0000-\U000ffffd]"  # any character but punctuation and placeholders
 _THANK = (r"(?:(?:many|a thousand|big) thanks|thank(?:s|ful)?(?:\s+(?:you|u|ya)\w*)?|thx|ty|cheers|"
-          r"(?:much |very |greatly )appreciated|(?:it's|it is|it has|it's been|that's) (?:been )?(?:much |very |"
-          r"greatly |really )?appreciated|(?:(?:i|we)(?:'d| would| do)? )?(?:really |truly |greatly )?appreciate "
-          r"(?:it|that|this|everything|all|(?:all )?(?:of )?(?:your|the) \w+)(?: you(?:'ve)? (?:do|did|done))?"
+          r"(?:much |very |greatly )appreciated|(?:it's|it is|it has|it's been|that's) (?:been )?(?:much |"
+          r"very |"
+          r"greatly |really )?appreciated|(?:(?:i|we)(?:'d| would| do)? )?(?:really |truly |greatly "
+          r")?appreciate "
+          r"(?:it|that|this|everything|all|(?:all )?(?:of )?(?:your|the) \w+)(?: you(?:'ve)? (?:do|did|"
+          r"done))?"
           r"(?!\s+if\b)|i(?:'m| am) (?:very |so |really |truly )?grateful(?: for " + _NOPH + r"*)?)"
           r"(?: (?:so|very|ever so) much| a (?:lot|bunch|million|ton)| alot| kindly| again| in advance)*"
           r"(?: (?:for|with) " + _NOPH + r"{0,40})?")
 _GREET = r"(?:hi|hello|hey|hiya|greetings|good (?:morning|afternoon|evening|day))(?: there)?"
-_APOL = (r"(?:(?:i'm |i am |so |very )*sorry(?: to (?:bother|trouble|disturb) you)?(?: (?:about|for) (?:all )?"
+_APOL = (r"(?:(?:i'm |i am |so |very )*sorry(?: to (?:bother|trouble|disturb) you)?(?: (?:about|for) (?:all "
+         r")?"
          r"(?:of )?(?:the |that |this |my )?(?:confusion|trouble|mix-?up|mistake|inconvenience|that|this))?|"
          r"excuse me|pardon(?: me)?|my apologies|apologies|i apologi[sz]e)")
 _COND = (r"if (?:that's|that is|it's|it is|this is) (?:okay|ok|alright|all right|fine|possible|convenient|"
-         r"not too much (?:trouble|to ask)|no trouble)(?: with you)?|if possible|if you (?:don't|do not) mind|"
+         r"not too much (?:trouble|to ask)|no trouble)(?: with you)?|if possible|if you (?:don't|do not) "
+         r"mind|"
          r"if you would(?: be so kind)?|if you can|if you could|if you please")
 _BYE = (r"(?:(?:you )?have a (?:nice|good|great|lovely|wonderful|pleasant|fantastic)(?: rest of your)? "
-        r"(?:day|evening|night|one|weekend|trip|time|stay)(?: now| as well| too| also)?|you(?:'ve| have) been "
+        r"(?:day|evening|night|one|weekend|trip|time|stay)(?: now| as well| too| also)?|you(?:'ve| have) "
+        r"been "
         r"(?:very |so |really |a )*(?:helpful|great|wonderful|kind|a (?:great |big )?help)|(?:that's|that is|"
         r"you are|you're) (?:very |so |really )*(?:kind|helpful|sweet)(?: of you)?|much obliged|take care|"
         r"bless you)")
@@ -51,7 +57,8 @@ MARKER = _rx(r"\b(?:please|pls|plz|thank|thanks|thankyou|thx|cheers|grateful|gra
              r"would you mind|do you mind|if you (?:don't|do not) mind|too much trouble|no trouble|pardon|"
              r"excuse me|sorry|apologi[sz]e|apologies|kindly|if (?:that's|that is|it's|it is) (?:okay|ok|"
              r"alright|all right|fine)|have a (?:nice|good|great|lovely|wonderful|pleasant|fantastic) (?:day|"
-             r"evening|night|one|weekend|trip|stay)|much obliged|be so kind|you've been (?:very |so )?helpful)\b")
+             r"evening|night|one|weekend|trip|stay)|much obliged|be so kind|you've been (?:very |so "
+             r")?helpful)\b")
 
 _SEP = r"(?:\s*[,;:!.-]+\s*|\s+)"
 #: whole expressions removed wherever they stand (with the connector that tied them to the rest)
@@ -65,8 +72,10 @@ _EXPRESSIONS: tuple[re.Pattern[str], ...] = (
     _rx(r"\bplease\b\s*,?\s*|\bkindly\s+|\b(?:pls|plz)\b\s*"),
 )
 #: the last sweep: a thank-you left inside a sentence ("No thank you that will be all")
-_ANSWER_THANKS = _rx(rf"\b(no|nope|yes|yeah|ok|okay|great|perfect|alright)\s*,?\s+(?:{_THANK})\b\s*[-,.!]?\s*")
-_APPRECIATE_IF = _rx(r"\b(?:(i'd|i would|we'd|we would) |would )(?:really |greatly )?appreciate (?:it )?if you "
+_ANSWER_THANKS = _rx(rf"\b(no|nope|yes|yeah|ok|okay|great|perfect|alright)\s*,?\s+(?:{_THANK})\b"
+                     r"\s*[-,.!]?\s*")
+_APPRECIATE_IF = _rx(r"\b(?:(i'd|i would|we'd|we would) |would )(?:really |greatly )?appreciate (?:it )?if "
+                     r"you "
                      r"(?:could|would|can) ")
 _APPRECIATE = _rx(r"\b(?:(i'd|i would|we'd|we would) |(would) )(?:really |greatly )?appreciate (?=\w)")
 _ANY_THANKS = _rx(rf"\s*,?\s*\b(?:and\s+)?(?:(?:i|we)\s+)?(?:{_THANK}|{_BYE})\b\s*[-,]?")
@@ -109,8 +118,10 @@ def sentences(text: str) -> list[str]:
 
 
 def scrub(sentence: str) -> str:
-    """``sentence`` without its courtesy expressions (whole expressions, with the commas and connectors that tied
-    them in); what is left is tidied: no doubled or leading commas, a leading leftover "and"/"but"/"so" dropped."""
+    """``sentence`` without its courtesy expressions (whole expressions, with the commas and connectors that
+    tied
+    them in); what is left is tidied: no doubled or leading commas, a leading leftover "and"/"but"/"so"
+    dropped."""
     s = sentence.replace("’", "'")
     for _ in range(3):
         before = s

@@ -127,8 +127,8 @@ class DisfluencyRewriter:
                 prev = toks[i - 1] if i else None
                 if (prev is not None and _repeatable(prev) and not split_edges(prev.text)[2]
                         and rng.random() < p["repeat_share"]):
-                    k = 2 if i >= 2 and _repeatable(toks[i - 2]) and not glued[i - 1] and rng.random() < 0.25 \
-                        else 1
+                    two = i >= 2 and _repeatable(toks[i - 2]) and not glued[i - 1]
+                    k = 2 if two and rng.random() < 0.25 else 1
                     rep = [split_edges(x.text)[1] for x in toks[i - k:i]]
                     if all(rep):
                         if out:
@@ -156,10 +156,13 @@ class DisfluencyRewriter:
         return Rewrite(self.name, dict(p), ctx.seed, text, after, new_spans, tuple(changes), {"counts": counts})
 
 
-_NUMBER_WORDS = frozenset(words("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-                                "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty "
+_NUMBER_WORDS = frozenset(words("zero one two three four five six seven eight nine ten eleven twelve "
+                                "thirteen "
+                                "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty "
+                                "fifty "
                                 "sixty seventy eighty ninety hundred thousand oh o'clock half quarter"))
-_UNITS = frozenset(words("people person persons guests adults nights night days day stars star pounds pound gbp "
+_UNITS = frozenset(words("people person persons guests adults nights night days day stars star pounds pound "
+                         "gbp "
                          "minutes minute hours hour am pm a.m. p.m. o'clock tickets ticket seats rooms"))
 
 

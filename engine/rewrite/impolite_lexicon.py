@@ -115,7 +115,8 @@ MOVES: dict[int, Phrases] = {
 Frames = dict[str, dict[str, tuple[str, ...]]]
 FRAMES: dict[int, Frames] = {
     1: {
-        "act": {"mild": ("Surely even you can {vp}.", "Let's see if you can {vp} without making a mess of it.",
+        "act": {"mild": ("Surely even you can {vp}.",
+                         "Let's see if you can {vp} without making a mess of it.",
                          "{vp}. I know, it must be a real challenge for you.",
                          "Do you think you can manage to {vp}? I'm not holding my breath."),
                 "strong": ("Surely even a machine like you can {vp}. Or is that asking too much?",
@@ -127,8 +128,10 @@ FRAMES: dict[int, Frames] = {
                             "Oh, I want {np}. Try not to mess it up this time.")},
         "yn": {"mild": ("{q}? Or is that too hard a question for you?", "{q}? Go on, surprise me."),
                "strong": ("{q}? Or is that completely beyond you?", "Go on, surprise me for once: {q}?")},
-        "wh": {"mild": ("{q}? Or is that some kind of state secret?", "{q}? Take your time, I've got all week."),
-               "strong": ("{q}? I know, a real brain-teaser for you.", "{q}? Or is that completely beyond you?")},
+        "wh": {"mild": ("{q}? Or is that some kind of state secret?", "{q}? Take your time, I've got all "
+                                                                      "week."),
+               "strong": ("{q}? I know, a real brain-teaser for you.", "{q}? Or is that completely beyond "
+                                                                       "you?")},
         "state": {"mild": ("{s}. Try to keep up.", "{s}, in case that wasn't obvious enough."),
                   "strong": ("{s}. Write it down, since you clearly can't remember anything.",)},
     },
@@ -136,10 +139,13 @@ FRAMES: dict[int, Frames] = {
         "act": {"mild": ("{vp}. I don't have all day.", "Hurry up and {vp}. I don't have all day.",
                          "I need you to {vp} right now. I'm in a hurry.",
                          "Just {vp} and be quick about it. I'm in a hurry."),
-                "strong": ("{vp} right now, I don't have all day!", "Hurry up and {vp}! I'm not waiting all day!")},
-        "want": {"mild": ("I need {np}, and I need it now. I don't have all day.", "{ask} {np}. I don't have all day.",
+                "strong": ("{vp} right now, I don't have all day!", "Hurry up and {vp}! I'm not waiting all "
+                                                                    "day!")},
+        "want": {"mild": ("I need {np}, and I need it now. I don't have all day.", "{ask} {np}. I don't have "
+                                                                                   "all day.",
                           "{ask} {np}. I'm in a hurry, so be quick."),
-                 "strong": ("{ask} {np} right now, I don't have all day!", "I need {np}. Hurry up, I'm waiting!")},
+                 "strong": ("{ask} {np} right now, I don't have all day!", "I need {np}. Hurry up, I'm "
+                                                                           "waiting!")},
         "yn": {"mild": ("{q}? I don't have all day.", "{q}? Hurry up and tell me, I'm in a hurry.",
                         "{q}? I need to know right now."),
                "strong": ("{q}? Yes or no, I haven't got all day!", "{q}? Hurry up, I'm waiting!")},
@@ -152,7 +158,8 @@ FRAMES: dict[int, Frames] = {
     3: {
         "act": {"mild": ("Just {vp}.", "Just {vp}. I'm not in the mood for this.",
                          "{vp} and spare me the small talk.", "I've had a bad day, so just {vp}."),
-                "strong": ("{vp}, and don't you dare mess it up.", "I've had an awful day, so just {vp} and leave "
+                "strong": ("{vp}, and don't you dare mess it up.", "I've had an awful day, so just {vp} and "
+                                                                   "leave "
                            "me alone.")},
         "want": {"mild": ("Just get me {np}.", "I need {np}. I'm not in the mood for this.",
                           "I want {np}, and I don't want any small talk."),
@@ -171,7 +178,8 @@ FRAMES: dict[int, Frames] = {
                 "strong": ("I haven't slept or eaten in a day, so {vp} now.", "{vp} before I collapse.")},
         "want": {"mild": ("I need {np}. I'm tired and hungry.", "{ask} {np}. I've been on a plane all day.",
                           "I want {np}, and I need it fast. I'm exhausted."),
-                 "strong": ("{ask} {np} before I collapse.", "I'm jet-lagged and starving. I need {np}, now.")},
+                 "strong": ("{ask} {np} before I collapse.",
+                            "I'm jet-lagged and starving. I need {np}, now.")},
         "yn": {"mild": ("{q}? I'm too tired for a long answer.", "{q}? I'm tired and hungry, so be quick."),
                "strong": ("{q}? I'm jet-lagged and starving, so be quick.",)},
         "wh": {"mild": ("{q}? I'm too tired for a long answer.", "{q}? I'm tired and hungry, so be quick."),

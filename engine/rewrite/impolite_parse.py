@@ -37,9 +37,11 @@ def _rx(p: str) -> re.Pattern[str]:
     return re.compile(p, re.IGNORECASE)
 
 
-_ACK = (r"(?:(?:that|it|this|the|they|which) (?:all )?(?:sounds?|seems?|looks?|would be|will be|is|was|are|'s) "
+_ACK = (r"(?:(?:that|it|this|the|they|which) (?:all )?(?:sounds?|seems?|looks?|would be|will be|is|was|are|"
+        r"'s) "
         r"(?:really |very |just |absolutely |so )?(?:good|great|perfect|fine|lovely|wonderful|nice|excellent|"
-        r"fantastic|ideal|okay|ok|awesome|brilliant|helpful)|sounds? (?:good|great|perfect|fine|lovely|wonderful))")
+        r"fantastic|ideal|okay|ok|awesome|brilliant|helpful)|sounds? (?:good|great|perfect|fine|lovely|"
+        r"wonderful))")
 _LEAD = _rx(r"^((?:(?:yes|yeah|yep|no|nope|sure|ok|okay|alright|all right|actually|also|then|well|so|great|"
             r"perfect|wonderful|lovely|excellent|awesome|fantastic|good|cool|fine|right|oh|hmm|um|if so|"
             rf"in that case|{_ACK})\b[,.!]?\s*(?:(?:but|and|so)\s+)?)+)(?=\S|$)")
@@ -50,7 +52,8 @@ _MODAL = r"(?:could|can|would|will|might)"
 _ADV = r"(?:\s+(?:possibly|maybe|perhaps|please|just|kindly|quickly|now|then))*"
 _ACT: tuple[re.Pattern[str], ...] = tuple(_rx(p) for p in (
     rf"^(?:i was wondering|i wonder|i'm wondering|i am wondering)(?: if| whether) you {_MODAL}{_ADV}\s+",
-    rf"^(?:do you think|is there any (?:way|chance)|i was hoping|i hope|i'm hoping)(?: that)? you {_MODAL}{_ADV}\s+",
+    rf"^(?:do you think|is there any (?:way|chance)|i was hoping|i hope|i'm hoping)(?: that)? you "
+    rf"{_MODAL}{_ADV}\s+",
     rf"^(?:i'd|i would|i'll|i will|we'd|we would) be (?:very |really |so |most |extremely |ever so )?"
     rf"(?:grateful|thankful|glad|happy|delighted|obliged) if you {_MODAL}{_ADV}\s+",
     rf"^(?:i'd|i would|we'd|we would|i'll|i will) (?:really |greatly |truly )?appreciate (?:it )?if you "
@@ -62,15 +65,20 @@ _ACT: tuple[re.Pattern[str], ...] = tuple(_rx(p) for p in (
     rf"^{_MODAL} you{_ADV}(?:\s+(?:be able to|go ahead and))?\s+",
     rf"^(?:can|could|may) (?:i|we){_ADV}\s+(?=(?:book|reserve|make|order|schedule|arrange)\b)",
 ))
-_MIND = _rx(rf"^(?:(?:would|do|will) you mind|(?:i'd|i would|would|i) (?:really |greatly )?appreciate (?:you|it if "
+_MIND = _rx(rf"^(?:(?:would|do|will) you mind|(?:i'd|i would|would|i) (?:really |greatly )?appreciate (?:you|"
+            rf"it if "
             rf"you)){_ADV}\s+(?P<g>\w+ing)\b")
-_HELP = _rx(r"^help me(?:\s+out)?(?:\s+(?:to|and))?\s+(?=(?:find|book|get|locate|choose|pick|reserve|look|search|"
+_HELP = _rx(r"^help me(?:\s+out)?(?:\s+(?:to|and))?\s+(?=(?:find|book|get|locate|choose|pick|reserve|look|"
+            r"search|"
             r"make|check|figure|plan|arrange|sort)\b)")
 _WANT: tuple[tuple[re.Pattern[str], str], ...] = (
-    (_rx(r"^(?:(?:i'd|i would|i|we|we'd|we would) (?:also |really |just |so )?(?:love|like|appreciate|want|need)|"
-         r"(?:can|could|may) (?:i|we)(?: also)? (?:get|have)) (?:some |a little |a bit of )?(?:help|assistance) "
+    (_rx(r"^(?:(?:i'd|i would|i|we|we'd|we would) (?:also |really |just |so )?(?:love|like|appreciate|want|"
+         r"need)|"
+         r"(?:can|could|may) (?:i|we)(?: also)? (?:get|have)) (?:some |a little |a bit of )?(?:help|"
+         r"assistance) "
          r"(?:with |in )?(?P<g>finding|locating|getting|booking|reserving|choosing|picking)\s+"), ""),
-    (_rx(rf"^(?:can|could|may|might) (?:i|we)(?: also)?{_ADV}\s+(?:get|have|obtain|grab|receive)\s+"), "give"),
+    (_rx(rf"^(?:can|could|may|might) (?:i|we)(?: also)?{_ADV}\s+(?:get|have|obtain|grab|receive)\s+"),
+     "give"),
     (_rx(r"^(?:i'm|i am|we're|we are) (?:also |now |just |still |actually )*(?:looking for|searching for|"
          r"trying to (?:find|get|locate)|hoping to (?:find|get)|interested in|in need of|after|wanting)\s+"),
      "find"),
@@ -79,17 +87,21 @@ _WANT: tuple[tuple[re.Pattern[str], str], ...] = (
          r"(?!to\b|(?:it|them|this|that|one|him|her|you|us)\s+to\b)"), "get"),
 )
 _WANT_TO = _rx(r"^(?:i'd|i would|we'd|we would|i|we|i'm|i am|we're|we are) (?:also |really |just |still |"
-               r"actually |now |then )*(?:like|love|want|need|wish|looking|hoping|wanting|planning|trying) to\s+")
+               r"actually |now |then )*(?:like|love|want|need|wish|looking|hoping|wanting|planning|trying) "
+               r"to\s+")
 _ACTION_VERBS = frozenset(words(
     "book reserve find get give tell send show list recommend suggest check look search make "
     "order arrange call help let provide confirm cancel change locate pick choose email text "
     "schedule add"))
-_YN = _rx(r"^(?:(?:is|are|was|were) there|(?:do|does|did|have|has|is|are|was|were|can|could|will|would|should|"
+_YN = _rx(r"^(?:(?:is|are|was|were) there|(?:do|does|did|have|has|is|are|was|were|can|could|will|would|"
+          r"should|"
           r"shall) (?:you|it|they|that|this|these|those|either|any|both|i|we|there|one|all|its|their|the)|"
           rf"any\b|[{PH}]\s)")
 _WH = _rx(r"^(?:what|which|when|where|who|whose|why|how)\b")
-_CLOSE = _rx(r"^(?:(?:no|nope)[, ]+)?(?:that(?:'s| is| will be| would be| should be| shall be)|this (?:is|will be)"
-             r"|it(?:'s| is)) (?:all|it|everything|everything i need(?:ed)?|all i need(?:ed)?)\b|^(?:i'm|i am|we're|"
+_CLOSE = _rx(r"^(?:(?:no|nope)[, ]+)?(?:that(?:'s| is| will be| would be| should be| shall be)|this (?:is|"
+             r"will be)"
+             r"|it(?:'s| is)) (?:all|it|everything|everything i need(?:ed)?|all i need(?:ed)?)\b|^(?:i'm|i "
+             r"am|we're|"
              r"we are) all set\b|^nothing (?:else|more)\b|^(?:good)?bye\b|^goodbye\b|^i (?:think|believe) "
              r"(?:that's|that is) (?:all|it|everything)\b")
 _INNER_MODAL = _rx(rf"\b(and|but|so|then)\s+{_MODAL} you{_ADV}(?:\s+(?:be able to|help me(?: to)?))?\s+")
@@ -99,7 +111,8 @@ _GERUNDS = {"getting": "get", "putting": "put", "setting": "set", "letting": "le
             "cancelling": "cancel", "canceling": "cancel", "confirming": "confirm", "emailing": "email",
             "scheduling": "schedule", "locating": "locate", "using": "use", "leaving": "leave"}
 _CONTRACT = tuple((_rx(a), b) for a, b in (
-    (r"\bi am\b", "I'm"), (r"\bi will\b", "I'll"), (r"\bi would\b", "I'd"), (r"\bi have\b(?= (?:to|been|got))",
+    (r"\bi am\b", "I'm"), (r"\bi will\b", "I'll"), (r"\bi would\b", "I'd"),
+    (r"\bi have\b(?= (?:to|been|got))",
                                                                               "I've"),
     (r"\bwe are\b", "we're"), (r"\bwe will\b", "we'll"), (r"\bit is\b", "it's"), (r"\bthat is\b", "that's"),
     (r"\bwhat is\b", "what's"), (r"\bdo not\b", "don't"), (r"\bdoes not\b", "doesn't"),
@@ -121,7 +134,8 @@ def base_form(gerund: str) -> str:
 
 def contract(s: str) -> str:
     for pat, rep in _CONTRACT:
-        s = pat.sub(lambda m, rep=rep: rep if m.group(0)[0].isupper() or rep.startswith("I") else rep.lower(), s)
+        s = pat.sub(lambda m, rep=rep: rep if m.group(0)[0].isupper() or rep.startswith("I") else rep.lower(),
+                    s)
     return s
 
 
@@ -137,7 +151,8 @@ def _vp(rest: str) -> str:
     return _body(vp)
 
 
-_SPLICE = _rx(rf"(?:\s*,\s*(?:(?:but|and|so|then)\s+)?|\s+(?:but|and|so)\s+)(?=(?:{_MODAL}) you\b|(?:can|could|may) "
+_SPLICE = _rx(rf"(?:\s*,\s*(?:(?:but|and|so|then)\s+)?|\s+(?:but|and|so)\s+)(?=(?:{_MODAL}) you\b|(?:can|"
+              rf"could|may) "
               r"(?:i|we) (?:get|have|book)\b|(?:i'd|i would|i) (?:also )?(?:like|need|want|appreciate)\b|"
               r"(?:what|which|when|where|how)(?:'s| is| are| does| do| much| long| many)\b)")
 

@@ -77,7 +77,8 @@ _THANKED = re.compile(r"\b(?:thank|thanks|cheers|appreciate|grateful)", re.IGNOR
 
 
 def _masked_spans(text: str, spans: Sequence[Span]) -> list[Span]:
-    """The slot spans plus the requested attributes ("phone number", "postcode", …) that overlap none of them."""
+    """The slot spans plus the requested attributes ("phone number", "postcode", …) overlapping none of
+    them."""
     from parley.engine.spans import find_requests
 
     taken = [(s.start, s.end) for s in spans]
@@ -89,8 +90,8 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
                   profanity: bool) -> tuple[str, tuple[Span, ...], list[str]]:
     """Apply the rules; returns (text, spans, names of the moves made).
 
-    Each sentence is parsed (``impolite_parse``) and said again (``impolite_voice``); courtesy-only sentences go.
-    The main request — the first request, else the first statement — is put into the scenario's voice from
+    Each sentence is parsed (``impolite_parse``) and said again (``impolite_voice``); courtesy-only sentences
+    go. The main request — the first request, else the first statement — is put into the scenario's voice from
     intensity 2 on; intensity 3 uses the strong frames and adds one scenario remark.
     """
     rng = ctx.rng

@@ -1,10 +1,11 @@
 """Say a parsed clause (``engine.rewrite.impolite_parse.Clause``) again, bluntly or in a scenario's voice.
 
-:func:`plain` gives the blunt form every intensity starts from: an imperative for an action ("Recommend a museum in
-the west."), "Find me …" / "I want …" for a want, the question as a bare question, the statement contracted.
-:func:`framed` puts the request into one of the scenario's frames (``impolite_lexicon.FRAMES``): "Surely even you
-can recommend a museum in the west." (sarcastic), "Just get me a taxi." (bad mood), "For the third time, …".
-Every result is one or more whole sentences; the placeholders of the clause are carried through untouched.
+:func:`plain` gives the blunt form every intensity starts from: an imperative for an action ("Recommend a
+museum in the west."), "Find me …" / "I want …" for a want, the question as a bare question, the statement
+contracted. :func:`framed` puts the request into one of the scenario's frames (``impolite_lexicon.FRAMES``):
+"Surely even you can recommend a museum in the west." (sarcastic), "Just get me a taxi." (bad mood), "For the
+third time, …". Every result is one or more whole sentences; the placeholders of the clause are carried
+through untouched.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def _with_lead(c: Clause, text: str) -> str:
 
 
 def plain(c: Clause, rng: random.Random, attrs: str = "") -> str:
-    """The clause said bluntly, as whole sentence(s); ``attrs`` holds the placeholders of requested attributes."""
+    """The clause said bluntly, as whole sentence(s); ``attrs`` holds the placeholders of requested
+    attributes."""
     if c.kind == "act":
         out = f"{c.body}."
     elif c.kind == "want":

