@@ -99,16 +99,25 @@ def main() -> None:
                                                            "1,2,3)")
     ap.add_argument("--no-ppl", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "rw.json"))
+    ap.add_argument("--parts", default="rates,boundaries,impolite",
+                    help="what to measure; parts not measured keep their figures from an existing --out file")
     args = ap.parse_args()
+    parts = set(args.parts.split(","))
     if not TEST_ZIP.is_file():
         sys.exit(f"missing {TEST_ZIP} (set PARLEY_SHARED_DATA)")
     turns = user_turns()
     originals = [t for t, _, _ in turns]
     values = [v for _, v, _ in turns]
-    result: dict[str, Any] = {"n_turns": len(turns), "machine": f"{platform.machine()}, {os.cpu_count()} "
-                                                                f"cores",
-                              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                              "load_start": round(os.getloadavg()[0], 1)}
+    out_path = Path(args.out)
+    every = {"rates", "boundaries", "impolite"}
+    result: dict[str, Any] = json.loads(out_path.read_text()) if out_path.is_file() and parts != every else {}
+    result.update({"n_turns": len(turns), "machine": f"{platform.machine()}, {os.cpu_count()} cores"})
+    if result and "runs" not in result:  # written by a run before runs were recorded
+        result["runs"] = [{"parts": sorted(every), "date": result["date"], "load_start": result["load_start"],
+                           "load_end": result.get("load_end", 0)}]
+    result.setdefault("runs", []).append({"parts": sorted(parts), "load_start": round(os.getloadavg()[0], 1),
+                                          "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())})
+    result["date"], result["load_start"] = result["runs"][0]["date"], result["runs"][0]["load_start"]
 
     from parley.engine.spans import _default_db, _find, _vocab  # noqa: PLC0415
 
@@ -119,21 +128,22 @@ def main() -> None:
     result["spans_utt_per_s"] = round(len(originals) / (time.perf_counter() - t0))
 
     # 1. change rates and throughput on MultiWOZ
-    result["change_rates"], result["throughput"] = {}, {}
-    for spec in ("disfluency", "wp", "asr-sim", "impolite"):
+    for key in ("change_rates", "throughput", "throughput_cpu"):
+        result.setdefault(key, {})
+    for spec in ("disfluency", "wp", "asr-sim", "impolite") if "rates" in parts else ():
         outs, dt = run(spec, contexts(originals, spec, [h for _, _, h in turns]))
         rates = change_rates(zip(originals, outs, strict=True), values)
         result["change_rates"][spec] = {k: round(100 * v, 1) for k, v in rates.to_json().items()}
         result["throughput"][spec] = round(len(outs) / dt)
-        result.setdefault("throughput_cpu", {})[spec] = round(len(outs) / CPU[spec])
+        result["throughput_cpu"][spec] = round(len(outs) / CPU[spec])
         print(spec, result["change_rates"][spec], result["throughput"][spec], "utt/s", flush=True)
 
     # 2. disfluency boundaries, on generated requests and MultiWOZ
     rng = random.Random(0)
     polite = [generate(rng) for _ in range(args.n_polite)]
     ptexts = [r.text for r in polite]
-    broken = {}
-    for name, texts in (("generated", ptexts), ("multiwoz", originals)):
+    broken = result.get("disfluency_broken_units", {})
+    for name, texts in (("generated", ptexts), ("multiwoz", originals)) if "boundaries" in parts else ():
         heavy = "disfluency:rate=0.5,repeat_share=0.5,restart=0.5,repair=0"
         outs, _ = run(heavy, contexts(texts, "disfluency"))
         broken[name] = sum(any(_norm(u) not in _norm(o) for u in speech_units(t))
@@ -143,15 +153,15 @@ def main() -> None:
 
     # 3. impoliteness
     model = tok = None
-    if not args.no_ppl:
+    if not args.no_ppl and "impolite" in parts:
         from parley.engine.smollm import load_default_llm
 
         model, tok = load_default_llm()
     result["courtesy_in_originals"] = {
         "generated": round(100 * sum(bool(markers(t)) for t in ptexts) / len(ptexts), 1),
         "multiwoz": round(100 * sum(bool(markers(t)) for t in originals) / len(originals), 1)}
-    result["impolite"] = {}
-    for intensity in (1, 2, 3):
+    result.setdefault("impolite", {})
+    for intensity in (1, 2, 3) if "impolite" in parts else ():
         for scenario in range(1, 7):
             spec = f"impolite:scenario={scenario},intensity={intensity}"
             outs, dt = run(spec, contexts(ptexts, "impolite"))
@@ -172,8 +182,9 @@ def main() -> None:
             print(spec, json.dumps(row), flush=True)
     result["acc_originals"] = {"generated": round(accuracy_impolite(ptexts), 1),
                                "multiwoz": round(accuracy_impolite(originals), 1)}
-    result["load_end"] = round(os.getloadavg()[0], 1)
-    Path(args.out).write_text(json.dumps(result, indent=1))
+    result["runs"][-1]["load_end"] = round(os.getloadavg()[0], 1)
+    result["load_end"] = max(r.get("load_end", 0) for r in result["runs"])
+    out_path.write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -72,6 +72,11 @@ asr-real: {'; '.join(g['top_real'][:8])}.
     return "\n".join(out) + "\n"
 
 
+def _runs(r: dict[str, Any]) -> str:
+    runs = r.get("runs", [])[1:]
+    return "".join(f"; {', '.join(x['parts'])} measured again {x['date']} (load {x['load_start']})" for x in runs)
+
+
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.0f} %"
 
@@ -85,9 +90,9 @@ def render(r: dict[str, Any], a: dict[str, Any]) -> str:
   (defaults `--n-polite 300 --n-ppl 100 --ppl-intensities 2`), `.venv/bin/python bench/rw_asr.py --n 100
   --multiwoz 60`, then `.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
 - **Machine:** {r['machine']}, no GPU, shared with up to 7 other engineers' jobs: load average
-  {r['load_start']} at the start and {r.get('load_end', '—')} at the end of the run, so every throughput below
+  {r['load_start']} at the start and up to {r.get('load_end', '—')} at the end of a run, so every throughput below
   is a floor, not what an idle machine gives.
-- **Date:** {r['date']}.
+- **Date:** {r['date']}{_runs(r)}.
 - **Data:** the {r['n_turns']:,} user turns of the 1,000 MultiWOZ test dialogues (read at run time from
   `../shared/data`, never stored), slot values from their `span_info`; and 300 polite requests written for
   parley (`tests/polite_requests.py`: greeting + request + thanks variants over MultiWOZ database values).

@@ -34,7 +34,7 @@ _DROPPABLE = frozenset(words("a the to of and i it is in for that"))
 #: words ranked above this in frequency are common: a recogniser's language model gets them right unless
 #: another common word sounds the same or nearly ("on" -> "one", "for" -> "four", "room" -> "rooms")
 _COMMON = 2000
-_SCALE_COMMON = 0.65
+_SCALE_COMMON = 0.5
 
 
 @lru_cache(maxsize=65536)
@@ -90,7 +90,7 @@ class SimulatedASR:
                     continue
             r = rank(w) if w.isalpha() else 10**6
             common = r < _COMMON
-            scale = _SCALE_COMMON if common else 1.1 if r < 20000 else 2.2
+            scale = _SCALE_COMMON if common else 1.2 if r < 20000 else 2.6
             if s is not None:
                 scale *= 1.4  # names and places: what a recogniser's language model knows least
             x = rng.random()
