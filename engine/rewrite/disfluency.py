@@ -176,7 +176,7 @@ def _glued(toks: list[Tok], text: str) -> list[bool]:
     attribute ("phone number", "reference number")."""
     from parley.engine.spans import find_requests
 
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for sp in find_requests(text):
         ws = sp.value.lower().split()
         pairs.update(zip(ws, ws[1:], strict=False))

@@ -133,9 +133,12 @@ def base_form(gerund: str) -> str:
 
 
 def contract(s: str) -> str:
+    """"I am" → "I'm", "what is" → "what's", "do not" → "don't" (keeping a capital at the start)."""
     for pat, rep in _CONTRACT:
-        s = pat.sub(lambda m, rep=rep: rep if m.group(0)[0].isupper() or rep.startswith("I") else rep.lower(),
-                    s)
+        def sub(m: re.Match[str], rep: str = rep) -> str:
+            return rep if m.group(0)[0].isupper() or rep.startswith("I") else rep.lower()
+
+        s = pat.sub(sub, s)
     return s
 
 
