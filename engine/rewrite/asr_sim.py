@@ -48,7 +48,7 @@ class SimulatedASR:
 
     name = "asr-sim"
     PARAMS: ClassVar[tuple[Param, ...]] = (
-        Param("wer", "float", 0.2, "base probability that a word is misrecognised", lo=0.0, hi=1.0),
+        Param("wer", "float", 0.23, "base probability that a word is misrecognised", lo=0.0, hi=1.0),
         Param("liaison", "float", 0.5, "probability that a known liaison pair is run together", lo=0.0, hi=1.0),
         Param("numbers", "bool", True, "speak numbers and times ('13:45' -> 'thirteen forty five')"),
     )
@@ -89,7 +89,7 @@ class SimulatedASR:
                     i += 2
                     continue
             r = rank(w) if w.isalpha() else 10**6
-            common = r < _COMMON
+            common = r < _COMMON or "'" in w  # "that's", "don't": heard as the contraction or its parts
             scale = _SCALE_COMMON if common else 1.2 if r < 20000 else 2.6
             if s is not None:
                 scale *= 1.4  # names and places: what a recogniser's language model knows least
