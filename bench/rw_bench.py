@@ -94,10 +94,11 @@ def impolite_figures(befores: list[str], afters: list[str], kept: list[bool]) ->
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n-polite", type=int, default=300, help="generated polite requests")
-    ap.add_argument("--n-ppl", type=int, default=100, help="of these, how many get a perplexity ratio")
+    ap.add_argument("--n-ppl", type=int, default=50, help="of these, how many get a perplexity ratio")
     ap.add_argument("--ppl-intensities", default="2", help="intensities whose rewrites get a PPL ratio (e.g. "
                                                            "1,2,3)")
     ap.add_argument("--no-ppl", action="store_true")
+    ap.add_argument("--multiwoz-intensities", default="2", help="intensities also run on the MultiWOZ turns")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "rw.json"))
     ap.add_argument("--parts", default="rates,boundaries,impolite",
                     help="what to measure; parts not measured keep their figures from an existing --out file")
@@ -136,7 +137,8 @@ def main() -> None:
         result["change_rates"][spec] = {k: round(100 * v, 1) for k, v in rates.to_json().items()}
         result["throughput"][spec] = round(len(outs) / dt)
         result["throughput_cpu"][spec] = round(len(outs) / CPU[spec])
-        print(spec, result["change_rates"][spec], result["throughput"][spec], "utt/s", flush=True)
+        print(spec, result["change_rates"][spec], result["throughput"][spec], "utt/s",
+              result["throughput_cpu"][spec], "utt/CPU-s", flush=True)
 
     # 2. disfluency boundaries, on generated requests and MultiWOZ
     rng = random.Random(0)
@@ -173,13 +175,15 @@ def main() -> None:
                 ratios = ppl_ratios(ptexts[:args.n_ppl], outs[:args.n_ppl], model, tok)
                 row["generated"]["ppl_ratio_median"] = round(statistics.median(ratios), 3)
                 row["generated"]["ppl_ratio_p90"] = round(statistics.quantiles(ratios, n=10)[-1], 3)
-            mouts, mdt = run(spec, contexts(originals, "impolite", [h for _, _, h in turns]))
-            mkept = [_kept(b, a) for b, a in zip(originals, mouts, strict=True)]
-            row["multiwoz"] = impolite_figures(originals, mouts, mkept)
-            row["multiwoz"]["utt_per_s"] = round(len(mouts) / mdt)
-            row["multiwoz"]["utt_per_cpu_s"] = round(len(mouts) / CPU[spec])
+            if str(intensity) in args.multiwoz_intensities.split(","):
+                mouts, mdt = run(spec, contexts(originals, "impolite", [h for _, _, h in turns]))
+                mkept = [_kept(b, a) for b, a in zip(originals, mouts, strict=True)]
+                row["multiwoz"] = impolite_figures(originals, mouts, mkept)
+                row["multiwoz"]["utt_per_s"] = round(len(mouts) / mdt)
+                row["multiwoz"]["utt_per_cpu_s"] = round(len(mouts) / CPU[spec])
             result["impolite"][spec] = row
             print(spec, json.dumps(row), flush=True)
+            out_path.write_text(json.dumps(result, indent=1))  # a long run keeps what it measured
     result["acc_originals"] = {"generated": round(accuracy_impolite(ptexts), 1),
                                "multiwoz": round(accuracy_impolite(originals), 1)}
     result["runs"][-1]["load_end"] = round(os.getloadavg()[0], 1)

@@ -87,8 +87,8 @@ def render(r: dict[str, Any], a: dict[str, Any]) -> str:
     return f"""# User-side rewriters — benchmark results
 
 - **Commands:** `PARLEY_SHARED_DATA=../shared/data .venv/bin/python bench/rw_bench.py`
-  (defaults `--n-polite 300 --n-ppl 100 --ppl-intensities 2`), `.venv/bin/python bench/rw_asr.py --n 100
-  --multiwoz 60`, then `.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
+  (defaults `--n-polite 300 --n-ppl 50 --ppl-intensities 2 --multiwoz-intensities 2`: the PPL ratio on the first
+  50 requests), `.venv/bin/python bench/rw_asr.py --n 100 --multiwoz 60`, then `.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
 - **Machine:** {r['machine']}, no GPU, shared with up to 7 other engineers' jobs: load average
   {r['load_start']} at the start and up to {r.get('load_end', '—')} at the end of a run, so every throughput below
   is a floor, not what an idle machine gives.
