@@ -112,10 +112,10 @@ def main() -> None:
     out_path = Path(args.out)
     every = {"rates", "boundaries", "impolite"}
     result: dict[str, Any] = json.loads(out_path.read_text()) if out_path.is_file() and parts != every else {}
-    result.update({"n_turns": len(turns), "machine": f"{platform.machine()}, {os.cpu_count()} cores"})
-    if result and "runs" not in result:  # written by a run before runs were recorded
+    if "date" in result and "runs" not in result:  # written by a run before runs were recorded
         result["runs"] = [{"parts": sorted(every), "date": result["date"], "load_start": result["load_start"],
                            "load_end": result.get("load_end", 0)}]
+    result.update({"n_turns": len(turns), "machine": f"{platform.machine()}, {os.cpu_count()} cores"})
     result.setdefault("runs", []).append({"parts": sorted(parts), "load_start": round(os.getloadavg()[0], 1),
                                           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())})
     result["date"], result["load_start"] = result["runs"][0]["date"], result["runs"][0]["load_start"]
