@@ -27,7 +27,10 @@ def _lau(cr: dict[str, Any], name: str) -> str:
 def _imp_rows(imp: dict[str, Any], intensity: int, part: str) -> str:
     rows = []
     for s in range(1, 7):
-        x = imp[f"impolite:scenario={s},intensity={intensity}"][part]
+        x = imp.get(f"impolite:scenario={s},intensity={intensity}", {}).get(part)
+        if x is None:
+            rows.append(f"| {s} {NAMES[s]} | not measured | | | | | | |")
+            continue
         ppl = f"{x['ppl_ratio_median']} ({x['ppl_ratio_p90']})" if "ppl_ratio_median" in x else "—"
         rows.append(f"| {s} {NAMES[s]} | {x['courtesy_free']} | {x['preserved']} | {x['whole']} | {x['acc']} "
                     f"| "
@@ -159,18 +162,36 @@ when no other job competes for it).
 | `wp` | {t['wp']:,} | {tc.get('wp', 0):,} |
 | `asr-sim` | {t['asr-sim']:,} | {tc.get('asr-sim', 0):,} |
 | `impolite` (rules, scenario 2, intensity 2) | {t['impolite']:,} | {tc.get('impolite', 0):,} |
-| span detector `find_spans`, uncached | {r['spans_utt_per_s']:,} |
+| span detector `find_spans`, uncached | {r['spans_utt_per_s']:,} | — |
 
 ## 4. Simulated against real speech recognition
 
 {_asr(a)}"""
 
 
+def _before(b: dict[str, Any]) -> str:
+    """The same comparison run on asr-sim as it was before issue 16 (kept in rw_asr_before.json)."""
+    g = b.get("generated")
+    if not g:
+        return ""
+    cls = g["error_rate_by_class"]
+    return f"""
+**Before** (asr-sim as it was before this round, `wer=0.13`, run {b['date']} on the first {g['n']} of the same
+generated requests): WER {g['wer_sim']} % (real {g['wer_real']} %), Jaccard of confused words
+**{g['changed_jaccard']}**, real-channel errors also made by asr-sim {_pct(g['real_changes_sim_also_made'])},
+shared substitution pair types {g['pairs_shared_types']}; error rate on function words {cls['function']['sim']} %,
+other words {cls['other']['sim']} %, slot words {cls['slot']['sim']} % (real: {cls['function']['real']} /
+{cls['other']['real']} / {cls['slot']['real']} %). Its top substitutions: {'; '.join(g['top_sim'][:6])}.
+"""
+
+
 def main() -> None:
     r = json.loads((RESULTS / "rw.json").read_text())
     asr = RESULTS / "rw_asr.json"
     a = json.loads(asr.read_text()) if asr.is_file() else {}
-    (RESULTS / "rw.md").write_text(render(r, a))
+    before = RESULTS / "rw_asr_before.json"
+    b = json.loads(before.read_text()) if before.is_file() else {}
+    (RESULTS / "rw.md").write_text(render(r, a) + _before(b))
 
 
 if __name__ == "__main__":
