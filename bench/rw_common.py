@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED = Path(os.environ.get("PARLEY_SHARED_DATA")
+              or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 TEST_ZIP = SHARED / "multiwoz" / "convlab3" / "test.json.zip"
 
 

@@ -1,105 +1,197 @@
-"""Render bench/results/rw.md from bench/results/rw.json (written by bench/rw_bench.py).
+"""Render bench/results/rw.md from bench/results/rw.json (bench/rw_bench.py) and rw_asr.json
+(bench/rw_asr.py).
 
-    .venv/bin/python bench/rw_bench.py && .venv/bin/python bench/rw_report.py
+    .venv/bin/python bench/rw_bench.py && .venv/bin/python bench/rw_asr.py
+    .venv/bin/python bench/rw_report.py
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
 NAMES = {1: "sarcastic", 2: "impatient", 3: "bad mood", 4: "tired/hungry", 5: "spoilt brat", 6: "third time"}
+LAUG = {"disfluency": (22.7, 30.4, 0.4), "wp": (17.9, 16.0, 36.3), "asr-sim": (7.9, 14.5, 40.8)}
 
 
-def render(r: dict) -> str:
-    cr, imp, t = r["change_rates"], r["impolite"], r["throughput"]
+def _lau(cr: dict[str, Any], name: str) -> str:
+    c, ref = cr[name], LAUG[name]
+    diff = max(abs(c[k] - v) for k, v in zip(("char", "word", "slot"), ref, strict=True))
+    return (f"| `{name}` | **{c['char']}** ({ref[0]}) | **{c['word']}** ({ref[1]}) | **{c['slot']}** "
+            f"({ref[2]}) | "
+            f"{diff:.1f} |")
 
-    def row(s: int) -> str:
-        x = imp[f"impolite:scenario={s},intensity=2"]
-        return f"| scenario {s} {NAMES[s]}, intensity 2 | {x['acc']} | {x['bleu']} | {x.get('ppl', '—')} | " \
-               f"{x.get('gmean', '—')} |"
 
-    def span(i: int, k: str) -> str:
-        v = [imp[f"impolite:scenario={s},intensity={i}"][k] for s in range(1, 7)]
-        return f"{min(v)}–{max(v)}"
+def _imp_rows(imp: dict[str, Any], intensity: int, part: str) -> str:
+    rows = []
+    for s in range(1, 7):
+        x = imp.get(f"impolite:scenario={s},intensity={intensity}", {}).get(part)
+        if x is None:
+            rows.append(f"| {s} {NAMES[s]} | not measured | | | | | | |")
+            continue
+        ppl = f"{x['ppl_ratio_median']} ({x['ppl_ratio_p90']})" if "ppl_ratio_median" in x else "—"
+        rows.append(f"| {s} {NAMES[s]} | {x['courtesy_free']} | {x['preserved']} | {x['whole']} | {x['acc']} "
+                    f"| "
+                    f"{x['bleu']} | {ppl} | {x['utt_per_s']:,} / {x.get('utt_per_cpu_s', 0):,} |")
+    return "\n".join(rows)
 
-    def lau(name: str, ref: tuple[float, float, float]) -> str:
-        c = cr[name]
-        ok = all(abs(c[k] - v) <= 5 for k, v in zip(("char", "word", "slot"), ref, strict=True))
-        return f"**{c['char']}** ({ref[0]}) | **{c['word']}** ({ref[1]}) | **{c['slot']}** ({ref[2]}) | " \
-               f"{'yes' if ok else 'no'} |"
 
-    rows = "\n".join(row(s) for s in range(1, 7))
-    return f"""# User-side rewriters (issue 4) — benchmark results
+def _asr(a: dict[str, Any]) -> str:
+    if not a:
+        return "Not measured yet: run `bench/rw_asr.py`.\n"
+    out = [f"Date {a['date']}; `{a['sim']}` against `{a['real']}` (piper voice → Whisper tiny.en, clean "
+           f"speech).\n"]
+    for name, label in (("generated", "polite requests written for parley"),
+                        ("multiwoz", "MultiWOZ test user turns (sample)")):
+        g = a.get(name)
+        if not g:
+            continue
+        cls = g["error_rate_by_class"]
+        out.append(f"""**{label}** ({g['n']} utterances, {g['words']:,} words; real channel
+{g['real_s_per_utt']} s per utterance):
 
-- **Command:** `.venv/bin/python bench/rw_bench.py && .venv/bin/python bench/rw_report.py` (defaults:
-  `--n-ppl 100 --ppl-intensities 2`); raw figures in `bench/results/rw.json`. About 3 minutes on an idle machine.
-- **Machine:** 2-core x86_64 CPU, no GPU, shared with other engineers' jobs while it ran.
-- **Date:** {r['date']}.
-- **Data:** the {r['n_turns']:,} user turns of the 1,000 MultiWOZ test dialogues
-  (`../shared/data/multiwoz/convlab3/test.json.zip`), slot values from their `span_info`; seed per turn =
-  `step_seed(0, turn, rewriter)`.
+| figure | asr-sim | asr-real |
+|---|---|---|
+| WER against the original (Whisper-normalised) | {g['wer_sim']} % | {g['wer_real']} % |
+| words changed | {g['changed_both'] + g['changed_only_sim']} | {g['changed_both'] + g['changed_only_real']} |
+| … of them changed by the other channel too | {_pct(g['sim_changes_real_also_made'])} | \
+{_pct(g['real_changes_sim_also_made'])} |
+| substitution pairs (tokens) | {g['pairs_sim']} | {g['pairs_real']} |
+""" + "\n".join(f"| error rate on {c} words ({v['words']}) | {v['sim']} % | {v['real']} % |"
+                for c, v in cls.items()) + f"""
 
-## 1. LAUG change rates (default parameters) vs LAUG Table 7
+Overlap of confused words (Jaccard over word positions): **{g['changed_jaccard']}**; WER of asr-sim's output
+against asr-real's: {g['wer_sim_vs_real']} %; substitution pairs produced by both: {g['pairs_shared_types']}
+types ({', '.join(g['shared'][:10]) or 'none'}).
+Most frequent substitutions — asr-sim: {'; '.join(g['top_sim'][:8])}.
+asr-real: {'; '.join(g['top_real'][:8])}.
+""")
+    ex = a.get("generated", {}).get("examples", [])[:6]
+    if ex:
+        out.append("| original | asr-sim | asr-real |\n|---|---|---|")
+        out += [f"| {e['text']} | {e['sim']} | {e['real']} |" for e in ex]
+    return "\n".join(out) + "\n"
+
+
+def _runs(r: dict[str, Any]) -> str:
+    runs = r.get("runs", [])[1:]
+    return "".join(f"; {', '.join(x['parts'])} measured again {x['date']} (load {x['load_start']})" for x in runs)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.0f} %"
+
+
+def render(r: dict[str, Any], a: dict[str, Any]) -> str:
+    cr, t, imp = r["change_rates"], r["throughput"], r["impolite"]
+    tc = r.get("throughput_cpu", {})
+    return f"""# User-side rewriters — benchmark results
+
+- **Commands:** `PARLEY_SHARED_DATA=../shared/data .venv/bin/python bench/rw_bench.py`
+  (defaults `--n-polite 300 --n-ppl 50 --ppl-intensities 2 --multiwoz-intensities 2`: the PPL ratio on the first
+  50 requests), `.venv/bin/python bench/rw_asr.py --n 100 --multiwoz 60`, then `.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
+- **Machine:** {r['machine']}, no GPU, shared with up to 7 other engineers' jobs: load average
+  {r['load_start']} at the start and up to {r.get('load_end', '—')} at the end of a run, so every throughput below
+  is a floor, not what an idle machine gives.
+- **Date:** {r['date']}{_runs(r)}.
+- **Data:** the {r['n_turns']:,} user turns of the 1,000 MultiWOZ test dialogues (read at run time from
+  `../shared/data`, never stored), slot values from their `span_info`; and 300 polite requests written for
+  parley (`tests/polite_requests.py`: greeting + request + thanks variants over MultiWOZ database values).
+  Seed per turn = `step_seed(0, turn, rewriter)`.
+
+## 1. LAUG change rates (default parameters) vs LAUG Table 7, MultiWOZ test user turns
 
 Change rate = edit distance / length of the original, on texts normalised to lower case without punctuation
 (`engine/rewrite/metrics.py`; LAUG does not publish the formula), averaged over utterances; slot = share of
 annotated slot values no longer present in the rewrite.
 
-| rewriter | char % (LAUG) | word % (LAUG) | slot % (LAUG) | all within ±5 points? |
+| rewriter | char % (LAUG) | word % (LAUG) | slot % (LAUG) | largest gap (points) |
 |---|---|---|---|---|
-| `disfluency` (SD) | {lau('disfluency', (22.7, 30.4, 0.4))}
-| `wp` (SC-EDA) | {lau('wp', (17.9, 16.0, 36.3))}
-| `asr-sim` (SR) | {lau('asr-sim', (7.9, 14.5, 40.8))}
-| `impolite` (scenario 2, intensity 2) | {cr['impolite']['char']} | {cr['impolite']['word']} | {cr['impolite']['slot']} | no LAUG anchor; slot values must survive: the {cr['impolite']['slot']} % are annotated values the span detector misses |
+{_lau(cr, 'disfluency')}
+{_lau(cr, 'wp')}
+{_lau(cr, 'asr-sim')}
 
-## 2. Impoliteness transfer vs Table V of the impolite-users paper
+Disfluency insertions at implausible boundaries (a filler, repeat or restart breaking a slot value, a
+requested attribute, a number with its unit or a name), at raised rates
+(`rate=0.5,repeat_share=0.5,restart=0.5`): **{r['disfluency_broken_units']['generated']}** of 300 generated
+requests, **{r['disfluency_broken_units']['multiwoz']}** of {r['n_turns']:,} MultiWOZ turns (goal 0).
 
-ACC = % of rewrites our politeness scorer (`engine/rewrite/politeness.py`, Danescu-Niculescu-Mizil strategies +
-impoliteness cues) labels impolite, over all {r['n_turns']:,} turns (originals: **{r['acc_original']} %**).
-BLEU = sacreBLEU of the rewrites against the originals, all turns. PPL = SmolLM2-135M-Instruct perplexity on a
-fixed sample of 100 turns (the same 100 originals, MultiWOZ-tokenised: **{r.get('ppl_original', '—')}**).
-G-Mean = (ACC × BLEU / PPL)^⅓ as in the paper.
+## 2. Impoliteness per scenario
 
-| setting | ACC % | BLEU | PPL | G-Mean |
-|---|---|---|---|---|
-| paper: T5-large fine-tune | 85.3 | 43.4 | 6.3 | 8.38 |
-| paper: BART-large fine-tune | 96.4 | 37.6 | 6.2 | 8.36 |
-{rows}
-| scenarios 1–6, intensity 1 | {span(1, 'acc')} | {span(1, 'bleu')} | — | — |
-| scenarios 1–6, intensity 3 | {span(3, 'acc')} | {span(3, 'bleu')} | — | — |
+Courtesy-free = % of rewrites holding no courtesy marker (`engine/rewrite/courtesy.py`; originals holding one:
+{r['courtesy_in_originals']['generated']} % of the generated requests,
+{r['courtesy_in_originals']['multiwoz']} % of the MultiWOZ turns). Preserved = % keeping every slot value and
+every requested attribute (goal 100). Whole = % with no lone fragment sentence. ACC = % judged impolite by
+**parley's own hand-weighted politeness scorer** (`engine/rewrite/politeness.py`) — not the impolite-users
+paper's ACC, which a BERT classifier trained on its corpus gave; the originals score
+{r['acc_originals']['generated']} % (generated) and {r['acc_originals']['multiwoz']} % (MultiWOZ). BLEU =
+sacreBLEU against the originals. PPL ratio = median over utterances of perplexity(rewrite) /
+perplexity(original) under **SmolLM2-135M-Instruct** (bundled), 90th percentile in brackets; goal ≤ 1.5.
+Throughput in utterances/s, wall clock / per CPU-second (goal ≥ 2,000), rule path, spans precomputed as the
+chain provides them.
 
-Reading: at the default intensity 2 the rules reach the paper's ACC/BLEU band (ACC {span(2, 'acc')} vs 85–96,
-BLEU {span(2, 'bleu')} vs 38–43: more content kept). **G-Mean is not comparable**: it is dominated by PPL, and our
-PPL comes from SmolLM2-135M on short utterances (the originals themselves score {r.get('ppl_original', '—')}),
-while the paper used GPT-2 with an unstated setup giving about 6; on the paper's PPL scale (6.3) our ACC/BLEU would
-give a G-Mean of about 8.5. ACC is also optimistic: the scorer is hand-weighted, not the paper's BERT classifier
-trained on the corpus, and it shares cue words with the rules. Intensity 1 only strips courtesy and turns requests
-and questions into commands, so turns with neither (about half of the MultiWOZ user turns) stay neutral — by design.
+**Generated polite requests, intensity 2 (the default)**
 
-## 3. Throughput (rule rewriters, spans precomputed, after a 200-turn warm-up)
+| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s (wall / CPU) |
+|---|---|---|---|---|---|---|---|
+{_imp_rows(imp, 2, 'generated')}
 
-Goal ≥ 2,000 utterances/s per rule rewriter.
+**Generated polite requests, intensity 1 and 3**
 
-| rewriter | utt/s |
-|---|---|
-| `disfluency` | {t['disfluency']:,} |
-| `wp` | {t['wp']:,} |
-| `asr-sim` | {t['asr-sim']:,} (includes first-time phoneme look-ups of new words) |
-| `impolite` (rules) | {t['impolite']:,} |
-| span detector `find_spans`, uncached (exact + fuzzy) | {r['spans_utt_per_s']:,} |
+| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s (wall / CPU) |
+|---|---|---|---|---|---|---|---|
+{_imp_rows(imp, 1, 'generated')}
+{_imp_rows(imp, 3, 'generated')}
 
-All four meet the goal; an earlier run while the machine was at load 7–15 still gave 2,691–7,244 utt/s. First use
-costs once per process: CMU dictionary + wordfreq index ≈ 1–2 s (asr-sim), synonym lexicon < 10 ms, VADER ≈ 0.1 s
-(scorer). `impolite:llm=true` (SmolLM2 on CPU) took 30–60 s per turn on the loaded machine and usually falls back to
-the rules plus one LLM-written remark.
+**MultiWOZ test user turns, intensity 2**
+
+| scenario | courtesy-free % | preserved % | whole % | ACC % | BLEU | PPL ratio | utt/s (wall / CPU) |
+|---|---|---|---|---|---|---|---|
+{_imp_rows(imp, 2, 'multiwoz')}
+
+## 3. Throughput (rule rewriters on the MultiWOZ turns, after a warm-up)
+
+Wall-clock utterances/s (what this loaded machine gave) and utterances per CPU-second (what one core gives
+when no other job competes for it).
+
+| rewriter | utt/s (wall) | utt/CPU-s |
+|---|---|---|
+| `disfluency` | {t['disfluency']:,} | {tc.get('disfluency', 0):,} |
+| `wp` | {t['wp']:,} | {tc.get('wp', 0):,} |
+| `asr-sim` | {t['asr-sim']:,} | {tc.get('asr-sim', 0):,} |
+| `impolite` (rules, scenario 2, intensity 2) | {t['impolite']:,} | {tc.get('impolite', 0):,} |
+| span detector `find_spans`, uncached | {r['spans_utt_per_s']:,} | — |
+
+## 4. Simulated against real speech recognition
+
+{_asr(a)}"""
+
+
+def _before(b: dict[str, Any]) -> str:
+    """The same comparison run on asr-sim as it was before issue 16 (kept in rw_asr_before.json)."""
+    g = b.get("generated")
+    if not g:
+        return ""
+    cls = g["error_rate_by_class"]
+    return f"""
+**Before** (asr-sim as it was before this round, `wer=0.13`, run {b['date']} on the first {g['n']} of the same
+generated requests): WER {g['wer_sim']} % (real {g['wer_real']} %), Jaccard of confused words
+**{g['changed_jaccard']}**, real-channel errors also made by asr-sim {_pct(g['real_changes_sim_also_made'])},
+shared substitution pair types {g['pairs_shared_types']}; error rate on function words {cls['function']['sim']} %,
+other words {cls['other']['sim']} %, slot words {cls['slot']['sim']} % (real: {cls['function']['real']} /
+{cls['other']['real']} / {cls['slot']['real']} %). Its top substitutions: {'; '.join(g['top_sim'][:6])}.
 """
 
 
 def main() -> None:
     r = json.loads((RESULTS / "rw.json").read_text())
-    (RESULTS / "rw.md").write_text(render(r))
+    asr = RESULTS / "rw_asr.json"
+    a = json.loads(asr.read_text()) if asr.is_file() else {}
+    before = RESULTS / "rw_asr_before.json"
+    b = json.loads(before.read_text()) if before.is_file() else {}
+    (RESULTS / "rw.md").write_text(render(r, a) + _before(b))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ def _words(s: str) -> tuple[str, ...]:
 
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_BREAK = re.compile(r"[.!?;,:]")
 _TIME = re.compile(
     r"(?<![\w:.])(?:(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?|(?:1[0-2]|0?[1-9])\s?[ap]\.?m\.?)(?![\w:])",
     re.IGNORECASE | re.ASCII)
@@ -174,6 +175,8 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
         key = ""
         keys: list[str] = []
         for j in range(i, min(n, i + MAX_NGRAM)):
+            if j > i and _BREAK.search(text, toks[j - 1][1], toks[j][0]):
+                break  # a value never runs across a sentence or clause boundary ("restaurant . I")
             key += toks[j][2]
             if len(key) > vocab.max_key + 2:
                 break
@@ -218,3 +221,39 @@ def _fuzzy(k: str, n_words: int, vocab: _Vocab) -> tuple[str | None, str] | None
 def spans_in(text: str, spans: tuple[Span, ...]) -> tuple[Span, ...]:
     """Keep only spans that are still valid for ``text`` (``text[start:end] == value``)."""
     return tuple(s for s in spans if 0 <= s.start <= s.end <= len(text) and text[s.start:s.end] == s.value)
+
+
+#: requestable attributes (canonical name → how users say it); what a request asks for must survive a rewrite
+REQUESTABLE: dict[str, str] = {
+    "phone": r"(?:tele)?phone(?: ?numbers?| no\.?)?|contact (?:numbers?|details)",
+    "postcode": r"post ?codes?|zip ?codes?",
+    "address": r"(?:full )?address(?:es)?",
+    "reference": r"(?:booking |confirmation )?reference(?: numbers?| no\.?| codes?)?|ref(?: number)?|"
+                 r"confirmation numbers?",
+    "price": r"(?:ticket |entrance |entry |admission )?(?:prices?|fees?|fares?|costs?)|price ?range",
+    "time": r"(?:travel|journey|departure|arrival|leaving|leave|arrive|pick ?up|opening) times?|"
+            r"times?|duration|how long",
+    "trainid": r"train (?:id|ids|numbers?)",
+    "car": r"car ?type|type of car|make of (?:the )?car|(?:the )?car",
+    "stars": r"star ratings?|(?:the )?ratings?|stars",
+    "area": r"area|part of town|side of town|location",
+    "food": r"food type|type of food|cuisine",
+    "parking": r"(?:free )?parking",
+    "internet": r"wi-?fi|internet",
+    "type": r"type of (?:attraction|place|hotel)|attraction type",
+    "name": r"names?",
+}
+_REQUESTS = re.compile(r"(?<![\w'])(?:" + "|".join(f"(?P<{k}>{v})" for k, v in REQUESTABLE.items())
+                       + r")(?![\w'])",
+                       re.IGNORECASE)
+
+
+def find_requests(text: str) -> tuple[Span, ...]:
+    """Mentions of requestable attributes in ``text`` ("phone number", "postcode", "reference", "price",
+    "travel time", …) as spans whose ``slot`` is the attribute's canonical name (a key of
+    :data:`REQUESTABLE`)."""
+    out: list[Span] = []
+    for m in _REQUESTS.finditer(text):
+        kind = m.lastgroup or "request"
+        out.append(Span(m.start(), m.end(), kind, m.group(0)))
+    return tuple(out)

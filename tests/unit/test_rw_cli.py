@@ -33,11 +33,32 @@ def test_report_without_ppl() -> None:
     r = CliRunner().invoke(main, ["rewrite", "-r", "impolite", "--report", "--no-ppl"], input=LINES)
     assert r.exit_code == 0, r.output
     rep = json.loads(r.output)
-    assert set(rep) == {"n", "acc", "bleu", "ppl", "gmean", "change_rate"}
-    assert rep["n"] == 2 and rep["ppl"] is None and rep["gmean"] is None
-    assert 0 <= rep["acc"] <= 100 and 0 < rep["bleu"] <= 100
+    assert set(rep) == {"n", "acc", "acc_judge", "courtesy_free", "bleu", "ppl", "ppl_ratio_median",
+                        "ppl_model",
+                        "preserved", "gmean", "change_rate"}
+    assert rep["n"] == 2 and rep["ppl"] is None and rep["gmean"] is None and rep["ppl_ratio_median"] is None
+    assert rep["acc"] == 100.0 and rep["courtesy_free"] == 100.0 and rep["preserved"] == 100.0
+    assert "politeness scorer" in rep["acc_judge"] and "not the paper" in rep["acc_judge"]
+    assert "SmolLM2" in rep["ppl_model"]
+    assert 0 < rep["bleu"] <= 100
     assert set(rep["change_rate"]) == {"char", "word", "slot"}
     assert rep["change_rate"]["slot"] == 0.0
+
+
+def test_report_has_no_acc_without_impoliteness() -> None:
+    r = CliRunner().invoke(main, ["rewrite", "-r", "disfluency", "--report", "--no-ppl"], input=LINES)
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    assert not {"acc", "gmean", "acc_judge", "courtesy_free"} & set(rep)
+    assert rep["preserved"] == 100.0 and set(rep["change_rate"]) == {"char", "word", "slot"}
+
+
+def test_list_writes_values_as_specs_do() -> None:
+    r = CliRunner().invoke(main, ["rewrite", "--list"])
+    assert r.exit_code == 0
+    assert "profanity=false" in r.output and "model=none" in r.output and "None" not in r.output
+    if "asr-real" in r.output and "unavailable" not in r.output:
+        assert "snr=none" in r.output
 
 
 def test_errors_and_list() -> None:

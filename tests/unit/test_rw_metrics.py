@@ -90,3 +90,47 @@ def test_perplexity_with_a_tiny_model() -> None:
             p.zero_()
     assert perplexity(texts, model, tok) == pytest.approx(len(tok.get_vocab()), rel=1e-3)
     assert math.isnan(perplexity(["", " "], model, tok))
+
+
+def test_per_text_perplexity_and_ratio() -> None:
+    from parley.engine.rewrite.metrics import perplexities, ppl_ratios
+
+    model, tok = _tiny_gpt2()
+    texts = ["i want a cheap hotel", "", "find me a hotel in the north now", "give me the address"]
+    each = perplexities(texts, model, tok, batch_size=3)
+    assert math.isnan(each[1])
+    for t, p in zip(texts, each, strict=True):
+        if t:
+            assert p == pytest.approx(perplexity([t], model, tok), rel=1e-4)
+    ratios = ppl_ratios(["i want a cheap hotel", ""], ["find me a cheap hotel now", "now"], model, tok)
+    assert len(ratios) == 1
+    assert ratios[0] == pytest.approx(perplexity(["find me a cheap hotel now"], model, tok)
+                                      / perplexity(["i want a cheap hotel"], model, tok), rel=1e-4)
+
+
+def test_preservation_counts_slot_values_and_requested_attributes() -> None:
+    from parley.engine.rewrite.metrics import preserved
+
+    befores = ["Could you give me the phone number of the Golden Wok?", "I need a cheap hotel in the north."]
+    assert preserved(befores, ["Give me the phone number of the Golden Wok.", "Get me a cheap hotel in the "
+                                                                              "north."]) \
+        == 100.0
+    lost = ["Give me the number of the Golden Wok.", "Get me a hotel in the north."]
+    assert preserved(befores, lost) == 0.0
+
+
+@pytest.mark.slow
+def test_report_with_perplexity_keeps_stderr_clean() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).parent / "parley")
+    r = subprocess.run([exe, "rewrite", "-r", "disfluency", "--report"],
+                       input="Could you find me a cheap hotel in the north?\n", capture_output=True,
+                       text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    rep = __import__("json").loads(r.stdout)
+    assert rep["ppl"] and rep["ppl_ratio_median"] and "acc" not in rep
