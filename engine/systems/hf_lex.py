@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from parley.engine.mwdb import DOMAINS, MultiwozDB
+from parley.engine.mwdb import DOMAINS, VENUE_DOMAINS, MultiwozDB
 
 PLACEHOLDER = re.compile(r"\[(?:value_)?([a-z]+(?:_[a-z]+)*)\]", flags=re.I)
 #: placeholder name → row/state attribute
@@ -57,6 +57,21 @@ def lookup(db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], domain: str |
         return DBResult(domain, 1 if state.get("taxi") else 0)
     rows = db.query(domain, dict(state.get(domain, {})))
     return DBResult(domain, len(rows), tuple(rows[:KEEP_ROWS]))
+
+
+def db_counts(fmt: Any, db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], active: str | None,
+              result: DBResult | None = None) -> list[tuple[str | None, int | None]]:
+    """``(domain, match count)`` for the domains a format's DB segment reports on (``Format.db_domains``); the
+    count is None for a domain without constraints or without a database (no query, UBAR's ``[db_nores]``)."""
+    out: list[tuple[str | None, int | None]] = []
+    for d in fmt.db_domains(state, active):
+        if d not in VENUE_DOMAINS or d in ("hospital", "police") or not state.get(d):
+            out.append((d, None))
+        elif result is not None and result.domain == d:
+            out.append((d, result.count))
+        else:
+            out.append((d, lookup(db, state, d).count))
+    return out
 
 
 def booking_reference(seed: int | None, turn: int, domain: str | None) -> str:

@@ -20,7 +20,7 @@ WORDS = _TEXT.split()
 SPECIALS = ["<pad>", "</s>", "<unk>", "<sos_u>", "<eos_u>", "<sos_b>", "<eos_b>", "<sos_db>", "<eos_db>",
             "<sos_a>", "<eos_a>", "<sos_r>", "<eos_r>", "<|endoftext|>", "<|context|>", "<|endofcontext|>",
             "<|user|>", "<|system|>", "<|belief|>", "<|endofbelief|>", "<|action|>", "<|endofaction|>",
-            "<|response|>", "<|endofresponse|>"]
+            "<|response|>", "<|endofresponse|>", "<sos_context>", "<eos_context>", "[db_nores]"]
 USER = "i want a cheap chinese restaurant in the centre"
 
 
@@ -67,20 +67,30 @@ def gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _script_generate(system, outputs: list[str], causal: bool):  # type: ignore[no-untyped-def]
-    """Replace model.generate so it 'writes' the given strings in turn (through the real tokenizer)."""
+    """Make the model 'write' the given strings in turn (through the real tokenizer); returns the prompts seen.
+
+    Causal systems decode token by token (``_decode``); seq2seq systems call ``model.generate``."""
     import torch
 
     tok = system.tokenizer
     calls: list[str] = []
     queue = list(outputs)
 
+    def new_ids() -> list[int]:
+        return tok(queue.pop(0), add_special_tokens=False)["input_ids"]
+
+    if causal:
+        def decode(ids, stop_ids, stop_text):  # type: ignore[no-untyped-def]
+            calls.append(tok.decode(ids[0], skip_special_tokens=False))
+            return new_ids()
+
+        system._decode = decode
+        return calls
+
     def generate(input_ids=None, **kwargs):  # type: ignore[no-untyped-def]
         ids = input_ids if input_ids is not None else kwargs["input_ids"]
         calls.append(tok.decode(ids[0], skip_special_tokens=False))
-        new = tok(queue.pop(0), return_tensors="pt", add_special_tokens=False)["input_ids"]
-        if causal:
-            return torch.cat([ids, new], dim=1)
-        return torch.cat([torch.tensor([[tok.pad_token_id]]), new, torch.tensor([[tok.eos_token_id]])], dim=1)
+        return torch.tensor([[tok.pad_token_id, *new_ids(), tok.eos_token_id]])
 
     system.model.generate = generate
     return calls
@@ -102,7 +112,7 @@ def test_seq2seq_scripted_belief_db_lexicalise(t5_dir: Path) -> None:
         "<sos_r> [value_name] serves chinese food , phone [value_phone] . <eos_r>",
     ], causal=False)
     turn = system.respond((Message("user", USER),))
-    assert calls[0].startswith("translate dialogue to belief state: <sos_u> i want a cheap chinese")
+    assert calls[0].startswith("translate dialogue to belief state: <sos_context> <sos_u> i want a cheap chinese")
     assert calls[1].startswith("translate dialogue to system response:")
     assert "<sos_db> [db_3] <eos_db>" in calls[1] or "<sos_db> [db_2] <eos_db>" in calls[1]
     assert turn.state == {"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}}
@@ -181,7 +191,7 @@ def test_turn_error_when_generation_fails(gpt2_dir: Path) -> None:
     def boom(*a, **k):  # type: ignore[no-untyped-def]
         raise RuntimeError("out of memory")
 
-    system.model.generate = boom
+    system.model.forward = boom
     with pytest.raises(TurnError, match="out of memory"):
         system.respond((Message("user", "hi"),))
 
@@ -204,7 +214,7 @@ def test_lexicalised_reply_is_stored_by_the_session(gpt2_dir: Path, tmp_path: Pa
     assert stored.role == "system" and stored.text == ex.reply.text and "[value_" not in stored.text
     assert stored.internals["state"] == {"restaurant": {"food": "chinese", "area": "centre"}}
     assert stored.internals["internals"]["delexicalised"] == "[value_name] , [value_phone] ."
-    system.model.generate = None  # a broken model: the session stores a failed turn and goes on
+    system._decode = None  # a broken model: the session stores a failed turn and goes on
     ex2 = session.turn("thanks")
     assert not ex2.ok and "generation failed" in (ex2.error or "")
     assert store.turns(session.id)[-1].status == "failed"
