@@ -218,3 +218,32 @@ def test_lexicalised_reply_is_stored_by_the_session(gpt2_dir: Path, tmp_path: Pa
     ex2 = session.turn("thanks")
     assert not ex2.ok and "generation failed" in (ex2.error or "")
     assert store.turns(session.id)[-1].status == "failed"
+
+
+@pytest.mark.parametrize(("outputs", "reason"), [
+    (["restaurant food chinese , restaurant area"], "no end marker <|endofbelief|>"),
+    (["restaurant phone is , restaurant food chinese <|endofbelief|>"], "outside the ontology: restaurant phone is"),
+    (["restaurant food chinese <|endofbelief|>", "restaurant inform name <|endofaction|> <|response|> [value_name] "
+      "is"], "no end marker <|endofresponse|>"),
+    (["restaurant food chinese <|endofbelief|>", "<|endofaction|> <|response|> <|endofresponse|>"], "empty"),
+])
+def test_malformed_generation_becomes_the_fallback_reply(gpt2_dir: Path, outputs: list[str], reason: str) -> None:
+    from parley.engine.systems.hf_base import FALLBACK
+
+    system = build_system(f"hf-causal:model={gpt2_dir},format=simpletod")
+    system.load()
+    calls = _script_generate(system, outputs, causal=True)
+    turn = system.respond((Message("user", USER),))
+    assert turn.text == FALLBACK and len(calls) == len(outputs)
+    assert turn.internals["fallback"] is True and reason in turn.internals["reason"]
+    raw = turn.internals["raw_output"]
+    assert raw["belief"] == " ".join(outputs[0].split()) and raw["response"] == " ".join(outputs[1:]).strip()
+    if "ontology" in reason:
+        assert turn.internals["invalid_belief"] == ["restaurant phone is"]
+    if len(outputs) == 1:  # an unusable belief state leaves the state as it was
+        assert turn.state == {}
+    # the session goes on: the next turn sees the fallback as what the system said
+    _script_generate(system, ["<|endofbelief|>", "<|endofaction|> <|response|> ok . <|endofresponse|>"],
+                     causal=True)
+    nxt = system.respond((Message("user", USER), Message("system", FALLBACK), Message("user", "thanks")))
+    assert nxt.text == "ok." and nxt.internals["fallback"] is False
