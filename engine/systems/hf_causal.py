@@ -29,6 +29,8 @@ class CausalSystem(HFTODSystem):
     name = "hf-causal"
     kind = "causal"
     default_format = "ubar"
+    prefix_cache = True
+    _kv: tuple[list[int], Any] | None = None
 
     def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
         from transformers import AutoModelForCausalLM
@@ -68,7 +70,10 @@ class CausalSystem(HFTODSystem):
         return " ".join(out.split())
 
     def _decode(self, ids: Any, stop_ids: set[int], stop_text: str | None) -> list[int]:
-        """Greedy continuation of ``ids`` (1 × n) with the KV cache: the new token ids, stop token included."""
+        """Greedy continuation of ``ids`` (1 × n) with the KV cache: the new token ids, stop token included.
+
+        The cache of the previous call is reused for the longest prefix the two inputs share (the response step
+        extends the belief step's sequence; UBAR's next turn extends the whole session)."""
         import inspect
 
         import torch
@@ -76,8 +81,8 @@ class CausalSystem(HFTODSystem):
         params = inspect.signature(self.model.forward).parameters
         cache_kw = "cache" if "cache" in params else "past_key_values"  # transformers ≥ 5.2 renamed it
         extra = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
-        cache: Any = None
-        x = ids
+        cache, start = self._reusable_cache(ids[0].tolist())
+        x = ids[:, start:]
         out: list[int] = []
         with torch.inference_mode():
             for _ in range(self.max_new_tokens):
@@ -90,7 +95,26 @@ class CausalSystem(HFTODSystem):
                 if stop_text and stop_text in self.tokenizer.decode(out[-16:], skip_special_tokens=False):
                     break
                 x = torch.tensor([[nxt]], device=ids.device)
+        self._kv = (ids[0].tolist() + out[:-1], cache)  # the cache holds every token fed so far
         return out
+
+    def _reusable_cache(self, ids: list[int]) -> tuple[Any, int]:
+        """``(cache, n)``: the previous call's cache cropped to the ``n`` leading tokens it shares with ``ids``."""
+        kv = getattr(self, "_kv", None)
+        self._kv = None
+        if kv is None or not self.prefix_cache or not hasattr(kv[1], "crop"):
+            return None, 0
+        prev, cache = kv
+        n = 0
+        for a, b in zip(prev, ids[:-1], strict=False):  # at least one token is left to feed
+            if a != b:
+                break
+            n += 1
+        if n < 8:
+            return None, 0
+        if n < len(prev):
+            cache.crop(n - len(prev))  # negative: drop that many trailing tokens (every transformers version)
+        return cache, n
 
     def _prefix(self, records: list[TurnRecord], user: str) -> str:
         fmt = self.format

@@ -247,3 +247,17 @@ def test_malformed_generation_becomes_the_fallback_reply(gpt2_dir: Path, outputs
                      causal=True)
     nxt = system.respond((Message("user", USER), Message("system", FALLBACK), Message("user", "thanks")))
     assert nxt.text == "ok." and nxt.internals["fallback"] is False
+
+
+@pytest.mark.parametrize("fmt", ["ubar", "simpletod"])
+def test_reusing_the_kv_cache_changes_nothing(gpt2_dir: Path, fmt: str) -> None:
+    """The response step (and UBAR's next turn) extends the previous input: the cached prefix is reused, and the
+    greedy output is the same as with a fresh cache every call."""
+    outputs = []
+    for reuse in (True, False):
+        system = build_system(f"hf-causal:model={gpt2_dir},format={fmt},max_new_tokens=6")
+        system.prefix_cache = reuse
+        t1 = system.respond((Message("user", USER),))
+        t2 = system.respond((Message("user", USER), Message("system", t1.text), Message("user", "on monday")))
+        outputs.append([t1.internals["raw_output"], t2.internals["raw_output"], t2.text])
+    assert outputs[0] == outputs[1]
