@@ -93,15 +93,19 @@ def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[
     import torch
 
     if cfg.base:
+        import copy
+
         from parley.engine.smollm import load_causal_lm
 
-        model, tok = load_causal_lm(cfg.base)
+        shared_model, shared_tok = load_causal_lm(cfg.base)  # cached per process: train a copy
+        model, tok = copy.deepcopy(shared_model), copy.deepcopy(shared_tok)
         added = [t for t in fmt.special_tokens if t not in tok.get_vocab()]
-        tok.add_special_tokens({"additional_special_tokens": added})
+        tok.add_tokens(added, special_tokens=True)
         if tok.pad_token_id is None:
             tok.pad_token = tok.eos_token
+        torch.manual_seed(cfg.seed)
         model.resize_token_embeddings(len(tok))
-        model.train()
+        model.to(torch.float32)
         return tok, model
     from transformers import GPT2Config, GPT2LMHeadModel
 

@@ -156,3 +156,34 @@ def test_cli_refuses_a_non_empty_output_folder_and_bad_data(data_file: Path, tmp
     r = subprocess.run([*cmd[:6], str(bad), "--steps", "1", "--out", str(tmp_path / "new")],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "bad.json" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_fine_tuning_a_base_model_adds_the_markers(data_file: Path, tmp_path: Path) -> None:
+    """--base: the base tokenizer gets the format's markers as single tokens, the embeddings grow; deterministic."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    from parley.engine.train.loop import TrainConfig, train
+
+    base = tmp_path / "base"
+    words = sorted({w for d in DIALOGUES.values() for t in d["log"] for w in t["text"].lower().split()})
+    vocab = {t: i for i, t in enumerate(["<|endoftext|>", "<unk>", *words])}
+    tk = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<|endoftext|>")
+    tok.save_pretrained(str(base))
+    torch.manual_seed(0)
+    GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=16, n_layer=1, n_head=2, n_positions=512)).save_pretrained(
+        str(base))
+    runs = []
+    for name in ("x", "y"):
+        cfg = TrainConfig(data=str(data_file), out=str(tmp_path / name), base=str(base), steps=2, batch_size=4,
+                          lr=1e-3, threads=1)
+        runs.append(train(cfg))
+    assert (tmp_path / "x" / "model.safetensors").read_bytes() == (tmp_path / "y" / "model.safetensors").read_bytes()
+    from transformers import AutoTokenizer
+
+    trained = AutoTokenizer.from_pretrained(str(tmp_path / "x"))
+    assert len(trained("<|belief|> <|endofbelief|>", add_special_tokens=False)["input_ids"]) == 2
+    assert runs[0].parameters > 0 and json.loads((tmp_path / "x" / "manifest.json").read_text())["config"]["base"]
