@@ -1,13 +1,14 @@
-"""The bundled `neural` model: training figures, and seed 000's impolite-users experiment (Table VII) run here.
+"""The bundled `neural` model: training figures, and seed 000's impolite-users experiment (Table VII) run
+here.
 
 For each system (`neural`, `multiwoz`) one `parley run` command replays the MultiWOZ test dialogues under
-`original` and the six impolite scenarios; its --json output gives Inform/Success/BLEU/Combined with the drop and
-paired-bootstrap CIs. JGA (joint goal accuracy against the corpus belief states, both sides normalised as in
-engine/systems/mw/dst_eval.py) is computed from the sessions the run stored. Results go to
+`original` and the six impolite scenarios; its --json output gives Inform/Success/BLEU/Combined with the drop
+and paired-bootstrap CIs. JGA (joint goal accuracy against the corpus belief states, both sides normalised as
+in engine/systems/mw/dst_eval.py) is computed from the sessions the run stored. Results go to
 bench/results/neural.md (+ .json) beside the paper's Table VII.
 
 Run: .venv/bin/python bench/neural_bench.py [--limit N] [--systems neural,multiwoz] [--db PATH] [--workers N]
-     .venv/bin/python bench/neural_bench.py --report-only   # rebuild the markdown from the saved JSON
+.venv/bin/python bench/neural_bench.py --report-only   # rebuild the markdown from the saved JSON
 """
 
 from __future__ import annotations

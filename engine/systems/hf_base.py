@@ -1,13 +1,14 @@
-"""What ``hf-seq2seq`` and ``hf-causal`` share: parameters, history bookkeeping, the belief → DB → lexicalise turn.
+"""What ``hf-seq2seq`` and ``hf-causal`` share: parameters, history bookkeeping, the belief → DB → lexicalise
+turn.
 
-A turn runs in three steps: (1) the model writes the belief state for the dialogue so far; (2) parley parses it,
-queries the MultiWOZ DB for the active domain and renders the DB segment the model was trained to read;
+A turn runs in three steps: (1) the model writes the belief state for the dialogue so far; (2) parley parses
+it, queries the MultiWOZ DB for the active domain and renders the DB segment the model was trained to read;
 (3) the model writes the (delexicalised) response, which parley lexicalises from the matching DB rows.
-Subclasses implement :meth:`HFTODSystem._generate_belief` and :meth:`HFTODSystem._generate_response` on top of a
-single text-in/text-out :meth:`HFTODSystem._generate`.
+Subclasses implement :meth:`HFTODSystem._generate_belief` and :meth:`HFTODSystem._generate_response` on top of
+a single text-in/text-out :meth:`HFTODSystem._generate`.
 
-Malformed generations never reach the user as garbage: a belief state without its end marker, fragments that are
-not ``domain slot value`` of the MultiWOZ ontology, or a response without its end marker (or empty) become
+Malformed generations never reach the user as garbage: a belief state without its end marker, fragments that
+are not ``domain slot value`` of the MultiWOZ ontology, or a response without its end marker (or empty) become
 :data:`FALLBACK` with ``internals["fallback"] = True``, ``internals["reason"]`` and the raw output kept.
 """
 
@@ -60,7 +61,8 @@ class HFTODSystem:
                  max_input_tokens: Annotated[int, Field(ge=16)] | None = None,
                  seed: int | None = None, threads: Annotated[int, Field(ge=0, le=64)] = 0) -> None:
         if model is None or not str(model).strip():
-            raise SpecError(f"{self.name} needs model=PATH or a Hugging Face id, e.g. {self.name}:model=./pptod")
+            raise SpecError(f"{self.name} needs model=PATH or a Hugging Face id, "
+                            f"e.g. {self.name}:model=./pptod")
         self.model_ref = str(model).strip()
         self.allow_pickle = allow_pickle
         self.trust_remote_code = trust_remote_code
@@ -81,7 +83,7 @@ class HFTODSystem:
         self._state: State = {}
         self.missing_tokens: list[str] = []
 
-    # ---- lifecycle ---------------------------------------------------------------------------------------------
+    # ---- lifecycle -----------------------------------------------------------------------------------------
     @property
     def loaded(self) -> bool:
         return self.model is not None
@@ -109,7 +111,7 @@ class HFTODSystem:
             self._db = load_db(self.db_dir)
         return self._db
 
-    # ---- history -----------------------------------------------------------------------------------------------
+    # ---- history -------------------------------------------------------------------------------------------
     def _sync(self, history: tuple[Message, ...]) -> tuple[list[TurnRecord], State]:
         """Our records when ``history`` is the dialogue we produced; else records rebuilt from its text."""
         pairs: list[tuple[str, str]] = []
@@ -126,7 +128,8 @@ class HFTODSystem:
         return [TurnRecord(user=u, response=s, shown=s) for u, s in pairs], {}
 
     def context(self, records: list[TurnRecord], user: str, full: bool = False) -> str:
-        """The dialogue context the way the format wraps it (:func:`engine.systems.hf_common.render_context`)."""
+        """The dialogue context the way the format wraps it (:func:`engine.systems.hf_common.render_context`).
+        """
         return render_context(self.format, records, user, full)
 
     def fit(self, build: Callable[[list[TurnRecord]], str], records: list[TurnRecord]) -> str:
@@ -144,7 +147,7 @@ class HFTODSystem:
     def _count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text)["input_ids"]) if self.tokenizer is not None else len(text.split())
 
-    # ---- the turn ----------------------------------------------------------------------------------------------
+    # ---- the turn ------------------------------------------------------------------------------------------
     def _generate(self, text: str, stop: str | None = None) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -197,7 +200,8 @@ class HFTODSystem:
             text = lex.text
         else:
             lex, text, act, response = lex_fill("", self.db, domain, result, state), FALLBACK, "", FALLBACK
-        self._records = [*records, TurnRecord(user, belief if reason is None else "", db_text, act, response, text)]
+        kept = belief if reason is None else ""
+        self._records = [*records, TurnRecord(user, kept, db_text, act, response, text)]
         self._state = state
         internals: dict[str, Any] = {
             "model": self.model_ref, "format": fmt.name, "belief_raw": belief, "db": result.to_json(),
@@ -216,8 +220,8 @@ class HFTODSystem:
 
 @contextlib.contextmanager
 def torch_threads(threads: int = 0) -> Iterator[int]:
-    """Run with ``threads`` torch threads (0: 1 when the CPUs are busy with other work — contending OpenMP threads
-    ran 10-30x slower here — else up to 2), restoring the previous setting after."""
+    """Run with ``threads`` torch threads (0: 1 when the CPUs are busy with other work — contending OpenMP
+    threads ran 10-30x slower here — else up to 2), restoring the previous setting after."""
     import os
 
     import torch

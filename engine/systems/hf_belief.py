@@ -6,11 +6,11 @@ Belief-state syntaxes (``[belief] style`` of a format file, see :mod:`engine.sys
 - ``triples`` (SimpleTOD): ``restaurant food chinese , restaurant area centre``
 - ``brace`` (AuGPT): ``restaurant {area = centre, food = chinese} hotel {stars = 4}`` (slots sorted)
 
-``[belief] mode`` is ``full`` (the model writes the whole state each turn) or ``delta`` (MinTL-style updates merged
-into the previous state; the value ``<null>`` or ``none`` deletes a slot).
+``[belief] mode`` is ``full`` (the model writes the whole state each turn) or ``delta`` (MinTL-style updates
+merged into the previous state; the value ``<null>`` or ``none`` deletes a slot).
 
-Act syntaxes (``[act] style``): ``bracket`` (UBAR/PPTOD: ``[restaurant] [inform] name food [request] area``) and
-``triples`` (SimpleTOD: ``restaurant inform name , restaurant request area``).
+Act syntaxes (``[act] style``): ``bracket`` (UBAR/PPTOD: ``[restaurant] [inform] name food [request] area``)
+and ``triples`` (SimpleTOD: ``restaurant inform name , restaurant request area``).
 
 Anything the parser cannot place — an unknown domain, a slot the domain does not have, a fragment without a
 value — is returned in :attr:`Parsed.invalid` rather than silently dropped, so a system can fall back.
@@ -44,7 +44,8 @@ class Parsed:
 
 
 def _slot_vocab(fmt: Format, domain: str) -> list[str]:
-    """Model-side slot names that may appear in ``domain``, longest first (multi-word names matched greedily)."""
+    """Model-side slot names that may appear in ``domain``, longest first (multi-word names matched greedily).
+    """
     names: set[str] = set()
     for key in fmt.slots:
         d, dot, s = key.rpartition(".")
@@ -201,7 +202,8 @@ def parse_belief(text: str, fmt: Format, previous: Mapping[str, Mapping[str, str
 
 
 def format_belief(state: Mapping[str, Mapping[str, Any]], fmt: Format, markers: bool = True) -> str:
-    """Serialise a state the way the model writes it (training targets, ``full`` histories, ``{prev_belief}``)."""
+    """Serialise a state the way the model writes it (training targets, ``full`` histories,
+    ``{prev_belief}``)."""
     parts: list[str] = []
     for domain, slots in state.items():
         items = [(model_slot(fmt, domain, s), str(v)) for s, v in slots.items() if v not in (None, "")]
@@ -217,10 +219,11 @@ def format_belief(state: Mapping[str, Mapping[str, Any]], fmt: Format, markers: 
     return fmt.segment(fmt.belief_start, body, fmt.belief_end) if markers else body
 
 
-# ---- dialogue acts -------------------------------------------------------------------------------------------
+# ---- dialogue acts -----------------------------------------------------------------------------------------
 
 def format_acts(acts: list[tuple[str, str, str]], fmt: Format) -> str:
-    """``[(domain, act, slot), ...]`` (lower case, slot ``none`` for slot-less acts) in the format's act syntax."""
+    """``[(domain, act, slot), ...]`` (lower case, slot ``none`` for slot-less acts) in the format's act
+    syntax."""
     if fmt.act_style == "triples":
         return " , ".join(f"{d} {a} {s}" for d, a, s in acts)
     out: list[str] = []

@@ -4,11 +4,12 @@
 [,db=DIR][,threads=0]`` (checkpoint code runs only with ``--trust-remote-code``)
 
 The model continues one sequence whose segment markers and order come from the format file, e.g. UBAR's
-``<sos_u> … <eos_u> <sos_b> … <eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``. Generation stops at
-the end of the belief state; parley parses it, queries the DB and appends the DB segment itself; the model then
-writes the act and the delexicalised response up to the response end marker, which parley lexicalises. Formats
-with ``history = "full"`` (UBAR) feed every segment of earlier turns back, as the model was trained; formats with
-``prompt_markers = false`` (SimpleTOD) let the model write the segment start markers itself.
+``<sos_u> … <eos_u> <sos_b> … <eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``. Generation
+stops at the end of the belief state; parley parses it, queries the DB and appends the DB segment itself; the
+model then writes the act and the delexicalised response up to the response end marker, which parley
+lexicalises. Formats with ``history = "full"`` (UBAR) feed every segment of earlier turns back, as the model
+was trained; formats with ``prompt_markers = false`` (SimpleTOD) let the model write the segment start markers
+itself.
 
 Decoding is greedy with the model's key/value cache, one token at a time, stopping at the segment's end marker
 (a single token in the model's vocabulary, or found in the decoded text) or the model's end-of-text token.
@@ -35,8 +36,8 @@ class CausalSystem(HFTODSystem):
     def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
         from transformers import AutoModelForCausalLM
 
-        model, tok = load_pretrained(src.ref, pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code),
-                                     AutoModelForCausalLM, progress, self.model_ref)
+        kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
+        model, tok = load_pretrained(src.ref, kwargs, AutoModelForCausalLM, progress, self.model_ref)
         if tok.pad_token_id is None and tok.eos_token_id is not None:
             tok.pad_token = tok.eos_token
         self.missing_tokens = check_special_tokens(self.format, tok)
@@ -72,8 +73,8 @@ class CausalSystem(HFTODSystem):
     def _decode(self, ids: Any, stop_ids: set[int], stop_text: str | None) -> list[int]:
         """Greedy continuation of ``ids`` (1 × n) with the KV cache: the new token ids, stop token included.
 
-        The cache of the previous call is reused for the longest prefix the two inputs share (the response step
-        extends the belief step's sequence; UBAR's next turn extends the whole session)."""
+        The cache of the previous call is reused for the longest prefix the two inputs share (the response
+        step extends the belief step's sequence; UBAR's next turn extends the whole session)."""
         import inspect
 
         import torch
@@ -99,7 +100,8 @@ class CausalSystem(HFTODSystem):
         return out
 
     def _reusable_cache(self, ids: list[int]) -> tuple[Any, int]:
-        """``(cache, n)``: the previous call's cache cropped to the ``n`` leading tokens it shares with ``ids``."""
+        """``(cache, n)``: the previous call's cache cropped to the ``n`` leading tokens it shares with
+        ``ids``."""
         kv = getattr(self, "_kv", None)
         self._kv = None
         if kv is None or not self.prefix_cache or not hasattr(kv[1], "crop"):
@@ -131,7 +133,8 @@ class CausalSystem(HFTODSystem):
                            ) -> tuple[str, str, str]:
         fmt = self.format
         if fmt.prompt_markers:
-            prompt = fmt.segment(self._prompt, belief, fmt.belief_end, db_text, fmt.act_start or fmt.response_start)
+            opener = fmt.act_start or fmt.response_start
+            prompt = fmt.segment(self._prompt, belief, fmt.belief_end, db_text, opener)
         else:
             prompt = fmt.segment(self._prompt, fmt.belief_start, belief, fmt.belief_end, db_text)
         raw = self._generate(prompt, stop=fmt.response_end or None)

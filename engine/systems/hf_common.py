@@ -1,9 +1,9 @@
-"""Format files for end-to-end TOD checkpoints: how a checkpoint was trained to see a dialogue, and rendering it.
+"""Format files for end-to-end TOD checkpoints: how a checkpoint was trained to see a dialogue; rendering it.
 
 A *format file* (TOML, bundled ones in ``assets/formats/``) says how user and system turns are wrapped and
-normalised, the prompts (PPTOD), the segment markers and their order (UBAR:
-``<sos_u> … <eos_u> <sos_b> … <eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``), the belief-state
-and act syntaxes (:mod:`engine.systems.hf_belief`), the DB summary, and how the model's slot names map to parley's
+normalised, the prompts (PPTOD), the segment markers and their order (UBAR: ``<sos_u> … <eos_u> <sos_b> …
+<eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``), the belief-state and act syntaxes
+(:mod:`engine.systems.hf_belief`), the DB summary, and how the model's slot names map to parley's
 (:mod:`engine.mwdb`). Each bundled file names the reference commit it was checked against.
 
 The same rendering serves inference (:mod:`engine.systems.hf_causal`, :mod:`engine.systems.hf_seq2seq`) and
@@ -23,9 +23,9 @@ from parley.engine.mwdb import DOMAINS
 from parley.engine.spec import SpecError
 from parley.engine.systems.hf_belief import State, format_belief, parse_belief, parse_belief_checked
 
-__all__ = ["Format", "State", "TurnRecord", "active_domain", "between", "format_belief", "join", "list_formats",
-           "load_format", "normalise_text", "parse_belief", "parse_belief_checked", "render_context",
-           "render_target"]
+__all__ = ["Format", "State", "TurnRecord", "active_domain", "between", "format_belief", "join",
+           "list_formats", "load_format", "normalise_text", "parse_belief", "parse_belief_checked",
+           "render_context", "render_target"]
 
 FORMATS_DIR = Path(__file__).resolve().parents[2] / "assets" / "formats"
 BELIEF_STYLES = ("bracket", "triples", "brace")
@@ -77,9 +77,9 @@ class Format:
     context_prefix: str = ""
     context_suffix: str = ""
     max_turns: int = 0  # previous turns kept in the context (0 = all)
-    normalise: str = "none"  # user/system text: "none", "lower", or "multiwoz" (lower case, corpus tokenisation)
+    normalise: str = "none"  # user/system text: "none", "lower", "multiwoz" (lower case, corpus tokenisation)
     prompt_markers: bool = True  # causal: parley writes each segment's start marker (false: the model does)
-    system_text: str = "delex"  # earlier system turns in the context: "delex" (as written) or "shown" (filled)
+    system_text: str = "delex"  # earlier system turns in the context: "delex" (as written), "shown" (filled)
     separator: str = " "  # between the context and the segments (causal); "" = markers carry their own spaces
     history: str = "text"  # causal only: "text" (user/system only) or "full" (every segment of earlier turns)
     # seq2seq prompts; inputs may use {prompt}, {context}, {belief}, {db}, {prev_belief}
@@ -178,7 +178,8 @@ class Format:
 
     # ---- rendering -----------------------------------------------------------------------------------------
     def db_text(self, domain: str | None, count: int) -> str:
-        """The DB segment for one domain's match count (with its markers), e.g. ``<sos_db> [db_2] <eos_db>``."""
+        """The DB segment for one domain's match count (with its markers), e.g. ``<sos_db> [db_2] <eos_db>``.
+        """
         return self.db_segment([(domain, count)] if domain else [])
 
     def db_segment(self, counts: Sequence[tuple[str | None, int | None]]) -> str:
@@ -245,7 +246,8 @@ def load_format(name_or_path: str | Path, kind: str | None = None) -> Format:
 
 
 def between(text: str, start: str, end: str) -> str:
-    """The text between the first ``start`` marker and the following ``end`` marker (either may be missing)."""
+    """The text between the first ``start`` marker and the following ``end`` marker (either may be missing).
+    """
     s = text
     if start and start in s:
         s = s.split(start, 1)[1]
@@ -256,7 +258,8 @@ def between(text: str, start: str, end: str) -> str:
 
 def active_domain(state: Mapping[str, Mapping[str, Any]], previous: Mapping[str, Mapping[str, Any]] | None,
                   hint: str | None = None) -> str | None:
-    """The domain the turn is about: one whose slots changed this turn, else ``hint``, else the last in the state."""
+    """The domain the turn is about: one whose slots changed this turn, else ``hint``, else the last in the
+    state."""
     prev = previous or {}
     changed = [d for d, s in state.items() if dict(s) != dict(prev.get(d, {}))]
     if changed:
@@ -289,8 +292,8 @@ def normalise_text(fmt: Format, text: str) -> str:
 def render_context(fmt: Format, records: Sequence[TurnRecord], user: str, full: bool = False) -> str:
     """The dialogue context the way the format wraps it (the last ``max_turns`` earlier turns).
 
-    ``full`` (UBAR) feeds every segment of earlier turns back; otherwise earlier turns are user and system text
-    and the context ends with ``context_suffix``.
+    ``full`` (UBAR) feeds every segment of earlier turns back; otherwise earlier turns are user and system
+    text and the context ends with ``context_suffix``.
     """
     if fmt.max_turns:
         records = records[-fmt.max_turns:]

@@ -1,9 +1,9 @@
 """DB lookup for a parsed belief state, and lexicalisation of delexicalised system responses.
 
 End-to-end TOD models write responses with placeholders — ``[value_name]``, ``[value_phone]``,
-``[value_reference]`` (UBAR/PPTOD), or ``[restaurant_name]``, ``[hotel_phone]`` (MultiWOZ 2.1 / SimpleTOD) — that
-parley fills from the matching DB row of the active domain and from the belief state. A second ``[value_name]``
-(or train id) in one response moves on to the next matching row.
+``[value_reference]`` (UBAR/PPTOD), or ``[restaurant_name]``, ``[hotel_phone]`` (MultiWOZ 2.1 / SimpleTOD) —
+that parley fills from the matching DB row of the active domain and from the belief state. A second
+``[value_name]`` (or train id) in one response moves on to the next matching row.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ class DBResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"domain": self.domain, "count": self.count,
-                "venues": [str(r.get("name") or r.get("trainID") or r.get("department") or "") for r in self.rows]}
+                "venues": [str(r.get("name") or r.get("trainID") or r.get("department") or "")
+                           for r in self.rows]}
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,12 @@
 ``hf-seq2seq:model=PATH|HUB_ID[,format=pptod|mintl|PATH.toml][,max_new_tokens=N][,allow_pickle=true]
 [,db=DIR][,threads=0]`` (checkpoint code runs only with ``--trust-remote-code``)
 
-Each turn makes two generate calls: the belief prompt (PPTOD: ``translate dialogue to belief state:``) over the
-context, then the response prompt over the context plus the DB segment (and, for formats that ask for it, the
-belief state); formats with ``[db] place = "decoder"`` (MinTL) start the response decoder with the DB token
-instead. The belief state is parsed and the DB queried between the two; the delexicalised response is filled
-from the matching DB row (see :mod:`engine.systems.hf_base`). A ``parley-format.toml`` in the model folder is used
-when no ``format=`` is given.
+Each turn makes two generate calls: the belief prompt (PPTOD: ``translate dialogue to belief state:``) over
+the context, then the response prompt over the context plus the DB segment (and, for formats that ask for it,
+the belief state); formats with ``[db] place = "decoder"`` (MinTL) start the response decoder with the DB
+token instead. The belief state is parsed and the DB queried between the two; the delexicalised response is
+filled from the matching DB row (see :mod:`engine.systems.hf_base`). A ``parley-format.toml`` in the model
+folder is used when no ``format=`` is given.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ class Seq2SeqSystem(HFTODSystem):
     def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
         from transformers import AutoModelForSeq2SeqLM
 
-        model, tok = load_pretrained(src.ref, pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code),
-                                     AutoModelForSeq2SeqLM, progress, self.model_ref)
+        kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
+        model, tok = load_pretrained(src.ref, kwargs, AutoModelForSeq2SeqLM, progress, self.model_ref)
         self.missing_tokens = check_special_tokens(self.format, tok)
         say(progress, "model ready")
         return model, tok

@@ -1,11 +1,12 @@
 """MultiWOZ dialogues (ConvLab-3 / MultiWOZ 2.1 layout) → training sequences in a format file's syntax.
 
-Per system turn: the context (earlier turns, truncated to the format's ``max_turns``), the corpus belief state,
-the DB segment computed from parley's MultiWOZ DB for that state, the system acts and the delexicalised system
-turn. The response is delexicalised from the corpus span annotations (``span_info``): names, addresses, phones,
-postcodes, references, train ids and taxi cars become ``[domain_slot]`` placeholders, every other annotated value a
-``[value_slot]`` placeholder — the names :mod:`engine.systems.hf_lex` fills at inference. Rendering goes through
-:func:`engine.systems.hf_common.render_context` / :func:`render_target`, the code the ``hf-causal`` adapter uses.
+Per system turn: the context (earlier turns, truncated to the format's ``max_turns``), the corpus belief
+state, the DB segment computed from parley's MultiWOZ DB for that state, the system acts and the delexicalised
+system turn. The response is delexicalised from the corpus span annotations (``span_info``): names, addresses,
+phones, postcodes, references, train ids and taxi cars become ``[domain_slot]`` placeholders, every other
+annotated value a ``[value_slot]`` placeholder — the names :mod:`engine.systems.hf_lex` fills at inference.
+Rendering goes through :func:`engine.systems.hf_common.render_context` / :func:`render_target`, the code the
+``hf-causal`` adapter uses.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def corpus_state(metadata: Mapping[str, Any]) -> dict[str, dict[str, str]]:
 
 
 def corpus_acts(dialog_act: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    """``{"Hotel-Inform": [["Area", "east"], ...]}`` → ``[("hotel", "inform", "area"), ...]`` without repeats."""
+    """``{"Hotel-Inform": [["Area", "east"], ...]}`` → ``[("hotel", "inform", "area"), ...]`` without repeats.
+    """
     out: list[tuple[str, str, str]] = []
     for key, pairs in dialog_act.items():
         domain, _, act = str(key).lower().partition("-")
@@ -113,7 +115,8 @@ def delexicalise(text: str, spans: Sequence[Sequence[Any]], turn_domain: str | N
     for span in sorted(spans, key=lambda s: (int(s[3]), -int(s[4]))):
         act, slot, start, end = str(span[0]), str(span[1]).lower(), int(span[3]), int(span[4])
         key = SPAN_KEYS.get(slot)
-        if key is None or not 0 <= start <= end < len(words) or any(start <= e and s <= end for s, e, _ in marks):
+        overlaps = any(start <= e and s <= end for s, e, _ in marks)
+        if key is None or not 0 <= start <= end < len(words) or overlaps:
             continue
         domain = act.split("-")[0].lower()
         if domain not in DOMAINS:
@@ -134,7 +137,8 @@ def _turn_domain(acts: list[tuple[str, str, str]], state: Mapping[str, Mapping[s
     return active_domain(state, prev, hint=named[0] if named else None)
 
 
-def dialogue_examples(did: str, dialogue: Mapping[str, Any], fmt: Format, db: MultiwozDB) -> Iterator[Example]:
+def dialogue_examples(did: str, dialogue: Mapping[str, Any], fmt: Format, db: MultiwozDB
+                      ) -> Iterator[Example]:
     """The training sequences of one dialogue, one per system turn."""
     log = dialogue["log"]
     records: list[TurnRecord] = []

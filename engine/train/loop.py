@@ -1,8 +1,8 @@
 """Training a causal LM on format-file sequences: a small GPT-2 from scratch, or any causal base model.
 
-The recipe is deterministic for a seed on a given device: the data order, the tokenizer, the initial weights and
-every update depend only on the seed, the data file and the options. The model is written as a Hugging Face
-folder (safetensors, tokenizer, ``parley-format.toml``) that ``hf-causal:model=DIR`` loads, with a
+The recipe is deterministic for a seed on a given device: the data order, the tokenizer, the initial weights
+and every update depend only on the seed, the data file and the options. The model is written as a Hugging
+Face folder (safetensors, tokenizer, ``parley-format.toml``) that ``hf-causal:model=DIR`` loads, with a
 ``manifest.json`` (:mod:`engine.train.manifest`).
 """
 
@@ -71,7 +71,8 @@ class TrainResult:
 
 
 def pick_device(choice: str = "auto") -> str:
-    """``cuda`` when available, then Apple ``mps``, else ``cpu`` (``choice`` other than auto is used as is)."""
+    """``cuda`` when available, then Apple ``mps``, else ``cpu`` (``choice`` other than auto is used as is).
+    """
     import torch
 
     if choice != "auto":
@@ -86,7 +87,8 @@ def _split(dialogues: dict[str, Any], cfg: TrainConfig) -> tuple[dict[str, Any],
     ids = list(dialogues)[: cfg.limit] if cfg.limit else list(dialogues)
     n_dev = min(cfg.dev_dialogues, max(0, len(ids) - 1))
     dev_ids = set(random.Random(cfg.seed).sample(ids, n_dev)) if n_dev else set()
-    return ({i: dialogues[i] for i in ids if i not in dev_ids}, {i: dialogues[i] for i in ids if i in dev_ids})
+    kept = {i: dialogues[i] for i in ids if i not in dev_ids}
+    return kept, {i: dialogues[i] for i in ids if i in dev_ids}
 
 
 def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[Any, Any]:
@@ -113,9 +115,11 @@ def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[
 
     tok = train_tokenizer(texts, fmt.special_tokens, cfg.vocab)
     torch.manual_seed(cfg.seed)
+    eos = tok.eos_token_id
     conf = GPT2Config(vocab_size=len(tok), n_positions=cfg.block, n_embd=cfg.dim, n_layer=cfg.layers,
-                      n_head=cfg.heads, resid_pdrop=cfg.dropout, embd_pdrop=cfg.dropout, attn_pdrop=cfg.dropout,
-                      bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+                      n_head=cfg.heads, resid_pdrop=cfg.dropout, embd_pdrop=cfg.dropout,
+                      attn_pdrop=cfg.dropout, bos_token_id=eos, eos_token_id=eos,
+                      pad_token_id=tok.pad_token_id)
     return tok, GPT2LMHeadModel(conf)
 
 
@@ -241,9 +245,9 @@ def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], 
     seconds = time.perf_counter() - t0
     dev_loss = evaluate(model, dev_seqs, pad, device)
     model.to("cpu")
+    n_params = sum(p.numel() for p in model.parameters())
     result = TrainResult(Path(cfg.out), step, step / per_epoch, len(seqs), tokens, seconds,
-                         tokens / max(seconds, 1e-9), ema, dev_loss, sum(p.numel() for p in model.parameters()),
-                         device, stopped)
+                         tokens / max(seconds, 1e-9), ema, dev_loss, n_params, device, stopped)
     write_checkpoint(model, tok, fmt, cfg, result)
     say(f"wrote {cfg.out}")
     return result

@@ -1,9 +1,9 @@
 """Writing a trained checkpoint folder and its ``manifest.json``, and checking a folder against its manifest.
 
-The manifest records what the model was trained on (data file name and SHA-256, dialogue and sequence counts), the
-recipe (every :class:`~engine.train.loop.TrainConfig` field, the seed), what it cost (steps, epochs, tokens,
-seconds, tokens/s, device, load average) and the SHA-256 and size of every file in the folder, so a shipped model
-can be verified (:func:`verify`).
+The manifest records what the model was trained on (data file name and SHA-256, dialogue and sequence counts),
+the recipe (every :class:`~engine.train.loop.TrainConfig` field, the seed), what it cost (steps, epochs,
+tokens, seconds, tokens/s, device, load average) and the SHA-256 and size of every file in the folder, so a
+shipped model can be verified (:func:`verify`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ FORMAT_FILE = "parley-format.toml"
 
 
 def format_toml(fmt_ref: str, max_turns: int) -> str:
-    """The format file ``fmt_ref`` (bundled name or path) with ``[context] max_turns`` set; its header kept."""
+    """The format file ``fmt_ref`` (bundled name or path) with ``[context] max_turns`` set; its header kept.
+    """
     import tomli_w
 
     from parley.engine.systems.hf_common import FORMATS_DIR
@@ -64,7 +65,8 @@ def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> P
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     manifest = {
         "format": fmt.name,
-        "data": {"file": Path(cfg.data).name, "sha256": sha256_file(Path(cfg.data)), "sequences": result.examples},
+        "data": {"file": Path(cfg.data).name, "sha256": sha256_file(Path(cfg.data)),
+                 "sequences": result.examples},
         "seed": cfg.seed,
         "steps": result.steps,
         "epochs": round(result.epochs, 3),
@@ -75,7 +77,8 @@ def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> P
         "config": dataclasses.asdict(cfg) | {"data": Path(cfg.data).name, "out": Path(cfg.out).name},
         "machine": {"device": result.device, "cpus": os.cpu_count(), "platform": platform.platform(),
                     "load_avg": [round(x, 2) for x in load] if load else None},
-        "versions": {"parley": __version__, "torch": torch.__version__, "transformers": transformers.__version__},
+        "versions": {"parley": __version__, "torch": torch.__version__,
+                     "transformers": transformers.__version__},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "files": file_table(out),
     }
@@ -84,7 +87,8 @@ def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> P
 
 
 def verify(folder: str | Path) -> list[str]:
-    """Problems with ``folder`` against its manifest (missing, extra or changed files); empty when it matches."""
+    """Problems with ``folder`` against its manifest (missing, extra or changed files); empty when it matches.
+    """
     folder = Path(folder)
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))

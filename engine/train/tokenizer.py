@@ -1,8 +1,8 @@
 """A byte-level BPE tokenizer trained here on the training sequences (deterministic for the same texts).
 
-The format's markers (``<|belief|>``, ...) are special tokens that swallow the spaces around them, so
-``a <|user|> b`` and ``a<|user|>b`` encode alike and a marker never costs a stray space token; every other piece of
-text gets a prefix space, so a word is one token wherever it stands.
+The format's markers (``<|belief|>``, ...) are special tokens that swallow the spaces around them, so ``a
+<|user|> b`` and ``a<|user|>b`` encode alike and a marker never costs a stray space token; every other piece
+of text gets a prefix space, so a word is one token wherever it stands.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -25,8 +26,8 @@ def train() -> None:
 @click.option("--format", "fmt", default="simpletod-db", show_default=True,
               help="Causal format file (bundled name or .toml path): simpletod-db, simpletod, ubar, augpt.")
 @click.option("--base", default=None, metavar="PATH|HUB_ID|smollm2",
-              help="Fine-tune this causal LM (its tokenizer gets the format's markers) instead of a GPT-2 built "
-                   "from scratch with a tokenizer trained on the data.")
+              help="Fine-tune this causal LM (its tokenizer gets the format's markers) instead of a GPT-2 "
+                   "built from scratch with a tokenizer trained on the data.")
 @click.option("--layers", type=int, default=4, show_default=True, help="From scratch: transformer layers.")
 @click.option("--dim", type=int, default=256, show_default=True, help="From scratch: hidden size.")
 @click.option("--heads", type=int, default=4, show_default=True, help="From scratch: attention heads.")
@@ -37,9 +38,12 @@ def train() -> None:
 @click.option("--epochs", type=float, default=3.0, show_default=True, help="Passes over the data.")
 @click.option("--steps", type=int, default=None, help="Optimizer steps (overrides --epochs).")
 @click.option("--batch-size", type=int, default=16, show_default=True)
-@click.option("--lr", type=float, default=1e-3, show_default=True, help="Peak learning rate (use ~5e-5 with --base).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the data order, tokenizer and weights.")
-@click.option("--device", default="auto", show_default=True, help="auto (cuda, then mps, then cpu), cpu, cuda, ...")
+@click.option("--lr", type=float, default=1e-3, show_default=True,
+              help="Peak learning rate (use ~5e-5 with --base).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the data order, tokenizer and weights.")
+@click.option("--device", default="auto", show_default=True,
+              help="auto (cuda, then mps, then cpu), cpu, cuda, ...")
 @click.option("--bf16", is_flag=True, help="bfloat16 autocast (fast on recent GPUs and CPUs with AMX).")
 @click.option("--dev-dialogues", type=int, default=0, show_default=True,
               help="Dialogues held out (by seed) to report a dev loss.")
@@ -47,11 +51,8 @@ def train() -> None:
 @click.option("--max-minutes", type=float, default=None,
               help="Stop early after this many minutes (the manifest records the steps done).")
 @click.option("--threads", type=int, default=None, help="CPU threads for torch (default: torch's choice).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result (steps, tokens/s, losses) as JSON.")
-def tod(data: str, out: str, fmt: str, base: str | None, layers: int, dim: int, heads: int, vocab: int,
-        block: int, context_turns: int, epochs: float, steps: int | None, batch_size: int, lr: float, seed: int,
-        device: str, bf16: bool, dev_dialogues: int, limit: int | None, max_minutes: float | None,
-        threads: int | None, as_json: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest's figures as JSON.")
+def tod(data: str, out: str, fmt: str, as_json: bool, **options: Any) -> None:
     """Train a causal LM in a format file's syntax (SimpleTOD by default: context → belief state → DB → acts →
     delexicalised response), deterministic for a seed, and write a checkpoint folder with a manifest."""
     from parley.engine.spec import SpecError
@@ -62,36 +63,30 @@ def tod(data: str, out: str, fmt: str, base: str | None, layers: int, dim: int, 
     target = Path(out)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         fail(f"{out} exists and is not empty; give a new folder")
-    for name, value in (("--layers", layers), ("--dim", dim), ("--heads", heads), ("--batch-size", batch_size),
-                        ("--context-turns", context_turns), ("--steps", steps or 1), ("--block", block - 15)):
-        if value < 1:
-            fail(f"{name} is too small")
-    if dim % heads:
+    for name in ("layers", "dim", "heads", "batch_size", "context_turns", "steps"):
+        if options[name] is not None and options[name] < 1:
+            fail(f"--{name.replace('_', '-')} must be at least 1")
+    if options["dim"] % options["heads"]:
         fail("--dim must be a multiple of --heads")
-    if vocab < 300:
-        fail("--vocab must be at least 300")
-    cfg = TrainConfig(data=data, out=out, format=fmt, base=base, layers=layers, dim=dim, heads=heads, vocab=vocab,
-                      block=block, context_turns=context_turns, epochs=epochs, steps=steps, batch_size=batch_size,
-                      lr=lr, seed=seed, device=device, bf16=bf16, dev_dialogues=dev_dialogues, limit=limit,
-                      max_minutes=max_minutes, threads=threads)
+    if options["vocab"] < 300 or options["block"] < 16:
+        fail("--vocab must be at least 300 and --block at least 16")
 
     def progress(step: int, total: int, loss: float, tps: float) -> None:
         if step == 1 or step % 25 == 0 or step == total:
             click.echo(f"step {step}/{total}  loss {loss:.3f}  {tps:,.0f} tokens/s", err=True)
 
     try:
-        result = train(cfg, progress, log=lambda m: click.echo(m, err=True))
+        result = train(TrainConfig(data=data, out=out, format=fmt, **options), progress,
+                       log=lambda m: click.echo(m, err=True))
     except (DataError, SpecError, LoadError) as e:
         fail(str(e))
-    figures = {"out": str(result.out), "steps": result.steps, "epochs": round(result.epochs, 3),
-               "sequences": result.examples, "tokens": result.tokens, "seconds": round(result.seconds, 1),
-               "tokens_per_s": round(result.tokens_per_s, 1), "train_loss": round(result.train_loss, 4),
-               "dev_loss": None if result.dev_loss is None else round(result.dev_loss, 4),
-               "parameters": result.parameters, "device": result.device, "stopped_early": result.stopped_early}
+    manifest = json.loads((result.out / "manifest.json").read_text(encoding="utf-8"))
     if as_json:
-        json.dump(figures, sys.stdout)
+        json.dump({"out": str(result.out), "steps": result.steps, "epochs": manifest["epochs"],
+                   **manifest["figures"]}, sys.stdout)
         click.echo()
     else:
-        click.echo(f"trained {result.parameters:,} parameters for {result.steps} steps ({result.epochs:.2f} epochs) "
-                   f"in {result.seconds / 60:.1f} min on {result.device}: {result.tokens_per_s:,.0f} tokens/s, "
-                   f"loss {result.train_loss:.3f}; model in {result.out} (hf-causal:model={result.out})")
+        click.echo(f"trained {result.parameters:,} parameters for {result.steps} steps "
+                   f"({result.epochs:.2f} epochs) in {result.seconds / 60:.1f} min on {result.device}: "
+                   f"{result.tokens_per_s:,.0f} tokens/s, loss {result.train_loss:.3f}; "
+                   f"load it with hf-causal:model={result.out}")

@@ -1,9 +1,10 @@
-"""Golden tests: the exact model inputs and the parse of sample outputs, as the reference implementations define them.
+"""Golden tests: the exact model inputs and the parse of sample outputs, as the reference implementations
+define them.
 
-Each bundled format file names the reference commit it was checked against (SimpleTOD, UBAR, PPTOD, MinTL, AuGPT).
-The expected strings below are facts about those formats, written here by hand from the reference code (the
-dialogue is our own, MultiWOZ style): what the model is fed on turn 1 and turn 2 of a dialogue, and what parley
-makes of a sample output. The adapters run for real; only the model's text output is scripted.
+Each bundled format file names the reference commit it was checked against (SimpleTOD, UBAR, PPTOD, MinTL,
+AuGPT). The expected strings below are facts about those formats, written here by hand from the reference code
+(the dialogue is our own, MultiWOZ style): what the model is fed on turn 1 and turn 2 of a dialogue, and what
+parley makes of a sample output. The adapters run for real; only the model's text output is scripted.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ class _Loaded:
 
 
 def _script(system: Any, outputs: list[str]) -> list[dict[str, str]]:
-    """Replace the system's text generation: record each input (and decoder prefix), answer from ``outputs``."""
+    """Replace the system's text generation: record each input (and decoder prefix), answer from ``outputs``.
+    """
     calls: list[dict[str, str]] = []
     queue = list(outputs)
 

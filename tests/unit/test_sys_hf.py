@@ -67,7 +67,8 @@ def gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _script_generate(system, outputs: list[str], causal: bool):  # type: ignore[no-untyped-def]
-    """Make the model 'write' the given strings in turn (through the real tokenizer); returns the prompts seen.
+    """Make the model 'write' the given strings in turn (through the real tokenizer); returns the prompts
+    seen.
 
     Causal systems decode token by token (``_decode``); seq2seq systems call ``model.generate``."""
     import torch
@@ -251,8 +252,8 @@ def test_malformed_generation_becomes_the_fallback_reply(gpt2_dir: Path, outputs
 
 @pytest.mark.parametrize("fmt", ["ubar", "simpletod"])
 def test_reusing_the_kv_cache_changes_nothing(gpt2_dir: Path, fmt: str) -> None:
-    """The response step (and UBAR's next turn) extends the previous input: the cached prefix is reused, and the
-    greedy output is the same as with a fresh cache every call."""
+    """The response step (and UBAR's next turn) extends the previous input: the cached prefix is reused, and
+    the greedy output is the same as with a fresh cache every call."""
     outputs = []
     for reuse in (True, False):
         system = build_system(f"hf-causal:model={gpt2_dir},format={fmt},max_new_tokens=6")

@@ -159,7 +159,8 @@ def test_cli_refuses_a_non_empty_output_folder_and_bad_data(data_file: Path, tmp
 
 
 def test_fine_tuning_a_base_model_adds_the_markers(data_file: Path, tmp_path: Path) -> None:
-    """--base: the base tokenizer gets the format's markers as single tokens, the embeddings grow; deterministic."""
+    """--base: the base tokenizer gets the format's markers as single tokens, the embeddings grow;
+    deterministic."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
