@@ -31,6 +31,7 @@ def _metadata(restaurant: dict[str, str], book: dict[str, str] | None = None) ->
 def _dialogue(area: str, food: str, name: str, people: str) -> dict[str, Any]:
     sys1 = f"There are some {food} places in the {area} . Any price range ?"
     sys2 = f"I booked {name} for {people} , the reference is ABCD1234 ."
+    n = len(name.split())
     return {"goal": {"restaurant": {"info": {"area": area, "food": food}, "reqt": [], "fail_info": {}}},
             "log": [
                 {"text": f"I want {food} food in the {area} please .", "metadata": {}, "dialog_act": {},
@@ -45,10 +46,9 @@ def _dialogue(area: str, food: str, name: str, people: str) -> dict[str, Any]:
                 {"text": sys2, "metadata": _metadata({"food": food, "area": area, "pricerange": "dontcare"},
                                                      {"people": people}),
                  "dialog_act": {"Booking-Book": [["Name", name], ["People", people], ["Ref", "ABCD1234"]]},
-                 "span_info": [["Booking-Book", "Name", name, 2, 1 + len(name.split())],
-                               ["Booking-Book", "People", people, 3 + len(name.split()), 3 + len(name.split())],
-                               ["Booking-Book", "Ref", "ABCD1234", 8 + len(name.split()),
-                                8 + len(name.split())]]},
+                 "span_info": [["Booking-Book", "Name", name, 2, 1 + n],
+                               ["Booking-Book", "People", people, 3 + n, 3 + n],
+                               ["Booking-Book", "Ref", "ABCD1234", 8 + n, 8 + n]]},
             ]}
 
 
@@ -71,17 +71,17 @@ def data_file(tmp_path: Path) -> Path:
 def test_sequences_in_simpletod_db_format(data_file: Path) -> None:
     fmt = load_format("simpletod-db")
     ex = build_examples(read_dialogues(data_file), fmt, load_db())
-    assert len(ex) == 10 and ex[0].prompt == ("<|endoftext|> <|context|> <|user|> i want italian food in the north "
-                                              "please . <|endofcontext|>")
+    assert len(ex) == 10 and ex[0].prompt == ("<|endoftext|> <|context|> <|user|> i want italian food in the "
+                                              "north please . <|endofcontext|>")
     assert ex[0].target == (
-        "<|belief|> restaurant food italian , restaurant area north <|endofbelief|> <|dbsearch|> restaurant match=1 "
-        "<|endofdbsearch|> <|action|> restaurant inform food , restaurant inform area , restaurant request price "
-        "<|endofaction|> <|response|> there are some [value_food] places in the [value_area] . any price range ? "
-        "<|endofresponse|>")
+        "<|belief|> restaurant food italian , restaurant area north <|endofbelief|> <|dbsearch|> restaurant "
+        "match=1 <|endofdbsearch|> <|action|> restaurant inform food , restaurant inform area , restaurant "
+        "request price <|endofaction|> <|response|> there are some [value_food] places in the [value_area] . "
+        "any price range ? <|endofresponse|>")
     # turn 2: the lexicalised system turn in the context, booking spans delexicalised for the turn's domain
     assert "<|system|> there are some italian places in the north . any price range ?" in ex[1].prompt
-    assert ex[1].target.endswith("<|response|> i booked [restaurant_name] for [value_people] , the reference is "
-                                 "[restaurant_reference] . <|endofresponse|>")
+    assert ex[1].target.endswith("<|response|> i booked [restaurant_name] for [value_people] , the reference "
+                                 "is [restaurant_reference] . <|endofresponse|>")
     assert ex[1].target.startswith("<|belief|> restaurant food italian , restaurant pricerange dontcare , "
                                    "restaurant area north , restaurant book people 2 <|endofbelief|>")
 
@@ -118,7 +118,8 @@ def test_tiny_run_is_deterministic_and_matches_its_manifest(data_file: Path, tmp
     for name in ("model.safetensors", "tokenizer.json", "config.json", "parley-format.toml"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     c = _tiny(data_file, tmp_path / "c", seed=1)
-    assert (tmp_path / "c" / "model.safetensors").read_bytes() != (tmp_path / "a" / "model.safetensors").read_bytes()
+    weights = [(tmp_path / d / "model.safetensors").read_bytes() for d in "ac"]
+    assert weights[0] != weights[1]
     assert c.steps == 3
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
     assert manifest["seed"] == 0 and manifest["steps"] == 3 and manifest["format"] == "simpletod-db"
@@ -146,8 +147,8 @@ def test_cli_refuses_a_non_empty_output_folder_and_bad_data(data_file: Path, tmp
     out = tmp_path / "taken"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    cmd = [sys.executable, "-c", "from parley.cli import main; main()", "train", "tod", "--data", str(data_file),
-           "--steps", "1"]
+    cmd = [sys.executable, "-c", "from parley.cli import main; main()", "train", "tod", "--data",
+           str(data_file), "--steps", "1"]
     r = subprocess.run([*cmd, "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "not empty" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert (out / "keep.txt").read_text() == "mine"
@@ -175,16 +176,18 @@ def test_fine_tuning_a_base_model_adds_the_markers(data_file: Path, tmp_path: Pa
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<|endoftext|>")
     tok.save_pretrained(str(base))
     torch.manual_seed(0)
-    GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=16, n_layer=1, n_head=2, n_positions=512)).save_pretrained(
-        str(base))
+    conf = GPT2Config(vocab_size=len(tok), n_embd=16, n_layer=1, n_head=2, n_positions=512)
+    GPT2LMHeadModel(conf).save_pretrained(str(base))
     runs = []
     for name in ("x", "y"):
-        cfg = TrainConfig(data=str(data_file), out=str(tmp_path / name), base=str(base), steps=2, batch_size=4,
-                          lr=1e-3, threads=1)
+        cfg = TrainConfig(data=str(data_file), out=str(tmp_path / name), base=str(base), steps=2,
+                          batch_size=4, lr=1e-3, threads=1)
         runs.append(train(cfg))
-    assert (tmp_path / "x" / "model.safetensors").read_bytes() == (tmp_path / "y" / "model.safetensors").read_bytes()
+    weights = [(tmp_path / d / "model.safetensors").read_bytes() for d in "xy"]
+    assert weights[0] == weights[1]
     from transformers import AutoTokenizer
 
     trained = AutoTokenizer.from_pretrained(str(tmp_path / "x"))
     assert len(trained("<|belief|> <|endofbelief|>", add_special_tokens=False)["input_ids"]) == 2
-    assert runs[0].parameters > 0 and json.loads((tmp_path / "x" / "manifest.json").read_text())["config"]["base"]
+    manifest = json.loads((tmp_path / "x" / "manifest.json").read_text())
+    assert runs[0].parameters > 0 and manifest["config"]["base"] == str(base)
