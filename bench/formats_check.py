@@ -146,8 +146,8 @@ def main() -> None:
                 f"{args.out}`: each reference parser, loaded from the mirrored repository at the commit its "
                 "format file names, parses sample model outputs; parley parses the same strings (slot names "
                 "mapped back to the reference's) and writes its parse back in the model's syntax. PPTOD and "
-                "MinTL reuse UBAR's/DAMD's belief parser (bspan_to_constraint_dict). The exact model inputs are "
-                "golden tests (tests/unit/test_formats_reference.py).", ""]
+                "MinTL reuse UBAR's/DAMD's belief parser (bspan_to_constraint_dict). The exact model inputs "
+                "are golden tests (tests/unit/test_formats_reference.py).", ""]
         args.out.write_text("\n".join(head) + "\n" + report + "\n", encoding="utf-8")
     sys.exit(1 if bad else 0)
 
