@@ -11,7 +11,6 @@ Rendering goes through :func:`engine.systems.hf_common.render_context` / :func:`
 
 from __future__ import annotations
 
-import json
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,20 +62,20 @@ class Example:
 
 def read_dialogues(path: str | Path) -> dict[str, Any]:
     """``{id: dialogue}`` from a MultiWOZ-format ``.json`` file or a ``.zip`` holding one."""
+    from parley.jsonfile import loads, read_json
+
     p = Path(path)
-    try:
-        if p.suffix == ".zip":
+    if p.suffix == ".zip" and p.is_file():
+        try:
             with zipfile.ZipFile(p) as zf:
                 inner = next((n for n in zf.namelist() if n.endswith(".json")), None)
                 if inner is None:
                     raise DataError(f"{p}: the zip holds no .json file")
-                raw = json.loads(zf.read(inner))
-        else:
-            raw = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{p}: no such file") from None
-    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, IsADirectoryError) as e:
-        raise DataError(f"{p}: not a MultiWOZ dialogue file ({e})") from None
+                raw = loads(zf.read(inner), f"{p}#{inner}", DataError)
+        except zipfile.BadZipFile as e:
+            raise DataError(f"{p}: not a zip file ({e})") from None
+    else:
+        raw = read_json(p, DataError)
     if not isinstance(raw, dict) or not all(isinstance(d, dict) and isinstance(d.get("log"), list)
                                             for d in raw.values()):
         raise DataError(f"{p}: expected {{dialogue id: {{'log': [...]}}}} (ConvLab-3 / MultiWOZ 2.1 layout)")
