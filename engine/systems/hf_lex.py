@@ -16,13 +16,13 @@ from typing import Any
 
 from parley.engine.mwdb import DOMAINS, VENUE_DOMAINS, MultiwozDB
 
-PLACEHOLDER = re.compile(r"\[(?:value_)?([a-z]+(?:_[a-z]+)*)\]", flags=re.I)
+PLACEHOLDER = re.compile(r"\[(?:value_)?([a-z]+(?:[_ ][a-z]+)*)\]", flags=re.I)  # AuGPT: [price range]
 #: placeholder name → row/state attribute
 ALIASES = {
     "ref": "reference", "reference": "reference", "id": "trainID", "trainid": "trainID", "train": "trainID",
     "leave": "leaveAt", "leaveat": "leaveAt", "arrive": "arriveBy", "arriveby": "arriveBy",
     "choice": "choice", "count": "choice", "car": "car", "people": "book_people", "stay": "book_stay",
-    "entrance": "entrance fee", "fee": "entrance fee", "price_range": "pricerange", "post": "postcode",
+    "entrance": "entrance fee", "fee": "entrance fee", "entrancefee": "entrance fee", "price_range": "pricerange", "post": "postcode",
     "addr": "address", "dest": "destination", "depart": "departure", "ticket": "price", "open": "openhours",
 }
 NAME_KEYS = frozenset({"name", "trainID"})
@@ -130,7 +130,8 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
         nonlocal row_i
         ph_domain, raw = _split(m.group(1))
         dom = ph_domain or domain
-        key = ALIASES.get(raw.replace(" ", ""), raw)
+        squashed = raw.replace(" ", "")
+        key = ALIASES.get(squashed) or ALIASES.get(raw) or squashed
         value: str | None = None
         if key in NAME_KEYS and rows:
             if key in used_names and row_i + 1 < len(rows):

@@ -176,7 +176,7 @@ def test_mintl_state_updates_and_db_state_token() -> None:
 def test_augpt_glued_markers_and_db_counts() -> None:
     calls, t1, t2 = _two_turns("hf-causal:model=x,format=augpt", [
         "=>Belief state : restaurant {area = north, price range = cheap}<|eob|>",
-        "there are [choice] cheap places in the north . what food would you like ?",
+        "there are [choice] [price range] places in the north . what food would you like ?",
         "=>Belief state : restaurant {area = north, booked = true, day = friday, food = italian, people = 2, "
         "price range = cheap, time = 18:30}<|eob|>",
         "i have booked [name] .",
