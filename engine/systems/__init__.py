@@ -20,6 +20,8 @@ SYSTEMS.register("hf-seq2seq", "parley.engine.systems.hf_seq2seq:Seq2SeqSystem",
                  "PPTOD/MinTL-style T5/BART checkpoint (model=PATH|HUB_ID)")
 SYSTEMS.register("hf-causal", "parley.engine.systems.hf_causal:CausalSystem",
                  "UBAR/SimpleTOD/AuGPT-style GPT-2 checkpoint (model=PATH|HUB_ID)")
+SYSTEMS.register("neural", "parley.engine.systems.neural:NeuralSystem",
+                 "small SimpleTOD GPT-2 trained here on MultiWOZ val (bundled, through hf-causal)")
 SYSTEMS.register("remote", "parley.engine.systems.remote:RemoteSystem",
                  "a bot behind HTTP: parley JSON protocol or OpenAI-compatible chat (url=...)")
 SYSTEMS.register("sktod", "parley.engine.systems.sktod:SKTODSystem",

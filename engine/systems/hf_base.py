@@ -1,18 +1,23 @@
-"""What ``hf-seq2seq`` and ``hf-causal`` share: parameters, history bookkeeping, the belief → DB → lexicalise turn.
+"""What ``hf-seq2seq`` and ``hf-causal`` share: parameters, history bookkeeping, the belief → DB → lexicalise
+turn.
 
-A turn runs in three steps: (1) the model writes the belief state for the dialogue so far; (2) parley parses it,
-queries the MultiWOZ DB for the active domain and renders the DB segment the model was trained to read;
+A turn runs in three steps: (1) the model writes the belief state for the dialogue so far; (2) parley parses
+it, queries the MultiWOZ DB for the active domain and renders the DB segment the model was trained to read;
 (3) the model writes the (delexicalised) response, which parley lexicalises from the matching DB rows.
-Subclasses implement :meth:`HFTODSystem._generate_belief` and :meth:`HFTODSystem._generate_response` on top of a
-single text-in/text-out :meth:`HFTODSystem._generate` (which tests replace to script the model's output).
+Subclasses implement :meth:`HFTODSystem._generate_belief` and :meth:`HFTODSystem._generate_response` on top of
+a single text-in/text-out :meth:`HFTODSystem._generate`.
+
+Malformed generations never reach the user as garbage: a belief state without its end marker, fragments that
+are not ``domain slot value`` of the MultiWOZ ontology, or a response without its end marker (or empty) become
+:data:`FALLBACK` with ``internals["fallback"] = True``, ``internals["reason"]`` and the raw output kept.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,25 +27,24 @@ from parley.engine.loading import Progress, resolve
 from parley.engine.mwdb import MultiwozDB, load_db
 from parley.engine.params import checked
 from parley.engine.spec import SpecError
-from parley.engine.systems.hf_common import Format, State, active_domain, join, load_format, parse_belief
+from parley.engine.systems.hf_belief import parse_acts, parse_belief_checked
+from parley.engine.systems.hf_common import (
+    Format,
+    State,
+    TurnRecord,
+    active_domain,
+    load_format,
+    render_context,
+)
+from parley.engine.systems.hf_lex import db_counts, lookup
 from parley.engine.systems.hf_lex import lexicalise as lex_fill
-from parley.engine.systems.hf_lex import lookup
 from parley.engine.types import Message, SystemTurn, TurnError
 from parley.params import Text
 
+__all__ = ["FALLBACK", "HFTODSystem", "TurnRecord", "check_special_tokens", "parse_acts"]
+
 FORMAT_FILE = "parley-format.toml"
-
-
-@dataclass(frozen=True)
-class TurnRecord:
-    """One finished turn as the model saw and wrote it (delexicalised), plus what the user was shown."""
-
-    user: str
-    belief: str = ""
-    db: str = ""
-    act: str = ""
-    response: str = ""
-    shown: str = ""
+FALLBACK = "Sorry, I did not understand that. Could you say it again, in other words?"
 
 
 class HFTODSystem:
@@ -55,9 +59,10 @@ class HFTODSystem:
                  max_new_tokens: Annotated[int, Field(ge=1, le=1024)] | None = None,
                  allow_pickle: bool = False, trust_remote_code: bool = False, db: Text | None = None,
                  max_input_tokens: Annotated[int, Field(ge=16)] | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, threads: Annotated[int, Field(ge=0, le=64)] = 0) -> None:
         if model is None or not str(model).strip():
-            raise SpecError(f"{self.name} needs model=PATH or a Hugging Face id, e.g. {self.name}:model=./pptod")
+            raise SpecError(f"{self.name} needs model=PATH or a Hugging Face id, "
+                            f"e.g. {self.name}:model=./pptod")
         self.model_ref = str(model).strip()
         self.allow_pickle = allow_pickle
         self.trust_remote_code = trust_remote_code
@@ -67,6 +72,7 @@ class HFTODSystem:
         self.format: Format = load_format(str(fmt_ref or self.default_format), kind=self.kind)
         self.max_new_tokens = int(max_new_tokens or self.format.max_new_tokens)
         self.max_input_tokens = max_input_tokens
+        self.threads = threads
         self.db_dir = db
         self.seed = seed
         self.model: Any = None
@@ -77,7 +83,7 @@ class HFTODSystem:
         self._state: State = {}
         self.missing_tokens: list[str] = []
 
-    # ---- lifecycle ---------------------------------------------------------------------------------------------
+    # ---- lifecycle -----------------------------------------------------------------------------------------
     @property
     def loaded(self) -> bool:
         return self.model is not None
@@ -105,7 +111,7 @@ class HFTODSystem:
             self._db = load_db(self.db_dir)
         return self._db
 
-    # ---- history -----------------------------------------------------------------------------------------------
+    # ---- history -------------------------------------------------------------------------------------------
     def _sync(self, history: tuple[Message, ...]) -> tuple[list[TurnRecord], State]:
         """Our records when ``history`` is the dialogue we produced; else records rebuilt from its text."""
         pairs: list[tuple[str, str]] = []
@@ -122,23 +128,9 @@ class HFTODSystem:
         return [TurnRecord(user=u, response=s, shown=s) for u, s in pairs], {}
 
     def context(self, records: list[TurnRecord], user: str, full: bool = False) -> str:
-        """The dialogue context the way the format wraps it (last ``max_turns`` earlier turns)."""
-        fmt = self.format
-        if fmt.max_turns:
-            records = records[-fmt.max_turns:]
-        parts = [fmt.context_prefix]
-        for r in records:
-            parts.append(fmt.user.format(text=r.user))
-            if full:
-                parts += [join(fmt.belief_start, r.belief, fmt.belief_end), r.db,
-                          join(fmt.act_start, r.act, fmt.act_end) if r.act else "",
-                          join(fmt.response_start, r.response, fmt.response_end)]
-            else:
-                parts.append(fmt.system.format(text=r.response))
-        parts.append(fmt.user.format(text=user))
-        if not full:
-            parts.append(fmt.context_suffix)
-        return join(*parts)
+        """The dialogue context the way the format wraps it (:func:`engine.systems.hf_common.render_context`).
+        """
+        return render_context(self.format, records, user, full)
 
     def fit(self, build: Callable[[list[TurnRecord]], str], records: list[TurnRecord]) -> str:
         """``build(records)``, dropping the oldest turns until it fits the model's input length."""
@@ -155,7 +147,7 @@ class HFTODSystem:
     def _count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text)["input_ids"]) if self.tokenizer is not None else len(text.split())
 
-    # ---- the turn ----------------------------------------------------------------------------------------------
+    # ---- the turn ------------------------------------------------------------------------------------------
     def _generate(self, text: str, stop: str | None = None) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -176,57 +168,77 @@ class HFTODSystem:
         t0 = time.perf_counter()
         records, prev = self._sync(history)
         user = history[-1].text
+        fmt = self.format
+        act = response = raw_r = db_text = ""
+        reason: str | None = None
         try:
-            belief, raw_b = self._generate_belief(records, user, prev)
-            state = parse_belief(belief, self.format, prev)
+            with torch_threads(self.threads):
+                belief, raw_b = self._generate_belief(records, user, prev)
+            parsed = parse_belief_checked(belief, fmt, prev)
+            if fmt.belief_end and fmt.belief_end not in raw_b:
+                reason = f"the belief state has no end marker {fmt.belief_end}"
+            elif parsed.invalid:
+                reason = "the belief state has fragments outside the ontology: " + "; ".join(parsed.invalid)
+            state = parsed.state if reason is None else {d: dict(v) for d, v in prev.items()}
             domain = active_domain(state, prev)
             result = lookup(self.db, state, domain)
-            db_text = self.format.db_text(domain, result.count)
-            act, response, raw_r = self._generate_response(records, user, belief, db_text)
+            if reason is None:
+                db_text = fmt.db_segment(db_counts(fmt, self.db, state, domain, result))
+                with torch_threads(self.threads):
+                    act, response, raw_r = self._generate_response(records, user, belief, db_text)
+                if fmt.response_end and fmt.response_end not in raw_r:
+                    reason = f"the response has no end marker {fmt.response_end}"
+                elif not response.strip():
+                    reason = "the response is empty"
         except TurnError:
             raise
         except Exception as e:
             raise TurnError(f"{self.name}: generation failed: {type(e).__name__}: {e}") from e
         turn_no = len(records)
-        lex = lex_fill(response, self.db, domain, result, state, seed=self.seed, turn=turn_no)
-        text = lex.text or "(the model produced an empty response)"
-        self._records = [*records, TurnRecord(user, belief, db_text, act, response, text)]
+        if reason is None:
+            lex = lex_fill(response, self.db, domain, result, state, seed=self.seed, turn=turn_no)
+            text = lex.text
+        else:
+            lex, text, act, response = lex_fill("", self.db, domain, result, state), FALLBACK, "", FALLBACK
+        kept = belief if reason is None else ""
+        self._records = [*records, TurnRecord(user, kept, db_text, act, response, text)]
         self._state = state
         internals: dict[str, Any] = {
-            "model": self.model_ref, "format": self.format.name, "belief_raw": belief, "db": result.to_json(),
+            "model": self.model_ref, "format": fmt.name, "belief_raw": belief, "db": result.to_json(),
             "db_segment": db_text, "act_raw": act, "delexicalised": response, "filled": dict(lex.filled),
             "unfilled": list(lex.unfilled), "raw_output": {"belief": raw_b, "response": raw_r},
-            "active_domain": domain,
+            "active_domain": domain, "fallback": reason is not None, "reason": reason,
         }
+        if parsed.invalid:
+            internals["invalid_belief"] = list(parsed.invalid)
         if self.missing_tokens:  # the format's markers are not single tokens of this model
             internals["missing_special_tokens"] = list(self.missing_tokens)
-        return SystemTurn(text=text, state={d: dict(s) for d, s in state.items()}, acts=parse_acts(act),
-                          internals=internals, latency_ms=(time.perf_counter() - t0) * 1000)
+        return SystemTurn(text=text, state={d: dict(s) for d, s in state.items()},
+                          acts=parse_acts(act, fmt.act_style), internals=internals,
+                          latency_ms=(time.perf_counter() - t0) * 1000)
 
 
-def parse_acts(act: str) -> tuple[Mapping[str, Any], ...]:
-    """UBAR-style act text ``[restaurant] [inform] name food [request] area`` → act dicts (best effort)."""
-    import re
+@contextlib.contextmanager
+def torch_threads(threads: int = 0) -> Iterator[int]:
+    """Run with ``threads`` torch threads (0: 1 when the CPUs are busy with other work — contending OpenMP
+    threads ran 10-30x slower here — else up to 2), restoring the previous setting after."""
+    import os
 
-    out: list[dict[str, Any]] = []
-    domain: str | None = None
-    intent: str | None = None
-    for tok in act.split():
-        m = re.fullmatch(r"\[([a-z_]+)\]", tok)
-        if m:
-            word = m.group(1)
-            if word in ("restaurant", "hotel", "attraction", "train", "taxi", "hospital", "police", "general",
-                        "booking"):
-                domain, intent = word, None
-            else:
-                intent = word
-                out.append({"act": intent, "domain": domain, "slot": None, "value": None})
-        elif intent is not None:
-            if out and out[-1]["act"] == intent and out[-1]["slot"] is None:
-                out[-1]["slot"] = tok
-            else:
-                out.append({"act": intent, "domain": domain, "slot": tok, "value": None})
-    return tuple(out)
+    import torch
+
+    if not threads:
+        cpus = os.cpu_count() or 1
+        try:
+            busy = os.getloadavg()[0] > cpus - 0.5
+        except OSError:
+            busy = False
+        threads = 1 if busy or cpus < 2 else min(2, cpus)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield threads
+    finally:
+        torch.set_num_threads(previous)
 
 
 def check_special_tokens(fmt: Format, tokenizer: Any) -> list[str]:

@@ -1,13 +1,18 @@
 """``hf-causal``: UBAR / SimpleTOD / AuGPT-style decoder-only checkpoints (GPT-2 and the like).
 
 ``hf-causal:model=PATH|HUB_ID[,format=ubar|simpletod|augpt|PATH.toml][,max_new_tokens=N][,allow_pickle=true]
-[,db=DIR]`` (checkpoint code runs only with ``--trust-remote-code``)
+[,db=DIR][,threads=0]`` (checkpoint code runs only with ``--trust-remote-code``)
 
 The model continues one sequence whose segment markers and order come from the format file, e.g. UBAR's
-``<sos_u> … <eos_u> <sos_b> … <eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``. Generation stops at
-the end of the belief state; parley parses it, queries the DB and appends the DB segment itself; the model then
-writes the act and the delexicalised response up to the response end marker, which parley lexicalises. Formats
-with ``history = "full"`` (UBAR) feed every segment of earlier turns back, as the model was trained.
+``<sos_u> … <eos_u> <sos_b> … <eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``. Generation
+stops at the end of the belief state; parley parses it, queries the DB and appends the DB segment itself; the
+model then writes the act and the delexicalised response up to the response end marker, which parley
+lexicalises. Formats with ``history = "full"`` (UBAR) feed every segment of earlier turns back, as the model
+was trained; formats with ``prompt_markers = false`` (SimpleTOD) let the model write the segment start markers
+itself.
+
+Decoding is greedy with the model's key/value cache, one token at a time, stopping at the segment's end marker
+(a single token in the model's vocabulary, or found in the decoded text) or the model's end-of-text token.
 """
 
 from __future__ import annotations
@@ -16,22 +21,7 @@ from typing import Any
 
 from parley.engine.loading import Progress, Source, load_pretrained, pretrained_kwargs, say
 from parley.engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
-from parley.engine.systems.hf_common import State, between, join
-
-
-def stop_criteria(tokenizer: Any, stop: str, prompt_len: int) -> Any:
-    """Stop once the decoded new text contains ``stop`` (works with any tokenizer, byte-level or not)."""
-    from transformers import StoppingCriteria, StoppingCriteriaList
-
-    class _Stop(StoppingCriteria):
-        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-            import torch
-
-            tail = tokenizer.decode(input_ids[0, max(prompt_len, input_ids.shape[1] - 16):],
-                                    skip_special_tokens=False)
-            return torch.full((input_ids.shape[0],), stop in tail, dtype=torch.bool, device=input_ids.device)
-
-    return StoppingCriteriaList([_Stop()])
+from parley.engine.systems.hf_common import State, between
 
 
 class CausalSystem(HFTODSystem):
@@ -40,12 +30,14 @@ class CausalSystem(HFTODSystem):
     name = "hf-causal"
     kind = "causal"
     default_format = "ubar"
+    prefix_cache = True
+    _kv: tuple[list[int], Any] | None = None
 
     def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
         from transformers import AutoModelForCausalLM
 
-        model, tok = load_pretrained(src.ref, pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code),
-                                     AutoModelForCausalLM, progress, self.model_ref)
+        kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
+        model, tok = load_pretrained(src.ref, kwargs, AutoModelForCausalLM, progress, self.model_ref)
         if tok.pad_token_id is None and tok.eos_token_id is not None:
             tok.pad_token = tok.eos_token
         self.missing_tokens = check_special_tokens(self.format, tok)
@@ -60,43 +52,91 @@ class CausalSystem(HFTODSystem):
         return max(16, min(int(n), 4096) - self.max_new_tokens)
 
     def _generate(self, text: str, stop: str | None = None) -> str:
+
+        tok = self.tokenizer
+        ids = tok(text, return_tensors="pt", add_special_tokens=False)["input_ids"][:, -self._input_limit():]
+        stop_ids = {i for i in (tok.eos_token_id,) if i is not None}
+        stop_text = None
+        if stop:
+            if stop in tok.get_vocab():
+                stop_ids.add(tok.convert_tokens_to_ids(stop))
+            else:
+                stop_text = stop
+        device = getattr(self.model, "device", None)
+        new = self._decode(ids.to(device) if device is not None else ids, stop_ids, stop_text)
+        out = tok.decode(new, skip_special_tokens=False)
+        eos = tok.eos_token
+        if isinstance(eos, str) and eos and eos != stop:
+            out = out.split(eos, 1)[0]
+        return " ".join(out.split())
+
+    def _decode(self, ids: Any, stop_ids: set[int], stop_text: str | None) -> list[int]:
+        """Greedy continuation of ``ids`` (1 × n) with the KV cache: the new token ids, stop token included.
+
+        The cache of the previous call is reused for the longest prefix the two inputs share (the response
+        step extends the belief step's sequence; UBAR's next turn extends the whole session)."""
+        import inspect
+
         import torch
 
-        ids = self.tokenizer(text, return_tensors="pt")["input_ids"][:, -self._input_limit():]
-        kwargs: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, "do_sample": False, "num_beams": 1,
-                                  "pad_token_id": self.tokenizer.pad_token_id,
-                                  "attention_mask": torch.ones_like(ids)}
-        if stop:
-            stop_id = self.tokenizer.convert_tokens_to_ids(stop) if stop in self.tokenizer.get_vocab() else None
-            if stop_id is not None:
-                eos = self.tokenizer.eos_token_id
-                kwargs["eos_token_id"] = [stop_id] + ([eos] if eos is not None else [])
-            else:
-                kwargs["stopping_criteria"] = stop_criteria(self.tokenizer, stop, ids.shape[1])
+        params = inspect.signature(self.model.forward).parameters
+        cache_kw = "cache" if "cache" in params else "past_key_values"  # transformers ≥ 5.2 renamed it
+        extra = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
+        cache, start = self._reusable_cache(ids[0].tolist())
+        x = ids[:, start:]
+        out: list[int] = []
         with torch.inference_mode():
-            out = self.model.generate(ids, **kwargs)
-        new = self.tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=False)
-        eos = self.tokenizer.eos_token
-        if isinstance(eos, str) and eos and eos != stop:
-            new = new.split(eos, 1)[0]
-        return " ".join(new.split())
+            for _ in range(self.max_new_tokens):
+                res = self.model(input_ids=x, use_cache=True, **{cache_kw: cache}, **extra)
+                cache = getattr(res, "cache", None) or getattr(res, "past_key_values", None)
+                nxt = int(res.logits[0, -1].argmax())
+                out.append(nxt)
+                if nxt in stop_ids:
+                    break
+                if stop_text and stop_text in self.tokenizer.decode(out[-16:], skip_special_tokens=False):
+                    break
+                x = torch.tensor([[nxt]], device=ids.device)
+        self._kv = (ids[0].tolist() + out[:-1], cache)  # the cache holds every token fed so far
+        return out
+
+    def _reusable_cache(self, ids: list[int]) -> tuple[Any, int]:
+        """``(cache, n)``: the previous call's cache cropped to the ``n`` leading tokens it shares with
+        ``ids``."""
+        kv = getattr(self, "_kv", None)
+        self._kv = None
+        if kv is None or not self.prefix_cache or not hasattr(kv[1], "crop"):
+            return None, 0
+        prev, cache = kv
+        n = 0
+        for a, b in zip(prev, ids[:-1], strict=False):  # at least one token is left to feed
+            if a != b:
+                break
+            n += 1
+        if n < 8:
+            return None, 0
+        if n < len(prev):
+            cache.crop(n - len(prev))  # negative: drop that many trailing tokens (every transformers version)
+        return cache, n
 
     def _prefix(self, records: list[TurnRecord], user: str) -> str:
         fmt = self.format
-        return join(self.context(records, user, full=fmt.history == "full"), fmt.belief_start)
+        opener = fmt.belief_start if fmt.prompt_markers else ""
+        return fmt.segment(self.context(records, user, full=fmt.history == "full"), opener)
 
     def _generate_belief(self, records: list[TurnRecord], user: str, prev: State) -> tuple[str, str]:
         fmt = self.format
         self._prompt = self.fit(lambda recs: self._prefix(recs, user), records)
         raw = self._generate(self._prompt, stop=fmt.belief_end or None)
-        belief = raw.split(fmt.belief_end, 1)[0] if fmt.belief_end else raw
-        return belief.strip(), raw
+        return between(raw, fmt.belief_start, fmt.belief_end), raw
 
     def _generate_response(self, records: list[TurnRecord], user: str, belief: str, db_text: str
                            ) -> tuple[str, str, str]:
         fmt = self.format
-        opener = fmt.act_start or fmt.response_start
-        prompt = join(self._prompt, belief, fmt.belief_end, db_text, opener)
+        if fmt.prompt_markers:
+            opener = fmt.act_start or fmt.response_start
+            prompt = fmt.segment(self._prompt, belief, fmt.belief_end, db_text, opener)
+        else:
+            prompt = fmt.segment(self._prompt, fmt.belief_start, belief, fmt.belief_end, db_text)
         raw = self._generate(prompt, stop=fmt.response_end or None)
         act, rest = "", raw
         if fmt.act_start:
@@ -104,7 +144,5 @@ class CausalSystem(HFTODSystem):
                 act, rest = raw.split(fmt.act_end, 1)
             else:
                 act, rest = raw, ""
-            rest = between(rest, fmt.response_start, fmt.response_end)
-        else:
-            rest = between(raw, "", fmt.response_end)
-        return act.strip(), rest.strip(), raw
+            act = act.replace(fmt.act_start, " ")
+        return " ".join(act.split()), between(rest, fmt.response_start, fmt.response_end), raw

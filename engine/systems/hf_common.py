@@ -1,39 +1,66 @@
-"""Format files for end-to-end TOD checkpoints, and belief-state parsing/serialising.
+"""Format files for end-to-end TOD checkpoints: how a checkpoint was trained to see a dialogue; rendering it.
 
-A *format file* (TOML, bundled ones in ``assets/formats/``) says how a checkpoint was trained to see a dialogue:
-how user and system turns are wrapped, the prompts (PPTOD), the segment markers and their order
-(UBAR: ``<sos_u> … <eos_u> <sos_b> … <eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``), the
-belief-state syntax, the DB summary, and how the model's slot names map to parley's (:mod:`engine.mwdb`).
+A *format file* (TOML, bundled ones in ``assets/formats/``) says how user and system turns are wrapped and
+normalised, the prompts (PPTOD), the segment markers and their order (UBAR: ``<sos_u> … <eos_u> <sos_b> …
+<eos_b> <sos_db> … <eos_db> <sos_a> … <eos_a> <sos_r> … <eos_r>``), the belief-state and act syntaxes
+(:mod:`engine.systems.hf_belief`), the DB summary, and how the model's slot names map to parley's
+(:mod:`engine.mwdb`). Each bundled file names the reference commit it was checked against.
 
-Belief-state syntaxes (``[belief] style``):
-
-- ``bracket`` (UBAR, PPTOD, MinTL): ``[restaurant] food chinese area centre [hotel] stars 4``
-- ``triples`` (SimpleTOD): ``restaurant food chinese, restaurant area centre``
-- ``brace`` (AuGPT): ``restaurant { food = chinese , area = centre } hotel { stars = 4 }``
-
-``[belief] mode`` is ``full`` (the model writes the whole state each turn) or ``delta`` (MinTL-style updates merged
-into the previous state; the value ``<null>`` or ``none`` deletes a slot).
+The same rendering serves inference (:mod:`engine.systems.hf_causal`, :mod:`engine.systems.hf_seq2seq`) and
+training (:mod:`engine.train`), so a model trained here sees exactly what the adapter feeds it.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from parley.engine.mwdb import BOOKABLE, DOMAINS, INFORMABLE, normalise_time
+from parley.engine.mwdb import DOMAINS
 from parley.engine.spec import SpecError
+from parley.engine.systems.hf_belief import State, format_belief, parse_belief, parse_belief_checked
+
+__all__ = ["Format", "State", "TurnRecord", "active_domain", "between", "format_belief", "join",
+           "list_formats", "load_format", "normalise_text", "parse_belief", "parse_belief_checked",
+           "render_context", "render_target"]
 
 FORMATS_DIR = Path(__file__).resolve().parents[2] / "assets" / "formats"
 BELIEF_STYLES = ("bracket", "triples", "brace")
-DB_STYLES = ("bucket", "count", "none")
-NULL_VALUES = frozenset({"", "none", "not mentioned", "<null>", "null", "nan"})
-DONTCARE_VALUES = frozenset({"dontcare", "don't care", "do n't care", "dont care", "any", "doesn't care"})
+ACT_STYLES = ("bracket", "triples")
+DB_STYLES = ("bucket", "count", "simpletod", "augpt", "none")
+NORMALISE = ("none", "lower", "multiwoz")
+#: SimpleTOD's DB pointer buckets (MultiWOZ's 6-way pointer vector, as text)
+DB_DOMAINS = ("restaurant", "hotel", "attraction", "train")
 
-State = dict[str, dict[str, str]]
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One finished turn as the model saw and wrote it (delexicalised), plus what the user was shown."""
+
+    user: str
+    belief: str = ""
+    db: str = ""
+    act: str = ""
+    response: str = ""
+    shown: str = ""
+
+
+def augpt_match(count: int) -> str:
+    """AuGPT's text for a DB match count: ``no match``, ``1 match``, ``N matches``."""
+    return "no match" if count == 0 else "1 match" if count == 1 else f"{count} matches"
+
+
+def simpletod_match(domain: str, count: int) -> str:
+    """SimpleTOD's text for a DB match count: ``=0`` … ``=4``, ``>=5``; trains ``=0 <3 <6 <11 <41 >40``."""
+    if domain != "train":
+        return ">=5" if count >= 5 else f"={count}"
+    for limit, label in ((0, "=0"), (2, "<3"), (5, "<6"), (10, "<11"), (40, "<41")):
+        if count <= limit:
+            return label
+    return ">40"
 
 
 @dataclass(frozen=True)
@@ -50,6 +77,10 @@ class Format:
     context_prefix: str = ""
     context_suffix: str = ""
     max_turns: int = 0  # previous turns kept in the context (0 = all)
+    normalise: str = "none"  # user/system text: "none", "lower", "multiwoz" (lower case, corpus tokenisation)
+    prompt_markers: bool = True  # causal: parley writes each segment's start marker (false: the model does)
+    system_text: str = "delex"  # earlier system turns in the context: "delex" (as written), "shown" (filled)
+    separator: str = " "  # between the context and the segments (causal); "" = markers carry their own spaces
     history: str = "text"  # causal only: "text" (user/system only) or "full" (every segment of earlier turns)
     # seq2seq prompts; inputs may use {prompt}, {context}, {belief}, {db}, {prev_belief}
     belief_prompt: str = ""
@@ -61,6 +92,7 @@ class Format:
     belief_end: str = "<eos_b>"
     belief_style: str = "bracket"
     belief_mode: str = "full"
+    belief_ignore: tuple[str, ...] = ()  # model slot names that are not constraints (AuGPT's "booked")
     db_style: str = "bucket"
     db_start: str = "<sos_db>"
     db_end: str = "<eos_db>"
@@ -68,8 +100,12 @@ class Format:
     db_thresholds: tuple[int, ...] = (0, 1, 3)
     db_template: str = "{domain} {count}"
     db_thresholds_by_domain: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    db_scope: str = "active"  # "active": the turn's domain; "belief": every DB domain in the belief state
+    db_nores: str = ""  # bucket token when the turn has no DB query (no constraints, or not a DB domain)
+    db_place: str = "encoder"  # seq2seq: "encoder" (in the input) or "decoder" (first decoder token, MinTL)
     act_start: str = "<sos_a>"
     act_end: str = "<eos_a>"
+    act_style: str = "bracket"
     response_start: str = "<sos_r>"
     response_end: str = "<eos_r>"
     slots: Mapping[str, str] = field(default_factory=dict)
@@ -102,7 +138,7 @@ class Format:
         unknown = sorted(set(flat) - known)
         if unknown:
             raise SpecError(f"format file {source}: unknown keys {', '.join(unknown)}")
-        for k in ("special_tokens", "db_tokens", "db_thresholds"):
+        for k in ("special_tokens", "db_tokens", "db_thresholds", "belief_ignore"):
             if k in flat:
                 flat[k] = tuple(flat[k])
         if "db_thresholds_by_domain" in flat:
@@ -125,6 +161,16 @@ class Format:
         for limits in (self.db_thresholds, *self.db_thresholds_by_domain.values()):
             if self.db_style == "bucket" and len(self.db_tokens) != len(limits) + 1:
                 raise SpecError(f"format {source}: db needs one more token than thresholds")
+        if self.db_scope not in ("active", "belief"):
+            raise SpecError(f"format {source}: db scope must be active or belief")
+        if self.db_place not in ("encoder", "decoder"):
+            raise SpecError(f"format {source}: db place must be encoder or decoder")
+        if self.act_style not in ACT_STYLES:
+            raise SpecError(f"format {source}: act style must be one of {', '.join(ACT_STYLES)}")
+        if self.system_text not in ("delex", "shown"):
+            raise SpecError(f"format {source}: context system_text must be delex or shown")
+        if self.normalise not in NORMALISE:
+            raise SpecError(f"format {source}: context normalise must be one of {', '.join(NORMALISE)}")
         if self.history not in ("text", "full"):
             raise SpecError(f"format {source}: context history must be text or full")
         if "{text}" not in self.user or "{text}" not in self.system:
@@ -132,20 +178,48 @@ class Format:
 
     # ---- rendering -----------------------------------------------------------------------------------------
     def db_text(self, domain: str | None, count: int) -> str:
-        """The DB segment for a match count (with its markers), e.g. ``<sos_db> [db_2] <eos_db>``."""
+        """The DB segment for one domain's match count (with its markers), e.g. ``<sos_db> [db_2] <eos_db>``.
+        """
+        return self.db_segment([(domain, count)] if domain else [])
+
+    def db_segment(self, counts: Sequence[tuple[str | None, int | None]]) -> str:
+        """The DB segment for ``(domain, match count)`` pairs; a count of None means no query was made (no
+        constraints yet). One pair for ``scope = "active"``; SimpleTOD and AuGPT list several
+        (``restaurant match=2 , train match<6``; ``restaurant 2 matches , train no match``)."""
         if self.db_style == "none":
             return ""
-        if self.db_style == "bucket":
-            token = self.db_tokens[-1]
-            limits = self.db_thresholds_by_domain.get(domain or "", self.db_thresholds)
-            for tok, limit in zip(self.db_tokens, limits, strict=False):
-                if count <= limit:
-                    token = tok
-                    break
-            body = token
+        if self.db_style == "simpletod":
+            body = " , ".join(f"{d} match{simpletod_match(d, n or 0)}" for d, n in counts if d)
+        elif self.db_style == "augpt":
+            body = " , ".join(f"{d} {augpt_match(n or 0)}" for d, n in counts if d)
+        elif self.db_style == "bucket":
+            domain, count = counts[0] if counts else (None, None)
+            body = self.db_tokens[-1]
+            if self.db_nores and (count is None or domain not in DB_DOMAINS):
+                body = self.db_nores
+            else:
+                limits = self.db_thresholds_by_domain.get(domain or "", self.db_thresholds)
+                for tok, limit in zip(self.db_tokens, limits, strict=False):
+                    if (count or 0) <= limit:
+                        body = tok
+                        break
         else:
-            body = self.db_template.format(domain=domain or "none", count=count)
-        return join(self.db_start, body, self.db_end)
+            domain, count = counts[0] if counts else (None, None)
+            body = self.db_template.format(domain=domain or "none", count=count or 0)
+        return self.segment(self.db_start, body, self.db_end)
+
+    def segment(self, *parts: str) -> str:
+        """Parts joined the format's way: by ``separator`` (stripped, empty parts dropped; ``separator = ""``
+        concatenates them as written, for formats whose markers carry their own spaces)."""
+        if self.separator:
+            return self.separator.join(p.strip() for p in parts if p and p.strip())
+        return "".join(parts)
+
+    def db_domains(self, state: Mapping[str, Mapping[str, Any]], active: str | None) -> list[str]:
+        """The domains the DB segment reports on for ``state`` (see ``db_scope``)."""
+        if self.db_scope == "belief":
+            return [d for d in DB_DOMAINS if state.get(d)]
+        return [active] if active else []
 
 
 def join(*parts: str) -> str:
@@ -171,151 +245,9 @@ def load_format(name_or_path: str | Path, kind: str | None = None) -> Format:
     return fmt
 
 
-# ---- belief states ---------------------------------------------------------------------------------------------
-
-def _slot_vocab(fmt: Format, domain: str) -> list[str]:
-    """Model-side slot names that may appear in ``domain``, longest first (multi-word names matched greedily)."""
-    names: set[str] = set()
-    for key in fmt.slots:
-        d, dot, s = key.rpartition(".")
-        if not dot:
-            names.add(key)
-        elif d == domain:
-            names.add(s)
-    for s in (*INFORMABLE.get(domain, ()), *BOOKABLE.get(domain, ())):
-        names.add(s.lower())
-        names.add(s.lower().replace("_", " "))
-    return sorted(names, key=lambda n: (-len(n.split()), -len(n)))
-
-
-def canonical_slot(fmt: Format, domain: str, slot: str) -> str:
-    """Model slot name → parley slot name (``leave`` → ``leaveAt``, ``book people`` → ``book_people``)."""
-    s = slot.strip().lower()
-    mapped = fmt.slots.get(f"{domain}.{s}") or fmt.slots.get(s)
-    if mapped:
-        return mapped
-    for name in (*INFORMABLE.get(domain, ()), *BOOKABLE.get(domain, ())):
-        if s in (name.lower(), name.lower().replace("_", " ")):
-            return name
-    return re.sub(r"\s+", "_", s)
-
-
-def model_slot(fmt: Format, domain: str, slot: str) -> str:
-    """parley slot name → the model's name for it (inverse of :func:`canonical_slot`)."""
-    for key, value in fmt.slots.items():
-        d, dot, s = key.rpartition(".")
-        if value == slot and (not dot or d == domain) and (dot or f"{domain}.{s}" not in fmt.slots):
-            return s
-    return slot.replace("_", " ") if slot.startswith("book_") else slot.lower()
-
-
-def clean_value(slot: str, value: str) -> str | None:
-    v = re.sub(r"\s+", " ", value.strip().lower())
-    if v in NULL_VALUES:
-        return None
-    if v in DONTCARE_VALUES:
-        return "dontcare"
-    if slot in ("leaveAt", "arriveBy", "book_time"):
-        v = normalise_time(v.replace(" : ", ":"))
-    return v
-
-
-def _put(state: State, fmt: Format, domain: str, slot: str, value: str, deletions: set[tuple[str, str]]) -> None:
-    domain = domain.strip("[] ").lower()
-    if domain not in DOMAINS or not slot.strip():
-        return
-    name = canonical_slot(fmt, domain, slot)
-    v = clean_value(name, value)
-    if v is None:
-        deletions.add((domain, name))
-        return
-    state.setdefault(domain, {})[name] = v
-
-
-def _split_slots(fmt: Format, domain: str, words: list[str]) -> list[tuple[str, str]]:
-    vocab = _slot_vocab(fmt, domain)
-    out: list[tuple[str, list[str]]] = []
-    i = 0
-    while i < len(words):
-        hit = None
-        for name in vocab:
-            n = name.split()
-            if [w.lower() for w in words[i:i + len(n)]] == n:
-                hit = n
-                break
-        # a slot name directly after another slot name is a value ("type hotel", "name parking lot")
-        if hit and not (out and not out[-1][1]):
-            out.append((" ".join(hit), []))
-            i += len(hit)
-            continue
-        if out:
-            out[-1][1].append(words[i])
-        i += 1
-    return [(s, " ".join(v)) for s, v in out]
-
-
-def parse_belief(text: str, fmt: Format, previous: Mapping[str, Mapping[str, str]] | None = None) -> State:
-    """Parse a generated belief state into ``{domain: {slot: value}}`` (parley slot names, lower-case values).
-
-    Segment markers are stripped; unknown domains are ignored. In ``delta`` mode the result is ``previous``
-    updated by the parsed slots.
-    """
-    body = text
-    for marker in (fmt.belief_start, fmt.belief_end):
-        if marker:
-            body = body.replace(marker, " ")
-    body = body.strip()
-    state: State = {}
-    deletions: set[tuple[str, str]] = set()
-    if fmt.belief_style == "bracket":
-        for m in re.finditer(r"\[\s*([a-z]+)\s*\]([^\[]*)", body, flags=re.I):
-            domain = m.group(1).lower()
-            for slot, value in _split_slots(fmt, domain, m.group(2).split()):
-                _put(state, fmt, domain, slot, value, deletions)
-    elif fmt.belief_style == "triples":
-        for part in body.split(","):
-            words = part.split()
-            if len(words) >= 3:
-                domain = words[0].lower()
-                pairs = _split_slots(fmt, domain, words[1:])
-                if pairs:
-                    slot, value = pairs[0]
-                    _put(state, fmt, domain, slot, value, deletions)
-    else:  # brace
-        for m in re.finditer(r"([a-z]+)\s*\{([^}]*)\}", body, flags=re.I):
-            for pair in m.group(2).split(","):
-                slot, eq, value = pair.partition("=")
-                if eq:
-                    _put(state, fmt, m.group(1), slot, value, deletions)
-    if fmt.belief_mode == "delta":
-        merged: State = {d: dict(s) for d, s in (previous or {}).items()}
-        for d, slots in state.items():
-            merged.setdefault(d, {}).update(slots)
-        for d, slot in deletions:
-            merged.get(d, {}).pop(slot, None)
-        return {d: s for d, s in merged.items() if s}
-    return state
-
-
-def format_belief(state: Mapping[str, Mapping[str, Any]], fmt: Format, markers: bool = True) -> str:
-    """Serialise a state the way the model writes it (for ``full`` histories and ``{prev_belief}``)."""
-    parts: list[str] = []
-    for domain, slots in state.items():
-        items = [(model_slot(fmt, domain, s), str(v)) for s, v in slots.items() if v not in (None, "")]
-        if not items:
-            continue
-        if fmt.belief_style == "bracket":
-            parts.append(f"[{domain}] " + " ".join(f"{s} {v}" for s, v in items))
-        elif fmt.belief_style == "triples":
-            parts.append(", ".join(f"{domain} {s} {v}" for s, v in items))
-        else:
-            parts.append(f"{domain} {{ " + " , ".join(f"{s} = {v}" for s, v in items) + " }")
-    body = (", " if fmt.belief_style == "triples" else " ").join(parts)
-    return join(fmt.belief_start, body, fmt.belief_end) if markers else body
-
-
 def between(text: str, start: str, end: str) -> str:
-    """The text between the first ``start`` marker and the following ``end`` marker (either may be missing)."""
+    """The text between the first ``start`` marker and the following ``end`` marker (either may be missing).
+    """
     s = text
     if start and start in s:
         s = s.split(start, 1)[1]
@@ -326,7 +258,8 @@ def between(text: str, start: str, end: str) -> str:
 
 def active_domain(state: Mapping[str, Mapping[str, Any]], previous: Mapping[str, Mapping[str, Any]] | None,
                   hint: str | None = None) -> str | None:
-    """The domain the turn is about: one whose slots changed this turn, else ``hint``, else the last in the state."""
+    """The domain the turn is about: one whose slots changed this turn, else ``hint``, else the last in the
+    state."""
     prev = previous or {}
     changed = [d for d, s in state.items() if dict(s) != dict(prev.get(d, {}))]
     if changed:
@@ -334,3 +267,55 @@ def active_domain(state: Mapping[str, Mapping[str, Any]], previous: Mapping[str,
     if hint and hint in DOMAINS:
         return hint
     return next(reversed(list(state)), None) if state else None
+
+
+_TIME = re.compile(r"(\d{1,2})\s*:\s*(\d{2})\b")
+_CLITIC = re.compile(r"(\w)(n't|'s|'m|'re|'ve|'ll|'d)\b")
+_PUNCT = re.compile(r"[!?;()\"]|[.,:](?!\d)|(?<!\d)[.,:]")
+
+
+def normalise_text(fmt: Format, text: str) -> str:
+    """User/system text as the format's training data spelled it. ``multiwoz``: lower case and the corpus's
+    tokenisation — ``I'd like it at 6:30, please.`` → ``i 'd like it at 6:30 , please .`` (times and decimals
+    kept whole, clitics and punctuation split off)."""
+    t = " ".join(text.split())
+    if fmt.normalise == "none":
+        return t
+    t = t.lower().replace("\u2019", "'")
+    if fmt.normalise == "multiwoz":
+        t = _TIME.sub(r"\1:\2", t)
+        t = _CLITIC.sub(r"\1 \2", t)
+        t = _PUNCT.sub(lambda m: f" {m.group(0)} ", t)
+    return " ".join(t.split())
+
+
+def render_context(fmt: Format, records: Sequence[TurnRecord], user: str, full: bool = False) -> str:
+    """The dialogue context the way the format wraps it (the last ``max_turns`` earlier turns).
+
+    ``full`` (UBAR) feeds every segment of earlier turns back; otherwise earlier turns are user and system
+    text and the context ends with ``context_suffix``.
+    """
+    if fmt.max_turns:
+        records = records[-fmt.max_turns:]
+    parts = [fmt.context_prefix]
+    for r in records:
+        parts.append(fmt.user.format(text=normalise_text(fmt, r.user)))
+        if full:
+            parts += [join(fmt.belief_start, r.belief, fmt.belief_end), r.db,
+                      join(fmt.act_start, r.act, fmt.act_end) if r.act else "",
+                      join(fmt.response_start, r.response, fmt.response_end)]
+        else:
+            said = r.shown if fmt.system_text == "shown" and r.shown else r.response
+            parts.append(fmt.system.format(text=normalise_text(fmt, said)))
+    parts.append(fmt.user.format(text=normalise_text(fmt, user)))
+    if not full:
+        parts.append(fmt.context_suffix)
+    return join(*parts)
+
+
+def render_target(fmt: Format, belief: str, db: str, act: str, response: str) -> str:
+    """What a causal model writes after the context for one turn: belief, DB segment (written by parley at
+    inference), acts and the delexicalised response, each with its markers."""
+    return fmt.segment(fmt.belief_start, belief, fmt.belief_end, db,
+                       fmt.segment(fmt.act_start, act, fmt.act_end) if fmt.act_start or act else "",
+                       fmt.response_start, response, fmt.response_end)

@@ -1,9 +1,9 @@
 """DB lookup for a parsed belief state, and lexicalisation of delexicalised system responses.
 
 End-to-end TOD models write responses with placeholders — ``[value_name]``, ``[value_phone]``,
-``[value_reference]`` (UBAR/PPTOD), or ``[restaurant_name]``, ``[hotel_phone]`` (MultiWOZ 2.1 / SimpleTOD) — that
-parley fills from the matching DB row of the active domain and from the belief state. A second ``[value_name]``
-(or train id) in one response moves on to the next matching row.
+``[value_reference]`` (UBAR/PPTOD), or ``[restaurant_name]``, ``[hotel_phone]`` (MultiWOZ 2.1 / SimpleTOD) —
+that parley fills from the matching DB row of the active domain and from the belief state. A second
+``[value_name]`` (or train id) in one response moves on to the next matching row.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from parley.engine.mwdb import DOMAINS, MultiwozDB
+from parley.engine.mwdb import DOMAINS, VENUE_DOMAINS, MultiwozDB
 
-PLACEHOLDER = re.compile(r"\[(?:value_)?([a-z]+(?:_[a-z]+)*)\]", flags=re.I)
+PLACEHOLDER = re.compile(r"\[(?:value_)?([a-z]+(?:[_ ][a-z]+)*)\]", flags=re.I)  # AuGPT: [price range]
 #: placeholder name → row/state attribute
 ALIASES = {
     "ref": "reference", "reference": "reference", "id": "trainID", "trainid": "trainID", "train": "trainID",
     "leave": "leaveAt", "leaveat": "leaveAt", "arrive": "arriveBy", "arriveby": "arriveBy",
     "choice": "choice", "count": "choice", "car": "car", "people": "book_people", "stay": "book_stay",
-    "entrance": "entrance fee", "fee": "entrance fee", "price_range": "pricerange", "post": "postcode",
+    "entrance": "entrance fee", "fee": "entrance fee", "entrancefee": "entrance fee", "price_range": "pricerange", "post": "postcode",
     "addr": "address", "dest": "destination", "depart": "departure", "ticket": "price", "open": "openhours",
 }
 NAME_KEYS = frozenset({"name", "trainID"})
@@ -39,7 +39,8 @@ class DBResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"domain": self.domain, "count": self.count,
-                "venues": [str(r.get("name") or r.get("trainID") or r.get("department") or "") for r in self.rows]}
+                "venues": [str(r.get("name") or r.get("trainID") or r.get("department") or "")
+                           for r in self.rows]}
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,21 @@ def lookup(db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], domain: str |
         return DBResult(domain, 1 if state.get("taxi") else 0)
     rows = db.query(domain, dict(state.get(domain, {})))
     return DBResult(domain, len(rows), tuple(rows[:KEEP_ROWS]))
+
+
+def db_counts(fmt: Any, db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], active: str | None,
+              result: DBResult | None = None) -> list[tuple[str | None, int | None]]:
+    """``(domain, match count)`` for the domains a format's DB segment reports on (``Format.db_domains``); the
+    count is None for a domain without constraints or without a database (no query, UBAR's ``[db_nores]``)."""
+    out: list[tuple[str | None, int | None]] = []
+    for d in fmt.db_domains(state, active):
+        if d not in VENUE_DOMAINS or d in ("hospital", "police") or not state.get(d):
+            out.append((d, None))
+        elif result is not None and result.domain == d:
+            out.append((d, result.count))
+        else:
+            out.append((d, lookup(db, state, d).count))
+    return out
 
 
 def booking_reference(seed: int | None, turn: int, domain: str | None) -> str:
@@ -114,7 +130,8 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
         nonlocal row_i
         ph_domain, raw = _split(m.group(1))
         dom = ph_domain or domain
-        key = ALIASES.get(raw.replace(" ", ""), raw)
+        squashed = raw.replace(" ", "")
+        key = ALIASES.get(squashed) or ALIASES.get(raw) or squashed
         value: str | None = None
         if key in NAME_KEYS and rows:
             if key in used_names and row_i + 1 < len(rows):

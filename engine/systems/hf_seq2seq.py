@@ -1,13 +1,14 @@
 """``hf-seq2seq``: PPTOD/MinTL-style encoder-decoder checkpoints (T5, BART, ...).
 
 ``hf-seq2seq:model=PATH|HUB_ID[,format=pptod|mintl|PATH.toml][,max_new_tokens=N][,allow_pickle=true]
-[,db=DIR]`` (checkpoint code runs only with ``--trust-remote-code``)
+[,db=DIR][,threads=0]`` (checkpoint code runs only with ``--trust-remote-code``)
 
-Each turn makes two generate calls: the belief prompt (PPTOD: ``translate dialogue to belief state:``) over the
-context, then the response prompt over the context plus the DB segment (and, for formats that ask for it, the
-belief state). The belief state is parsed and the DB queried between the two; the delexicalised response is filled
-from the matching DB row (see :mod:`engine.systems.hf_base`). A ``parley-format.toml`` in the model folder is used
-when no ``format=`` is given.
+Each turn makes two generate calls: the belief prompt (PPTOD: ``translate dialogue to belief state:``) over
+the context, then the response prompt over the context plus the DB segment (and, for formats that ask for it,
+the belief state); formats with ``[db] place = "decoder"`` (MinTL) start the response decoder with the DB
+token instead. The belief state is parsed and the DB queried between the two; the delexicalised response is
+filled from the matching DB row (see :mod:`engine.systems.hf_base`). A ``parley-format.toml`` in the model
+folder is used when no ``format=`` is given.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ class Seq2SeqSystem(HFTODSystem):
     def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
         from transformers import AutoModelForSeq2SeqLM
 
-        model, tok = load_pretrained(src.ref, pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code),
-                                     AutoModelForSeq2SeqLM, progress, self.model_ref)
+        kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
+        model, tok = load_pretrained(src.ref, kwargs, AutoModelForSeq2SeqLM, progress, self.model_ref)
         self.missing_tokens = check_special_tokens(self.format, tok)
         say(progress, "model ready")
         return model, tok
@@ -50,13 +51,19 @@ class Seq2SeqSystem(HFTODSystem):
         n = getattr(self.tokenizer, "model_max_length", 0) or 0
         return int(n) if 16 <= n <= 4096 else 512
 
-    def _generate(self, text: str, stop: str | None = None) -> str:
+    def _generate(self, text: str, stop: str | None = None, decoder_prefix: str = "") -> str:
         import torch
 
         enc = self.tokenizer(text, return_tensors="pt", truncation=True, max_length=self._input_limit())
+        kwargs: dict[str, Any] = {}
+        if decoder_prefix:
+            ids = self.tokenizer.convert_tokens_to_ids(decoder_prefix.split())
+            kwargs["decoder_input_ids"] = torch.tensor([ids])
         with torch.inference_mode():
-            out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False, num_beams=1)
-        return strip_tokens(self.tokenizer.decode(out[0], skip_special_tokens=False), self.tokenizer)
+            out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False, num_beams=1,
+                                      **kwargs)
+        seq = out[0, len(kwargs["decoder_input_ids"][0]):] if decoder_prefix else out[0]
+        return strip_tokens(self.tokenizer.decode(seq, skip_special_tokens=False), self.tokenizer)
 
     def _inputs(self, template: str, prompt: str, user: str, prev: State, belief: str, db_text: str
                 ) -> Any:
@@ -79,9 +86,10 @@ class Seq2SeqSystem(HFTODSystem):
                            ) -> tuple[str, str, str]:
         fmt = self.format
         prev = getattr(self, "_prev", {})
-        text = self.fit(self._inputs(fmt.response_input, fmt.response_prompt, user, prev, belief, db_text),
-                        records)
-        raw = self._generate(text)
+        in_decoder = fmt.db_place == "decoder"
+        text = self.fit(self._inputs(fmt.response_input, fmt.response_prompt, user, prev, belief,
+                                     "" if in_decoder else db_text), records)
+        raw = self._generate(text, decoder_prefix=db_text if in_decoder else "")
         act, rest = "", raw
         if fmt.act_start and fmt.act_start in raw:
             act = between(raw, fmt.act_start, fmt.act_end)

@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "import": "parley.cli.import_cmd:import_",
     "rate": "parley.cli.annotate_cmd:rate",
     "merge": "parley.cli.annotate_cmd:merge",
+    "train": "parley.cli.train_cmd:train",
 }
 
 

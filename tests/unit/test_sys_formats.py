@@ -67,7 +67,7 @@ def test_db_segments() -> None:
     assert ubar.db_text("restaurant", 3) == "<sos_db> [db_2] <eos_db>"
     assert ubar.db_text("restaurant", 4) == "<sos_db> [db_3] <eos_db>"
     assert ubar.db_text("train", 8) == "<sos_db> [db_2] <eos_db>"  # per-domain thresholds
-    assert load_format("augpt").db_text("hotel", 7) == "database : hotel 7 ;"
+    assert load_format("augpt").db_text("hotel", 7) == "DB : hotel 7 matches<|eokb|>"
     assert load_format("simpletod").db_text("hotel", 7) == ""
 
 

@@ -20,7 +20,7 @@ WORDS = _TEXT.split()
 SPECIALS = ["<pad>", "</s>", "<unk>", "<sos_u>", "<eos_u>", "<sos_b>", "<eos_b>", "<sos_db>", "<eos_db>",
             "<sos_a>", "<eos_a>", "<sos_r>", "<eos_r>", "<|endoftext|>", "<|context|>", "<|endofcontext|>",
             "<|user|>", "<|system|>", "<|belief|>", "<|endofbelief|>", "<|action|>", "<|endofaction|>",
-            "<|response|>", "<|endofresponse|>"]
+            "<|response|>", "<|endofresponse|>", "<sos_context>", "<eos_context>", "[db_nores]"]
 USER = "i want a cheap chinese restaurant in the centre"
 
 
@@ -67,20 +67,31 @@ def gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _script_generate(system, outputs: list[str], causal: bool):  # type: ignore[no-untyped-def]
-    """Replace model.generate so it 'writes' the given strings in turn (through the real tokenizer)."""
+    """Make the model 'write' the given strings in turn (through the real tokenizer); returns the prompts
+    seen.
+
+    Causal systems decode token by token (``_decode``); seq2seq systems call ``model.generate``."""
     import torch
 
     tok = system.tokenizer
     calls: list[str] = []
     queue = list(outputs)
 
+    def new_ids() -> list[int]:
+        return tok(queue.pop(0), add_special_tokens=False)["input_ids"]
+
+    if causal:
+        def decode(ids, stop_ids, stop_text):  # type: ignore[no-untyped-def]
+            calls.append(tok.decode(ids[0], skip_special_tokens=False))
+            return new_ids()
+
+        system._decode = decode
+        return calls
+
     def generate(input_ids=None, **kwargs):  # type: ignore[no-untyped-def]
         ids = input_ids if input_ids is not None else kwargs["input_ids"]
         calls.append(tok.decode(ids[0], skip_special_tokens=False))
-        new = tok(queue.pop(0), return_tensors="pt", add_special_tokens=False)["input_ids"]
-        if causal:
-            return torch.cat([ids, new], dim=1)
-        return torch.cat([torch.tensor([[tok.pad_token_id]]), new, torch.tensor([[tok.eos_token_id]])], dim=1)
+        return torch.tensor([[tok.pad_token_id, *new_ids(), tok.eos_token_id]])
 
     system.model.generate = generate
     return calls
@@ -102,7 +113,7 @@ def test_seq2seq_scripted_belief_db_lexicalise(t5_dir: Path) -> None:
         "<sos_r> [value_name] serves chinese food , phone [value_phone] . <eos_r>",
     ], causal=False)
     turn = system.respond((Message("user", USER),))
-    assert calls[0].startswith("translate dialogue to belief state: <sos_u> i want a cheap chinese")
+    assert calls[0].startswith("translate dialogue to belief state: <sos_context> <sos_u> i want a cheap chinese")
     assert calls[1].startswith("translate dialogue to system response:")
     assert "<sos_db> [db_3] <eos_db>" in calls[1] or "<sos_db> [db_2] <eos_db>" in calls[1]
     assert turn.state == {"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}}
@@ -181,7 +192,7 @@ def test_turn_error_when_generation_fails(gpt2_dir: Path) -> None:
     def boom(*a, **k):  # type: ignore[no-untyped-def]
         raise RuntimeError("out of memory")
 
-    system.model.generate = boom
+    system.model.forward = boom
     with pytest.raises(TurnError, match="out of memory"):
         system.respond((Message("user", "hi"),))
 
@@ -204,7 +215,50 @@ def test_lexicalised_reply_is_stored_by_the_session(gpt2_dir: Path, tmp_path: Pa
     assert stored.role == "system" and stored.text == ex.reply.text and "[value_" not in stored.text
     assert stored.internals["state"] == {"restaurant": {"food": "chinese", "area": "centre"}}
     assert stored.internals["internals"]["delexicalised"] == "[value_name] , [value_phone] ."
-    system.model.generate = None  # a broken model: the session stores a failed turn and goes on
+    system._decode = None  # a broken model: the session stores a failed turn and goes on
     ex2 = session.turn("thanks")
     assert not ex2.ok and "generation failed" in (ex2.error or "")
     assert store.turns(session.id)[-1].status == "failed"
+
+
+@pytest.mark.parametrize(("outputs", "reason"), [
+    (["restaurant food chinese , restaurant area"], "no end marker <|endofbelief|>"),
+    (["restaurant phone is , restaurant food chinese <|endofbelief|>"], "outside the ontology: restaurant phone is"),
+    (["restaurant food chinese <|endofbelief|>", "restaurant inform name <|endofaction|> <|response|> [value_name] "
+      "is"], "no end marker <|endofresponse|>"),
+    (["restaurant food chinese <|endofbelief|>", "<|endofaction|> <|response|> <|endofresponse|>"], "empty"),
+])
+def test_malformed_generation_becomes_the_fallback_reply(gpt2_dir: Path, outputs: list[str], reason: str) -> None:
+    from parley.engine.systems.hf_base import FALLBACK
+
+    system = build_system(f"hf-causal:model={gpt2_dir},format=simpletod")
+    system.load()
+    calls = _script_generate(system, outputs, causal=True)
+    turn = system.respond((Message("user", USER),))
+    assert turn.text == FALLBACK and len(calls) == len(outputs)
+    assert turn.internals["fallback"] is True and reason in turn.internals["reason"]
+    raw = turn.internals["raw_output"]
+    assert raw["belief"] == " ".join(outputs[0].split()) and raw["response"] == " ".join(outputs[1:]).strip()
+    if "ontology" in reason:
+        assert turn.internals["invalid_belief"] == ["restaurant phone is"]
+    if len(outputs) == 1:  # an unusable belief state leaves the state as it was
+        assert turn.state == {}
+    # the session goes on: the next turn sees the fallback as what the system said
+    _script_generate(system, ["<|endofbelief|>", "<|endofaction|> <|response|> ok . <|endofresponse|>"],
+                     causal=True)
+    nxt = system.respond((Message("user", USER), Message("system", FALLBACK), Message("user", "thanks")))
+    assert nxt.text == "ok." and nxt.internals["fallback"] is False
+
+
+@pytest.mark.parametrize("fmt", ["ubar", "simpletod"])
+def test_reusing_the_kv_cache_changes_nothing(gpt2_dir: Path, fmt: str) -> None:
+    """The response step (and UBAR's next turn) extends the previous input: the cached prefix is reused, and
+    the greedy output is the same as with a fresh cache every call."""
+    outputs = []
+    for reuse in (True, False):
+        system = build_system(f"hf-causal:model={gpt2_dir},format={fmt},max_new_tokens=6")
+        system.prefix_cache = reuse
+        t1 = system.respond((Message("user", USER),))
+        t2 = system.respond((Message("user", USER), Message("system", t1.text), Message("user", "on monday")))
+        outputs.append([t1.internals["raw_output"], t2.internals["raw_output"], t2.text])
+    assert outputs[0] == outputs[1]

@@ -1,0 +1,184 @@
+"""The bundled `neural` model: training figures, and seed 000's impolite-users experiment (Table VII).
+
+For each system (`neural`, `multiwoz`) one `parley run` command replays the MultiWOZ test dialogues under
+`original` and the six impolite scenarios; its --json output gives Inform/Success/BLEU/Combined with the drop
+and paired-bootstrap CIs. JGA (joint goal accuracy against the corpus belief states, both sides normalised as
+in engine/systems/mw/dst_eval.py) is computed from the sessions the run stored. Results go to
+bench/results/neural.json and bench/results/neural.md, beside the paper's Table VII.
+
+Run: .venv/bin/python bench/neural_bench.py --systems multiwoz [--limit N] [--db-dir DIR] [--workers N]
+     .venv/bin/python bench/neural_bench.py --systems neural --limit 100
+     .venv/bin/python bench/neural_bench.py --report-only --notes notes.md   # rebuild the markdown
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "multiwoz" / "convlab3" / "test.json.zip"
+OUT = ROOT / "bench" / "results" / "neural.json"
+CONDITIONS = ["original", *(f"impolite:scenario={n}" for n in range(1, 7))]
+#: seed 000, Table VII: (Inform, Success, BLEU, Combined) original / impolite; Combined drop %
+PAPER = {
+    "DAMD": ((78.2, 57.6, 17.9, 85.8), (72.8, 52.5, 16.0, 78.7), 8.3),
+    "LABES": ((75.4, 59.1, 18.1, 85.4), (70.1, 53.0, 16.8, 78.4), 8.2),
+    "MinTL": ((75.9, 62.2, 20.1, 89.2), (70.5, 54.9, 17.4, 80.1), 10.2),
+    "UBAR": ((85.5, 68.3, 15.1, 92.0), (81.1, 61.7, 12.4, 83.7), 9.0),
+    "AuGPT": ((75.6, 56.6, 17.9, 84.0), (72.2, 51.3, 15.9, 77.7), 7.5),
+    "PPTOD": ((82.3, 66.1, 18.9, 93.1), (71.1, 52.3, 16.7, 78.4), 15.8),
+}
+ROW = "| {} | {} | {} | {} | {} | {} | {} | {} | {} |"
+
+
+def load() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def rewriter_commit() -> str:
+    """The last commit that touched the rewriters (the impolite rewriter the run used)."""
+    out = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %cs", "--", "engine/rewrite"],
+                         capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def run_system(system: str, data: Path, db: Path, limit: int | None, workers: int | None) -> dict[str, Any]:
+    cmd = [str(ROOT / ".venv" / "bin" / "parley"), "run", "--system", system, "--dialogues", str(data),
+           *(a for c in CONDITIONS for a in ("--condition", c)), "--json", "--db", str(db), "--seed", "0"]
+    cmd += ["--limit", str(limit)] if limit else []
+    cmd += ["--workers", str(workers)] if workers else []
+    shown = " ".join(["parley", *cmd[1:]]).replace(str(data), data.name).replace(str(db), db.name)
+    print(f"$ {shown}", file=sys.stderr)
+    before, t0, c0 = load(), time.perf_counter(), os.times()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    if proc.returncode != 0:
+        raise SystemExit(f"{system}: parley run failed:\n{proc.stderr[-2000:]}")
+    c1 = os.times()
+    cpu = (c1.children_user + c1.children_system) - (c0.children_user + c0.children_system)
+    return {"command": shown, "seconds": time.perf_counter() - t0, "cpu_seconds": cpu, "load_before": before,
+            "load_after": load(), "limit": limit, "rewriter": rewriter_commit(),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "result": json.loads(proc.stdout)}
+
+
+def jga_by_condition(db: Path, system: str, data: Path) -> dict[str, dict[str, float]]:
+    """JGA and slot F1 per condition of the sessions `parley run` stored for ``system`` on ``data``."""
+    from parley.engine.mwdb import load_db
+    from parley.engine.scoring.corpus import load_corpus
+    from parley.engine.scoring.stored import reference_id, session_turns
+    from parley.engine.systems.mw.dst_eval import DstScores, name_mapper, normalise_state
+    from parley.store import open_store
+
+    gold = {d.id: d.gold_states for d in load_corpus(data)}
+    names = name_mapper(load_db())
+    store = open_store(db)
+    scores: dict[str, DstScores] = {}
+    for rec in store.sessions(mode="batch"):
+        path, did = reference_id(rec.source)
+        if rec.system_name != system.split(":")[0] or path != str(data.resolve()) or did not in gold:
+            continue
+        s = scores.setdefault(str((rec.condition or {}).get("name") or "original"), DstScores())
+        for turn, g in zip(session_turns(store.turns(rec.id)), gold[did], strict=False):
+            s.add(normalise_state(turn.state, names), normalise_state(g, names))
+    return {c: {"jga": 100 * s.jga, "slot_f1": 100 * s.f1, "turns": s.turns} for c, s in scores.items()}
+
+
+def fmt(x: float | None, nd: int = 1) -> str:
+    return "–" if x is None else f"{x:.{nd}f}"
+
+
+def system_md(name: str, run: dict[str, Any], jga: dict[str, dict[str, float]]) -> list[str]:
+    head = ["condition", "n", "JGA", "Inform", "Success", "BLEU", "Combined", "Combined drop",
+            "Δ Combined 95 % CI"]
+    lines = [f"### {name}", "", f"`{run['command']}`", "",
+             f"{run['date']}: {run['seconds'] / 60:.0f} min wall, {run['cpu_seconds'] / 60:.0f} min CPU; "
+             f"load {run['load_before']} → {run['load_after']}; impolite rewriter at {run['rewriter']}.", "",
+             ROW.format(*head), "|---|" + "---:|" * (len(head) - 1)]
+    for cond, r in run["result"]["conditions"].items():
+        delta = (r["ci"].get("delta") or {}).get("combined")
+        drop = "" if cond == "original" else fmt(r["drop"].get("combined")) + " %"
+        lines.append(ROW.format(cond, r["n"], fmt((jga.get(cond) or {}).get("jga")), fmt(r["inform"]),
+                                fmt(r["success"]), fmt(r["bleu"]), fmt(r["combined"]), drop,
+                                f"{delta[0]:+.1f} to {delta[1]:+.1f}" if delta else ""))
+    return [*lines, ""]
+
+
+def paper_md() -> list[str]:
+    lines = ["| model (paper, MultiWOZ 2.2) | Inform | Success | BLEU | Combined | impolite Combined "
+             "| drop |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for m, (orig, imp, drop) in PAPER.items():
+        lines.append(f"| {m} | {orig[0]} | {orig[1]} | {orig[2]} | {orig[3]} | {imp[3]} | {drop} % |")
+    return [*lines, ""]
+
+
+def training_md() -> list[str]:
+    path = ROOT / "assets" / "neural" / "manifest.json"
+    if not path.exists():
+        return ["(no bundled model yet)", ""]
+    m = json.loads(path.read_text())
+    f, c = m["figures"], m["config"]
+    threads = f"{c['threads']} thread{'s' if (c['threads'] or 0) > 1 else ''}{', bf16' if c['bf16'] else ''}"
+    return [
+        f"Model: GPT-2, {c['layers']} layers × {c['dim']}, {c['heads']} heads, {f['parameters']:,} "
+        f"parameters, BPE vocabulary of {c['vocab']} trained here; format `{m['format']}`, context = the "
+        "last "
+        f"{c['context_turns']} exchanges. Data: `{m['data']['file']}` (SHA-256 {m['data']['sha256'][:12]}…), "
+        f"{m['data']['sequences']:,} sequences; {c['dev_dialogues']} dialogues held out for the dev loss. "
+        f"Seed {m['seed']}; {m['created']}.", "",
+        "| steps | epochs | tokens | train time | tokens/s | train loss | dev loss | device "
+        "| load at the end |",
+        "|---:|---:|---:|---:|---:|---:|---:|---|---|",
+        f"| {m['steps']} | {m['epochs']} | {f['tokens']:,} | {f['train_seconds'] / 60:.0f} min | "
+        f"{f['tokens_per_s']:,.0f} | {f['train_loss']} | {f['dev_loss']} | {m['machine']['device']}, "
+        f"{threads} | {' / '.join(str(x) for x in m['machine']['load_avg'] or [])} |", "",
+        "`parley train tod --data val.json.zip --out assets/neural --layers 4 --dim 256 --heads 4 "
+        f"--vocab 4000 --context-turns 3 --epochs {c['epochs']:g} --bf16 "
+        f"--dev-dialogues {c['dev_dialogues']} "
+        f"--threads {c['threads']} --max-minutes {c['max_minutes']:g}` (every option is in the manifest)", ""]
+
+
+def write_md(figures: dict[str, Any], notes: str) -> None:
+    lines = ["# The bundled neural model and the impolite-users experiment (issue 20)", "",
+             "Machine: 2-core x86_64 CPU, no GPU, shared with up to 7 other engineers (loads below).", "",
+             "## Training", "", *training_md(), "## Seed 000, Table VII, run here", "",
+             f"Dialogues: the MultiWOZ test split, `{figures.get('data', DATA.name)}`, in file order.", ""]
+    for name, run in figures["systems"].items():
+        lines += system_md(name, run, figures["jga"].get(name, {}))
+    lines += ["### The paper (seed 000, Table VII)", "", *paper_md(), notes, ""]
+    (ROOT / "bench" / "results" / "neural.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--limit", type=int, default=None, help="replay only the first N test dialogues")
+    ap.add_argument("--systems", default="neural,multiwoz")
+    ap.add_argument("--name", default=None, help="key of the result (default: the system spec)")
+    ap.add_argument("--db-dir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")),
+                    help="folder for the run databases (a new one per run)")
+    ap.add_argument("--workers", type=int, default=None, help="passed to parley run when it supports it")
+    ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--notes", type=Path, default=None, help="markdown appended after the tables")
+    args = ap.parse_args()
+    notes = args.notes.read_text(encoding="utf-8") if args.notes else ""
+    figures: dict[str, Any] = json.loads(OUT.read_text()) if OUT.exists() else {"systems": {}, "jga": {}}
+    if not args.report_only:
+        figures["data"] = args.data.name
+        for system in args.systems.split(","):
+            key = args.name or system
+            db = args.db_dir / f"neural-bench-{key.replace(':', '_')}-{int(time.time())}.db"
+            figures["systems"][key] = run_system(system, args.data, db, args.limit, args.workers)
+            figures["jga"][key] = jga_by_condition(db, system, args.data)
+            OUT.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    write_md(figures, notes)
+
+
+if __name__ == "__main__":
+    main()
