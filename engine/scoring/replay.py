@@ -26,7 +26,8 @@ from parley.engine.scoring.multiwoz import (
 from parley.engine.spec import condition_name, parse_condition
 
 #: progress(condition, done, total) is called after every dialogue
-Progress = Callable[[str, int, int], None]
+#: ``progress(condition, dialogues done, total)``: a counter, unlike ``parley.progress.Progress``
+ReplayProgress = Callable[[str, int, int], None]
 
 
 def dialogue_seed(seed: int, dialogue_id: str) -> int:
@@ -82,7 +83,8 @@ class ConditionRun:
 
 def replay(corpus: Sequence[CorpusDialogue], system: Any, store: Any, *, conditions: Sequence[str] = ("original",),
            system_spec: str | None = None, seed: int = 0, source: str = "", tester: str = "replay",
-           progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> list[ConditionRun]:
+           progress: ReplayProgress | None = None,
+           should_stop: Callable[[], bool] | None = None) -> list[ConditionRun]:
     """Replay ``corpus`` through ``system`` once per condition; returns the scored runs in condition order.
 
     ``conditions`` are spec strings (``original``, ``impolite:scenario=2``, ``disfluency+asr-sim``); they are

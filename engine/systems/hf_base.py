@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from parley.engine.loading import Progress, resolve
+from parley.engine.loading import resolve
 from parley.engine.mwdb import MultiwozDB, load_db
 from parley.engine.params import checked
 from parley.engine.spec import SpecError
@@ -27,6 +27,7 @@ from parley.engine.systems.hf_lex import lexicalise as lex_fill
 from parley.engine.systems.hf_lex import lookup
 from parley.engine.types import Message, SystemTurn, TurnError
 from parley.params import Text
+from parley.progress import Progress
 
 FORMAT_FILE = "parley-format.toml"
 

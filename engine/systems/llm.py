@@ -28,7 +28,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from parley.engine.loading import Progress, say
+from parley.engine.loading import say
 from parley.engine.params import checked
 from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for callers and tests
     REFUSALS,
@@ -39,6 +39,7 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
 )
 from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 from parley.params import Text
+from parley.progress import Progress
 
 SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the customer in "
                  "your own friendly words. Keep names, numbers and times exactly. One or two sentences.")

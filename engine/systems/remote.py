@@ -43,11 +43,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from parley.engine.loading import Progress, say
+from parley.engine.loading import say
 from parley.engine.params import checked
 from parley.engine.spec import SpecError
 from parley.engine.types import Message, SystemTurn, TurnError
 from parley.params import Text
+from parley.progress import Progress
 
 APIS = ("parley", "openai")
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
