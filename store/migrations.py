@@ -105,7 +105,7 @@ def m003_turn_status(db: Database) -> None:
     if old not in sql:
         raise RuntimeError("m003_turn_status: unexpected turns table definition")
     new = sql.replace(old, "CHECK (status IN ('ok', 'failed', 'pending', 'cancelled'))", 1)
-    children = [t for t in db.table_names() if any(fk.other_table == "turns" for fk in db[t].foreign_keys)]
+    children = [t for t in db.table_names() if any(fk.other_table == "turns" for fk in db.table(t).foreign_keys)]
     for t in children:
         db.execute(f'CREATE TEMP TABLE "keep_{t}" AS SELECT * FROM "{t}"')
         db.execute(f'DELETE FROM "{t}"')

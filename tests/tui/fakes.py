@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+
 from parley.engine.systems import SYSTEMS
-from parley.engine.types import Message, SystemTurn, TurnError
+from parley.engine.types import DialogueSystem, Message, SystemTurn, TurnError
+from parley.progress import Progress
 
 REPLIES = (
     "There are 3 cheap restaurants in the centre. Do you have a food type in mind?",
@@ -13,7 +16,7 @@ REPLIES = (
 )
 
 
-class FakeSystem:
+class FakeSystem(DialogueSystem):
     """Answers from REPLIES in turn, with a belief state that grows, fixed acts and (turn 4) SK-TOD knowledge."""
 
     name = "tui-fake"
@@ -52,9 +55,24 @@ class SlowLoadSystem(FakeSystem):
 
     name = "tui-slow"
 
-    def load(self, progress=None) -> None:  # type: ignore[no-untyped-def]
+    def load(self, progress: Progress = None) -> None:
         if progress:
             progress("warming up")
+
+
+#: the gate every GateSystem waits on: a test closes it (clear) to hold answers, opens it (set) to release them
+GATE = threading.Event()
+GATE.set()
+
+
+class GateSystem(FakeSystem):
+    """FakeSystem that answers only while ``GATE`` is open (a slow bot, deterministically; never waits > 30 s)."""
+
+    name = "tui-gate"
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+        GATE.wait(30)
+        return super().respond(history)
 
 
 def register() -> None:
@@ -62,3 +80,4 @@ def register() -> None:
         SYSTEMS.register("tui-fake", "tests.tui.fakes:FakeSystem", "deterministic fake (TUI tests)")
         SYSTEMS.register("tui-slow", "tests.tui.fakes:SlowLoadSystem", "fake with a load step (TUI tests)")
         SYSTEMS.register("tui-missing", "tests.tui.no_such_module:Nope", "a system whose module is missing")
+        SYSTEMS.register("tui-gate", "tests.tui.fakes:GateSystem", "fake that answers when the test says")
