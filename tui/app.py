@@ -133,8 +133,11 @@ class ParleyApp(App[None], inherit_bindings=False):
     def quit_now(self) -> None:
         """A clean quit: the open session gets its end time (if it was ever stored), then the app exits."""
         chat = self.chat
-        if chat is not None and chat.session is not None:
-            chat.session.end()
+        try:
+            if chat is not None and chat.session is not None:
+                chat.session.end()
+        except Exception as e:  # the database went away: say so, but still quit
+            self.fatal = f"the session's end time was not stored: {e}"
         self.exit()
 
     # -- app-wide actions --------------------------------------------------------------------------------

@@ -45,9 +45,25 @@ def boot(db_file: Path, rewriters: Sequence[str], goal: str | Goal | None, seed:
         notes.append(f"{e} — using defaults")
     db_file.parent.mkdir(parents=True, exist_ok=True)
     store = open_store(db_file)
+    _check_writable(store)
     seed = seed if seed is not None else settings.seed
     chain = _initial_chain(tuple(rewriters) or tuple(settings.rewriters), notes)
     return BootResult(settings, store, chain, _resolve_goal(goal, seed, notes), seed, tuple(notes))
+
+
+def _check_writable(store: Store) -> None:
+    """Refuse, at start, a database the chat could read but never write (a read-only file: opening it works,
+    the first turn would fail)."""
+    import sqlite3
+
+    from parley.store import StoreError
+
+    try:
+        with store.write() as conn:
+            conn.execute("DELETE FROM raters WHERE 0")  # a write that changes nothing
+    except sqlite3.Error as e:
+        store.close()
+        raise StoreError(f"{store.path} cannot be written ({e})") from None
 
 
 def _initial_chain(specs: Sequence[str], notes: list[str]) -> Chain:

@@ -30,7 +30,7 @@ class FakeSystem(DialogueSystem):
 
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:
         if self.fail_on and self.fail_on in history[-1].text:
-            raise TurnError("the fake system was told to fail")
+            raise TurnError(f"the fake system was told to fail: {history[-1].text}")
         i = self.n % len(REPLIES)
         self.n += 1
         state = {"restaurant": {"pricerange": "cheap", "area": "centre"}}
@@ -75,9 +75,21 @@ class GateSystem(FakeSystem):
         return super().respond(history)
 
 
+class TrustingSystem(FakeSystem):
+    """A checkpoint system stand-in: records whether it was allowed to run its checkpoint's code."""
+
+    name = "tui-trust"
+
+    def __init__(self, model: str = "", trust_remote_code: bool = False) -> None:
+        super().__init__()
+        self.model = model
+        self.trust_remote_code = trust_remote_code
+
+
 def register() -> None:
     if "tui-fake" not in SYSTEMS:
         SYSTEMS.register("tui-fake", "tests.tui.fakes:FakeSystem", "deterministic fake (TUI tests)")
         SYSTEMS.register("tui-slow", "tests.tui.fakes:SlowLoadSystem", "fake with a load step (TUI tests)")
         SYSTEMS.register("tui-missing", "tests.tui.no_such_module:Nope", "a system whose module is missing")
         SYSTEMS.register("tui-gate", "tests.tui.fakes:GateSystem", "fake that answers when the test says")
+        SYSTEMS.register("tui-trust", "tests.tui.fakes:TrustingSystem", "fake checkpoint system (trust)")

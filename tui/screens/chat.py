@@ -8,6 +8,7 @@ posts a typed message back, and widgets are only touched here, on the UI thread.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
@@ -185,7 +186,7 @@ class ChatScreen(Screen[None]):
         if self.session is not None:
             try:
                 self.session.set_tester(tester)
-            except StoreError as e:
+            except (StoreError, sqlite3.Error) as e:
                 tell(self, f"Tester not stored with the session: {e}", severity="error")
         elif self.system is not None:
             self.start_session()
@@ -206,7 +207,7 @@ class ChatScreen(Screen[None]):
         self.prompt.placeholder = PLACEHOLDER
         try:
             self.dialogue.start(session)
-        except StoreError as e:
+        except (StoreError, sqlite3.Error) as e:
             tell(self, f"Turns typed before the system was loaded were not stored: {e}", severity="error")
         self.refresh_bindings()
 
@@ -261,7 +262,7 @@ class ChatScreen(Screen[None]):
 
         try:
             ticket = self.dialogue.submit(text, audio_in, info)
-        except StoreError as e:
+        except (StoreError, sqlite3.Error) as e:
             tell(self, f"Turn not stored, so not sent: {e}", severity="error", timeout=10)
             return False
         self.log_view.follow()

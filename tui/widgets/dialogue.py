@@ -11,6 +11,7 @@ stored as they are given; the dialogue rating (:meth:`Dialogue.rate_dialogue`) l
 
 from __future__ import annotations
 
+import sqlite3
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -150,7 +151,7 @@ class Dialogue(Widget):
         try:
             self.session.rate_turn(view.turn_id, rater, relevance=ratings["relevance"],
                                    interestingness=ratings["interestingness"])
-        except StoreError as e:
+        except (StoreError, sqlite3.Error) as e:
             tell(self, f"Rating not stored: {e}", severity="error")
             return
         view.set_rating(event.aspect, event.value)
@@ -172,7 +173,7 @@ class Dialogue(Widget):
                 return
             try:
                 session.rate_dialogue(rating)
-            except StoreError as e:
+            except (StoreError, sqlite3.Error) as e:
                 tell(self, f"Dialogue rating not stored: {e}", severity="error")
                 return
             self.locked = True
