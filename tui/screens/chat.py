@@ -247,19 +247,21 @@ class ChatScreen(Screen[None]):
     @on(Input.Submitted, "#prompt")
     def _submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        if not text:
-            return
-        if self.locked:
-            tell(self, LOCKED_HINT, severity="warning")
-            return
-        if self.submit_turn(text):
+        if text and self.submit_turn(text):
             event.input.clear()
+
+    @on(M.VoiceTranscript)
+    def _voice_transcript(self, event: M.VoiceTranscript) -> None:
+        self.submit_turn(event.text, audio_in=event.audio_path, info=event.info)
 
     def submit_turn(self, text: str, audio_in: str | None = None, info: dict[str, object] | None = None) -> bool:
         """Store the user turn as pending, show it and queue it (turns run in order, one at a time). False
-        when the database refused it: nothing is shown that is not stored."""
+        when the session is locked or the database refused it: nothing is shown that is not stored."""
         from parley.store import StoreError
 
+        if self.locked:
+            tell(self, LOCKED_HINT, severity="warning")
+            return False
         try:
             ticket = self.dialogue.submit(text, audio_in, info)
         except (StoreError, sqlite3.Error) as e:
@@ -270,13 +272,6 @@ class ChatScreen(Screen[None]):
         if self.session is None:
             self.status.activity = "turn queued until the system is loaded"
         return True
-
-    @on(M.VoiceTranscript)
-    def _voice_transcript(self, event: M.VoiceTranscript) -> None:
-        if self.locked:
-            tell(self, LOCKED_HINT, severity="warning")
-            return
-        self.submit_turn(event.text, audio_in=event.audio_path, info=event.info)
 
     @on(Dialogue.Done)
     def _turn_done(self, event: Dialogue.Done) -> None:
