@@ -19,12 +19,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from parley.display import literal
+from parley.engine.rewrite.base import Param
 from parley.engine.rewrite.chain import Chain
 from parley.engine.spec import Spec
 from parley.tui.notify import tell
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
@@ -36,7 +37,7 @@ class RewriterInfo:
 
     name: str
     summary: str
-    params: tuple[Any, ...] = ()
+    params: tuple[Param, ...] = ()
     error: str | None = None
 
 

@@ -13,7 +13,7 @@ stores it. Every text from outside (replies, typed text, errors, internals) is s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events
@@ -177,8 +177,8 @@ class ChatLog(VerticalScroll, can_focus=True):
 
         below: bool
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.aspect_index = 0
         self.cursor: SystemTurnView | None = None
         self.locked = False
