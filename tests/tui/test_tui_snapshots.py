@@ -25,12 +25,18 @@ fakes.register()
 SIZE = (110, 36)
 
 
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ParleyApp:
+def stable_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> ParleyApp:
+    """An app whose session ids and database path are the same on every run."""
     counter = itertools.count(1)
     monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=(0x5EED0000 + next(counter)) << 96))
     monkeypatch.chdir(tmp_path)
-    return ParleyApp(db_path="parley.db", system_spec="tui-fake", tester="ana", seed=42)
+    options: dict[str, Any] = {"system_spec": "tui-fake", "tester": "ana", "seed": 42, **kw}
+    return ParleyApp(db_path="parley.db", **options)
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ParleyApp:
+    return stable_app(tmp_path, monkeypatch)
 
 
 async def _dialogue(pilot: Any) -> None:
@@ -46,11 +52,7 @@ def test_chat_screen(app: ParleyApp, snap_compare: Any) -> None:
 
 
 def test_chat_with_rewriter_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
-    counter = itertools.count(1)
-    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=(0x5EED0000 + next(counter)) << 96))
-    monkeypatch.chdir(tmp_path)
-    app = ParleyApp(db_path="parley.db", system_spec="tui-fake", tester="ana", seed=42,
-                    rewrite_specs=("asr-sim",))
+    app = stable_app(tmp_path, monkeypatch, rewrite_specs=("asr-sim",))
 
     async def run(pilot: Any) -> None:
         await settle(pilot)
@@ -119,10 +121,7 @@ def test_rating_mode(app: ParleyApp, snap_compare: Any) -> None:
 
 
 def test_tester_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
-    counter = itertools.count(1)
-    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=(0x5EED0000 + next(counter)) << 96))
-    monkeypatch.chdir(tmp_path)
-    app = ParleyApp(db_path="parley.db", system_spec="tui-fake", seed=42)  # no tester yet: asked at start
+    app = stable_app(tmp_path, monkeypatch, tester=None)  # no tester yet: asked at start
 
     async def run(pilot: Any) -> None:
         await settle(pilot)
@@ -133,10 +132,7 @@ def test_tester_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_com
 
 def test_quit_dialog_with_waiting_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                        snap_compare: Any) -> None:
-    counter = itertools.count(1)
-    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=(0x5EED0000 + next(counter)) << 96))
-    monkeypatch.chdir(tmp_path)
-    app = ParleyApp(db_path="parley.db", system_spec="tui-gate", tester="ana", seed=42)
+    app = stable_app(tmp_path, monkeypatch, system_spec="tui-gate")
 
     async def run(pilot: Any) -> None:
         await settle(pilot)
@@ -168,10 +164,7 @@ def test_trust_confirmation(app: ParleyApp, snap_compare: Any) -> None:
 
 
 def test_new_turns_below(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
-    counter = itertools.count(1)
-    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=(0x5EED0000 + next(counter)) << 96))
-    monkeypatch.chdir(tmp_path)
-    app = ParleyApp(db_path="parley.db", system_spec="tui-gate", tester="ana", seed=42)
+    app = stable_app(tmp_path, monkeypatch, system_spec="tui-gate")
 
     async def run(pilot: Any) -> None:
         await _dialogue(pilot)
