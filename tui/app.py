@@ -134,12 +134,15 @@ class ParleyApp(App[None], inherit_bindings=False):
             return
 
         def chosen(choice: str | None) -> None:
-            if choice == "finish":
-                chat.quitting = True
-                chat.status.activity = f"finishing {waiting} waiting turn(s), then quitting (ctrl+q asks again)"
-            elif choice == "cancel":
+            if choice == "cancel":
                 chat.dialogue.cancel()
                 self.quit_now()
+            elif choice == "finish" and not chat.dialogue.waiting:  # they finished while the dialog was open
+                self.quit_now()
+            else:  # finish: quit when the last one is answered (Dialogue.Idle); keep working: don't
+                chat.quitting = choice == "finish"
+                chat.status.activity = (f"finishing {waiting} waiting turn(s), then quitting (ctrl+q asks again)"
+                                        if chat.quitting else "")
 
         if not isinstance(self.screen, QuitScreen):
             self.push_screen(QuitScreen(waiting), chosen)

@@ -88,6 +88,11 @@ async def test_quit_with_two_queued_turns_can_finish_them_first(tmp_path: Path) 
             await pilot.press("f")  # finish, then quit
             await pilot.pause()
             assert app.return_code is None and "finishing 2" in str(app.screen.query_one("#status").render())
+            await pilot.press("ctrl+q", "escape")  # asked again: keep working after all
+            await pilot.pause()
+            assert not app.screen.quitting
+            await pilot.press("ctrl+q", "f")
+            await pilot.pause()
             fakes.GATE.set()
             await until_exit(pilot)
     finally:

@@ -36,6 +36,7 @@ class _Turn:
     audio_in: str | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
     pending: Pending | None = None  # None until a session has stored it
+    session: Session | None = None  # the session that stored it, which also runs it
 
 
 class Dialogue(Widget):
@@ -86,6 +87,7 @@ class Dialogue(Widget):
         turn = _Turn(self._ticket, text, audio_in, dict(info or {}))
         if self.session is not None:
             turn.pending = self.session.accept(text, audio_in=audio_in, input_info=turn.info)
+            turn.session = self.session
         self._queue.append(turn)
         self._pump()
         return turn.ticket
@@ -100,13 +102,16 @@ class Dialogue(Widget):
         for turn in self._queue:
             if turn.pending is None:
                 turn.pending = session.accept(turn.text, audio_in=turn.audio_in, input_info=turn.info)
+                turn.session = session
         self._pump()
 
     def cancel(self) -> int:
         """Stop: every stored turn not answered yet becomes ``cancelled``; returns how many. A turn in flight
         finishes in its thread, but its answer is not kept."""
+        turns = [*self._queue, *([self._current] if self._current is not None else [])]
+        sessions = {id(s): s for s in (self.session, *(t.session for t in turns)) if s is not None}
         self._queue.clear()
-        return self.session.cancel_pending() if self.session is not None else 0
+        return sum(s.cancel_pending() for s in sessions.values())
 
     def _pump(self) -> None:
         if self._current is not None or not self._queue or self.session is None:
@@ -114,8 +119,8 @@ class Dialogue(Widget):
                 self.post_message(self.Idle())
             return
         turn = self._current = self._queue.popleft()
-        session, pending = self.session, turn.pending
-        assert pending is not None
+        session, pending = turn.session, turn.pending  # typed during a system switch: still the old session's
+        assert session is not None and pending is not None
 
         def work() -> None:
             self.post_message(self.Done(turn.ticket, session.run(pending)))
