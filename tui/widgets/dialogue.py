@@ -99,11 +99,14 @@ class Dialogue(Widget):
             self.session.end()
         self.session = session
         self.locked = False
-        for turn in self._queue:
-            if turn.pending is None:
-                turn.pending = session.accept(turn.text, audio_in=turn.audio_in, input_info=turn.info)
-                turn.session = session
-        self._pump()
+        try:
+            for turn in self._queue:
+                if turn.pending is None:
+                    turn.pending = session.accept(turn.text, audio_in=turn.audio_in, input_info=turn.info)
+                    turn.session = session
+        finally:  # a turn the database refused (the error goes on to the caller) is not sent either
+            self._queue = deque(t for t in self._queue if t.pending is not None)
+            self._pump()
 
     def cancel(self) -> int:
         """Stop: every stored turn not answered yet becomes ``cancelled``; returns how many. A turn in flight
