@@ -2,13 +2,14 @@
 
 The TUI, ``parley chat`` and ``parley run`` all drive dialogues through this class, so a turn is processed and
 stored the same way everywhere. A user turn is committed the moment it is *accepted* (``accept``: status
-``pending``, even while earlier turns still wait for the system); ``run`` then stores every rewrite step and the
-final text before the system is asked, and the system's turn together with the user turn's outcome (``ok`` or
-``failed``) before it returns. A crash loses nothing typed: accepted turns stay ``pending``. A failing rewriter
-or system becomes a stored failed turn; the session goes on. ``cancel_pending`` marks what was never sent
-``cancelled`` (the tester quit without waiting).
+``pending``, even while earlier turns still wait for the system); ``run`` then stores every rewrite step and
+the final text before the system is asked, and the system's turn together with the user turn's outcome (``ok``
+or ``failed``) before it returns. A crash loses nothing typed: accepted turns stay ``pending``. A failing
+rewriter or system becomes a stored failed turn; the session goes on. ``cancel_pending`` marks what was never
+sent ``cancelled`` (the tester quit without waiting).
 
-The session record itself is stored with the first accepted turn, so a session nobody typed into leaves nothing.
+The session record itself is stored with the first accepted turn, so a session nobody typed into leaves
+nothing.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class Session:
         self.seed = seed if seed is not None else new_seed()
         self.history: list[Message] = []
         self._lock = threading.Lock()  # one turn runs at a time
-        self._accept_lock = threading.Lock()  # indices and the session record (never held while the system thinks)
+        self._accept_lock = threading.Lock()  # indices, session record; not held while the system thinks
         system.reset(self.seed)
         self.stored = False
         self.record = SessionRecord(
@@ -114,8 +115,9 @@ class Session:
 
     def accept(self, text: str, *, audio_in: str | None = None,
                input_info: Mapping[str, Any] | None = None) -> Pending:
-        """Commit ``text`` as a ``pending`` user turn (quick: call it when the tester presses enter). Each turn
-        reserves two indices, its own and its answer's, so turns accepted while others wait keep their order."""
+        """Commit ``text`` as a ``pending`` user turn (quick: call it when the tester presses enter). Each
+        turn reserves two indices, its own and its answer's, so turns accepted while others wait keep their
+        order."""
         with self._accept_lock:
             if not self.stored:
                 self.store.add_session(self.record)
@@ -139,7 +141,7 @@ class Session:
             return self._run(pending.record)
 
     def cancel_pending(self) -> int:
-        """Mark every turn not yet answered ``cancelled``; a turn in flight keeps no reply. Returns how many."""
+        """Mark every turn not answered yet ``cancelled`` (a turn in flight keeps no reply); how many."""
         with self._accept_lock:
             return self.store.cancel_pending(self.id) if self.stored else 0
 
@@ -157,9 +159,9 @@ class Session:
             steps, final = result.steps, result.after
         except Exception as e:  # a broken rewriter must not end the session
             error = f"rewriter failed: {type(e).__name__}: {e}"
-        user = replace(user, text_final=final, rewrite_steps=[s.to_json() for s in steps], internals=internals,
-                       latency_ms=(time.perf_counter() - t0) * 1000, status="failed" if error else "pending",
-                       error=error)
+        user = replace(user, text_final=final, rewrite_steps=[s.to_json() for s in steps],
+                       internals=internals, latency_ms=(time.perf_counter() - t0) * 1000,
+                       status="failed" if error else "pending", error=error)
         base = Exchange(user_turn_id=user.id, user_index=user.index, typed=text, final=final, steps=steps,
                         condition=chain.name, audio_in=user.audio_in)
         if not self.store.settle_turn(user):
@@ -180,8 +182,9 @@ class Session:
         else:
             info = reply.to_json()
             info.pop("text", None)
+            latency = reply.latency_ms or (time.perf_counter() - t1) * 1000
             sys_rec = TurnRecord(session_id=self.id, index=s_index, role="system", text=reply.text,
-                                 internals=info, latency_ms=reply.latency_ms or (time.perf_counter() - t1) * 1000)
+                                 internals=info, latency_ms=latency)
         if not self.store.settle_turn(replace(user, status="ok"), reply=sys_rec):
             self.history.pop()  # cancelled while the system was answering: the answer is not kept
             return replace(base, cancelled=True)

@@ -202,8 +202,8 @@ class Store:
     def cancel_pending(self, session_id: str) -> int:
         """Mark the session's pending turns ``cancelled`` (kept, never sent); returns how many."""
         with self.write() as conn:
-            return conn.execute("UPDATE turns SET status = 'cancelled' WHERE session_id = ? AND status = 'pending'",
-                                [session_id]).rowcount
+            return conn.execute("UPDATE turns SET status = 'cancelled' "
+                                "WHERE session_id = ? AND status = 'pending'", [session_id]).rowcount
 
     def set_tester(self, session_id: str, tester: str) -> None:
         """The tester changed mid-session: the session record names the new one."""

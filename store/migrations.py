@@ -95,17 +95,19 @@ def m002_annotation(db: Database) -> None:
 
 @migrations()
 def m003_turn_status(db: Database) -> None:
-    """Turn status gains ``pending`` (accepted, no outcome yet) and ``cancelled`` (never sent: the tester quit).
+    """Turn status gains ``pending`` (accepted, no outcome yet) and ``cancelled`` (never sent: the tester
+    quit).
 
-    SQLite cannot change a CHECK constraint, so ``turns`` is rebuilt from its own stored SQL. Rows of tables that
-    reference it (``turn_ratings``, ON DELETE CASCADE) are set aside first: dropping the old table inside this
-    transaction (foreign keys on) would otherwise delete them."""
+    SQLite cannot change a CHECK constraint, so ``turns`` is rebuilt from its own stored SQL. Rows of tables
+    that reference it (``turn_ratings``, ON DELETE CASCADE) are set aside first: dropping the old table inside
+    this transaction (foreign keys on) would otherwise delete them."""
     old = "CHECK (status IN ('ok', 'failed'))"
     (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'turns'").fetchone()
     if old not in sql:
         raise RuntimeError("m003_turn_status: unexpected turns table definition")
     new = sql.replace(old, "CHECK (status IN ('ok', 'failed', 'pending', 'cancelled'))", 1)
-    children = [t for t in db.table_names() if any(fk.other_table == "turns" for fk in db.table(t).foreign_keys)]
+    children = [t for t in db.table_names()
+                if any(fk.other_table == "turns" for fk in db.table(t).foreign_keys)]
     for t in children:
         db.execute(f'CREATE TEMP TABLE "keep_{t}" AS SELECT * FROM "{t}"')
         db.execute(f'DELETE FROM "{t}"')

@@ -1,5 +1,5 @@
-"""``ParleyApp``: the thin Textual app — settings, keymap, the store, the tester, this run's toggles, the palette,
-help and quitting; the chat screen does the rest (tui/screens/chat.py)."""
+"""``ParleyApp``: the thin Textual app — settings, keymap, the store, the tester, this run's toggles, the
+palette, help and quitting; the chat screen does the rest (tui/screens/chat.py)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ class ParleyApp(App[None], inherit_bindings=False):
 
     def __init__(self, db_path: str | Path | None = None, system_spec: str | None = None,
                  rewrite_specs: Sequence[str] = (), tester: str | None = None,
-                 goal: str | Goal | None = None, seed: int | None = None, trust_remote_code: bool = False) -> None:
+                 goal: str | Goal | None = None, seed: int | None = None,
+                 trust_remote_code: bool = False) -> None:
         super().__init__()
         self.db_path = db_path
         self.arg_system = system_spec
@@ -106,8 +107,9 @@ class ParleyApp(App[None], inherit_bindings=False):
         except ValueError:  # a bad spec: loading it says what is wrong
             return spec
         if asked and not self.trust_remote_code:
-            tell(self, f"{TRUST} in a spec or the settings is ignored: only --trust-remote-code, or the model "
-                       "picker's confirmation, lets a checkpoint run its own code.", severity="warning", timeout=10)
+            tell(self, f"{TRUST} in a spec or the settings is ignored: only --trust-remote-code, or the "
+                       "model picker's confirmation, lets a checkpoint run its own code.",
+                 severity="warning", timeout=10)
         return plain
 
     def store_failed(self, error: str) -> None:
@@ -141,8 +143,9 @@ class ParleyApp(App[None], inherit_bindings=False):
                 self.quit_now()
             else:  # finish: quit when the last one is answered (Dialogue.Idle); keep working: don't
                 chat.quitting = choice == "finish"
-                chat.status.activity = (f"finishing {waiting} waiting turn(s), then quitting (ctrl+q asks again)"
-                                        if chat.quitting else "")
+                chat.status.activity = (
+                    f"finishing {waiting} waiting turn(s), then quitting (ctrl+q asks again)"
+                    if chat.quitting else "")
 
         if not isinstance(self.screen, QuitScreen):
             self.push_screen(QuitScreen(waiting), chosen)
@@ -165,9 +168,9 @@ class ParleyApp(App[None], inherit_bindings=False):
             return
         keymap = self.settings.keymap if self.settings is not None else {}
         rows = binding_rows(help_groups(self), keymap)
-        intro = ("Remap any key in config.toml: [keymap] <binding id> = \"keys\" (e.g. end_dialogue = \"f9\"). "
-                 "Rating turns: escape enters rating mode on the latest system turn; 1-3 rate relevance then "
-                 "interestingness; up/down pick another turn.")
+        intro = ("Remap any key in config.toml: [keymap] <binding id> = \"keys\" "
+                 "(e.g. end_dialogue = \"f9\"). Rating turns: escape enters rating mode on the latest system "
+                 "turn; 1-3 rate relevance then interestingness; up/down pick another turn.")
         self.push_screen(HelpScreen(rows, intro))
 
     def action_scores(self) -> None:

@@ -1,7 +1,7 @@
 """Start-up work that runs in the boot worker (no widgets touched): settings, database, initial chain, goal.
 
-Its imports (pydantic, sqlite-utils, the rewriters) are slow, which is why the chat screen shows first and this
-runs behind it. The result crosses to the UI thread as a frozen :class:`BootResult`.
+Its imports (pydantic, sqlite-utils, the rewriters) are slow, which is why the chat screen shows first and
+this runs behind it. The result crosses to the UI thread as a frozen :class:`BootResult`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Notifications that show their text literally: error bodies, replies, names and specs are untrusted, so they are
-never parsed as markup and their control characters are made visible (``parley.display``)."""
+"""Notifications that show their text literally: error bodies, replies, names and specs are untrusted, so they
+are never parsed as markup and their control characters are made visible (``parley.display``)."""
 
 from __future__ import annotations
 

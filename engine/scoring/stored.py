@@ -1,8 +1,8 @@
 """MultiWOZ metrics of stored sessions: live sessions with a goal card and replayed (batch) sessions.
 
-A session is scoreable when it has a MultiWOZ-format goal. Its system turns are read back from the store (text,
-``state``, ``internals.active_domain``); a user turn without a system answer counts as an empty reply, one that
-was never answered (``pending`` after a crash, ``cancelled`` at quit) is left out. BLEU and the
+A session is scoreable when it has a MultiWOZ-format goal. Its system turns are read back from the store
+(text, ``state``, ``internals.active_domain``); a user turn without a system answer counts as an empty reply,
+one that was never answered (``pending`` after a crash, ``cancelled`` at quit) is left out. BLEU and the
 corpus booking times need the reference dialogue: replayed sessions name it in ``source`` (``FILE#ID``).
 """
 

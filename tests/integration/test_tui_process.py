@@ -42,9 +42,9 @@ def run_tui(db: Path, home: Path, *, user: int | None = None) -> subprocess.Comp
             os.setgid(user)
             os.setuid(user)
 
-    return subprocess.run([sys.executable, "-m", "parley", "--db", str(db), "--system", "echo", "--tester", "ana"],
-                          env=tui_env(home), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=120, preexec_fn=drop, cwd=home)
+    command = [sys.executable, "-m", "parley", "--db", str(db), "--system", "echo", "--tester", "ana"]
+    return subprocess.run(command, env=tui_env(home), stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=120, preexec_fn=drop, cwd=home)
 
 
 def last_line(stderr: str) -> str:
@@ -100,7 +100,7 @@ def test_a_read_only_database_is_refused_with_one_line_and_exit_2(shared_dir: Pa
     assert db.read_bytes() == before
 
 
-# -- kill -9 with turns typed against a slow bot ---------------------------------------------------------------
+# -- kill -9 with turns typed against a slow bot -------------------------------------------------------------
 class SlowBot(BaseHTTPRequestHandler):
     """Answers the parley JSON protocol only when the test releases it (or after 20 s: bounded)."""
 
@@ -141,7 +141,8 @@ def user_turns(db: Path) -> list[tuple[str, str]]:
         return []
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        rows = conn.execute('SELECT text, status FROM turns WHERE role = \'user\' ORDER BY "index"').fetchall()
+        sql = "SELECT text, status FROM turns WHERE role = 'user' ORDER BY \"index\""
+        rows = conn.execute(sql).fetchall()
     except sqlite3.OperationalError:  # not created yet
         rows = []
     finally:
@@ -159,14 +160,15 @@ def wait_for(predicate, seconds: float = 90.0) -> bool:  # type: ignore[no-untyp
 
 
 @pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system")
-def test_kill_9_with_three_turns_typed_against_a_slow_bot_keeps_all_three(tmp_path: Path, slow_bot: str) -> None:
+def test_kill_9_with_three_turns_typed_against_a_slow_bot_keeps_all_three(tmp_path: Path,
+                                                                          slow_bot: str) -> None:
     db = tmp_path / "t.db"
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "parley", "--db", str(db), "--system", f"remote:url={slow_bot},timeout=60,retries=0",
-         "--tester", "ana"], env=tui_env(tmp_path), stdin=slave, stdout=slave, stderr=slave, cwd=tmp_path,
-        start_new_session=True)
+    command = [sys.executable, "-m", "parley", "--db", str(db), "--tester", "ana",
+               "--system", f"remote:url={slow_bot},timeout=60,retries=0"]
+    proc = subprocess.Popen(command, env=tui_env(tmp_path), stdin=slave, stdout=slave, stderr=slave,
+                            cwd=tmp_path, start_new_session=True)
     os.close(slave)
     screen = bytearray()
 

@@ -60,13 +60,13 @@ class SlowLoadSystem(FakeSystem):
             progress("warming up")
 
 
-#: the gate every GateSystem waits on: a test closes it (clear) to hold answers, opens it (set) to release them
+#: the gate every GateSystem waits on: a test closes it (clear) to hold answers, opens it (set) to let go
 GATE = threading.Event()
 GATE.set()
 
 
 class GateSystem(FakeSystem):
-    """FakeSystem that answers only while ``GATE`` is open (a slow bot, deterministically; never waits > 30 s)."""
+    """FakeSystem that answers only while ``GATE`` is open: a slow bot, deterministically (30 s at most)."""
 
     name = "tui-gate"
 

@@ -1,7 +1,7 @@
-"""Pilot tests of what the chat promises (issue 13, 19): typed turns are stored before anything else, quitting with
-waiting turns asks, untrusted text is shown literally, checkpoint code runs only after a confirmation naming it,
-the log follows new turns unless the tester scrolled up, ctrl+n leaves no empty sessions, the palette lists each
-command once."""
+"""Pilot tests of what the chat promises (issue 13, 19): typed turns are stored before anything else, quitting
+with waiting turns asks, untrusted text is shown literally, checkpoint code runs only after a confirmation
+naming it, the log follows new turns unless the tester scrolled up, ctrl+n leaves no empty sessions, the
+palette lists each command once."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def user_turns(tmp_path: Path) -> list[tuple[str, str]]:
     return [(t.text, t.status) for t in store.turns(session.id) if t.role == "user"]
 
 
-# -- quitting with turns still waiting ------------------------------------------------------------------------
+# -- quitting with turns still waiting -----------------------------------------------------------------------
 async def test_quit_with_two_queued_turns_can_cancel_them(tmp_path: Path) -> None:
     app = make_app(tmp_path, "tui-gate")
     fakes.GATE.clear()  # a slow system: the first turn is in flight, the second waits
@@ -128,7 +128,7 @@ async def test_ctrl_n_leaves_no_empty_sessions(tmp_path: Path) -> None:
     assert len(sessions) == 2 and all(s.ended_at for s in sessions)
 
 
-# -- untrusted text is shown literally ------------------------------------------------------------------------
+# -- untrusted text is shown literally -----------------------------------------------------------------------
 def rendered(view: Any, selector: str) -> str:
     return str(view.query_one(selector, Static).render())
 
@@ -174,7 +174,7 @@ async def test_tester_names_and_specs_with_markup_never_crash_the_status_bar(tmp
     assert open_store(tmp_path / "t.db").sessions()[0].tester == "x[/bold]\x1b[2J"
 
 
-# -- checkpoint code runs only after a confirmation naming the checkpoint ------------------------------------------
+# -- checkpoint code runs only after a confirmation naming the checkpoint ------------------------------------
 async def pick(pilot: Any, spec: str) -> None:
     await pilot.press("f5")
     await pilot.pause()
@@ -213,7 +213,7 @@ async def test_the_command_line_flag_trusts_the_first_system(tmp_path: Path) -> 
         assert app.screen.system.trust_remote_code and app.screen.system_spec == "tui-trust:model=/ckpt/a"
 
 
-# -- the log follows new turns ------------------------------------------------------------------------------------
+# -- the log follows new turns -------------------------------------------------------------------------------
 async def test_the_log_follows_new_turns_after_rating_an_earlier_one(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -254,7 +254,7 @@ async def test_scrolled_up_the_log_stays_put_and_says_new_turns_below(tmp_path: 
         assert log.scroll_y == log.max_scroll_y and not app.screen.query_one("#new-below").display
 
 
-# -- the palette ----------------------------------------------------------------------------------------------------
+# -- the palette ---------------------------------------------------------------------------------------------
 async def test_the_palette_lists_keys_once(tmp_path: Path) -> None:
     from parley.tui.commands import COMMANDS
 

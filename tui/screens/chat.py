@@ -1,9 +1,9 @@
 """The chat screen: log, prompt, status bar; systems, sessions, turn and dialogue ratings, toggles, quitting.
 
-Behaviour lives in widgets that post messages: :class:`Dialogue` (the session and its queue of accepted turns),
-:class:`ChatLog` (the conversation and rating mode), :class:`VoiceInput` (recording, spoken replies). This screen
-wires them together; every slow call (building/loading a system, a turn, recording) runs in a thread worker that
-posts a typed message back, and widgets are only touched here, on the UI thread.
+Behaviour lives in widgets that post messages: :class:`Dialogue` (the session and its queue of accepted
+turns), :class:`ChatLog` (the conversation and rating mode), :class:`VoiceInput` (recording, spoken replies).
+This screen wires them together; every slow call (building/loading a system, a turn, recording) runs in a
+thread worker that posts a typed message back, and widgets are only touched here, on the UI thread.
 """
 
 from __future__ import annotations
@@ -236,7 +236,8 @@ class ChatScreen(Screen[None]):
             if pick is None:
                 return
             if self.dialogue.waiting:
-                tell(self, "Wait for the queued turns to finish before switching systems.", severity="warning")
+                tell(self, "Wait for the queued turns to finish before switching systems.",
+                     severity="warning")
                 return
             self.load_system(pick.spec, trust=pick.trust)
 
@@ -254,7 +255,8 @@ class ChatScreen(Screen[None]):
     def _voice_transcript(self, event: M.VoiceTranscript) -> None:
         self.submit_turn(event.text, audio_in=event.audio_path, info=event.info)
 
-    def submit_turn(self, text: str, audio_in: str | None = None, info: dict[str, object] | None = None) -> bool:
+    def submit_turn(self, text: str, audio_in: str | None = None,
+                    info: dict[str, object] | None = None) -> bool:
         """Store the user turn as pending, show it and queue it (turns run in order, one at a time). False
         when the session is locked or the database refused it: nothing is shown that is not stored."""
         from parley.store import StoreError

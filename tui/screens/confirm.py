@@ -71,9 +71,9 @@ class TrustScreen(ModalScreen[bool]):
         with Vertical(id="dialog", classes="dialog small-dialog"):
             yield Label("Run code from this checkpoint?", classes="dialog-title")
             yield Static(literal(self.checkpoint, style="bold", one_line=True), id="trust-checkpoint")
-            yield Static(f"The spec asks for trust_remote_code: {self.system} would import and run the Python "
-                         "files that come with this checkpoint, with your permissions. Only say yes for a "
-                         "checkpoint whose code you trust. This is asked every time; it is never saved.",
+            yield Static(f"The spec asks for trust_remote_code: {self.system} would import and run "
+                         "the Python files that come with this checkpoint, with your permissions. Only say "
+                         "yes for a checkpoint whose code you trust. This is asked every time; never saved.",
                          classes="hint")
             with Horizontal(classes="buttons"):
                 yield Button("Run its code (y)", variant="error", id="yes")

@@ -1,8 +1,9 @@
 """The help screen: every key, generated from the bindings themselves (user keymap applied).
 
-A screen or widget whose keys belong in the help says where they apply in a ``HELP_GROUP`` class attribute next
-to its ``BINDINGS``; :func:`help_groups` collects every such class that is loaded (the app first, then the
-screen in front, then the rest by name), so a new screen with bindings shows up without editing a list here.
+A screen or widget whose keys belong in the help says where they apply in a ``HELP_GROUP`` class attribute
+next to its ``BINDINGS``; :func:`help_groups` collects every such class that is loaded (the app first, then
+the screen in front, then the rest by name), so a new screen with bindings shows up without editing a list
+here.
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ def _binding(b: Binding | tuple[str, ...]) -> Binding:
 
 
 def help_groups(app: App[Any]) -> list[tuple[str, list[Binding]]]:
-    """``(where, bindings)`` for the app, the screen in front and every other loaded class with a HELP_GROUP."""
+    """``(where, bindings)``: the app, the screen in front, then each other loaded class with a HELP_GROUP."""
     front = app.screen_stack[-1] if app.screen_stack else None
     classes = {c for c in _classes(DOMNode) if "HELP_GROUP" in vars(c)}
-    ordered = sorted(classes, key=lambda c: (not isinstance(app, c), not isinstance(front, c), vars(c)["HELP_GROUP"]))
+    ordered = sorted(classes, key=lambda c: (not isinstance(app, c), not isinstance(front, c),
+                                             vars(c)["HELP_GROUP"]))
     out = []
     for cls in ordered:
         bindings = [b for b in map(_binding, vars(cls).get("BINDINGS", [])) if not b.system]

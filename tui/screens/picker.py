@@ -1,8 +1,9 @@
 """The model picker: registered systems, recent specs and a free spec/path/hub-id field → a :class:`Pick`.
 
-The screen only chooses; the chat loads the system in a worker and starts a new session on it. A typed spec that
-asks for ``trust_remote_code=true`` is never passed on as it is: the parameter is taken out and the tester must
-confirm, in a dialog naming the checkpoint, that its code may run (``Pick.trust``); it is asked every time.
+The screen only chooses; the chat loads the system in a worker and starts a new session on it. A typed spec
+that asks for ``trust_remote_code=true`` is never passed on as it is: the parameter is taken out and the
+tester must confirm, in a dialog naming the checkpoint, that its code may run (``Pick.trust``); it is asked
+every time.
 """
 
 from __future__ import annotations
@@ -28,15 +29,15 @@ TRUST = "trust_remote_code"
 
 @dataclass(frozen=True)
 class Pick:
-    """The chosen system spec (never holding ``trust_remote_code``) and whether its checkpoint code may run."""
+    """The chosen system spec (never holding ``trust_remote_code``); whether its checkpoint code may run."""
 
     spec: str
     trust: bool = False
 
 
 def split_trust(spec: str) -> tuple[str, str | None]:
-    """``(spec without trust_remote_code, the checkpoint it names)``; the checkpoint is None when the spec does
-    not ask for trust. Raises ValueError for a spec that cannot be parsed."""
+    """``(spec without trust_remote_code, the checkpoint it names)``; the checkpoint is None when the spec
+    does not ask for trust. Raises ValueError for a spec that cannot be parsed."""
     from parley.engine.spec import Spec, SpecError, parse_spec
 
     try:
@@ -106,8 +107,8 @@ class ModelPickerScreen(ModalScreen[Pick | None]):
         with Vertical(id="dialog", classes="dialog picker-dialog"):
             yield Label("Load a dialogue system", classes="dialog-title")
             yield Static("enter loads the highlighted system · or type a spec, a model folder or "
-                         "hf-causal:model=HUB_ID below (add trust_remote_code=true to let a checkpoint run its "
-                         "own code: you will be asked) · switching starts a new session", classes="hint")
+                         "hf-causal:model=HUB_ID below (add trust_remote_code=true to let a checkpoint run "
+                         "its own code: you will be asked) · switching starts a new session", classes="hint")
             yield OptionList(*options, id="systems")
             yield Input(placeholder="spec / path / hub id, e.g. llm:model=/models/smol or remote:url=http://…",
                         id="spec")

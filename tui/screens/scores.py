@@ -78,7 +78,8 @@ class ScoresScreen(Screen[None]):
     def _worker_failed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group == "scores":
             err = event.worker.error
-            self.query_one("#scores-status", Static).update(literal(f"scoring failed: {type(err).__name__}: {err}"))
+            status = self.query_one("#scores-status", Static)
+            status.update(literal(f"scoring failed: {type(err).__name__}: {err}"))
             tell(self, f"Scoring failed: {err}", severity="error")
 
     @on(Ready)

@@ -1,11 +1,11 @@
 """Voice input (push-to-talk, level meter, ASR) and spoken replies for the chat screen.
 
-:class:`VoiceInput` is the level meter line plus the workers behind it. ``toggle()`` starts recording; a worker
-checks the microphone, records until ``toggle()`` again (or the speaker stops, or ``max_seconds``), transcribes
-with the configured Whisper model and posts :class:`tui.messages.VoiceTranscript`, which the screen sends into
-the session like typed text (``audio_in`` + the ASR details in ``input_info``). ``speak(text)`` says a reply.
-With no microphone, no PortAudio or no audio package, one clear message is shown and typed input keeps working;
-audio errors never end the app. All audio imports happen inside the workers.
+:class:`VoiceInput` is the level meter line plus the workers behind it. ``toggle()`` starts recording; a
+worker checks the microphone, records until ``toggle()`` again (or the speaker stops, or ``max_seconds``),
+transcribes with the configured Whisper model and posts :class:`tui.messages.VoiceTranscript`, which the
+screen sends into the session like typed text (``audio_in`` + the ASR details in ``input_info``).
+``speak(text)`` says a reply. With no microphone, no PortAudio or no audio package, one clear message is shown
+and typed input keeps working; audio errors never end the app. All audio imports happen inside the workers.
 """
 
 from __future__ import annotations
@@ -144,7 +144,8 @@ class VoiceInput(Widget):
             elif not self._speak_warned:  # say it once, not on every reply
                 self._speak_warned = True
                 tell(self, f"Speaking replies failed: {error}", severity="warning", timeout=8)
-        elif event.state in (WorkerState.SUCCESS, WorkerState.CANCELLED) and group == "voice" and self.recording:
+        elif event.state in (WorkerState.SUCCESS, WorkerState.CANCELLED) and group == "voice" \
+                and self.recording:
             self._done()
 
     # -- spoken replies -------------------------------------------------------------------------------------

@@ -2,12 +2,12 @@
 
 The log follows new turns (``VerticalScroll.anchor``) unless the tester scrolled up on purpose (wheel, scroll
 bar); then it stays put and posts :class:`ChatLog.NewBelow` so the screen can say "new turns below". Scrolling
-back to the bottom, or sending a turn, follows again. Focusing the log enters *rating mode*:
-``up``/``down`` pick a system turn, ``1``-``3`` rate the current aspect (relevance first, then interestingness),
-``tab`` switches the aspect, ``escape`` goes back to the prompt; the log then follows again if it did before
-(moving the rating cursor is not scrolling up on purpose). The log only posts :class:`ChatLog.Rate`; the screen
-stores it. Every text from outside (replies, typed text, errors, internals) is shown literally
-(``parley.display``): markup is not parsed and control characters are made visible.
+back to the bottom, or sending a turn, follows again. Focusing the log enters *rating mode*: ``up``/``down``
+pick a system turn, ``1``-``3`` rate the current aspect (relevance first, then interestingness), ``tab``
+switches the aspect, ``escape`` goes back to the prompt; the log then follows again if it did before (moving
+the rating cursor is not scrolling up on purpose). The log only posts :class:`ChatLog.Rate`; the screen stores
+it. Every text from outside (replies, typed text, errors, internals) is shown literally (``parley.display``):
+markup is not parsed and control characters are made visible.
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ class SystemTurnView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(Text(f"system #{self.number}", style="bold"), classes="who")
         if self.reply is not None:
-            yield Static(literal(self.reply.text) if self.reply.text else Text("(empty reply)"), classes="reply")
+            text = literal(self.reply.text) if self.reply.text else Text("(empty reply)")
+            yield Static(text, classes="reply")
             yield Static(self._ratings_text(), classes="ratings")
             yield Static(literal(format_internals(self.reply)), classes="internals")
         else:

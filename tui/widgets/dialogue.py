@@ -1,12 +1,12 @@
-"""The live dialogue without a face: the session, the user turns waiting for it, the worker that runs them, and
-the ratings that land in the session.
+"""The live dialogue without a face: the session, the user turns waiting for it, the worker that runs them,
+and the ratings that land in the session.
 
-The tester may keep typing while the system answers: every turn is *accepted* at once (stored as ``pending`` by
-``Session.accept``, on the UI thread: one small commit) and queued; a thread worker runs them one at a time, in
-order, and the widget posts :class:`Dialogue.Done` (or :class:`Dialogue.Crashed`) for the screen to show. Turns
-typed before any system is loaded wait in memory and are accepted as soon as a session starts. Turn ratings are
-stored as they are given; the dialogue rating (:meth:`Dialogue.rate_dialogue`) locks the session and posts
-:class:`Dialogue.Rated`.
+The tester may keep typing while the system answers: every turn is *accepted* at once (stored as ``pending``
+by ``Session.accept``, on the UI thread: one small commit) and queued; a thread worker runs them one at a
+time, in order, and the widget posts :class:`Dialogue.Done` (or :class:`Dialogue.Crashed`) for the screen to
+show. Turns typed before any system is loaded wait in memory and are accepted as soon as a session starts.
+Turn ratings are stored as they are given; the dialogue rating (:meth:`Dialogue.rate_dialogue`) locks the
+session and posts :class:`Dialogue.Rated`.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Dialogue(Widget):
 
     @dataclass
     class Crashed(Message):
-        """``Session.run`` itself raised (e.g. the database went away); nothing more is known about the turn."""
+        """``Session.run`` itself raised (e.g. the database went away); nothing more is known of the turn."""
 
         ticket: int
         error: str
@@ -128,8 +128,8 @@ class Dialogue(Widget):
         def work() -> None:
             self.post_message(self.Done(turn.ticket, session.run(pending)))
 
-        self.run_worker(work, name=f"turn {turn.ticket}", group="turn", description=f"user turn {turn.ticket}",
-                        thread=True, exit_on_error=False)
+        self.run_worker(work, name=f"turn {turn.ticket}", group="turn",
+                        description=f"user turn {turn.ticket}", thread=True, exit_on_error=False)
 
     @on(Done)
     @on(Crashed)

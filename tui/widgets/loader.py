@@ -1,8 +1,9 @@
 """Building and loading a dialogue system in a thread worker, without a face.
 
-``SystemLoader.load(spec)`` builds the system from its spec and calls its ``load(progress)`` (weights, knowledge
-bases: slow) in a worker; progress lines arrive as ``messages.Status``, the result as ``messages.SystemReady`` or
-``messages.LoadFailed`` (one line for the tester). A newer load replaces one still running.
+``SystemLoader.load(spec)`` builds the system from its spec and calls its ``load(progress)`` (weights,
+knowledge bases: slow) in a worker; progress lines arrive as ``messages.Status``, the result as
+``messages.SystemReady`` or ``messages.LoadFailed`` (one line for the tester). A newer load replaces one still
+running.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ class SystemLoader(Widget):
     DEFAULT_CSS = "SystemLoader { display: none; }"
 
     def load(self, spec: str, *, trust: bool = False) -> None:
-        """Load ``spec``; ``trust`` (the command-line flag, or the picker's confirmation naming the checkpoint)
-        lets a checkpoint run its own code — passed to the system, never written into the spec."""
+        """Load ``spec``; ``trust`` (the command-line flag, or the picker's confirmation naming the
+        checkpoint) lets a checkpoint run its own code — passed to the system, never written into the spec."""
 
         def progress(text: str) -> None:
             self.post_message(M.Status(f"{spec}: {text}"))
@@ -35,7 +36,8 @@ class SystemLoader(Widget):
                 self.post_message(M.LoadFailed(spec, str(e)))
                 return
             except ModuleNotFoundError as e:
-                self.post_message(M.LoadFailed(spec, f"system {spec!r} is not available (module {e.name} missing)"))
+                why = f"system {spec!r} is not available (module {e.name} missing)"
+                self.post_message(M.LoadFailed(spec, why))
                 return
             except Exception as e:
                 self.post_message(M.LoadFailed(spec, f"{type(e).__name__}: {e}"))

@@ -1,5 +1,6 @@
 """The status bar: system, session id (short), tester, database, active rewriters, and a worker status line.
-Every value may come from outside (a typed spec, a tester name, a path, a model's progress line): shown literally."""
+Every value may come from outside (a typed spec, a tester name, a path, a model's progress line): shown
+literally."""
 
 from __future__ import annotations
 
