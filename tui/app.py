@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from parley.tui import messages as M
 from parley.tui.commands import ParleyCommands
 from parley.tui.notify import tell
 
@@ -112,9 +114,11 @@ class ParleyApp(App[None], inherit_bindings=False):
                  severity="warning", timeout=10)
         return plain
 
-    def store_failed(self, error: str) -> None:
-        """The database cannot be used: leave; tui.launch prints one line and exits with code 2."""
-        self.fatal = error
+    @on(M.StoreFailed)
+    def _store_failed(self, event: M.StoreFailed) -> None:
+        """The database cannot be used (posted by the chat's boot worker): leave; tui.launch prints one line
+        and exits with code 2."""
+        self.fatal = event.error
         self.exit(return_code=2)
 
     @property

@@ -45,6 +45,7 @@ class ChatScreen(Screen[None]):
     """The main screen of :class:`ParleyApp` (store, settings, tester, seed, toggles)."""
 
     HELP_GROUP: ClassVar[str] = "chat"
+    AUTO_FOCUS = "#prompt"  # back from a dialog: the prompt, never the log (focusing it enters rating mode)
     BINDINGS = [
         Binding("escape", "rate_mode", "Rate turns", id="rate_mode"),
         Binding("ctrl+r", "end_dialogue", "End & rate dialogue", id="end_dialogue"),
@@ -142,10 +143,6 @@ class ChatScreen(Screen[None]):
         self.status.tester = app.tester
         self.refresh_bindings()
         self.load_system(app.system_spec, trust=app.trust_remote_code)
-
-    @on(M.StoreFailed)
-    def _store_failed(self, event: M.StoreFailed) -> None:
-        self.parley.store_failed(event.error)
 
     # -- systems and sessions ----------------------------------------------------------------------------
     def load_system(self, spec: str, *, trust: bool = False) -> None:
