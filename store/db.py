@@ -196,7 +196,7 @@ class Store:
             if cur.rowcount == 0:
                 return False
             if reply is not None:
-                self._insert("turns", reply)
+                self.db.table("turns").insert(to_row(reply))
         return True
 
     def cancel_pending(self, session_id: str) -> int:
@@ -207,8 +207,8 @@ class Store:
 
     def set_tester(self, session_id: str, tester: str) -> None:
         """The tester changed mid-session: the session record names the new one."""
-        with self.write() as conn:
-            conn.execute("UPDATE sessions SET tester = ? WHERE id = ?", [tester, session_id])
+        with self.write():
+            self.db.table("sessions").update(session_id, {"tester": tester})
 
     def next_turn_index(self, session_id: str) -> int:
         row = self.db.execute('SELECT max("index") FROM turns WHERE session_id = ?', [session_id]).fetchone()

@@ -89,7 +89,7 @@ class ParleyApp(App[None], inherit_bindings=False):
         settings = self.settings = boot.settings
         self.store = boot.store
         self.seed = boot.seed
-        self.system_spec = self._untrusted(self.arg_system or settings.system or "multiwoz")
+        self.system_spec = self.arg_system or settings.system or "multiwoz"
         self.tester = self.tester or (settings.tester or "").strip()
         self.toggles = Toggles(settings.show_internals, settings.audio.speak_replies)
         if settings.keymap:
@@ -98,21 +98,6 @@ class ParleyApp(App[None], inherit_bindings=False):
             tell(self, note, severity="warning", timeout=10)
         if not self.tester:
             self.action_change_tester()
-
-    def _untrusted(self, spec: str) -> str:
-        """``spec`` without trust_remote_code: only the command-line flag (``trust_remote_code``) or the model
-        picker's confirmation lets a checkpoint run its own code, never a spec or the settings."""
-        from parley.tui.screens.picker import TRUST, split_trust
-
-        try:
-            plain, asked = split_trust(spec)
-        except ValueError:  # a bad spec: loading it says what is wrong
-            return spec
-        if asked and not self.trust_remote_code:
-            tell(self, f"{TRUST} in a spec or the settings is ignored: only --trust-remote-code, or the "
-                       "model picker's confirmation, lets a checkpoint run its own code.",
-                 severity="warning", timeout=10)
-        return plain
 
     @on(M.StoreFailed)
     def _store_failed(self, event: M.StoreFailed) -> None:

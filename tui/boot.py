@@ -53,17 +53,15 @@ def boot(db_file: Path, rewriters: Sequence[str], goal: str | Goal | None, seed:
 
 def _check_writable(store: Store) -> None:
     """Refuse, at start, a database the chat could read but never write (a read-only file: opening it works,
-    the first turn would fail)."""
-    import sqlite3
-
+    the first turn would fail): ``StoreError`` "cannot write …"."""
     from parley.store import StoreError
 
     try:
         with store.write() as conn:
             conn.execute("DELETE FROM raters WHERE 0")  # a write that changes nothing
-    except sqlite3.Error as e:
+    except StoreError:
         store.close()
-        raise StoreError(f"{store.path} cannot be written ({e})") from None
+        raise
 
 
 def _initial_chain(specs: Sequence[str], notes: list[str]) -> Chain:

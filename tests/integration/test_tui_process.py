@@ -96,7 +96,7 @@ def test_a_read_only_database_is_refused_with_one_line_and_exit_2(shared_dir: Pa
         if parents:
             pytest.skip(f"{parents[0]} cannot be entered by another user")
     db.chmod(0o444)
-    check_refused(run_tui(db, shared_dir, user=user), "cannot be written")
+    check_refused(run_tui(db, shared_dir, user=user), "cannot write")
     assert db.read_bytes() == before
 
 

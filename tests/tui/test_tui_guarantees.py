@@ -265,9 +265,9 @@ async def test_the_palette_lists_keys_once(tmp_path: Path) -> None:
         assert titles.count("Keys") == 1 and len(titles) == len(set(titles))
 
 
-async def test_trust_remote_code_in_a_spec_or_the_settings_is_ignored(tmp_path: Path) -> None:
+async def test_trust_remote_code_in_a_spec_or_the_settings_is_refused(tmp_path: Path) -> None:
     app = make_app(tmp_path, "tui-trust:model=/ckpt/a,trust_remote_code=true")  # no --trust-remote-code
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
-        assert not app.screen.system.trust_remote_code and app.screen.system_spec == "tui-trust:model=/ckpt/a"
-        assert any("is ignored" in n for n in notes(app))
+        assert app.screen.system is None
+        assert any("trust_remote_code cannot be set in a system spec" in n for n in notes(app))

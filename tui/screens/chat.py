@@ -142,7 +142,8 @@ class ChatScreen(Screen[None]):
         self.status.rewriters = self.chain.name
         self.status.tester = app.tester
         self.refresh_bindings()
-        self.load_system(app.system_spec, trust=app.trust_remote_code)
+        # --trust-remote-code covers only the checkpoint named by --system
+        self.load_system(app.system_spec, trust=app.trust_remote_code and app.system_spec == app.arg_system)
 
     # -- systems and sessions ----------------------------------------------------------------------------
     def load_system(self, spec: str, *, trust: bool = False) -> None:
