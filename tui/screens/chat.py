@@ -347,6 +347,7 @@ class ChatScreen(Screen[None]):
         r = event.rating
         self.log_view.locked = self.status.locked = True
         self.prompt.placeholder = LOCKED_HINT
+        self.set_focus(None)  # first: disabling the focused prompt would hand focus to the log
         self.prompt.disabled = True
         self.log_view.add_note(
             f"── dialogue rated: understanding {r.understanding}, task completion {r.task_completion}, "
