@@ -52,8 +52,7 @@ def replay_table(system_spec: str, corpus: list, conditions: tuple[str, ...], n_
 
     system = build_system(system_spec)
     t0 = time.perf_counter()
-    if hasattr(system, "load"):
-        system.load(progress=lambda m: print(f"  {m}", file=sys.stderr))
+    system.load(progress=lambda m: print(f"  {m}", file=sys.stderr))
     load_s = time.perf_counter() - t0
     store = open_store(tmp / f"{system_spec.replace(':', '_')}.db")
 

@@ -6,9 +6,8 @@ Entries point at ``"package.module:attr"`` so listing the registry imports nothi
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -17,9 +16,13 @@ class Entry:
     target: str  # "module:attr"
     summary: str
 
-    def load(self) -> Any:
+    def load(self) -> Callable[..., object]:
+        """The implementation's class (a factory: ``cls(**params)``); the caller checks what it built."""
         module, _, attr = self.target.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        factory = getattr(importlib.import_module(module), attr)
+        if not callable(factory):
+            raise TypeError(f"{self.target} is not a class")
+        return factory  # type: ignore[no-any-return]
 
 
 class Registry:

@@ -1,9 +1,15 @@
 """A dialogue session: history + rewriter chain + system under test + the store.
 
 The TUI, ``parley chat`` and ``parley run`` all drive dialogues through this class, so a turn is processed and
-stored the same way everywhere: the user turn (typed text, every rewrite step, final text) is committed before the
-system is asked, and the system turn is committed before ``turn()`` returns — a crash loses at most the turn in
-flight. A failing rewriter or system becomes a stored failed turn; the session goes on.
+stored the same way everywhere. A user turn is committed the moment it is *accepted* (``accept``: status
+``pending``, even while earlier turns still wait for the system); ``run`` then stores every rewrite step and
+the final text before the system is asked, and the system's turn together with the user turn's outcome (``ok``
+or ``failed``) before it returns. A crash loses nothing typed: accepted turns stay ``pending``. A failing
+rewriter or system becomes a stored failed turn; the session goes on. ``cancel_pending`` marks what was never
+sent ``cancelled`` (the tester quit without waiting).
+
+The session record itself is stored with the first accepted turn, so a session nobody typed into leaves
+nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,10 +44,22 @@ class Exchange:
     error: str | None = None
     audio_in: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    cancelled: bool = False  # the tester quit first: stored as cancelled, never (or no longer) answered
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.reply is not None
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A user turn accepted and stored as ``pending``; :meth:`Session.run` gives it its outcome."""
+
+    record: TurnRecord
+
+    @property
+    def text(self) -> str:
+        return self.record.text
 
 
 def new_seed() -> int:
@@ -69,9 +88,11 @@ class Session:
         self.chain = chain or Chain()
         self.seed = seed if seed is not None else new_seed()
         self.history: list[Message] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one turn runs at a time
+        self._accept_lock = threading.Lock()  # indices, session record; not held while the system thinks
         system.reset(self.seed)
-        self.record = store.add_session(SessionRecord(
+        self.stored = False
+        self.record = SessionRecord(
             tester=tester,
             mode=mode,  # type: ignore[arg-type]
             system_name=str(system_spec or getattr(system, "name", None) or type(system).__name__),
@@ -81,7 +102,7 @@ class Session:
             seed=self.seed,
             app_version=__version__,
             source=source,
-        ))
+        )
         self._next_index = 0
 
     @property
@@ -92,56 +113,83 @@ class Session:
         """Swap the rewriter chain; it applies from the next turn (each turn stores the chain in force)."""
         self.chain = chain
 
-    def turn(self, text: str, *, audio_in: str | None = None, input_info: dict[str, Any] | None = None) -> Exchange:
-        with self._lock:
-            return self._turn(text, audio_in, input_info or {})
+    def accept(self, text: str, *, audio_in: str | None = None,
+               input_info: Mapping[str, Any] | None = None) -> Pending:
+        """Commit ``text`` as a ``pending`` user turn (quick: call it when the tester presses enter). Each
+        turn reserves two indices, its own and its answer's, so turns accepted while others wait keep their
+        order."""
+        with self._accept_lock:
+            if not self.stored:
+                self.store.add_session(self.record)
+                self.stored = True
+            index = self._next_index
+            self._next_index += 2
+            rec = self.store.add_turn(TurnRecord(
+                session_id=self.id, index=index, role="user", text=text, audio_in=audio_in,
+                internals={"input": dict(input_info)} if input_info else {}, status="pending"))
+        return Pending(rec)
 
-    def _turn(self, text: str, audio_in: str | None, input_info: dict[str, Any]) -> Exchange:
+    def turn(self, text: str, *, audio_in: str | None = None,
+             input_info: Mapping[str, Any] | None = None) -> Exchange:
+        """Accept and run one user turn (headless callers: ``parley chat``, replays)."""
+        return self.run(self.accept(text, audio_in=audio_in, input_info=input_info))
+
+    def run(self, pending: Pending) -> Exchange:
+        """Rewrite an accepted turn, ask the system and store the outcome (turns run one at a time, in the
+        order the caller gives them)."""
+        with self._lock:
+            return self._run(pending.record)
+
+    def cancel_pending(self) -> int:
+        """Mark every turn not answered yet ``cancelled`` (a turn in flight keeps no reply); how many."""
+        with self._accept_lock:
+            return self.store.cancel_pending(self.id) if self.stored else 0
+
+    def _run(self, user: TurnRecord) -> Exchange:
         chain = self.chain
-        u_index = self._next_index
+        text = user.text
         condition = {"name": chain.name, "rewriters": chain.config()}
-        internals: dict[str, Any] = {"condition": condition}
-        if input_info:
-            internals["input"] = input_info
+        internals: dict[str, Any] = {"condition": condition, **user.internals}
         t0 = time.perf_counter()
         error = None
         steps: tuple[Rewrite, ...] = ()
         final = text
         try:
-            result = chain.apply(text, seed=self.seed, turn_index=u_index, history=tuple(self.history))
+            result = chain.apply(text, seed=self.seed, turn_index=user.index, history=tuple(self.history))
             steps, final = result.steps, result.after
         except Exception as e:  # a broken rewriter must not end the session
             error = f"rewriter failed: {type(e).__name__}: {e}"
-        rewrite_ms = (time.perf_counter() - t0) * 1000
-        user = self.store.add_turn(TurnRecord(
-            session_id=self.id, index=u_index, role="user", text=text, text_final=final,
-            rewrite_steps=[s.to_json() for s in steps], internals=internals, latency_ms=rewrite_ms,
-            audio_in=audio_in, status="failed" if error else "ok", error=error))
-        self._next_index += 1
-        base = Exchange(user_turn_id=user.id, user_index=u_index, typed=text, final=final, steps=steps,
-                        condition=chain.name, audio_in=audio_in)
+        user = replace(user, text_final=final, rewrite_steps=[s.to_json() for s in steps],
+                       internals=internals, latency_ms=(time.perf_counter() - t0) * 1000,
+                       status="failed" if error else "pending", error=error)
+        base = Exchange(user_turn_id=user.id, user_index=user.index, typed=text, final=final, steps=steps,
+                        condition=chain.name, audio_in=user.audio_in)
+        if not self.store.settle_turn(user):
+            return replace(base, cancelled=True)
         if error:
             return replace(base, error=error)
         self.history.append(Message("user", final))
 
-        s_index = self._next_index
+        s_index = user.index + 1
         t1 = time.perf_counter()
+        reply: SystemTurn | None = None
         try:
             reply = self.system.respond(tuple(self.history))
         except Exception as e:
-            msg = f"{type(e).__name__}: {e}"
-            failed = self.store.add_turn(TurnRecord(
-                session_id=self.id, index=s_index, role="system", text="", status="failed", error=msg,
-                latency_ms=(time.perf_counter() - t1) * 1000))
-            self._next_index += 1
-            return replace(base, system_turn_id=failed.id, system_index=s_index, error=msg)
-        latency = reply.latency_ms or (time.perf_counter() - t1) * 1000
-        info = reply.to_json()
-        info.pop("text", None)
-        sys_rec = self.store.add_turn(TurnRecord(
-            session_id=self.id, index=s_index, role="system", text=reply.text, internals=info,
-            latency_ms=latency))
-        self._next_index += 1
+            error = f"{type(e).__name__}: {e}"
+            sys_rec = TurnRecord(session_id=self.id, index=s_index, role="system", text="", status="failed",
+                                 error=error, latency_ms=(time.perf_counter() - t1) * 1000)
+        else:
+            info = reply.to_json()
+            info.pop("text", None)
+            latency = reply.latency_ms or (time.perf_counter() - t1) * 1000
+            sys_rec = TurnRecord(session_id=self.id, index=s_index, role="system", text=reply.text,
+                                 internals=info, latency_ms=latency)
+        if not self.store.settle_turn(replace(user, status="ok"), reply=sys_rec):
+            self.history.pop()  # cancelled while the system was answering: the answer is not kept
+            return replace(base, cancelled=True)
+        if reply is None:
+            return replace(base, system_turn_id=sys_rec.id, system_index=s_index, error=error)
         self.history.append(Message("system", reply.text))
         return replace(base, system_turn_id=sys_rec.id, system_index=s_index, reply=reply)
 
@@ -153,5 +201,15 @@ class Session:
     def rate_dialogue(self, rating: DialogueRating) -> DialogueRating:
         return self.store.rate_dialogue(rating, lock=True)
 
+    def set_tester(self, tester: str) -> None:
+        """The tester changed mid-session: the record (stored or not yet) names the new one."""
+        with self._accept_lock:
+            self.record = replace(self.record, tester=tester)
+            if self.stored:
+                self.store.set_tester(self.id, tester)
+
     def end(self) -> None:
-        self.store.end_session(self.id)
+        """Set ``ended_at`` (a session never typed into was never stored and stays so)."""
+        with self._accept_lock:
+            if self.stored:
+                self.store.end_session(self.id)

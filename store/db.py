@@ -184,6 +184,32 @@ class Store:
             self.db.table("turns").insert(to_row(rec))
         return rec
 
+    def settle_turn(self, rec: TurnRecord, *, reply: TurnRecord | None = None) -> bool:
+        """Store what became of a pending turn: its fields from ``rec`` (same id) and, with ``reply``, the
+        system's turn, in one transaction. Only a turn still ``pending`` changes: once it was cancelled this
+        returns False and writes nothing."""
+        row = {k: v for k, v in to_row(rec).items() if k not in ("id", "session_id", "created_at")}
+        sets = ", ".join(f'"{c}" = ?' for c in row)
+        with self.write() as conn:
+            cur = conn.execute(f"UPDATE turns SET {sets} WHERE id = ? AND status = 'pending'",
+                               [*row.values(), rec.id])
+            if cur.rowcount == 0:
+                return False
+            if reply is not None:
+                self.db.table("turns").insert(to_row(reply))
+        return True
+
+    def cancel_pending(self, session_id: str) -> int:
+        """Mark the session's pending turns ``cancelled`` (kept, never sent); returns how many."""
+        with self.write() as conn:
+            return conn.execute("UPDATE turns SET status = 'cancelled' "
+                                "WHERE session_id = ? AND status = 'pending'", [session_id]).rowcount
+
+    def set_tester(self, session_id: str, tester: str) -> None:
+        """The tester changed mid-session: the session record names the new one."""
+        with self.write():
+            self.db.table("sessions").update(session_id, {"tester": tester})
+
     def next_turn_index(self, session_id: str) -> int:
         row = self.db.execute('SELECT max("index") FROM turns WHERE session_id = ?', [session_id]).fetchone()
         return 0 if row[0] is None else int(row[0]) + 1

@@ -38,7 +38,8 @@ _ORDER = {
 }
 _JSON_COLUMNS = {"sessions": JSON_FIELDS[SessionRecord], "turns": JSON_FIELDS[TurnRecord]}
 _REPAIR = "parley_repair_json"
-Progress = Callable[[int], None]
+#: ``progress(rows written)``: a counter, unlike the status-string ``parley.progress.Progress``
+RowProgress = Callable[[int], None]
 
 
 class ExportError(StoreError):
@@ -133,7 +134,7 @@ def replacing(target: Path, *, overwrite: bool = False) -> Iterator[IO[str]]:
         tmp.unlink(missing_ok=True)
 
 
-def write_jsonl(store: Store, fh: IO[str], progress: Progress | None = None) -> int:
+def write_jsonl(store: Store, fh: IO[str], progress: RowProgress | None = None) -> int:
     """Write one JSON object per session to an open text file; returns the number of sessions written."""
     n = 0
     for line in _jsonl_lines(store):
@@ -147,7 +148,7 @@ def write_jsonl(store: Store, fh: IO[str], progress: Progress | None = None) -> 
     return n
 
 
-def export_jsonl(store: Store, out: Path | str, progress: Progress | None = None, *,
+def export_jsonl(store: Store, out: Path | str, progress: RowProgress | None = None, *,
                  overwrite: bool = False) -> int:
     """Write one JSON object per session to ``out``; returns the number of sessions written."""
     out = Path(out)
@@ -155,7 +156,7 @@ def export_jsonl(store: Store, out: Path | str, progress: Progress | None = None
         return write_jsonl(store, fh, progress)
 
 
-def _write_csv(store: Store, table: str, fh: IO[str], progress: Progress | None) -> int:
+def _write_csv(store: Store, table: str, fh: IO[str], progress: RowProgress | None) -> int:
     cols = _columns(store, table)
     json_cols = _JSON_COLUMNS.get(table, ())
     select = ", ".join(f'CASE WHEN json_valid("{c}") THEN "{c}" ELSE {_REPAIR}("{c}") END' if c in json_cols
@@ -172,7 +173,7 @@ def _write_csv(store: Store, table: str, fh: IO[str], progress: Progress | None)
     return n
 
 
-def export_csv(store: Store, out_dir: Path | str, progress: Progress | None = None, *,
+def export_csv(store: Store, out_dir: Path | str, progress: RowProgress | None = None, *,
                overwrite: bool = False) -> dict[str, int]:
     """Write one CSV per table into the folder ``out_dir``; returns rows written per table.
 
@@ -226,7 +227,7 @@ def _all_or_nothing(out_dir: Path) -> Iterator[Callable[[str], Any]]:
             tmp.unlink(missing_ok=True)
 
 
-def export(store: Store, fmt: str, out: Path | str, progress: Progress | None = None, *,
+def export(store: Store, fmt: str, out: Path | str, progress: RowProgress | None = None, *,
            overwrite: bool = False) -> Any:
     if fmt == "jsonl":
         return export_jsonl(store, out, progress, overwrite=overwrite)

@@ -117,3 +117,34 @@ def m003_runs(db: Database) -> None:
             PRIMARY KEY (run_id, seq)
         )""")
     db.execute("CREATE INDEX idx_runs_key ON runs(key, finished_at)")
+
+
+@migrations()
+def m004_turn_status(db: Database) -> None:
+    """Turn status gains ``pending`` (accepted, no outcome yet) and ``cancelled`` (never sent: the tester
+    quit).
+
+    SQLite cannot change a CHECK constraint, so ``turns`` is rebuilt from its own stored SQL. Rows of tables
+    that reference it (``turn_ratings``, ON DELETE CASCADE) are set aside first: dropping the old table inside
+    this transaction (foreign keys on) would otherwise delete them."""
+    old = "CHECK (status IN ('ok', 'failed'))"
+    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'turns'").fetchone()
+    if old not in sql:
+        raise RuntimeError("m004_turn_status: unexpected turns table definition")
+    new = sql.replace(old, "CHECK (status IN ('ok', 'failed', 'pending', 'cancelled'))", 1)
+    children = [t for t in db.table_names()
+                if any(fk.other_table == "turns" for fk in db.table(t).foreign_keys)]
+    for t in children:
+        db.execute(f'CREATE TEMP TABLE "keep_{t}" AS SELECT * FROM "{t}"')
+        db.execute(f'DELETE FROM "{t}"')
+    indexes = [r[0] for r in db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'turns' AND sql IS NOT NULL")]
+    db.execute(new.replace("CREATE TABLE turns", "CREATE TABLE turns_new", 1))
+    db.execute("INSERT INTO turns_new SELECT * FROM turns")
+    db.execute("DROP TABLE turns")
+    db.execute("ALTER TABLE turns_new RENAME TO turns")
+    for index in indexes:
+        db.execute(index)
+    for t in children:
+        db.execute(f'INSERT INTO "{t}" SELECT * FROM temp."keep_{t}"')
+        db.execute(f'DROP TABLE temp."keep_{t}"')

@@ -10,7 +10,9 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 Mode = Literal["live", "batch", "annotation"]
-Status = Literal["ok", "failed"]
+#: a user turn is ``pending`` from the moment it is accepted until its outcome is stored (``ok``: sent to the
+#: system; ``failed``: a rewriter failed), or ``cancelled`` when the tester quit before it was sent
+Status = Literal["ok", "failed", "pending", "cancelled"]
 
 
 def new_id() -> str:

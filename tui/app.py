@@ -1,25 +1,46 @@
-"""``ParleyApp``: the thin Textual app — settings, keymap, the store, the tester, the palette; the chat screen does
-the rest (tui/screens/chat.py)."""
+"""``ParleyApp``: the thin Textual app — settings, keymap, the store, the tester, this run's toggles, the
+palette, help and quitting; the chat screen does the rest (tui/screens/chat.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual.app import App
+from textual import on
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 
+from parley.tui import messages as M
 from parley.tui.commands import ParleyCommands
+from parley.tui.notify import tell
+
+if TYPE_CHECKING:
+    from parley.engine.settings import Settings
+    from parley.store import Store
+    from parley.tui.boot import BootResult, Goal
+    from parley.tui.screens.chat import ChatScreen
+
+
+@dataclass
+class Toggles:
+    """Switches that last for this run only, unless saved as defaults (palette: Save toggles as defaults)."""
+
+    show_internals: bool = False
+    speak_replies: bool = False
 
 
 class ParleyApp(App[None], inherit_bindings=False):
     """The live tester. Arguments override settings (engine.settings); ``goal`` is a goal dict or a goal spec
-    for ``engine.scoring.goals.make_goal`` ("random" or a MultiWOZ dialogue id)."""
+    for ``engine.scoring.goals.make_goal`` ("random" or a MultiWOZ dialogue id). ``trust_remote_code`` (the
+    command-line flag) lets the first system's checkpoint run its own code."""
 
     CSS_PATH = "app.tcss"
     TITLE = "parley"
     COMMANDS = App.COMMANDS | {ParleyCommands}
+    HELP_GROUP: ClassVar[str] = "anywhere"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1", "help", "Help", id="help"),
@@ -29,22 +50,23 @@ class ParleyApp(App[None], inherit_bindings=False):
 
     def __init__(self, db_path: str | Path | None = None, system_spec: str | None = None,
                  rewrite_specs: Sequence[str] = (), tester: str | None = None,
-                 goal: str | dict[str, Any] | None = None, seed: int | None = None,
+                 goal: str | Goal | None = None, seed: int | None = None,
                  trust_remote_code: bool = False) -> None:
         super().__init__()
         self.db_path = db_path
         self.arg_system = system_spec
-        #: --trust-remote-code: the checkpoint named by --system (only it) may run its own code
-        self.trust_remote_code = trust_remote_code
         self.arg_rewriters = tuple(rewrite_specs)
         self.tester = (tester or "").strip()
         self.goal_arg = goal
         self.seed = seed
-        self.settings: Any = None  # engine.settings.Settings, read by the boot worker (pydantic is slow to import)
+        self.trust_remote_code = trust_remote_code
+        self.settings: Settings | None = None  # read by the boot worker (pydantic is slow to import)
         self.system_spec = system_spec or "multiwoz"
-        self.store: Any = None
+        self.store: Store | None = None
         self.db_file = Path(".")
         self.db_label = ""
+        self.toggles = Toggles()
+        self.fatal: str | None = None  # why the app stopped (printed by tui.launch, exit code 2)
 
     # -- start-up ----------------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -56,98 +78,88 @@ class ParleyApp(App[None], inherit_bindings=False):
         self.db_label = str(self.db_file)
         self.push_screen(ChatScreen())
 
-    def boot(self) -> dict[str, Any]:
-        """Runs in the boot worker (no widgets touched): settings, database, initial chain, goal.
+    def boot(self) -> BootResult:
+        """Runs in the boot worker: see :func:`tui.boot.boot`."""
+        from parley.tui.boot import boot
 
-        Returns what the chat screen needs; ``notes`` are warnings to show. Raises store.StoreError / OSError
-        when the database cannot be used."""
-        from parley.engine.settings import Settings, load_settings
+        return boot(self.db_file, self.arg_rewriters, self.goal_arg, self.seed)
 
-        notes: list[str] = []
-        try:
-            settings = load_settings()
-        except ValueError as e:
-            settings = Settings()
-            notes.append(f"{e} — using defaults")
-        self.ensure_store()
-        specs = self.arg_rewriters or tuple(settings.rewriters)
-        seed = self.seed if self.seed is not None else settings.seed
-        return {"settings": settings, "chain": self._initial_chain(specs, notes),
-                "goal": self._resolve_goal(seed, notes), "notes": notes, "seed": seed}
-
-    def configure(self, boot: dict[str, Any]) -> None:
+    def configure(self, boot: BootResult) -> None:
         """On the UI thread, once the boot worker is done: apply settings and keymap, ask for the tester."""
-        settings = boot["settings"]
-        self.settings = settings
-        self.seed = boot["seed"]
+        settings = self.settings = boot.settings
+        self.store = boot.store
+        self.seed = boot.seed
         self.system_spec = self.arg_system or settings.system or "multiwoz"
         self.tester = self.tester or (settings.tester or "").strip()
+        self.toggles = Toggles(settings.show_internals, settings.audio.speak_replies)
         if settings.keymap:
             self.set_keymap(settings.keymap)
-        for note in boot["notes"]:
-            self.notify(note, severity="warning", timeout=10)
+        for note in boot.notes:
+            tell(self, note, severity="warning", timeout=10)
         if not self.tester:
             self.action_change_tester()
 
-    def _initial_chain(self, specs: Sequence[str], notes: list[str]) -> Any:
-        from parley.engine.rewrite.chain import Chain
+    @on(M.StoreFailed)
+    def _store_failed(self, event: M.StoreFailed) -> None:
+        """The database cannot be used (posted by the chat's boot worker): leave; tui.launch prints one line
+        and exits with code 2."""
+        self.fatal = event.error
+        self.exit(return_code=2)
 
+    @property
+    def chat(self) -> ChatScreen | None:
+        from parley.tui.screens.chat import ChatScreen
+
+        return next((s for s in self.screen_stack if isinstance(s, ChatScreen)), None)
+
+    # -- quitting ----------------------------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        """Quit at once when no typed turn waits for the system; otherwise ask: finish them, or cancel them
+        (they stay stored as cancelled)."""
+        from parley.tui.screens.confirm import QuitScreen
+
+        chat = self.chat
+        waiting = chat.dialogue.waiting if chat is not None else 0
+        if chat is None or not waiting:
+            self.quit_now()
+            return
+
+        def chosen(choice: str | None) -> None:
+            if choice == "cancel":
+                chat.dialogue.cancel()
+                self.quit_now()
+            elif choice == "finish" and not chat.dialogue.waiting:  # they finished while the dialog was open
+                self.quit_now()
+            else:  # finish: quit when the last one is answered (Dialogue.Idle); keep working: don't
+                chat.quitting = choice == "finish"
+                chat.status.activity = (
+                    f"finishing {waiting} waiting turn(s), then quitting (ctrl+q asks again)"
+                    if chat.quitting else "")
+
+        if not isinstance(self.screen, QuitScreen):
+            self.push_screen(QuitScreen(waiting), chosen)
+
+    def quit_now(self) -> None:
+        """A clean quit: the open session gets its end time (if it was ever stored), then the app exits."""
+        chat = self.chat
         try:
-            return Chain(specs)
-        except Exception as e:  # a bad spec or a rewriter that cannot be built: start without rewriters
-            notes.append(f"Rewriters off: {e}")
-            return Chain()
-
-    def _resolve_goal(self, seed: int | None, notes: list[str]) -> dict[str, Any] | None:
-        goal = self.goal_arg
-        if goal is None or isinstance(goal, dict):
-            return goal
-        try:
-            from parley.engine.scoring.goals import make_goal
-        except ImportError:
-            notes.append("Goal cards need engine.scoring.goals, which is not available yet.")
-            return None
-        try:
-            made = make_goal(str(goal), seed)
-        except Exception as e:
-            notes.append(f"No goal card: {e}")
-            return None
-        return dict(made) if made else None
-
-    def ensure_store(self) -> Any:
-        """Open the database (from a worker: importing the store is slow).
-
-        Raises store.StoreError / OSError with a message for the user."""
-        if self.store is None:
-            from parley.store import open_store
-
-            self.db_file.parent.mkdir(parents=True, exist_ok=True)
-            self.store = open_store(self.db_file)
-        return self.store
-
-    def store_failed(self, error: str) -> None:
-        """The database cannot be used: leave with one clear line (exit code 2)."""
-        self.exit(return_code=2, message=f"parley: error: {error}")
+            if chat is not None and chat.session is not None:
+                chat.session.end()
+        except Exception as e:  # the database went away: say so, but still quit
+            self.fatal = f"the session's end time was not stored: {e}"
+        self.exit()
 
     # -- app-wide actions --------------------------------------------------------------------------------
     def action_help(self) -> None:
-        from parley.tui.screens.chat import ChatScreen
-        from parley.tui.screens.help import HelpScreen, binding_rows
-        from parley.tui.screens.rating import DialogueRatingScreen
-        from parley.tui.screens.rewriters import RewriterScreen
-        from parley.tui.widgets.chatlog import ChatLog
+        from parley.tui.screens.help import HelpScreen, binding_rows, help_groups
 
         if isinstance(self.screen, HelpScreen):
             return
-        groups = [("anywhere", self.BINDINGS + [Binding("ctrl+p", "command_palette", "Command palette",
-                                                        id="command_palette")]),
-                  ("chat", ChatScreen.BINDINGS), ("rating turns", ChatLog.BINDINGS),
-                  ("dialogue rating", DialogueRatingScreen.BINDINGS), ("rewriter panel", RewriterScreen.BINDINGS)]
         keymap = self.settings.keymap if self.settings is not None else {}
-        rows = [r for r in binding_rows(groups, keymap) if r[2] != "help_quit"]
-        intro = ("Remap any key in config.toml: \\[keymap] <binding id> = \"keys\" (e.g. end_dialogue = \"f9\"). "
-                 "Rating turns: escape enters rating mode on the latest system turn; 1-3 rate relevance then "
-                 "interestingness; up/down pick another turn.")
+        rows = binding_rows(help_groups(self), keymap)
+        intro = ("Remap any key in config.toml: [keymap] <binding id> = \"keys\" "
+                 "(e.g. end_dialogue = \"f9\"). Rating turns: escape enters rating mode on the latest system "
+                 "turn; 1-3 rate relevance then interestingness; up/down pick another turn.")
         self.push_screen(HelpScreen(rows, intro))
 
     def action_scores(self) -> None:
@@ -157,7 +169,7 @@ class ParleyApp(App[None], inherit_bindings=False):
         if isinstance(self.screen, ScoresScreen):
             return
         if self.store is None:
-            self.notify("The database is not open yet.", severity="warning")
+            tell(self, "The database is not open yet.", severity="warning")
             return
         self.push_screen(ScoresScreen(self.store))
 
@@ -167,31 +179,28 @@ class ParleyApp(App[None], inherit_bindings=False):
         self.push_screen(TesterScreen(self.tester), self._tester_chosen)
 
     def _tester_chosen(self, name: str | None) -> None:
-        from parley.tui.screens.chat import ChatScreen
-
         if name:
             self.tester = name
             self.save_setting(tester=name)
         elif not self.tester:
             self.tester = "anonymous"
-            self.notify("Tester set to 'anonymous' (change it from the command palette).")
-        for screen in self.screen_stack:
-            if isinstance(screen, ChatScreen):
-                screen.tester_changed()
+            tell(self, "Tester set to 'anonymous' (change it from the command palette).")
+        if self.chat is not None:
+            self.chat.tester_changed()
 
     def run_chat_action(self, action: str) -> None:
         """Run a chat-screen action (or an ``app.`` one) from the command palette."""
-        from parley.tui.screens.chat import ChatScreen
-
         if action.startswith("app."):
             self.call_later(self.run_action, action[4:])
-            return
-        chat = next((s for s in self.screen_stack if isinstance(s, ChatScreen)), None)
-        if chat is not None:
-            self.call_later(chat.run_action, action)
+        elif self.chat is not None:
+            self.call_later(self.chat.run_action, action)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands, except its "Keys" panel: parley's "Keys" (F1) lists every key."""
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
 
     # -- settings ----------------------------------------------------------------------------------------
-    def save_setting(self, **changes: Any) -> None:
+    def save_setting(self, **changes: Any) -> bool:
         """Change settings in memory and on disk; a write failure is reported, never fatal."""
         from parley.engine.settings import load_settings, update_settings
 
@@ -201,7 +210,20 @@ class ParleyApp(App[None], inherit_bindings=False):
         try:
             update_settings(**changes)
         except Exception as e:
-            self.notify(f"Settings not saved: {e}", severity="warning")
+            tell(self, f"Settings not saved: {e}", severity="warning")
+            return False
+        return True
+
+    def action_save_toggles(self) -> None:
+        """Keep this run's internals and spoken-replies toggles as the defaults of later runs."""
+        if self.settings is None:
+            tell(self, "Still starting up; try again in a moment.", severity="warning")
+            return
+        t = self.toggles
+        audio = self.settings.audio.model_copy(update={"speak_replies": t.speak_replies})
+        if self.save_setting(show_internals=t.show_internals, audio=audio):
+            tell(self, f"Saved as defaults for later runs: internals {'on' if t.show_internals else 'off'}, "
+                       f"spoken replies {'on' if t.speak_replies else 'off'} (config.toml).")
 
     def remember_model(self, spec: str) -> None:
         if self.settings is None:

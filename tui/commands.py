@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from parley.tui.app import ParleyApp
 
 #: (title, help, chat screen action)
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("New session", "end this session and start a new one on the same system", "new_session"),
     ("End & rate dialogue", "rate the whole dialogue on the five aspects; locks the session", "end_dialogue"),
     ("Rate turns", "rate the latest (or a selected) system turn: relevance, interestingness", "rate_mode"),
-    ("Toggle internals", "show/hide belief state, DB count, acts and knowledge under system turns",
+    ("Toggle internals", "show/hide belief state, DB count, acts and knowledge under system turns (this run)",
      "toggle_internals"),
     ("Rewriters", "toggle impoliteness, disfluency, word perturbation, ASR noise; set their parameters",
      "rewriters"),
     ("Load model", "pick a registered system, a recent one, or a model folder / hub id", "load_model"),
     ("Voice input", "push-to-talk: start/stop recording a user turn", "voice"),
-    ("Toggle speak replies", "speak every system reply aloud (settings.audio.speak_replies)", "toggle_speak"),
+    ("Toggle speak replies", "speak every system reply aloud (this run)", "toggle_speak"),
+    ("Save toggles as defaults", "keep this run's internals and spoken-replies toggles for later runs "
+     "(config.toml)", "app.save_toggles"),
     ("Scores", "satisfaction statistics and MultiWOZ metrics of the open database, with charts", "app.scores"),
     ("Change tester", "set the tester / rater name kept in settings", "app.change_tester"),
     ("Keys", "list every key and its binding id", "app.help"),
@@ -29,8 +34,7 @@ class ParleyCommands(Provider):
     """Palette provider: every chat action by name."""
 
     def _run(self, action: str) -> None:
-        app: Any = self.app
-        app.run_chat_action(action)
+        cast("ParleyApp", self.app).run_chat_action(action)
 
     async def discover(self) -> Hits:
         for title, help_text, action in COMMANDS:

@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 
-def launch(**kwargs: object) -> None:
+
+def launch(*, db_path: str | Path | None = None, system_spec: str | None = None,
+           rewrite_specs: Sequence[str] = (), tester: str | None = None, goal: str | None = None,
+           seed: int | None = None, trust_remote_code: bool = False) -> None:
+    """Run the chat; when it had to stop (an unusable database) print one line and exit with code 2."""
+    from parley.display import visible
     from parley.tui.app import ParleyApp
 
-    ParleyApp(**kwargs).run()  # type: ignore[arg-type]
+    app = ParleyApp(db_path=db_path, system_spec=system_spec, rewrite_specs=rewrite_specs, tester=tester,
+                    goal=goal, seed=seed, trust_remote_code=trust_remote_code)
+    app.run()
+    if app.fatal is not None:
+        print(f"parley: error: {visible(app.fatal, one_line=True)}", file=sys.stderr)
+        sys.exit(2)
+    if app.return_code:
+        sys.exit(app.return_code)

@@ -6,25 +6,13 @@ Workers never touch widgets: they ``post_message`` one of these, and the screen'
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-
-@dataclass
-class TurnDone(Message):
-    """The session finished one user turn (stored, with the system's answer or an error)."""
-
-    ticket: int
-    exchange: Any  # engine.session.Exchange
-
-
-@dataclass
-class TurnCrashed(Message):
-    """``Session.turn`` itself raised (e.g. the database went away); nothing more is known about the turn."""
-
-    ticket: int
-    error: str
+if TYPE_CHECKING:
+    from parley.engine.types import DialogueSystem
+    from parley.tui.boot import BootResult
 
 
 @dataclass
@@ -32,7 +20,7 @@ class SystemReady(Message):
     """A system was built and loaded in a worker; a new session on it can start."""
 
     spec: str
-    system: Any
+    system: DialogueSystem
 
 
 @dataclass
@@ -45,9 +33,9 @@ class LoadFailed(Message):
 
 @dataclass
 class Booted(Message):
-    """Settings, database, initial chain and goal are ready (``ParleyApp.boot``'s result dict)."""
+    """Settings, database, initial chain and goal are ready."""
 
-    result: dict[str, Any]
+    result: BootResult
 
 
 @dataclass
@@ -92,9 +80,3 @@ class VoiceTranscript(Message):
     audio_path: str
     info: dict[str, Any]
 
-
-@dataclass
-class VoiceFailed(Message):
-    """Recording or transcription failed after it started."""
-
-    error: str

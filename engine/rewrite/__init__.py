@@ -6,9 +6,8 @@ nothing heavy. Build one from a spec string with ``build_rewriter("impolite:scen
 
 from __future__ import annotations
 
-from typing import Any
-
 from parley.engine.registry import Registry
+from parley.engine.rewrite.base import Rewriter
 from parley.engine.spec import Spec, SpecError, parse_spec
 
 REWRITERS = Registry("rewriter")
@@ -27,13 +26,17 @@ REWRITERS.register("asr-real", "parley.audio.channel:RealASRChannel",
 ORDER: tuple[str, ...] = ("impolite", "disfluency", "wp", "asr-sim", "asr-real")
 
 
-def build_rewriter(spec: str | Spec) -> Any:
+def build_rewriter(spec: str | Spec) -> Rewriter:
+    """Instantiate a registered rewriter from a spec (``SpecError`` for an unknown name or bad parameters)."""
     s = parse_spec(spec) if isinstance(spec, str) else spec
     try:
         cls = REWRITERS.get(s.name).load()
     except KeyError as e:
         raise SpecError(str(e.args[0])) from None
     try:
-        return cls(**s.params)
+        rewriter = cls(**s.params)
     except TypeError as e:
         raise SpecError(f"bad parameters for rewriter {s.name!r}: {e}") from None
+    if not isinstance(rewriter, Rewriter):
+        raise SpecError(f"rewriter {s.name!r} does not implement Rewriter (name, params, rewrite)")
+    return rewriter

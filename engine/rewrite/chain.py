@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parley.engine.rewrite import ORDER, build_rewriter
-from parley.engine.rewrite.base import RewriteContext, step_seed
+from parley.engine.rewrite.base import RewriteContext, Rewriter, step_seed
 from parley.engine.spec import Spec, SpecError, condition_name, parse_spec
 from parley.engine.types import Message, Rewrite
 
@@ -34,7 +34,7 @@ class Chain:
                 raise SpecError(f"unknown rewriter {s.name!r} (known: {', '.join(ORDER)})")
         parsed.sort(key=lambda s: ORDER.index(s.name))
         self.specs: tuple[Spec, ...] = tuple(parsed)
-        self._rewriters: list[Any] = [build_rewriter(s) for s in self.specs]
+        self._rewriters: list[Rewriter] = [build_rewriter(s) for s in self.specs]
 
     @property
     def name(self) -> str:

@@ -25,7 +25,8 @@ from parley.engine.scoring.multiwoz import (
 )
 
 #: progress(condition, done, total) is called after every dialogue
-Progress = Callable[[str, int, int], None]
+#: ``progress(condition, dialogues done, total)``: a counter, unlike ``parley.progress.Progress``
+ReplayProgress = Callable[[str, int, int], None]
 
 
 def dialogue_seed(seed: int, dialogue_id: str) -> int:
@@ -68,7 +69,7 @@ def replay(
     seed: int = 0,
     source: str = "",
     tester: str = "replay",
-    progress: Progress | None = None,
+    progress: ReplayProgress | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> list[ConditionRun]:
     """Replay ``corpus`` through ``system`` once per condition, serially, in this thread; returns the scored

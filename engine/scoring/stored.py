@@ -1,7 +1,8 @@
 """MultiWOZ metrics of stored sessions: live sessions with a goal card and replayed (batch) sessions.
 
-A session is scoreable when it has a MultiWOZ-format goal. Its system turns are read back from the store (text,
-``state``, ``internals.active_domain``); a user turn without a system answer counts as an empty reply. BLEU and the
+A session is scoreable when it has a MultiWOZ-format goal. Its system turns are read back from the store
+(text, ``state``, ``internals.active_domain``); a user turn without a system answer counts as an empty reply,
+one that was never answered (``pending`` after a crash, ``cancelled`` at quit) is left out. BLEU and the
 corpus booking times need the reference dialogue: replayed sessions name it in ``source`` (``FILE#ID``).
 """
 
@@ -38,7 +39,7 @@ def session_turns(turns: Sequence[Any]) -> list[EvalTurn]:
     state: Mapping[str, Mapping[str, Any]] = {}
     ordered = sorted(turns, key=lambda t: t.index)
     for k, t in enumerate(ordered):
-        if t.role != "user":
+        if t.role != "user" or t.status in ("pending", "cancelled"):  # never answered: not a turn of the test
             continue
         nxt = ordered[k + 1] if k + 1 < len(ordered) else None
         if nxt is None or nxt.role != "system" or nxt.status != "ok":

@@ -10,6 +10,7 @@ from typing import Any
 
 from parley.engine.registry import Registry
 from parley.engine.spec import Spec, SpecError, parse_spec
+from parley.engine.types import DialogueSystem
 
 SYSTEMS = Registry("system")
 SYSTEMS.register("multiwoz", "parley.engine.systems.multiwoz:MultiwozSystem",
@@ -31,8 +32,9 @@ SYSTEMS.register("echo", "parley.engine.systems.echo:EchoSystem", "repeats the u
 DEFAULT_SYSTEM = "multiwoz"
 
 
-def build_system(spec: str | Spec, *, trust_remote_code: bool = False, **extra: Any) -> Any:
-    """Instantiate a registered system from a spec; ``extra`` keyword arguments are passed through.
+def build_system(spec: str | Spec, *, trust_remote_code: bool = False, **extra: Any) -> DialogueSystem:
+    """Instantiate a registered system from a spec; ``extra`` keyword arguments are passed through. Not loaded
+    yet: call ``load(progress)`` (slow) before the first turn.
 
     A checkpoint's own code runs only when the caller passes ``trust_remote_code=True`` (the command line's
     ``--trust-remote-code``); a spec (typed, or from config.toml) that sets it is refused.
@@ -50,6 +52,9 @@ def build_system(spec: str | Spec, *, trust_remote_code: bool = False, **extra: 
             raise SpecError(f"--trust-remote-code applies to checkpoint systems, not {s.name!r}")
         extra["trust_remote_code"] = True
     try:
-        return cls(**{**s.params, **extra})
+        system = cls(**{**s.params, **extra})
     except TypeError as e:
         raise SpecError(f"bad parameters for system {s.name!r}: {e}") from None
+    if not isinstance(system, DialogueSystem):
+        raise SpecError(f"system {s.name!r} does not implement DialogueSystem (name, load, reset, respond)")
+    return system

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 from parley.engine.params import checked
-from parley.engine.types import Message, SystemTurn
+from parley.engine.types import DialogueSystem, Message, SystemTurn
 from parley.params import Text
 
 
-class EchoSystem:
+class EchoSystem(DialogueSystem):
     name = "echo"
 
     @checked

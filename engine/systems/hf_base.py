@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from parley.engine.loading import Progress, resolve
+from parley.engine.loading import resolve
 from parley.engine.mwdb import MultiwozDB, load_db
 from parley.engine.params import checked
 from parley.engine.spec import SpecError
@@ -40,6 +40,7 @@ from parley.engine.systems.hf_lex import db_counts, lookup
 from parley.engine.systems.hf_lex import lexicalise as lex_fill
 from parley.engine.types import Message, SystemTurn, TurnError
 from parley.params import Text
+from parley.progress import Progress
 
 __all__ = ["FALLBACK", "HFTODSystem", "TurnRecord", "check_special_tokens", "parse_acts"]
 

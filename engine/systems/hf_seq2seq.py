@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from parley.engine.loading import Progress, Source, load_pretrained, pretrained_kwargs, say
+from parley.engine.loading import Source, load_pretrained, pretrained_kwargs, say
 from parley.engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
 from parley.engine.systems.hf_common import State, between, format_belief, join
+from parley.progress import Progress
 
 
 def strip_tokens(text: str, tokenizer: Any) -> str:

@@ -29,7 +29,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from parley.engine.loading import Progress, say
+from parley.engine.loading import say
 from parley.engine.params import checked
 from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for callers and tests
     REFUSALS,
@@ -41,6 +41,7 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
 from parley.engine.systems.llm_delex import delexicalise, fill, placeholders, rewrite
 from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 from parley.params import Text
+from parley.progress import Progress
 
 DELEX_PROMPT = ("You are a friendly clerk at the Cambridge tourist office. Say the draft sentence in your own "
                 "words, with the same meaning. Copy every word in square brackets, such as [name], exactly. "

@@ -27,6 +27,7 @@ from parley.engine.systems.mw.nlu import NluResult, parse
 from parley.engine.systems.mw.policy import Decision, Policy, _h
 from parley.engine.types import LoadError, Message, SystemTurn
 from parley.params import Text
+from parley.progress import Progress
 
 __all__ = ["Decision", "MultiwozSystem"]
 
@@ -64,7 +65,7 @@ class MultiwozSystem:
         self._turn = 0
 
     # -- lifecycle -----------------------------------------------------------------------------------------------
-    def load(self, progress: Any = None) -> None:
+    def load(self, progress: Progress = None) -> None:
         """Load the databases and build the lexicon (a fraction of a second; done on first use otherwise)."""
         if self._db is not None:
             return

@@ -61,12 +61,13 @@ from parley.engine.http import (
     short,
     strict_loads,
 )
-from parley.engine.loading import Progress, say
+from parley.engine.loading import say
 from parley.engine.openai_client import ChatClient, chat_url
 from parley.engine.params import checked
 from parley.engine.spec import SpecError
 from parley.engine.types import Message, SystemTurn, TurnError
 from parley.params import Text
+from parley.progress import Progress
 
 __all__ = ["APIS", "MAX_RETRIES", "RemoteSystem", "chat_url"]
 

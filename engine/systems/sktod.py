@@ -19,11 +19,12 @@ from typing import Any
 
 from parley.engine.params import checked
 from parley.engine.sktod.pipeline import Pipeline, Prediction
-from parley.engine.types import Message, SystemTurn, TurnError
+from parley.engine.types import DialogueSystem, Message, SystemTurn, TurnError
 from parley.params import Text
+from parley.progress import Progress
 
 
-def _default_base(seed: int | None) -> Any:
+def _default_base(seed: int | None) -> DialogueSystem:
     from parley.engine.systems.multiwoz import MultiwozSystem  # lazy: another package, loaded only when used
 
     return MultiwozSystem(seed=seed)
@@ -38,26 +39,25 @@ class SKTODSystem:
     def __init__(self, model: Text | None = None, knowledge: Text | None = None,
                  entity_mapping: Text | None = None, generator: Text | None = None,
                  cross_encoder: Text | None = None, ktd: Text | None = None,
-                 seed: int | None = None, base: Callable[[int | None], Any] | None = None) -> None:
+                 seed: int | None = None, base: Callable[[int | None], DialogueSystem] | None = None) -> None:
         self.seed = int(seed) if seed is not None else None
         self.pipeline = Pipeline(model_dir=model, knowledge=knowledge, entity_mapping=entity_mapping,
                                  generator=generator, cross_encoder=cross_encoder, ktd_classifier=ktd,
                                  seed=self.seed or 0)
         self._base_factory = base or _default_base
-        self._base: Any = None
+        self._base: DialogueSystem | None = None
         self._state: dict[str, Any] = {}
 
     @property
-    def base(self) -> Any:
+    def base(self) -> DialogueSystem:
         if self._base is None:
             self._base = self._base_factory(self.seed)
         return self._base
 
-    def load(self, progress: Callable[[str], None] | None = None) -> None:
+    def load(self, progress: Progress = None) -> None:
         """Load the review knowledge, the sentence encoder, VADER and the MultiWOZ pipeline."""
         self.pipeline.load(progress)
-        if hasattr(self.base, "load"):
-            self.base.load(progress)
+        self.base.load(progress)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

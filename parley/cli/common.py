@@ -51,8 +51,7 @@ def load_system(spec: str, trust_remote_code: bool = False) -> Any:
     from parley.engine.systems import build_system
 
     system = build_system(spec, trust_remote_code=trust_remote_code)
-    if hasattr(system, "load"):
-        system.load(progress=lambda msg: click.echo(msg, err=True))
+    system.load(progress=lambda msg: click.echo(msg, err=True))
     return system
 
 

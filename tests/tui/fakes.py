@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+
 from parley.engine.systems import SYSTEMS
-from parley.engine.types import Message, SystemTurn, TurnError
+from parley.engine.types import DialogueSystem, Message, SystemTurn, TurnError
+from parley.progress import Progress
 
 REPLIES = (
     "There are 3 cheap restaurants in the centre. Do you have a food type in mind?",
@@ -13,7 +16,7 @@ REPLIES = (
 )
 
 
-class FakeSystem:
+class FakeSystem(DialogueSystem):
     """Answers from REPLIES in turn, with a belief state that grows, fixed acts and (turn 4) SK-TOD knowledge."""
 
     name = "tui-fake"
@@ -27,7 +30,7 @@ class FakeSystem:
 
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:
         if self.fail_on and self.fail_on in history[-1].text:
-            raise TurnError("the fake system was told to fail")
+            raise TurnError(f"the fake system was told to fail: {history[-1].text}")
         i = self.n % len(REPLIES)
         self.n += 1
         state = {"restaurant": {"pricerange": "cheap", "area": "centre"}}
@@ -52,9 +55,35 @@ class SlowLoadSystem(FakeSystem):
 
     name = "tui-slow"
 
-    def load(self, progress=None) -> None:  # type: ignore[no-untyped-def]
+    def load(self, progress: Progress = None) -> None:
         if progress:
             progress("warming up")
+
+
+#: the gate every GateSystem waits on: a test closes it (clear) to hold answers, opens it (set) to let go
+GATE = threading.Event()
+GATE.set()
+
+
+class GateSystem(FakeSystem):
+    """FakeSystem that answers only while ``GATE`` is open: a slow bot, deterministically (30 s at most)."""
+
+    name = "tui-gate"
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+        GATE.wait(30)
+        return super().respond(history)
+
+
+class TrustingSystem(FakeSystem):
+    """A checkpoint system stand-in: records whether it was allowed to run its checkpoint's code."""
+
+    name = "tui-trust"
+
+    def __init__(self, model: str = "", trust_remote_code: bool = False) -> None:
+        super().__init__()
+        self.model = model
+        self.trust_remote_code = trust_remote_code
 
 
 def register() -> None:
@@ -62,3 +91,5 @@ def register() -> None:
         SYSTEMS.register("tui-fake", "tests.tui.fakes:FakeSystem", "deterministic fake (TUI tests)")
         SYSTEMS.register("tui-slow", "tests.tui.fakes:SlowLoadSystem", "fake with a load step (TUI tests)")
         SYSTEMS.register("tui-missing", "tests.tui.no_such_module:Nope", "a system whose module is missing")
+        SYSTEMS.register("tui-gate", "tests.tui.fakes:GateSystem", "fake that answers when the test says")
+        SYSTEMS.register("tui-trust", "tests.tui.fakes:TrustingSystem", "fake checkpoint system (trust)")

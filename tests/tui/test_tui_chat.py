@@ -73,23 +73,29 @@ async def test_full_rated_dialogue_lands_in_the_database(tmp_path: Path) -> None
 
 
 async def test_turns_typed_while_the_system_answers_are_queued_in_order(tmp_path: Path) -> None:
-    app = make_app(tmp_path, "tui-fake")
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        screen: Any = app.screen
-        screen._busy = True  # as if a turn were in flight: the next ones must wait in the queue
-        for text in ("one", "two", "three"):
-            screen.query_one("#prompt", Input).value = text
-            await pilot.press("enter")
-        await pilot.pause()
-        assert len(screen.query(UserTurnView)) == 3 and not screen.query(SystemTurnView)
-        screen._busy = False
-        screen._pump()
-        await settle(pilot)
-        assert [v.reply.text for v in screen.query_one(ChatLog).system_views()] == list(fakes.REPLIES[:3])
-    store = open_store(tmp_path / "t.db")
-    (sess,) = store.sessions()
-    assert [t.text for t in store.turns(sess.id) if t.role == "user"] == ["one", "two", "three"]
+    app = make_app(tmp_path, "tui-gate")
+    fakes.GATE.clear()  # the system holds its answers: the turns typed meanwhile wait in the queue
+    try:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            screen: Any = app.screen
+            for text in ("one", "two", "three"):
+                screen.query_one("#prompt", Input).value = text
+                await pilot.press("enter")
+            await pilot.pause()
+            assert len(screen.query(UserTurnView)) == 3 and not screen.query(SystemTurnView)
+            store = open_store(tmp_path / "t.db")  # every typed turn is stored already, as pending
+            (sess,) = store.sessions()
+            assert [(t.text, t.status) for t in store.turns(sess.id)] == [
+                ("one", "pending"), ("two", "pending"), ("three", "pending")]
+            fakes.GATE.set()
+            await settle(pilot)
+            assert [v.reply.text for v in screen.query_one(ChatLog).system_views()] == list(fakes.REPLIES[:3])
+    finally:
+        fakes.GATE.set()
+    turns = store.turns(sess.id)
+    assert [t.text for t in turns if t.role == "user"] == ["one", "two", "three"]
+    assert [t.status for t in turns] == ["ok"] * 6
 
 
 async def test_invalid_and_impossible_ratings_are_refused_visibly(tmp_path: Path) -> None:
@@ -282,12 +288,23 @@ async def test_tester_is_asked_once_and_kept_in_settings(tmp_path: Path) -> None
         await settle(pilot)
         chat: Any = app.screen
         assert chat.session is not None and chat.query_one("#status").tester == "zoe"
+        await say(pilot, "hello")  # the session is stored with its first turn
     assert load_settings().tester == "zoe"
     assert open_store(tmp_path / "t.db").sessions()[0].tester == "zoe"
     app2 = ParleyApp(db_path=str(tmp_path / "t.db"), system_spec="tui-fake", seed=1)
     async with app2.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         assert not isinstance(app2.screen, TesterScreen) and app2.tester == "zoe"
+        await say(pilot, "hi")
+        app2.action_change_tester()  # mid-session: the session record follows
+        await pilot.pause()
+        assert isinstance(app2.screen, TesterScreen)
+        app2.screen.query_one(Input).value = ""
+        await pilot.press(*"yan", "enter")
+        await settle(pilot)
+        assert app2.screen.query_one("#status").tester == "yan"
+    sessions = open_store(tmp_path / "t.db").sessions()
+    assert [s.tester for s in sessions] == ["zoe", "yan"]
 
 
 async def test_keymap_from_settings_remaps_bindings(tmp_path: Path) -> None:
@@ -399,7 +416,7 @@ async def test_speak_replies_toggle_speaks_each_reply_and_failures_do_not_stop_t
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f6")
-        assert app.settings.audio.speak_replies
+        assert app.toggles.speak_replies
         await say(pilot, "one")
         await say(pilot, "two")
         await say(pilot, "three")
@@ -408,7 +425,7 @@ async def test_speak_replies_toggle_speaks_each_reply_and_failures_do_not_stop_t
         assert len(app.screen.query_one(ChatLog).system_views()) == 3
     from parley.engine.settings import load_settings
 
-    assert load_settings().audio.speak_replies
+    assert not load_settings().audio.speak_replies  # a toggle for this run, not saved
 
 
 async def test_typing_in_rating_mode_goes_back_to_the_prompt(tmp_path: Path) -> None:
@@ -463,3 +480,24 @@ async def test_scores_screen_opens_from_the_chat(tmp_path: Path) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ScoresScreen)
+
+
+async def test_toggles_last_for_the_run_unless_saved_as_defaults(tmp_path: Path) -> None:
+    from parley.engine.settings import load_settings
+
+    app = make_app(tmp_path, "tui-fake")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+o", "f6")
+        await settle(pilot)
+        assert app.screen.query_one(ChatLog).has_class("-internals") and app.toggles.speak_replies
+        assert not load_settings().show_internals and not load_settings().audio.speak_replies
+    app = make_app(tmp_path, "tui-fake")  # the next run starts from the defaults again
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        assert not app.screen.query_one(ChatLog).has_class("-internals")
+        await pilot.press("ctrl+o")
+        app.run_chat_action("app.save_toggles")  # the palette's "Save toggles as defaults"
+        await settle(pilot)
+        assert "Saved as defaults for later runs: internals on, spoken replies off" in notes(app)[-1]
+    assert load_settings().show_internals and not load_settings().audio.speak_replies

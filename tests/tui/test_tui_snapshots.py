@@ -1,4 +1,5 @@
-"""Snapshot tests (pytest-textual-snapshot): chat, internals, rating modal, help, rewriter panel, model picker.
+"""Snapshot tests (pytest-textual-snapshot): chat, internals, rating modal, help, rewriter panel, model
+picker, tester prompt, quit dialog, trust confirmation, "new turns below".
 
 Deterministic: fixed terminal size, fixed seed, the fake system (fixed replies and latency), uuid4 stubbed so the
 session id is stable, a relative database path, cursor blink off. Update with ``--snapshot-update`` and look at
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Checkbox
+from textual.widgets import Checkbox, Input
 
 from parley.tui.app import ParleyApp
 from tests.tui import fakes
@@ -24,12 +25,18 @@ fakes.register()
 SIZE = (110, 36)
 
 
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ParleyApp:
+def stable_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> ParleyApp:
+    """An app whose session ids and database path are the same on every run."""
     counter = itertools.count(1)
     monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=(0x5EED0000 + next(counter)) << 96))
     monkeypatch.chdir(tmp_path)
-    return ParleyApp(db_path="parley.db", system_spec="tui-fake", tester="ana", seed=42)
+    options: dict[str, Any] = {"system_spec": "tui-fake", "tester": "ana", "seed": 42, **kw}
+    return ParleyApp(db_path="parley.db", **options)
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ParleyApp:
+    return stable_app(tmp_path, monkeypatch)
 
 
 async def _dialogue(pilot: Any) -> None:
@@ -45,11 +52,7 @@ def test_chat_screen(app: ParleyApp, snap_compare: Any) -> None:
 
 
 def test_chat_with_rewriter_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
-    counter = itertools.count(1)
-    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=(0x5EED0000 + next(counter)) << 96))
-    monkeypatch.chdir(tmp_path)
-    app = ParleyApp(db_path="parley.db", system_spec="tui-fake", tester="ana", seed=42,
-                    rewrite_specs=("asr-sim",))
+    app = stable_app(tmp_path, monkeypatch, rewrite_specs=("asr-sim",))
 
     async def run(pilot: Any) -> None:
         await settle(pilot)
@@ -115,3 +118,67 @@ def test_rating_mode(app: ParleyApp, snap_compare: Any) -> None:
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_tester_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
+    app = stable_app(tmp_path, monkeypatch, tester=None)  # no tester yet: asked at start
+
+    async def run(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("enter")  # an empty name is refused with a message
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_quit_dialog_with_waiting_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       snap_compare: Any) -> None:
+    app = stable_app(tmp_path, monkeypatch, system_spec="tui-gate")
+
+    async def run(pilot: Any) -> None:
+        await settle(pilot)
+        fakes.GATE.clear()
+        for text in ("first", "second"):
+            pilot.app.screen.query_one("#prompt", Input).value = text
+            await pilot.press("enter")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+
+    try:
+        assert snap_compare(app, terminal_size=SIZE, run_before=run)
+    finally:
+        fakes.GATE.set()
+
+
+def test_trust_confirmation(app: ParleyApp, snap_compare: Any) -> None:
+    async def run(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        spec = pilot.app.screen.query_one("#spec", Input)
+        spec.focus()
+        spec.value = "hf-causal:model=/models/ubar-x[/bold],trust_remote_code=true"
+        await pilot.press("enter")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_new_turns_below(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any) -> None:
+    app = stable_app(tmp_path, monkeypatch, system_spec="tui-gate")
+
+    async def run(pilot: Any) -> None:
+        await _dialogue(pilot)
+        await say(pilot, "book it")
+        fakes.GATE.clear()  # the system is slow to answer the next turn
+        pilot.app.screen.query_one("#prompt", Input).value = "is the atmosphere nice?"
+        await pilot.press("enter")
+        await pilot.pause()
+        pilot.app.screen.query_one("#log").scroll_home(animate=False)  # meanwhile the tester scrolls up
+        await pilot.pause()
+        fakes.GATE.set()  # the answer arrives below what the tester is reading
+        await settle(pilot)
+
+    try:
+        assert snap_compare(app, terminal_size=(110, 24), run_before=run)
+    finally:
+        fakes.GATE.set()

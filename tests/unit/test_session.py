@@ -60,3 +60,89 @@ def test_ratings_and_lock(store):
     ses.rate_dialogue(DialogueRating(ses.id, "ada", 3, 2, 1, 1, 4, "ok"))
     assert store.session(ses.id).locked
     assert store.dialogue_ratings(ses.id)[0].overall == 4
+
+
+class Gate:
+    """A system that answers only when the test opens the gate (a slow bot, deterministically)."""
+
+    name = "gate"
+
+    def __init__(self) -> None:
+        import threading
+
+        self.asked = threading.Event()
+        self.open = threading.Event()
+
+    def reset(self, seed=None):
+        pass
+
+    def respond(self, history: tuple[Message, ...]) -> SystemTurn:
+        self.asked.set()
+        assert self.open.wait(10)
+        return SystemTurn(text=f"re: {history[-1].text}")
+
+
+def test_accepted_turns_are_stored_pending_before_they_run(store):
+    ses = Session(store, build_system("echo"), system_spec="echo", tester="ada")
+    assert store.session(ses.id) is None  # nothing typed yet: no session record
+    a, b = ses.accept("one"), ses.accept("two", input_info={"asr": {"model": "tiny.en"}})
+    rows = store.turns(ses.id)
+    assert [(t.index, t.text, t.status) for t in rows] == [(0, "one", "pending"), (2, "two", "pending")]
+    assert rows[1].internals == {"input": {"asr": {"model": "tiny.en"}}}
+    assert store.session(ses.id).tester == "ada"
+    ses.run(a)
+    ses.run(b)
+    rows = store.turns(ses.id)
+    assert [(t.index, t.role, t.status) for t in rows] == [
+        (0, "user", "ok"), (1, "system", "ok"), (2, "user", "ok"), (3, "system", "ok")]
+    assert rows[2].internals["input"]["asr"]["model"] == "tiny.en" and "condition" in rows[2].internals
+
+
+def test_cancel_keeps_unsent_turns_as_cancelled_and_drops_a_late_answer(store):
+    import threading
+
+    system = Gate()
+    ses = Session(store, system, system_spec="gate")
+    first, second = ses.accept("first"), ses.accept("second")
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(ses.run(first)))
+    worker.start()
+    assert system.asked.wait(10)
+    assert store.turns(ses.id)[0].status == "pending" and store.turns(ses.id)[0].text_final == "first"
+    assert ses.cancel_pending() == 2
+    system.open.set()  # the answer arrives after the tester cancelled: not stored
+    worker.join(10)
+    assert out[0].cancelled and out[0].reply is None
+    assert ses.run(second).cancelled
+    ses.end()
+    rows = store.turns(ses.id)
+    assert [(t.role, t.text, t.status) for t in rows] == [("user", "first", "cancelled"),
+                                                          ("user", "second", "cancelled")]
+    assert store.session(ses.id).ended_at is not None
+
+
+def test_tester_change_updates_the_session_record(store):
+    ses = Session(store, Boom(), system_spec="boom", tester="ada")
+    ses.set_tester("bea")  # not stored yet: the record carries the new name
+    ses.turn("hi")
+    assert store.session(ses.id).tester == "bea"
+    ses.set_tester("cy")
+    assert store.session(ses.id).tester == "cy"
+
+
+def test_a_session_nobody_typed_into_leaves_nothing(store):
+    ses = Session(store, Boom(), system_spec="boom")
+    ses.end()
+    assert store.sessions() == [] and ses.cancel_pending() == 0
+
+
+def test_rewriter_failure_leaves_a_failed_user_turn(store, monkeypatch):
+    from parley.engine.rewrite.chain import Chain
+
+    chain = Chain(["asr-sim"])
+    monkeypatch.setattr(chain, "apply", lambda *a, **k: (_ for _ in ()).throw(ValueError("broken")))
+    ses = Session(store, Boom(), system_spec="boom", chain=chain)
+    ex = ses.turn("hi")
+    assert ex.error and "rewriter failed" in ex.error and ex.system_turn_id is None
+    (row,) = store.turns(ses.id)
+    assert row.status == "failed" and "broken" in (row.error or "")

@@ -1,36 +1,51 @@
-"""The chat screen: log, prompt, status bar; turns, turn ratings, end of dialogue, sessions and systems.
+"""The chat screen: log, prompt, status bar; systems, sessions, turn and dialogue ratings, toggles, quitting.
 
-Every slow call (building/loading a system, a session turn, recording, transcribing, speaking) runs in a thread
-worker that posts a typed message back (tui.messages); widgets are only touched here, on the UI thread. Turns are
-queued: the tester may keep typing while the system answers, and turns run one at a time in order.
+Behaviour lives in widgets that post messages: :class:`Dialogue` (the session and its queue of accepted
+turns), :class:`ChatLog` (the conversation and rating mode), :class:`VoiceInput` (recording, spoken replies).
+This screen wires them together; every slow call (building/loading a system, a turn, recording) runs in a
+thread worker that posts a typed message back, and widgets are only touched here, on the UI thread.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import deque
-from typing import Any
+import sqlite3
+from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual import on
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input
-from textual.worker import Worker, WorkerState
+from textual.widgets import Footer, Input, Static
 
 from parley.engine.rewrite.chain import Chain
+from parley.engine.session import Session
+from parley.engine.types import DialogueSystem
 from parley.tui import messages as M
-from parley.tui.screens.chat_ratings import LOCKED_HINT, RatingMixin
-from parley.tui.screens.voice import VoiceMixin
+from parley.tui.notify import tell
+from parley.tui.screens.picker import ModelPickerScreen, Pick
+from parley.tui.screens.rewriters import RewriterScreen
+from parley.tui.screens.voice import VoiceInput
 from parley.tui.widgets.chatlog import ChatLog, SystemTurnView, UserTurnView
+from parley.tui.widgets.dialogue import Dialogue
 from parley.tui.widgets.goal import GoalCard
-from parley.tui.widgets.level import LevelMeter
+from parley.tui.widgets.loader import SystemLoader
 from parley.tui.widgets.statusbar import StatusBar
 
+if TYPE_CHECKING:
+    from parley.tui.app import ParleyApp
+    from parley.tui.boot import Goal
 
-class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
-    """The main screen. ``app`` is a ParleyApp (store, settings, tester, seed, goal)."""
+PLACEHOLDER = "Type to the system and press enter · escape rates turns · f1 help"
+LOCKED_HINT = "Session locked (dialogue rated) — ctrl+n starts a new session"
+STARTING = "Still starting up; try again in a moment."
 
+
+class ChatScreen(Screen[None]):
+    """The main screen of :class:`ParleyApp` (store, settings, tester, seed, toggles)."""
+
+    HELP_GROUP: ClassVar[str] = "chat"
+    AUTO_FOCUS = "#prompt"  # back from a dialog: the prompt, never the log (focusing it enters rating mode)
     BINDINGS = [
         Binding("escape", "rate_mode", "Rate turns", id="rate_mode"),
         Binding("ctrl+r", "end_dialogue", "End & rate dialogue", id="end_dialogue"),
@@ -40,30 +55,32 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         Binding("f5", "load_model", "Load model", id="load_model"),
         Binding("ctrl+t,f4", "voice", "Voice", id="voice"),
         Binding("f6", "toggle_speak", "Speak replies", id="toggle_speak", show=False),
+        Binding("ctrl+end", "follow_log", "Jump to the latest turn", id="follow_log", show=False),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.system_spec = ""
-        self.system: Any = None
-        self.session: Any = None
+        self.system: DialogueSystem | None = None
         self.chain = Chain()
-        self.goal: dict[str, Any] | None = None
+        self.goal: Goal | None = None
         self.booted = False
-        self.locked = False
-        self._queue: deque[tuple[int, str, str | None, dict[str, Any] | None]] = deque()
-        self._busy = False
-        self._ticket = 0
+        self.quitting = False  # the tester chose "finish, then quit" (ParleyApp.action_quit)
         self._system_count = 0
-        self.voice_stop = threading.Event()
+
+    @property
+    def parley(self) -> ParleyApp:
+        return cast("ParleyApp", self.app)
 
     # -- layout ------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield ChatLog(id="log")
-        yield LevelMeter(id="level")
-        yield Input(placeholder="Type to the system and press enter · escape rates turns · f1 help",
-                    id="prompt", select_on_focus=False)
+        yield Static(Text("▼ new turns below · ctrl+end jumps to them"), id="new-below")
+        yield VoiceInput(id="voice")
+        yield Input(placeholder=PLACEHOLDER, id="prompt", select_on_focus=False)
         yield StatusBar(id="status")
+        yield Dialogue()
+        yield SystemLoader()
         yield Footer()
 
     @property
@@ -78,85 +95,66 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
     def status(self) -> StatusBar:
         return self.query_one(StatusBar)
 
+    @property
+    def dialogue(self) -> Dialogue:
+        return self.query_one(Dialogue)
+
+    @property
+    def session(self) -> Session | None:
+        return self.dialogue.session
+
+    @property
+    def locked(self) -> bool:
+        return self.dialogue.locked
+
     def on_mount(self) -> None:
-        app: Any = self.app
         bar = self.status
-        bar.tester = app.tester
-        bar.db = app.db_label
+        bar.tester = self.parley.tester
+        bar.db = self.parley.db_label
         bar.rewriters = self.chain.name
         bar.activity = "starting…"
         self.prompt.focus()
         # after the first frame, so the prompt is usable at once (turns typed meanwhile are queued)
-        self.call_after_refresh(self.boot)
+        self.call_after_refresh(self._boot)
 
-    def boot(self) -> None:
-        """Settings, database, initial rewriters and goal in a worker (their imports are slow)."""
-        app: Any = self.app
+    @work(thread=True, group="boot", exit_on_error=False, description="start-up (settings, database)")
+    def _boot(self) -> None:
+        """Settings, database, initial rewriters and goal (their imports are slow)."""
+        from parley.store import StoreError
 
-        def work() -> None:
-            from parley.store import StoreError
-
-            try:
-                result = app.boot()
-            except (StoreError, OSError) as e:
-                self.post_message(M.StoreFailed(str(e)))
-                return
-            self.post_message(M.Booted(result))
-
-        self.run_worker(work, name="boot", group="boot", description="start-up (settings, database)",
-                        thread=True, exit_on_error=False)
+        try:
+            result = self.parley.boot()
+        except (StoreError, OSError) as e:
+            self.post_message(M.StoreFailed(str(e)))
+            return
+        self.post_message(M.Booted(result))
 
     @on(M.Booted)
     def _booted(self, event: M.Booted) -> None:
-        app: Any = self.app
+        app = self.parley
         app.configure(event.result)
         self.booted = True
-        self.chain = event.result["chain"]
-        self.goal = event.result["goal"]
+        self.chain = event.result.chain
+        self.goal = event.result.goal
         if self.goal is not None:
             self.mount(GoalCard(self.goal, id="goal"), before=self.log_view)
-        self.log_view.set_class(bool(app.settings.show_internals), "-internals")
+        self.log_view.set_class(app.toggles.show_internals, "-internals")
         self.status.rewriters = self.chain.name
         self.status.tester = app.tester
         self.refresh_bindings()
-        self.load_system(app.system_spec)
+        # --trust-remote-code covers only the checkpoint named by --system
+        self.load_system(app.system_spec, trust=app.trust_remote_code and app.system_spec == app.arg_system)
 
     def on_unmount(self) -> None:
-        self.voice_stop.set()
         close = getattr(self.system, "close", None)  # a remote bot's request in flight ends now (issue 13.6)
         if callable(close):
             close()
 
     # -- systems and sessions ----------------------------------------------------------------------------
-    def load_system(self, spec: str) -> None:
-        """Build and load ``spec`` in a worker; the app stays usable, SystemReady/LoadFailed report back."""
+    def load_system(self, spec: str, *, trust: bool = False) -> None:
+        """Build and load ``spec`` in a worker (SystemLoader); the app stays usable meanwhile."""
         self.status.activity = f"loading {spec}…"
-        # --trust-remote-code covers only the checkpoint named by --system
-        trust = bool(getattr(self.app, "trust_remote_code", False))
-        trust = trust and spec == getattr(self.app, "arg_system", "")
-
-        def work() -> None:
-            from parley.engine.spec import SpecError
-            from parley.engine.systems import build_system
-            from parley.engine.types import LoadError
-
-            try:
-                system = build_system(spec, trust_remote_code=trust)
-                if hasattr(system, "load"):
-                    system.load(progress=lambda text: self.post_message(M.Status(f"{spec}: {text}")))
-            except (SpecError, LoadError) as e:
-                self.post_message(M.LoadFailed(spec, str(e)))
-                return
-            except ModuleNotFoundError as e:
-                self.post_message(M.LoadFailed(spec, f"system {spec!r} is not available (module {e.name} missing)"))
-                return
-            except Exception as e:
-                self.post_message(M.LoadFailed(spec, f"{type(e).__name__}: {e}"))
-                return
-            self.post_message(M.SystemReady(spec, system))
-
-        self.run_worker(work, name=f"load {spec}", group="load", description=f"load system {spec}",
-                        thread=True, exclusive=True, exit_on_error=False)
+        self.query_one(SystemLoader).load(spec, trust=trust)
 
     @on(M.SystemReady)
     def _system_ready(self, event: M.SystemReady) -> None:
@@ -164,30 +162,18 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         self.system, self.system_spec = event.system, event.spec
         self.status.system = event.spec
         self.status.activity = ""
-        app: Any = self.app
-        app.remember_model(event.spec)
+        self.parley.remember_model(event.spec)
         if switched:
             self.log_view.add_note(f"── system switched to {event.spec}: a new session starts ──")
-        if app.tester:
+        if self.parley.tester:
             self.start_session()
         # otherwise the session starts once the tester has given a name (tester_changed)
-
-    def tester_changed(self) -> None:
-        app: Any = self.app
-        self.status.tester = app.tester
-        if self.session is None and self.system is not None:
-            self.start_session()
-
-    @on(M.StoreFailed)
-    def _store_failed(self, event: M.StoreFailed) -> None:
-        app: Any = self.app
-        app.store_failed(event.error)
 
     @on(M.LoadFailed)
     def _load_failed(self, event: M.LoadFailed) -> None:
         self.status.activity = "" if self.system else "no system — f5 picks one"
         msg = f"Could not load {event.spec}: {event.error}"
-        self.notify(msg, severity="error", timeout=10)
+        tell(self, msg, severity="error", timeout=10)
         self.log_view.add_note(f"✗ {msg}")
 
     @on(M.Status)
@@ -208,30 +194,46 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         elif bars:
             bars.remove()
 
-    def start_session(self) -> None:
-        """End the current session (if any) and open a new one on the loaded system."""
-        from parley.engine.session import Session
+    def tester_changed(self) -> None:
+        """A new tester name: shown, and written into the open session's record."""
+        from parley.store import StoreError
 
-        app: Any = self.app
-        if self.session is not None and not self.locked:
-            self.session.end()
-        self.session = Session(app.store, self.system, system_spec=self.system_spec, chain=self.chain,
-                               tester=app.tester, mode="live", seed=app.seed, goal=self.goal)
-        self.locked = False
-        self.log_view.locked = False
-        self.status.session_id = self.session.id
-        self.status.locked = False
+        tester = self.parley.tester
+        self.status.tester = tester
+        if self.session is not None:
+            try:
+                self.session.set_tester(tester)
+            except (StoreError, sqlite3.Error) as e:
+                tell(self, f"Tester not stored with the session: {e}", severity="error")
+        elif self.system is not None:
+            self.start_session()
+
+    def start_session(self) -> None:
+        """End the current session (if any) and open a new one on the loaded system (stored at its first
+        turn, so one nobody types into leaves nothing)."""
+        from parley.store import StoreError
+
+        app = self.parley
+        assert app.store is not None and self.system is not None
+        session = Session(app.store, self.system, system_spec=self.system_spec, chain=self.chain,
+                          tester=app.tester, mode="live", seed=app.seed,
+                          goal=dict(self.goal) if self.goal is not None else None)
+        self.log_view.locked = self.status.locked = False
+        self.status.session_id = session.id
         self.prompt.disabled = False
-        self.prompt.placeholder = "Type to the system and press enter · escape rates turns · f1 help"
+        self.prompt.placeholder = PLACEHOLDER
+        try:
+            self.dialogue.start(session)
+        except (StoreError, sqlite3.Error) as e:
+            tell(self, f"Turns typed before the system was loaded were not stored: {e}", severity="error")
         self.refresh_bindings()
-        self._pump()
 
     def action_new_session(self) -> None:
-        if self.system is None:
-            self.notify("No system is loaded yet.", severity="warning")
+        if self.system is None or self.session is None:
+            tell(self, "No system is loaded yet.", severity="warning")
             return
-        if self._busy or self._queue:
-            self.notify("Wait for the system to answer the queued turns first.", severity="warning")
+        if self.dialogue.waiting:
+            tell(self, "Wait for the system to answer the queued turns first.", severity="warning")
             return
         self.log_view.remove_children()
         self._system_count = 0
@@ -241,126 +243,166 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
 
     def action_load_model(self) -> None:
         from parley.engine.systems import SYSTEMS
-        from parley.tui.screens.picker import ModelPickerScreen
 
-        app: Any = self.app
-        if not self.booted:
-            self.notify("Still starting up; try again in a moment.", severity="warning")
+        if not self.booted or self.parley.settings is None:
+            tell(self, STARTING, severity="warning")
             return
         systems = [(e.name, e.summary) for e in SYSTEMS]
 
-        def picked(spec: str | None) -> None:
-            if spec:
-                if self._busy or self._queue:
-                    self.notify("Wait for the queued turns to finish before switching systems.",
-                                severity="warning")
-                    return
-                self.load_system(spec)
+        def picked(pick: Pick | None) -> None:
+            if pick is None:
+                return
+            if self.dialogue.waiting:
+                tell(self, "Wait for the queued turns to finish before switching systems.",
+                     severity="warning")
+                return
+            self.load_system(pick.spec, trust=pick.trust)
 
-        self.app.push_screen(ModelPickerScreen(systems, app.settings.recent_models, self.system_spec), picked)
+        recent = self.parley.settings.recent_models
+        self.app.push_screen(ModelPickerScreen(systems, recent, self.system_spec), picked)
 
     # -- turns -------------------------------------------------------------------------------------------
     @on(Input.Submitted, "#prompt")
     def _submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        if not text:
-            return
-        if self.locked:
-            self.notify(LOCKED_HINT, severity="warning")
-            return
-        event.input.clear()
-        self.submit_turn(text)
+        if text and self.submit_turn(text):
+            event.input.clear()
 
-    def submit_turn(self, text: str, audio_in: str | None = None, info: dict[str, Any] | None = None) -> None:
-        """Show the user turn at once and queue it; turns run in order, one at a time."""
-        self._ticket += 1
-        self.log_view.mount(UserTurnView(self._ticket, text, spoken=audio_in is not None))
-        self._queue.append((self._ticket, text, audio_in, info))
+    @on(M.VoiceTranscript)
+    def _voice_transcript(self, event: M.VoiceTranscript) -> None:
+        self.submit_turn(event.text, audio_in=event.audio_path, info=event.info)
+
+    def submit_turn(self, text: str, audio_in: str | None = None,
+                    info: dict[str, object] | None = None) -> bool:
+        """Store the user turn as pending, show it and queue it (turns run in order, one at a time). False
+        when the session is locked or the database refused it: nothing is shown that is not stored."""
+        from parley.store import StoreError
+
+        if self.locked:
+            tell(self, LOCKED_HINT, severity="warning")
+            return False
+        try:
+            ticket = self.dialogue.submit(text, audio_in, info)
+        except (StoreError, sqlite3.Error) as e:
+            tell(self, f"Turn not stored, so not sent: {e}", severity="error", timeout=10)
+            return False
+        self.log_view.follow()
+        self.log_view.add(UserTurnView(ticket, text, spoken=audio_in is not None))
         if self.session is None:
             self.status.activity = "turn queued until the system is loaded"
-        self._pump()
+        return True
 
-    def _pump(self) -> None:
-        if self._busy or not self._queue or self.session is None or self.locked:
-            return
-        ticket, text, audio_in, info = self._queue.popleft()
-        self._busy = True
-        session = self.session
-
-        def work() -> None:
-            ex = session.turn(text, audio_in=audio_in, input_info=info)
-            self.post_message(M.TurnDone(ticket, ex))
-
-        self.run_worker(work, name=f"turn {ticket}", group="turn", description=f"user turn {ticket}",
-                        thread=True, exit_on_error=False)
-
-    @on(M.TurnDone)
-    def _turn_done(self, event: M.TurnDone) -> None:
+    @on(Dialogue.Done)
+    def _turn_done(self, event: Dialogue.Done) -> None:
         ex = event.exchange
         view = self.log_view.user_view(event.ticket)
         if view is not None:
             view.show_result(ex)
         if ex.system_turn_id is not None:
             self._system_count += 1
-            self.log_view.mount(SystemTurnView(self._system_count, ex))
+            self.log_view.add(SystemTurnView(self._system_count, ex))
             if ex.error:
-                self.notify(f"The system failed on this turn: {ex.error}", severity="error")
+                tell(self, f"The system failed on this turn: {ex.error}", severity="error")
             elif ex.reply is not None:
-                self.maybe_speak(ex.reply.text)
+                self.query_one(VoiceInput).speak(ex.reply.text)
         elif ex.error:
-            self.notify(f"Turn failed: {ex.error}", severity="error")
+            tell(self, f"Turn failed: {ex.error}", severity="error")
         self.refresh_bindings()
-        self._busy = False
-        self._pump()
 
-    @on(Worker.StateChanged)
-    def _worker_changed(self, event: Worker.StateChanged) -> None:
-        """The one place worker failures become messages (workers report results by message)."""
-        worker = event.worker
-        if event.state == WorkerState.ERROR:
-            error = f"{type(worker.error).__name__}: {worker.error}"
-            if worker.group == "turn":
-                ticket = int(worker.name.split()[-1])
-                view = self.log_view.user_view(ticket)
-                if view is not None:
-                    view.show_crash(error)
-                self.notify(f"Turn failed: {error}", severity="error")
-                self._busy = False
-                self._pump()
-            elif worker.group in ("voice", "speak"):
-                self.voice_failed(worker.group, error)
-            else:
-                self.notify(f"{worker.description} failed: {error}", severity="error")
-                self.status.activity = ""
-        elif event.state in (WorkerState.SUCCESS, WorkerState.CANCELLED) and worker.group == "voice":
-            self.voice_finished()
+    @on(Dialogue.Crashed)
+    def _turn_crashed(self, event: Dialogue.Crashed) -> None:
+        view = self.log_view.user_view(event.ticket)
+        if view is not None:
+            view.show_crash(event.error)
+        tell(self, f"Turn failed: {event.error}", severity="error")
 
-    # -- panels --------------------------------------------------------------------------------------------
+    @on(Dialogue.Idle)
+    def _idle(self) -> None:
+        if self.quitting:
+            self.parley.quit_now()
+
+    @on(ChatLog.NewBelow)
+    def _new_below(self, event: ChatLog.NewBelow) -> None:
+        self.query_one("#new-below").display = event.below
+
+    def action_follow_log(self) -> None:
+        self.log_view.follow()
+
+    # -- ratings -------------------------------------------------------------------------------------------
+    def action_rate_mode(self) -> None:
+        if not self.log_view.system_views():
+            tell(self, "Nothing to rate yet: no system turn has answered.", severity="warning")
+        elif self.locked:
+            tell(self, "The dialogue rating was submitted: turn ratings are locked.", severity="warning")
+        else:
+            self.log_view.focus()
+
+    @on(ChatLog.Leave)
+    def _leave_rating(self, event: ChatLog.Leave) -> None:
+        if event.typed and not self.prompt.disabled:
+            self.prompt.insert_text_at_cursor(event.typed)
+        self.prompt.focus()
+
+    @on(ChatLog.Refused)
+    def _refused(self, event: ChatLog.Refused) -> None:
+        tell(self, event.reason, severity="warning")
+
+    @on(ChatLog.Rate)
+    def _rate(self, event: ChatLog.Rate) -> None:
+        self.dialogue.rate_turn(event, self.parley.tester)
+
+    def action_end_dialogue(self) -> None:
+        if self.locked:
+            tell(self, "This dialogue is already rated — ctrl+n starts a new session.", severity="warning")
+        elif self.dialogue.waiting:
+            tell(self, "Wait for the system to answer the queued turns first.", severity="warning")
+        elif not self.log_view.query(SystemTurnView):
+            tell(self, "Nothing to rate yet: hold the dialogue first.", severity="warning")
+        else:
+            self.dialogue.rate_dialogue(self.parley.tester)
+
+    @on(Dialogue.Rated)
+    def _dialogue_rated(self, event: Dialogue.Rated) -> None:
+        r = event.rating
+        self.log_view.locked = self.status.locked = True
+        self.prompt.placeholder = LOCKED_HINT
+        self.set_focus(None)  # first: disabling the focused prompt would hand focus to the log
+        self.prompt.disabled = True
+        self.log_view.add_note(
+            f"── dialogue rated: understanding {r.understanding}, task completion {r.task_completion}, "
+            f"interest arousal {r.interest_arousal}, efficiency {r.efficiency}, overall {r.overall}"
+            f" — session locked; ctrl+n starts a new one ──")
+        tell(self, "Dialogue rating stored; the session is locked. ctrl+n starts a new session.")
+        self.refresh_bindings()
+
+    # -- toggles and panels ----------------------------------------------------------------------------------
     def action_toggle_internals(self) -> None:
+        """Show/hide internals for this run (the palette's "Save toggles as defaults" keeps the choice)."""
         if not self.booted:
-            self.notify("Still starting up; try again in a moment.", severity="warning")
+            tell(self, STARTING, severity="warning")
             return
-        log = self.log_view
-        show = not log.has_class("-internals")
-        log.set_class(show, "-internals")
-        app: Any = self.app
-        app.save_setting(show_internals=show)
+        toggles = self.parley.toggles
+        toggles.show_internals = not toggles.show_internals
+        self.log_view.set_class(toggles.show_internals, "-internals")
+
+    def action_toggle_speak(self) -> None:
+        self.query_one(VoiceInput).toggle_speaking()
+
+    def action_voice(self) -> None:
+        voice = self.query_one(VoiceInput)
+        if self.locked and not voice.recording:
+            tell(self, LOCKED_HINT, severity="warning")
+        else:
+            voice.toggle()
 
     def action_rewriters(self) -> None:
-        from parley.tui.screens.rewriters import RewriterScreen
-
         self.app.push_screen(RewriterScreen(self.chain.specs), self._rewriters_chosen)
 
-    def _rewriters_chosen(self, specs: list[str] | None) -> None:
-        if specs is None:
-            return
-        try:
-            chain = Chain(specs)
-        except Exception as e:  # SpecError, or a rewriter that fails to build
-            self.notify(f"Rewriters not changed: {e}", severity="error")
+    def _rewriters_chosen(self, chain: Chain | None) -> None:
+        if chain is None:
             return
         if chain.name == self.chain.name:
-            self.notify("Rewriters unchanged.")
+            tell(self, "Rewriters unchanged.")
             return
         self.set_chain(chain)
 
@@ -372,4 +414,4 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         self.status.rewriters = chain.name
         msg = f"Rewriters from the next turn: {chain.name}"
         self.log_view.add_note(f"── {msg} ──")
-        self.notify(msg)
+        tell(self, msg)

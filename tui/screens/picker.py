@@ -1,12 +1,16 @@
-"""The model picker: registered systems, recent specs and a free spec/path/hub-id field → a system spec.
+"""The model picker: registered systems, recent specs and a free spec/path/hub-id field → a :class:`Pick`.
 
-The screen only chooses; the app loads the system in a worker and starts a new session on it.
+The screen only chooses; the chat loads the system in a worker and starts a new session on it. A typed spec
+that asks for ``trust_remote_code=true`` is never passed on as it is: the parameter is taken out and the
+tester must confirm, in a dialog naming the checkpoint, that its code may run (``Pick.trust``); it is asked
+every time.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
@@ -17,6 +21,33 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+from parley.display import literal, visible
+
+TRUST = "trust_remote_code"
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The chosen system spec (never holding ``trust_remote_code``); whether its checkpoint code may run."""
+
+    spec: str
+    trust: bool = False
+
+
+def split_trust(spec: str) -> tuple[str, str | None]:
+    """``(spec without trust_remote_code, the checkpoint it names)``; the checkpoint is None when the spec
+    does not ask for trust. Raises ValueError for a spec that cannot be parsed."""
+    from parley.engine.spec import Spec, SpecError, parse_spec
+
+    try:
+        s = parse_spec(spec)
+    except SpecError as e:
+        raise ValueError(str(e)) from None
+    if not s.params.get(TRUST):
+        return spec, None
+    params = {k: v for k, v in s.params.items() if k != TRUST}
+    return str(Spec(s.name, params)), str(params.get("model") or s.name)
 
 
 def spec_from_text(text: str, known: Sequence[str]) -> str:
@@ -47,8 +78,8 @@ def spec_from_text(text: str, known: Sequence[str]) -> str:
                      f"hf-seq2seq:model={text} or hf-causal:model={text}")
 
 
-class ModelPickerScreen(ModalScreen[str | None]):
-    """Pick a system; dismisses with a spec string (or None)."""
+class ModelPickerScreen(ModalScreen[Pick | None]):
+    """Pick a system; dismisses with a :class:`Pick` (or None)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker_cancel")]
 
@@ -68,15 +99,16 @@ class ModelPickerScreen(ModalScreen[str | None]):
             options.append(Option(line, id=f"sys:{name}"))
         if self.recent:
             options.append(None)
-            for i, spec in enumerate(self.recent):
+            for i, spec in enumerate(self.recent):  # from config.toml: shown literally
                 line = Text("● " if spec == self.current else "○ ", style="dim")
                 line.append("recent  ", style="italic")
-                line.append(spec)
+                line.append(visible(spec, one_line=True))
                 options.append(Option(line, id=f"recent:{i}"))
         with Vertical(id="dialog", classes="dialog picker-dialog"):
             yield Label("Load a dialogue system", classes="dialog-title")
             yield Static("enter loads the highlighted system · or type a spec, a model folder or "
-                         "hf-causal:model=HUB_ID below · switching starts a new session", classes="hint")
+                         "hf-causal:model=HUB_ID below (add trust_remote_code=true to let a checkpoint run "
+                         "its own code: you will be asked) · switching starts a new session", classes="hint")
             yield OptionList(*options, id="systems")
             yield Input(placeholder="spec / path / hub id, e.g. llm:model=/models/smol or remote:url=http://…",
                         id="spec")
@@ -93,16 +125,41 @@ class ModelPickerScreen(ModalScreen[str | None]):
     def _picked(self, event: OptionList.OptionSelected) -> None:
         oid = event.option.id or ""
         kind, _, rest = oid.partition(":")
-        self.dismiss(rest if kind == "sys" else self.recent[int(rest)])
+        self._choose(rest if kind == "sys" else self.recent[int(rest)])
 
     @on(Input.Submitted, "#spec")
     def _typed(self, event: Input.Submitted) -> None:
         try:
             spec = spec_from_text(event.value, [n for n, _ in self.systems])
         except ValueError as e:
-            self.query_one("#picker-error", Static).update(str(e))
+            self._error(str(e))
             return
-        self.dismiss(spec)
+        self._choose(spec)
+
+    def _error(self, text: str) -> None:
+        self.query_one("#picker-error", Static).update(literal(text))
+
+    def _choose(self, spec: str) -> None:
+        """Dismiss with the spec; one asking for trust_remote_code is confirmed first (TrustScreen)."""
+        from parley.tui.screens.confirm import TrustScreen
+
+        try:
+            plain, checkpoint = split_trust(spec)
+        except ValueError as e:
+            self._error(str(e))
+            return
+        if checkpoint is None:
+            self.dismiss(Pick(plain))
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(Pick(plain, trust=True))
+            else:
+                self._error(f"Not loaded: {checkpoint} may not run its own code. Remove {TRUST} to load it "
+                            "without.")
+
+        self.app.push_screen(TrustScreen(plain.partition(":")[0], checkpoint), answered)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

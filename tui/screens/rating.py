@@ -8,6 +8,8 @@ half-written can land. Reused by the annotation screens.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,6 +25,7 @@ from parley.tui.widgets.scale import Scale
 class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
     """Rate the whole dialogue; dismisses with a complete :class:`DialogueRating` or ``None`` (cancelled)."""
 
+    HELP_GROUP: ClassVar[str] = "dialogue rating"
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit rating", id="dialogue_rating_submit"),
         Binding("escape", "cancel", "Cancel", id="dialogue_rating_cancel"),

@@ -1,15 +1,15 @@
-"""The rewriter panel: toggle each rewriter and set its parameters → a list of specs, or None (cancelled).
+"""The rewriter panel: toggle each rewriter and set its parameters → a new ``Chain``, or None (cancelled).
 
 Controls are built from each rewriter class's ``PARAMS`` (engine.rewrite.base.Param): a choice becomes a Select, a
 bool a Checkbox, a number an Input checked against ``lo``/``hi``. A rewriter whose module cannot be imported is
-shown disabled with the reason. The caller builds the Chain, so a bad combination is reported there.
+shown disabled with the reason. A combination that cannot be built is reported in the panel, which stays open.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -18,10 +18,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
+from parley.display import literal
+from parley.engine.rewrite.base import Param
+from parley.engine.rewrite.chain import Chain
 from parley.engine.spec import Spec
+from parley.tui.notify import tell
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
@@ -33,7 +37,7 @@ class RewriterInfo:
 
     name: str
     summary: str
-    params: tuple[Any, ...] = ()
+    params: tuple[Param, ...] = ()
     error: str | None = None
 
 
@@ -59,9 +63,10 @@ def _control_id(name: str, param: str) -> str:
     return f"p-{name}-{param}".replace("_", "-")
 
 
-class RewriterScreen(ModalScreen[list[str] | None]):
-    """Edit the chain. ``current`` are the specs in force; returns the new specs (ctrl+s / Apply)."""
+class RewriterScreen(ModalScreen[Chain | None]):
+    """Edit the chain. ``current`` are the specs in force; returns the new chain (ctrl+s / Apply)."""
 
+    HELP_GROUP: ClassVar[str] = "rewriter panel"
     BINDINGS = [
         Binding("ctrl+s", "apply", "Apply", id="rewriters_apply"),
         Binding("escape", "cancel", "Cancel", id="rewriters_cancel"),
@@ -97,7 +102,7 @@ class RewriterScreen(ModalScreen[list[str] | None]):
             yield Checkbox(f"{info.name} — {info.summary}", value=spec is not None and info.error is None,
                            id=f"rw-{info.name}", disabled=info.error is not None)
             if info.error is not None:
-                yield Static(f"unavailable: {info.error}", classes="error")
+                yield Static(literal(f"unavailable: {info.error}"), classes="error")
                 return
             given = spec.params if spec else {}
             with Horizontal(classes="params"):
@@ -161,12 +166,12 @@ class RewriterScreen(ModalScreen[list[str] | None]):
     @on(Button.Pressed, "#apply")
     def action_apply(self) -> None:
         try:
-            specs = self.specs()
-        except ValueError as e:
-            self.query_one("#rewriter-error", Static).update(str(e))
-            self.notify(str(e), severity="error")
+            chain = Chain(self.specs())
+        except Exception as e:  # a bad value (ValueError, SpecError) or a rewriter that fails to build
+            self.query_one("#rewriter-error", Static).update(literal(str(e)))
+            tell(self, str(e), severity="error")
             return
-        self.dismiss(specs)
+        self.dismiss(chain)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -4,7 +4,7 @@ as tables and terminal charts (textual-plotext). The numbers come from ``engine.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -16,7 +16,12 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 from textual_plotext import PlotextPlot
 
+from parley.display import literal
 from parley.engine.scoring.summary import ScoreData, compute
+from parley.tui.notify import tell
+
+if TYPE_CHECKING:
+    from parley.store import Store
 
 
 class ScoresScreen(Screen[None]):
@@ -41,15 +46,15 @@ class ScoresScreen(Screen[None]):
             super().__init__()
             self.data = data
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Store) -> None:
         super().__init__()
         self.store = store
         self.data: ScoreData | None = None
 
     def compose(self) -> ComposeResult:
-        name = getattr(getattr(self.store, "path", None), "name", "")
+        name = self.store.path.name
         with VerticalScroll(id="scores-body"):
-            yield Static(f"Scores — {name}", classes="scores-title", id="scores-head")
+            yield Static(literal(f"Scores — {name}", one_line=True), classes="scores-title", id="scores-head")
             yield Static("computing…", id="scores-status", classes="scores-hint")
             yield Static("", id="mwz-table")
             with Horizontal(classes="charts"):
@@ -73,8 +78,9 @@ class ScoresScreen(Screen[None]):
     def _worker_failed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group == "scores":
             err = event.worker.error
-            self.query_one("#scores-status", Static).update(f"scoring failed: {type(err).__name__}: {err}")
-            self.notify(f"Scoring failed: {err}", severity="error")
+            status = self.query_one("#scores-status", Static)
+            status.update(literal(f"scoring failed: {type(err).__name__}: {err}"))
+            tell(self, f"Scoring failed: {err}", severity="error")
 
     @on(Ready)
     def _show(self, event: Ready) -> None:

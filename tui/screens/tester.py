@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from parley.display import visible
+
 
 class TesterScreen(ModalScreen[str | None]):
     """A one-field dialog; an empty name is refused with a message, escape cancels."""
@@ -23,16 +25,19 @@ class TesterScreen(ModalScreen[str | None]):
             yield Label("Who is testing?", classes="dialog-title")
             yield Static("Your name or rater id is stored with every session and rating, and remembered.",
                          classes="hint")
-            yield Input(value=self.current, placeholder="name", id="tester-name")
+            yield Input(value=visible(self.current, one_line=True), placeholder="name", id="tester-name")
             yield Static("", id="tester-error", classes="error")
 
     @on(Input.Submitted)
     def _submit(self, event: Input.Submitted) -> None:
         name = event.value.strip()
+        error = self.query_one("#tester-error", Static)
         if not name:
-            self.query_one("#tester-error", Static).update("Please type a name (any id you like).")
-            return
-        self.dismiss(name)
+            error.update("Please type a name (any id you like).")
+        elif visible(name, one_line=True) != name:
+            error.update("A name cannot hold control characters; please type it again.")
+        else:
+            self.dismiss(name)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

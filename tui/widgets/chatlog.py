@@ -1,24 +1,34 @@
 """The chat log: user turns (typed → final), system turns (reply, ratings, internals) and notes.
 
-The log is pinned to the bottom (``VerticalScroll.anchor``). Focusing it enters *rating mode*: ``up``/``down``
-pick a system turn, ``1``-``3`` rate the current aspect (relevance first, then interestingness), ``tab`` switches
-the aspect, ``escape`` goes back to the prompt. The log only posts :class:`ChatLog.Rate`; the screen stores it.
+The log follows new turns (``VerticalScroll.anchor``) unless the tester scrolled up on purpose (wheel, scroll
+bar); then it stays put and posts :class:`ChatLog.NewBelow` so the screen can say "new turns below". Scrolling
+back to the bottom, or sending a turn, follows again. Focusing the log enters *rating mode*: ``up``/``down``
+pick a system turn, ``1``-``3`` rate the current aspect (relevance first, then interestingness), ``tab``
+switches the aspect, ``escape`` goes back to the prompt; the log then follows again if it did before (moving
+the rating cursor is not scrolling up on purpose). The log only posts :class:`ChatLog.Rate`; the screen stores
+it. Every text from outside (replies, typed text, errors, internals) is shown literally (``parley.display``):
+markup is not parsed and control characters are made visible.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static
 
+from parley.display import literal, visible
 from parley.engine.aspects import TURN_ASPECTS, Aspect
+from parley.engine.session import Exchange
+from parley.engine.types import SystemTurn
 from parley.tui.widgets.render import diff_text, format_internals
 
 
@@ -31,37 +41,40 @@ class UserTurnView(Vertical):
         self.typed = typed
         self.spoken = spoken
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         head = "you (spoken)" if self.spoken else "you"
         yield Static(Text(head, style="bold"), classes="who")
-        yield Static(Text(self.typed), classes="typed")
+        yield Static(literal(self.typed), classes="typed")
         yield Static("", classes="final")
         yield Static(Text("… waiting for the system"), classes="note")
 
-    def show_result(self, exchange: Any) -> None:
+    def show_result(self, exchange: Exchange) -> None:
         """Fill in the final text (changed words highlighted) and the failure, if any."""
         self.remove_class("-pending")
         final = self.query_one(".final", Static)
         note = self.query_one(".note", Static)
         if exchange.final != exchange.typed:
             line = Text("→ ", style="dim")
-            line.append_text(diff_text(exchange.typed, exchange.final))
+            line.append_text(diff_text(visible(exchange.typed), visible(exchange.final)))
             if exchange.condition and exchange.condition != "original":
-                line.append(f"   [{exchange.condition}]", style="dim")
+                line.append(f"   [{visible(exchange.condition, one_line=True)}]", style="dim")
             final.update(line)
             final.display = True
         else:
             final.display = False
-        if exchange.error and exchange.system_turn_id is None:
+        if exchange.cancelled:
             self.add_class("-failed")
-            note.update(Text(f"✗ turn failed: {exchange.error}"))
+            note.update(Text("✗ cancelled (stored, never answered)"))
+        elif exchange.error and exchange.system_turn_id is None:
+            self.add_class("-failed")
+            note.update(literal(f"✗ turn failed: {exchange.error}"))
         else:
             note.display = False
 
     def show_crash(self, error: str) -> None:
         self.remove_class("-pending")
         self.add_class("-failed")
-        self.query_one(".note", Static).update(Text(f"✗ turn failed: {error}"))
+        self.query_one(".note", Static).update(literal(f"✗ turn failed: {error}"))
 
 
 class SystemTurnView(Vertical):
@@ -69,12 +82,12 @@ class SystemTurnView(Vertical):
 
     selected: reactive[bool] = reactive(False)
 
-    def __init__(self, number: int, exchange: Any) -> None:
+    def __init__(self, number: int, exchange: Exchange) -> None:
         ok = exchange.reply is not None
         super().__init__(classes="turn system" + ("" if ok else " -failed"))
         self.number = number
         self.turn_id: str | None = exchange.system_turn_id
-        self.reply = exchange.reply
+        self.reply: SystemTurn | None = exchange.reply
         self.error: str | None = exchange.error
         self.ratings: dict[str, int | None] = {a.key: None for a in TURN_ASPECTS}
 
@@ -82,14 +95,15 @@ class SystemTurnView(Vertical):
     def rateable(self) -> bool:
         return self.reply is not None and self.turn_id is not None
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(Text(f"system #{self.number}", style="bold"), classes="who")
         if self.reply is not None:
-            yield Static(Text(self.reply.text or "(empty reply)"), classes="reply")
+            text = literal(self.reply.text) if self.reply.text else Text("(empty reply)")
+            yield Static(text, classes="reply")
             yield Static(self._ratings_text(), classes="ratings")
-            yield Static(Text(format_internals(self.reply)), classes="internals")
+            yield Static(literal(format_internals(self.reply)), classes="internals")
         else:
-            yield Static(Text(f"✗ the system failed: {self.error}"), classes="reply")
+            yield Static(literal(f"✗ the system failed: {self.error}"), classes="reply")
 
     def _ratings_text(self, aspect: Aspect | None = None) -> Text:
         out = Text()
@@ -121,12 +135,13 @@ class NoteView(Static):
     """A line of the log that is not a turn: rewriter changes, system switches, session locked, ..."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(Text(text), classes="lognote")
+        super().__init__(literal(text), classes="lognote")
 
 
 class ChatLog(VerticalScroll, can_focus=True):
     """The scrolling conversation; focused, it is in rating mode."""
 
+    HELP_GROUP: ClassVar[str] = "rating turns"
     BINDINGS = [
         Binding("1", "rate(1)", "No", id="rate_1", show=True),
         Binding("2", "rate(2)", "Somewhat", id="rate_2", show=True),
@@ -157,14 +172,52 @@ class ChatLog(VerticalScroll, can_focus=True):
 
         reason: str
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    @dataclass
+    class NewBelow(Message):
+        """Turns arrived below what the tester is reading (``True``), or the log is at the bottom again."""
+
+        below: bool
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.aspect_index = 0
         self.cursor: SystemTurnView | None = None
         self.locked = False
+        self._new_below = False
+        self._follow_after_rating = True
 
     def on_mount(self) -> None:
         self.anchor()
+
+    # -- following new turns -------------------------------------------------------------------------------
+    @property
+    def at_bottom(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y - 1
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._new_below and not self.has_focus and new_value >= self.max_scroll_y:
+            self._say_new_below(False)
+
+    def follow(self) -> None:
+        """Back to the bottom, following new turns again."""
+        self.anchor()
+        self._say_new_below(False)
+
+    def add(self, *views: Widget) -> None:
+        """Append turns or notes. At the bottom (typing), the log follows them; scrolled up on purpose, or
+        rating an earlier turn, it stays put and says "new turns below"."""
+        follow = self.at_bottom and not self.has_focus
+        self.mount(*views)
+        if follow:
+            self.anchor()  # also re-anchors after a wheel turn at the bottom released Textual's anchor
+        else:
+            self._say_new_below(True)
+
+    def _say_new_below(self, below: bool) -> None:
+        if below != self._new_below:
+            self._new_below = below
+            self.post_message(self.NewBelow(below))
 
     # -- content -----------------------------------------------------------------------------------------
     def system_views(self) -> list[SystemTurnView]:
@@ -177,7 +230,7 @@ class ChatLog(VerticalScroll, can_focus=True):
         return None
 
     def add_note(self, text: str) -> None:
-        self.mount(NoteView(text))
+        self.add(NoteView(text))
 
     @property
     def aspect(self) -> Aspect:
@@ -185,12 +238,15 @@ class ChatLog(VerticalScroll, can_focus=True):
 
     # -- rating mode -------------------------------------------------------------------------------------
     def on_focus(self, event: events.Focus) -> None:
+        self._follow_after_rating = self.at_bottom
         views = self.system_views()
         self.aspect_index = 0
         self._move_cursor(views[-1] if views else None)
 
     def on_blur(self, event: events.Blur) -> None:
         self._move_cursor(None)
+        if self._follow_after_rating:
+            self.follow()
 
     def _move_cursor(self, view: SystemTurnView | None) -> None:
         if self.cursor is not None and self.cursor.is_attached:

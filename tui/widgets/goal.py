@@ -8,6 +8,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from parley.display import visible
+
 
 def goal_text(goal: Mapping[str, Any]) -> Text:
     """The goal's ``message`` sentences as a numbered list (HTML tags some goal sets carry are stripped)."""
@@ -19,9 +21,9 @@ def goal_text(goal: Mapping[str, Any]) -> Text:
     out = Text("Your goal", style="bold")
     gid = goal.get("id") or goal.get("dialogue_id")
     if gid:
-        out.append(f"  ({gid})", style="dim")
+        out.append(f"  ({visible(gid, one_line=True)})", style="dim")
     for i, sentence in enumerate(msg, 1):
-        out.append(f"\n{i}. " + re.sub(r"<[^>]+>", "", str(sentence)))
+        out.append(f"\n{i}. " + visible(re.sub(r"<[^>]+>", "", str(sentence)), one_line=True))
     if not msg:
         out.append("\n(this goal has no message text)", style="dim")
     return out
@@ -30,6 +32,6 @@ def goal_text(goal: Mapping[str, Any]) -> Text:
 class GoalCard(Static):
     """Docked panel showing the goal of a goal-driven session."""
 
-    def __init__(self, goal: Mapping[str, Any], **kwargs: Any) -> None:
-        super().__init__(goal_text(goal), **kwargs)
+    def __init__(self, goal: Mapping[str, Any], *, id: str | None = None) -> None:
+        super().__init__(goal_text(goal), id=id)
         self.goal = goal

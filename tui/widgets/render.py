@@ -5,10 +5,11 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from rich.text import Text
+
+from parley.engine.types import SystemTurn
 
 _TOKEN = re.compile(r"\S+|\s+")
 
@@ -38,7 +39,7 @@ def changed_words(typed: str, final: str) -> list[str]:
     return [text.plain[s.start:s.end] for s in text.spans if s.style]
 
 
-def _compact(value: Any, limit: int = 160) -> str:
+def _compact(value: object, limit: int = 160) -> str:
     if isinstance(value, str):
         s = value
     else:
@@ -49,7 +50,7 @@ def _compact(value: Any, limit: int = 160) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def format_state(state: Mapping[str, Mapping[str, Any]]) -> str:
+def format_state(state: Mapping[str, Mapping[str, object]]) -> str:
     parts = []
     for domain, slots in state.items():
         if not slots:
@@ -59,7 +60,7 @@ def format_state(state: Mapping[str, Mapping[str, Any]]) -> str:
     return "; ".join(parts) if parts else "(empty)"
 
 
-def format_acts(acts: Any) -> str:
+def format_acts(acts: Iterable[object] | None) -> str:
     out = []
     for act in acts or ():
         if isinstance(act, Mapping):
@@ -73,7 +74,7 @@ def format_acts(acts: Any) -> str:
     return ", ".join(out) if out else "(none)"
 
 
-def _snippet_line(sn: Any) -> str:
+def _snippet_line(sn: object) -> str:
     if not isinstance(sn, Mapping):
         return "  · " + _compact(sn, 100)
     text = sn.get("text") or sn.get("sentence") or sn.get("snippet") or ""
@@ -85,7 +86,7 @@ def _snippet_line(sn: Any) -> str:
     return f"  · {_compact(text, 90)}" + (f"  [{', '.join(bits)}]" if bits else "")
 
 
-def format_knowledge(knowledge: Any) -> list[str]:
+def format_knowledge(knowledge: object) -> list[str]:
     """SK-TOD knowledge used for a turn: tracked entities and selected snippets with scores and sentiment."""
     if not isinstance(knowledge, Mapping):
         return [f"knowledge  {_compact(knowledge)}"]
@@ -109,16 +110,16 @@ def format_knowledge(knowledge: Any) -> list[str]:
 _DB_KEYS = ("db_count", "db_matches", "matches", "n_matches", "count")
 
 
-def format_internals(reply: Any) -> str:
+def format_internals(reply: SystemTurn) -> str:
     """Belief state, DB count, acts, knowledge and the other internals of a SystemTurn, one fact per line."""
-    internals: Mapping[str, Any] = getattr(reply, "internals", {}) or {}
-    lines = [f"state      {format_state(getattr(reply, 'state', {}) or {})}"]
+    internals = reply.internals or {}
+    lines = [f"state      {format_state(reply.state or {})}"]
     db = next((internals[k] for k in _DB_KEYS if k in internals), None)
     if db is None and isinstance(internals.get("db"), Mapping):
         db = internals["db"].get("count", internals["db"])
     if db is not None:
         lines.append(f"db         {_compact(db, 100)}")
-    acts = getattr(reply, "acts", ()) or internals.get("acts")
+    acts = reply.acts or internals.get("acts")
     lines.append(f"acts       {format_acts(acts)}")
     if "knowledge" in internals:
         lines.extend(format_knowledge(internals["knowledge"]))
@@ -126,5 +127,5 @@ def format_internals(reply: Any) -> str:
     for k, v in internals.items():
         if k not in shown:
             lines.append(f"{k:<10} {_compact(v, 100)}")
-    lines.append(f"latency    {getattr(reply, 'latency_ms', 0.0):.0f} ms")
+    lines.append(f"latency    {reply.latency_ms:.0f} ms")
     return "\n".join(lines)

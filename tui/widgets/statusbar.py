@@ -1,10 +1,14 @@
-"""The status bar: system, session id (short), tester, database, active rewriters, and a worker status line."""
+"""The status bar: system, session id (short), tester, database, active rewriters, and a worker status line.
+Every value may come from outside (a typed spec, a tester name, a path, a model's progress line): shown
+literally."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
+
+from parley.display import visible
 
 
 class StatusBar(Static):
@@ -31,8 +35,8 @@ class StatusBar(Static):
             if i:
                 out.append("  │  ", style="dim")
             out.append(f"{k} ", style="dim")
-            out.append(v, style="bold")
+            out.append(visible(v, one_line=True), style="bold")
         if self.activity:
             out.append("  │  ", style="dim")
-            out.append(self.activity, style="italic")
+            out.append(visible(self.activity, one_line=True), style="italic")
         return out

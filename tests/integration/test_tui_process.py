@@ -1,0 +1,202 @@
+"""The chat TUI as a real process: on a database it cannot use it prints one line and exits 2; killed with -9
+while a slow bot answers, every turn the tester typed is already in SQLite (pending)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import shutil
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from parley.store import open_store
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def tui_env(home: Path) -> dict[str, str]:
+    env = {**os.environ, "PARLEY_CONFIG": str(home / "config.toml"), "PARLEY_DATA": str(home / "data"),
+           "PARLEY_CACHE": str(home / "cache"), "TERM": "xterm-256color", "PYTHONPATH": str(REPO)}
+    env.pop("PARLEY_DB", None)
+    return env
+
+
+def run_tui(db: Path, home: Path, *, user: int | None = None) -> subprocess.CompletedProcess[str]:
+    """``parley --db DB`` with no terminal input; ``user`` runs it under another uid (root only)."""
+    def drop() -> None:
+        if user is not None:
+            os.setgid(user)
+            os.setuid(user)
+
+    command = [sys.executable, "-m", "parley", "--db", str(db), "--system", "echo", "--tester", "ana"]
+    return subprocess.run(command, env=tui_env(home), stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=120, preexec_fn=drop, cwd=home)
+
+
+def last_line(stderr: str) -> str:
+    """The one line printed after the TUI restored the terminal (the screen's escape codes come before)."""
+    tail = stderr.rsplit("\x1b[?1006l", 1)[-1]
+    return tail.strip()
+
+
+def check_refused(result: subprocess.CompletedProcess[str], words: str) -> None:
+    assert result.returncode == 2, result.stderr[-500:]
+    line = last_line(result.stderr)
+    assert line.startswith("parley: error: ") and words in line and "\n" not in line, line
+    assert "Traceback" not in result.stderr
+
+
+def test_a_text_file_is_refused_with_one_line_and_exit_2(tmp_path: Path) -> None:
+    db = tmp_path / "notes.db"
+    db.write_text("I am a text file, not a database\n")
+    check_refused(run_tui(db, tmp_path), "is not a SQLite database")
+    assert db.read_text() == "I am a text file, not a database\n"  # untouched
+
+
+def test_a_database_from_a_newer_parley_is_refused_with_one_line_and_exit_2(tmp_path: Path) -> None:
+    db = tmp_path / "new.db"
+    open_store(db).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+                     "VALUES ('parley', 'm999_from_the_future', 'x')")
+    check_refused(run_tui(db, tmp_path), "newer parley")
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A folder another user may enter (pytest's tmp_path sits inside a folder only its owner can)."""
+    path = Path(tempfile.mkdtemp(prefix="parley-ro-"))
+    path.chmod(0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_read_only_database_is_refused_with_one_line_and_exit_2(shared_dir: Path) -> None:
+    db = shared_dir / "ro.db"
+    open_store(db).close()
+    before = db.read_bytes()
+    user = None
+    if os.geteuid() == 0:  # root writes read-only files anyway: run the TUI as an ordinary user
+        user = 65534
+        parents = [p for p in shared_dir.parents if not os.stat(p).st_mode & 0o001]
+        if parents:
+            pytest.skip(f"{parents[0]} cannot be entered by another user")
+    db.chmod(0o444)
+    check_refused(run_tui(db, shared_dir, user=user), "cannot write")
+    assert db.read_bytes() == before
+
+
+# -- kill -9 with turns typed against a slow bot -------------------------------------------------------------
+class SlowBot(BaseHTTPRequestHandler):
+    """Answers the parley JSON protocol only when the test releases it (or after 20 s: bounded)."""
+
+    release = threading.Event()
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.release.wait(20)
+        body = json.dumps({"text": "late answer"}).encode()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:  # the client was killed
+            pass
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def slow_bot() -> Iterator[str]:
+    SlowBot.release.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowBot)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/bot"
+    SlowBot.release.set()
+    server.shutdown()
+    server.server_close()
+
+
+def user_turns(db: Path) -> list[tuple[str, str]]:
+    if not db.exists():
+        return []
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        sql = "SELECT text, status FROM turns WHERE role = 'user' ORDER BY \"index\""
+        rows = conn.execute(sql).fetchall()
+    except sqlite3.OperationalError:  # not created yet
+        rows = []
+    finally:
+        conn.close()
+    return [(str(t), str(s)) for t, s in rows]
+
+
+def wait_for(predicate, seconds: float = 90.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system")
+def test_kill_9_with_three_turns_typed_against_a_slow_bot_keeps_all_three(tmp_path: Path,
+                                                                          slow_bot: str) -> None:
+    db = tmp_path / "t.db"
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    command = [sys.executable, "-m", "parley", "--db", str(db), "--tester", "ana",
+               "--system", f"remote:url={slow_bot},timeout=60,retries=0"]
+    proc = subprocess.Popen(command, env=tui_env(tmp_path), stdin=slave, stdout=slave, stderr=slave,
+                            cwd=tmp_path, start_new_session=True)
+    os.close(slave)
+    screen = bytearray()
+
+    def drain() -> None:  # keep the terminal's buffer flowing, and remember what was shown
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            screen.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        assert wait_for(lambda: b"ype to the system" in screen), "the chat did not start"
+        assert wait_for(lambda: b"remote:url=" in screen), "the system did not load"
+        os.write(master, b"one\r")
+        assert wait_for(lambda: len(user_turns(db)) == 1), "the first turn was not stored"
+        for n, text in enumerate((b"two\r", b"three\r"), start=2):  # while the bot still thinks about "one"
+            os.write(master, text)
+            assert wait_for(lambda n=n: len(user_turns(db)) == n, 30), f"stored: {user_turns(db)}"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+        os.close(master)
+    assert user_turns(db) == [("one", "pending"), ("two", "pending"), ("three", "pending")]
+    store = open_store(db)
+    (session,) = store.sessions()
+    assert session.tester == "ana" and [t.role for t in store.turns(session.id)] == ["user"] * 3
