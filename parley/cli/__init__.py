@@ -38,6 +38,8 @@ COMMANDS: dict[str, str] = {
     "import": "parley.cli.import_cmd:import_",
     "rate": "parley.cli.annotate_cmd:rate",
     "merge": "parley.cli.annotate_cmd:merge",
+    "assign": "parley.cli.annotate_cmd:assign",
+    "progress": "parley.cli.annotate_cmd:progress",
 }
 
 

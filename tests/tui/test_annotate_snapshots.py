@@ -7,7 +7,7 @@ Baselines live in __snapshots__/; regenerate with ``pytest tests/tui/test_annota
 from __future__ import annotations
 
 from parley.store.annotation import Annotation
-from parley.tui.screens.annotate import AnnotateApp
+from parley.tui.annotate_app import AnnotateApp
 from tests.tui.annotate_fixtures import corpus_store
 
 SIZE = (100, 30)
