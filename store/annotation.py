@@ -9,12 +9,16 @@ it survives a quit). Everything is derived from the database, so a rater resumes
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
+from functools import cached_property
 
 from parley.scales import DIALOGUE_ASPECTS, TURN_ASPECTS
+from parley.store.assign import assigned
 from parley.store.db import Store, StoreError
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now
+from parley.store.selection import EVERYTHING, RATEABLE_TURN, Selection, select
 
 TURN_SCALES: dict[str, tuple[int, int]] = {a.key: (a.lo, a.hi) for a in TURN_ASPECTS}
 DIALOGUE_SCALES: dict[str, tuple[int, int]] = {a.key: (a.lo, a.hi) for a in DIALOGUE_ASPECTS}
@@ -25,7 +29,7 @@ class AnnotationError(StoreError):
 
 
 def parse_turns(value: str | int | None) -> int | None:
-    """``"all"``/None → None (every system turn); ``"3"`` → 3 (the first three). Raises ValueError otherwise."""
+    """``"all"``/None: None (every system turn); ``"3"``: 3 (the first three). Raises ValueError otherwise."""
     if value is None or str(value).strip().lower() in ("", "all"):
         return None
     try:
@@ -50,8 +54,17 @@ class DialogueView:
     turns: tuple[TurnRecord, ...]
     rated: tuple[str, ...]
 
+    @cached_property
+    def _by_id(self) -> dict[str, TurnRecord]:
+        return {t.id: t for t in self.turns}
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """Turn id → its position in ``turns``."""
+        return {t.id: i for i, t in enumerate(self.turns)}
+
     def turn(self, turn_id: str) -> TurnRecord:
-        return next(t for t in self.turns if t.id == turn_id)
+        return self._by_id[turn_id]
 
 
 @dataclass(frozen=True)
@@ -65,18 +78,22 @@ class ProgressRow:
     total_turns: int
     turns_locked: bool
     done: bool
+    skipped: str | None = None  # the reason, when this rater skipped the dialogue
 
 
 class Annotation:
     """One rater's annotation queue over a store.
 
-    ``turns``: rate the first N system turns of each dialogue (None: all). ``sample``: a random sample of N
-    dialogues; ``shuffle``: every dialogue in a random order (blind rating: systems do not come in blocks). Both
-    depend only on the database and ``seed``, so a rater who quits gets the same queue back.
+    The queue is the rater's assigned list when a coordinator made one (``parley assign``; then rating is
+    always ``blind``), otherwise every rateable dialogue ``selection`` covers. ``turns``: rate the first N
+    system turns of each dialogue (None: all). ``sample``: a random sample of N dialogues; ``shuffle`` (or
+    ``blind``): a random order, so systems do not come in blocks. Both depend only on the database and
+    ``seed``, so a rater who quits gets the same queue back.
     """
 
     def __init__(self, store: Store, rater: str, *, turns: int | None = None, sample: int | None = None,
-                 seed: int = 0, shuffle: bool = False, lock_turn_ratings: bool = True) -> None:
+                 seed: int = 0, shuffle: bool = False, blind: bool = False, selection: Selection = EVERYTHING,
+                 lock_turn_ratings: bool = True) -> None:
         if not rater.strip():
             raise AnnotationError("a rater name is needed")
         self.store = store
@@ -84,14 +101,24 @@ class Annotation:
         self.turns = turns
         self.lock = lock_turn_ratings
         store.ensure_rater(self.rater)
-        eligible = [r[0] for r in store.db.execute(
-            "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND "
-            "t.role = 'system' AND t.status = 'ok' AND t.text != '') ORDER BY s.started_at, s.id").fetchall()]
-        if sample is not None or shuffle:
-            n = len(eligible) if sample is None else min(sample, len(eligible))
-            eligible = random.Random(seed).sample(eligible, n)
+        selected = [c.id for c in select(store, selection)]
+        #: the dialogues a coordinator assigned to this rater (empty: none)
+        self.assigned = assigned(store, self.rater)
+        self.blind = blind or bool(self.assigned)
+        if self.assigned:
+            keep = set(selected)
+            queue = [s for s in self.assigned if s in keep]
+            if sample is not None and sample < len(queue):
+                chosen = set(random.Random(seed).sample(queue, sample))
+                queue = [s for s in queue if s in chosen]
+        else:
+            queue = selected
+            if sample is not None or shuffle or blind:
+                n = len(queue) if sample is None else min(sample, len(queue))
+                queue = random.Random(seed).sample(queue, n)
         #: session ids in rating order (the sample depends only on the database and the seed: resumable)
-        self.queue: list[str] = eligible
+        self.queue: list[str] = queue
+        self._positions = {sid: i for i, sid in enumerate(queue, start=1)}
 
     # -- reading --------------------------------------------------------------------------------------------
     def dialogue(self, session_id: str) -> DialogueView:
@@ -99,7 +126,7 @@ class Annotation:
         if session is None:
             raise AnnotationError(f"no session {session_id}")
         turns = tuple(self.store.turns(session_id))
-        rated = [t.id for t in turns if t.role == "system" and t.status == "ok" and t.text.strip()]
+        rated = [t.id for t in turns if t.role == "system" and t.status == "ok" and t.text.strip(" \t\n\r")]
         if self.turns is not None:
             rated = rated[: self.turns]
         return DialogueView(session, turns, tuple(rated))
@@ -114,19 +141,26 @@ class Annotation:
     def done(self, session_id: str) -> bool:
         return self.dialogue_rating(session_id) is not None
 
+    def skipped(self) -> dict[str, str]:
+        """Session id → reason, for every dialogue this rater skipped."""
+        return dict(self.store.db.execute(
+            "SELECT session_id, reason FROM annotation_skips WHERE rater = ?", [self.rater]).fetchall())
+
     def pending(self) -> list[str]:
+        """The dialogues of the queue this rater has neither rated nor skipped, in order."""
         done = {r[0] for r in self.store.db.execute(
             "SELECT session_id FROM dialogue_ratings WHERE rater = ?", [self.rater]).fetchall()}
-        return [s for s in self.queue if s not in done]
+        skipped = self.skipped()
+        return [s for s in self.queue if s not in done and s not in skipped]
 
     def current(self) -> str | None:
-        """The dialogue to resume: the first in the queue without this rater's dialogue rating."""
+        """The dialogue to resume: the first in the queue neither rated nor skipped by this rater."""
         pending = self.pending()
         return pending[0] if pending else None
 
     def position(self, session_id: str) -> int:
         """1-based position of the dialogue in the queue ("n of N")."""
-        return self.queue.index(session_id) + 1
+        return self._positions[session_id]
 
     def next_turn(self, session_id: str) -> int | None:
         """Index (into ``dialogue().rated``) of the first turn not yet rated; None when all are rated."""
@@ -149,14 +183,31 @@ class Annotation:
         return bool(row and row[0])
 
     def progress(self) -> list[ProgressRow]:
+        """Every dialogue of the queue and how far this rater is (a few queries, whatever its size)."""
+        db = self.store.db
+        ids = json.dumps(self.queue)
+        counts = {sid: (total, rated) for sid, total, rated in db.execute(f"""
+            WITH rateable AS (
+                SELECT t.session_id, t.id,
+                       row_number() OVER (PARTITION BY t.session_id ORDER BY t."index") AS n
+                FROM turns t WHERE {RATEABLE_TURN} AND t.session_id IN (SELECT value FROM json_each(?)))
+            SELECT r.session_id, count(*), count(tr.turn_id) FROM rateable r
+            LEFT JOIN turn_ratings tr ON tr.turn_id = r.id AND tr.rater = ? AND tr.interestingness IS NOT NULL
+            WHERE ? IS NULL OR r.n <= ? GROUP BY r.session_id""", [ids, self.rater, self.turns, self.turns])}
+        labels = dict(db.execute(
+            "SELECT id, source FROM sessions WHERE id IN (SELECT value FROM json_each(?))", [ids]).fetchall())
+        done = {r[0] for r in db.execute(
+            "SELECT session_id FROM dialogue_ratings WHERE rater = ?", [self.rater])}
+        locked = {r[0] for r in db.execute(
+            "SELECT session_id FROM annotation_progress WHERE rater = ? AND turns_locked_at IS NOT NULL",
+            [self.rater])} if self.lock else set()
+        skipped = self.skipped()
         rows = []
         for i, sid in enumerate(self.queue, start=1):
-            view = self.dialogue(sid)
-            ratings = self.turn_ratings(sid)
-            s = view.session
-            label = s.source or s.id[:8]
-            rows.append(ProgressRow(i, sid, label, sum(turn_rating_complete(ratings.get(t)) for t in view.rated),
-                                    len(view.rated), self.turns_locked(sid), self.done(sid)))
+            total, rated = counts.get(sid, (0, 0))
+            rows.append(ProgressRow(i, sid, labels.get(sid) or sid[:8], rated, total,
+                                    self.lock and (sid in locked or sid in done), sid in done,
+                                    skipped.get(sid)))
         return rows
 
     # -- writing --------------------------------------------------------------------------------------------
@@ -191,6 +242,20 @@ class Annotation:
                 raise AnnotationError(f"{name.replace('_', ' ')} must be {lo}-{hi}, not {v}")
         self.start_dialogue_rating(rating.session_id)
         return self.store.rate_dialogue(rating, lock=self.lock)
+
+    def skip(self, session_id: str, reason: str) -> None:
+        """Skip a dialogue of the queue with a reason (stored; it leaves the pending list). Skipping it again
+        changes the reason; a rated dialogue cannot be skipped."""
+        reason = reason.strip()
+        if not reason:
+            raise AnnotationError("say why you skip this dialogue")
+        if self.done(session_id):
+            raise AnnotationError("this dialogue is rated already")
+        with self.store.write() as conn:
+            conn.execute(
+                "INSERT INTO annotation_skips (session_id, rater, reason, created_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (session_id, rater) DO UPDATE SET reason = excluded.reason",
+                [session_id, self.rater, reason, now()])
 
     # -- instructions ---------------------------------------------------------------------------------------
     def instructions_seen(self) -> bool:

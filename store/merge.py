@@ -1,11 +1,12 @@
 """Merging parley databases (several raters' copies) without duplicates, refusing conflicting rows.
 
-Every row has a stable key (UUIDs for sessions and turns, ``(turn, rater)`` / ``(session, rater)`` for ratings),
-so the same dialogue rated in two databases merges into one session with both raters' ratings. A row whose key
-exists already with different content is a conflict: nothing is written and :class:`MergeConflict` names the
-row, the column and both values. Timestamps of when a row was written are not content (an imported corpus has a
-different ``started_at`` in every rater's copy): the earliest is kept. Neither is a session's ``source`` (the
-file an import came from, which each rater may have named differently): the first is kept.
+Every row has a stable key (UUIDs for sessions and turns, ``(turn, rater)`` / ``(session, rater)`` for
+ratings, assignments and skips), so the same dialogue rated in two databases merges into one session with both
+raters' ratings. A row whose key exists already with different content is a conflict: nothing is written and
+:class:`MergeConflict` names the row, the column and both values. Timestamps of when a row was written are not
+content (an imported corpus has a different ``started_at`` in every rater's copy): the earliest is kept.
+Neither is a session's ``source`` (the file an import came from, which each rater may have named differently):
+the first is kept.
 
 The same row writer (:func:`put_row`) is used by the importers, so importing a file twice adds nothing.
 """
@@ -48,10 +49,13 @@ TABLES: tuple[TableSpec, ...] = (
     TableSpec("turns", ("id",), frozenset({"created_at"}), frozenset({"rewrite_steps", "internals"}),
               label="turn"),
     TableSpec("turn_ratings", ("turn_id", "rater"), frozenset({"created_at"}), label="turn rating"),
-    TableSpec("dialogue_ratings", ("session_id", "rater"), frozenset({"created_at"}), label="dialogue rating"),
+    TableSpec("dialogue_ratings", ("session_id", "rater"), frozenset({"created_at"}),
+              label="dialogue rating"),
     TableSpec("annotation_raters", ("name",), frozenset({"instructions_seen_at"}), label="annotator"),
     TableSpec("annotation_progress", ("session_id", "rater"), frozenset({"created_at", "turns_locked_at"}),
               label="annotation progress"),
+    TableSpec("assignments", ("rater", "session_id"), frozenset({"created_at"}), label="assignment"),
+    TableSpec("annotation_skips", ("session_id", "rater"), frozenset({"created_at"}), label="skip"),
 )
 SPECS = {t.name: t for t in TABLES}
 
@@ -104,7 +108,8 @@ def put_row(conn: sqlite3.Connection, table: str, row: dict[str, Any], *, origin
             conn.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' for _ in row)})",
                          list(row.values()))
         except sqlite3.IntegrityError as e:
-            raise MergeConflict(f"{prefix}{_describe(spec, row)} cannot be added: {_explain(e, table)}") from None
+            raise MergeConflict(
+                f"{prefix}{_describe(spec, row)} cannot be added: {_explain(e, table)}") from None
         return True
     existing = dict(zip([d[0] for d in cur.description], found, strict=True))
     for col, value in row.items():
@@ -155,7 +160,7 @@ class MergeReport:
     present: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
-        parts = [f"{t}: +{n}" + (f" ({self.present.get(t, 0)} already present)" if self.present.get(t) else "")
+        parts = [f"{t}: +{n}" + (f" ({self.present[t]} already present)" if self.present.get(t) else "")
                  for t, n in self.added.items() if n or self.present.get(t)]
         return ", ".join(parts) or "nothing to merge"
 

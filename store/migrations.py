@@ -148,3 +148,27 @@ def m004_turn_status(db: Database) -> None:
     for t in children:
         db.execute(f'INSERT INTO "{t}" SELECT * FROM temp."keep_{t}"')
         db.execute(f'DROP TABLE temp."keep_{t}"')
+
+
+@migrations()
+def m005_assignments(db: Database) -> None:
+    """Annotation studies: dialogues a coordinator assigned to each rater (``parley assign``), in the order
+    the rater gets them, and dialogues a rater skipped, with the reason."""
+    db.execute("""
+        CREATE TABLE assignments (
+            rater TEXT NOT NULL REFERENCES raters(name),
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 1),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (rater, session_id),
+            UNIQUE (rater, position)
+        )""")
+    db.execute("""
+        CREATE TABLE annotation_skips (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            rater TEXT NOT NULL REFERENCES raters(name),
+            reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, rater)
+        )""")
+    db.execute("CREATE INDEX idx_assignments_session ON assignments(session_id)")

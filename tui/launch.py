@@ -5,6 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from parley.store.annotation import Annotation
 
 
 def launch(*, db_path: str | Path | None = None, system_spec: str | None = None,
@@ -22,3 +26,14 @@ def launch(*, db_path: str | Path | None = None, system_spec: str | None = None,
         sys.exit(2)
     if app.return_code:
         sys.exit(app.return_code)
+
+
+def rate(annotation: Annotation, *, blind: bool = False) -> None:
+    """Run ``parley rate`` on one rater's queue; an app that stopped on an error exits with
+    code 2 (Textual has printed what happened)."""
+    from parley.tui.annotate_app import AnnotateApp
+
+    app = AnnotateApp(annotation, blind=blind)
+    app.run()
+    if app.return_code:
+        sys.exit(2)

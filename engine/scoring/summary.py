@@ -3,8 +3,12 @@ of one database plus its row counts (the TUI runs :func:`compute` in a worker an
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+#: ``progress(what, done, total)``: what is being computed and how far (``total`` None: not counted)
+StepProgress = Callable[[str, int, int | None], None]
 
 
 @dataclass(frozen=True)
@@ -17,12 +21,34 @@ class ScoreData:
     counts: dict[str, int]
 
 
-def compute(store: Any) -> ScoreData:
-    """Score a ``store.Store`` (no writes)."""
+class _Counted:
+    """The store as one stage sees it: each session the stage reads is reported to ``progress`` (how far)."""
+
+    def __init__(self, store: Any, what: str, progress: StepProgress) -> None:
+        self._store, self._what, self._progress = store, what, progress
+
+    def sessions(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        records = self._store.sessions(*args, **kwargs)
+        self._progress(self._what, 0, len(records))
+        for i, rec in enumerate(records, start=1):
+            yield rec
+            self._progress(self._what, i, len(records))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+def compute(store: Any, progress: StepProgress | None = None) -> ScoreData:
+    """Score a ``store.Store`` (no writes), telling ``progress`` what is being computed and how far."""
+    say: StepProgress = progress or (lambda what, done, total: None)
+    say("loading the scoring code", 0, None)
     from parley.engine.scoring.satisfaction import analyse, rows_from_store
     from parley.engine.scoring.stored import score_stored
 
-    mwz = score_stored(store)
-    rows, turns = rows_from_store(store)
+    say("counting rows", 0, None)
+    counts = store.counts()
+    mwz = score_stored(_Counted(store, "MultiWOZ scores: sessions read", say))
+    rows, turns = rows_from_store(_Counted(store, "satisfaction: ratings read, by session", say))
+    say(f"satisfaction analysis of {len(rows)} dialogue ratings", 0, None)
     sat = analyse(rows, turns).to_json() if rows else None
-    return ScoreData(mwz, sat, store.counts())
+    return ScoreData(mwz, sat, counts)

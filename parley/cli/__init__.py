@@ -39,6 +39,8 @@ COMMANDS: dict[str, str] = {
     "rate": "parley.cli.annotate_cmd:rate",
     "merge": "parley.cli.annotate_cmd:merge",
     "train": "parley.cli.train_cmd:train",
+    "assign": "parley.cli.annotate_cmd:assign",
+    "progress": "parley.cli.annotate_cmd:progress",
 }
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from parley.store.annotation import Annotation
-from parley.tui.screens.annotate import AnnotateApp, AnnotateScreen
+from parley.tui.annotate_app import AnnotateApp
+from parley.tui.screens.annotate import AnnotateScreen
 from parley.tui.screens.annotate_help import InstructionsScreen
 from parley.tui.screens.rating import DialogueRatingScreen
 from tests.tui.annotate_fixtures import corpus_store
@@ -12,10 +13,10 @@ SIZE = (100, 32)
 
 
 async def rate_dialogue(pilot, values: tuple[int, int, int, int, int], why: str) -> None:
-    """In the open DialogueRatingScreen: a digit per scale (tab between), the justification, enter."""
+    """In the open DialogueRatingScreen: a digit per scale (each moves on), the justification, enter."""
     assert isinstance(pilot.app.screen, DialogueRatingScreen)
     for v in values:
-        await pilot.press(str(v), "tab")
+        await pilot.press(str(v))
     await pilot.press(*why)
     await pilot.press("enter")
     await pilot.pause()
@@ -70,8 +71,9 @@ async def test_two_raters_quit_resume_exact_values(tmp_path):
         ("bob", turns[d1][0]): (1, 1), ("bob", turns[d1][1]): (1, 2), ("bob", turns[d1][2]): (1, 3),
         ("bob", turns[d2][0]): (2, 3), ("bob", turns[d2][1]): (3, 3),
     }
-    dialogue = {(r.rater, r.session_id): (r.understanding, r.task_completion, r.interest_arousal, r.efficiency,
-                                          r.overall, r.justification) for r in store.dialogue_ratings()}
+    dialogue = {(r.rater, r.session_id): (r.understanding, r.task_completion, r.interest_arousal,
+                                          r.efficiency, r.overall, r.justification)
+                for r in store.dialogue_ratings()}
     assert dialogue == {
         ("ann", d1): (3, 3, 2, 1, 5, "fast"), ("ann", d2): (2, 1, 1, 0, 2, "slow"),
         ("bob", d1): (1, 1, 1, 0, 1, "poor"), ("bob", d2): (3, 3, 3, 1, 4, "better"),

@@ -1,4 +1,5 @@
-"""Snapshots of the annotation screen, the progress view and the instructions (pytest-textual-snapshot).
+"""Snapshots of the annotation screen, the progress view, the skip dialog and the instructions
+(pytest-textual-snapshot).
 
 Baselines live in __snapshots__/; regenerate with ``pytest tests/tui/test_annotate_snapshots.py
 --snapshot-update`` and look at the SVGs before committing them.
@@ -7,7 +8,8 @@ Baselines live in __snapshots__/; regenerate with ``pytest tests/tui/test_annota
 from __future__ import annotations
 
 from parley.store.annotation import Annotation
-from parley.tui.screens.annotate import AnnotateApp
+from parley.store.records import DialogueRating
+from parley.tui.annotate_app import AnnotateApp
 from tests.tui.annotate_fixtures import corpus_store
 
 SIZE = (100, 30)
@@ -36,3 +38,39 @@ def test_progress_view(snap_compare, tmp_path):
 
 def test_instructions_on_first_use(snap_compare, tmp_path):
     assert snap_compare(app_for(tmp_path, seen=False), terminal_size=(100, 44))
+
+
+def test_skip_dialog(snap_compare, tmp_path):
+    assert snap_compare(app_for(tmp_path), press=["s", *"not in English"], terminal_size=SIZE)
+
+
+def _finish_first(ann: Annotation) -> None:
+    first = ann.queue[0]
+    for tid in ann.dialogue(first).rated:
+        ann.rate_turn(tid, 3, 2)
+    ann.rate_dialogue(DialogueRating(first, ann.rater, 3, 3, 2, 1, 4, "it found a place"))
+
+
+def test_rated_dialogue_opened_from_the_progress_list(snap_compare, tmp_path):
+    ann = Annotation(corpus_store(tmp_path), "snap")
+    ann.mark_instructions_seen()
+    _finish_first(ann)
+    ann.skip(ann.queue[1], "too short to judge")
+    # g, then enter on the first row (a rated dialogue): it opens read-only
+    assert snap_compare(AnnotateApp(ann, blind=True), press=["g", "enter"], terminal_size=SIZE)
+
+
+def test_skipped_dialogue_and_progress(snap_compare, tmp_path):
+    ann = Annotation(corpus_store(tmp_path), "snap")
+    ann.mark_instructions_seen()
+    _finish_first(ann)
+    ann.skip(ann.queue[1], "too short to judge")
+    assert snap_compare(AnnotateApp(ann, blind=True), press=["g", "down", "enter", "3"], terminal_size=SIZE)
+
+
+def test_everything_rated_or_skipped(snap_compare, tmp_path):
+    ann = Annotation(corpus_store(tmp_path), "snap")
+    ann.mark_instructions_seen()
+    _finish_first(ann)
+    ann.skip(ann.queue[1], "too short to judge")
+    assert snap_compare(AnnotateApp(ann, blind=True), press=["g"], terminal_size=SIZE)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App
-from textual.widgets import Static
+from textual.widgets import ProgressBar, Static
 from textual_plotext import PlotextPlot
 
 from parley.engine.scoring.corpus import load_corpus
 from parley.engine.scoring.replay import replay
+from parley.engine.scoring.summary import compute
 from parley.engine.systems.echo import EchoSystem
 from parley.store import open_store
 from parley.tui.screens.scores import ScoresScreen
@@ -84,3 +88,61 @@ def test_scores_screen_snapshot(snap_compare, tmp_path: Path) -> None:  # type: 
         await pilot.pause()
 
     assert snap_compare(ScoresApp(store), run_before=run_before, terminal_size=(120, 50))
+
+
+async def test_scores_screen_shows_what_it_computes_and_how_far(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's progress reaches the screen: the stage, "n of N" and a progress bar; hidden when done."""
+    from parley.tui.screens import scores
+
+    store = build_store(tmp_path / "s.db")
+    gate, reached = threading.Event(), threading.Event()
+    seen: list[tuple[str, int, int | None]] = []
+
+    def gated(store_: Any, progress: Any) -> Any:
+        def step(what: str, done: int, total: int | None) -> None:
+            seen.append((what, done, total))
+            progress(what, done, total)
+            if what.startswith("satisfaction: ratings") and done == 2:
+                reached.set()
+                gate.wait(30)
+
+        return compute(store_, step)
+
+    monkeypatch.setattr(scores, "compute", gated)
+    app = ScoresApp(store)
+    async with app.run_test(size=(100, 40)) as pilot:
+        try:
+            assert await asyncio.to_thread(reached.wait, 30)
+            await pilot.pause(0.2)
+            status = _text(app, "#scores-status")
+            assert status.startswith("computing — satisfaction: ratings read, by session: 2 of 4"), status
+            bar = app.screen.query_one(ProgressBar)
+            assert bar.display and (bar.progress, bar.total) == (2, 4)
+        finally:
+            gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.screen.query_one(ProgressBar).display
+        assert "4 sessions" in _text(app, "#scores-status")
+    assert [s for s in seen if s[0].startswith("MultiWOZ")][-1] == ("MultiWOZ scores: sessions read", 4, 4)
+
+
+class FrozenScores(ScoresScreen):
+    """A Scores screen caught half-way (the worker replaced by one progress step), for the snapshot."""
+
+    def _compute(self) -> None:  # type: ignore[override]
+        self.post_message(self.Step("MultiWOZ scores: sessions read", 1_200, 2_200))
+
+
+class FrozenApp(App[None]):
+    def __init__(self, store: Any) -> None:
+        super().__init__()
+        self.store = store
+
+    def on_mount(self) -> None:
+        self.push_screen(FrozenScores(self.store))
+
+
+def test_scores_screen_in_progress_snapshot(snap_compare, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(FrozenApp(open_store(tmp_path / "p.db")), terminal_size=(100, 24))

@@ -27,8 +27,7 @@ async def rate_dialogue(pilot: Any, keys: list[str], justification: str = "it fo
     await pilot.press("ctrl+r")
     await pilot.pause()
     assert isinstance(pilot.app.screen, DialogueRatingScreen)
-    for k in keys:  # one digit per scale, tab to the next
-        await pilot.press(k, "tab")
+    await pilot.press(*keys)  # one digit per scale: each moves on to the next
     pilot.app.screen.query_one("#justification", Input).value = justification
     await pilot.press("ctrl+s")
     await settle(pilot)
@@ -132,7 +131,7 @@ async def test_incomplete_dialogue_rating_is_refused_and_nothing_lands(tmp_path:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, DialogueRatingScreen)
-        await pilot.press("2", "tab", "3", "tab", "9")  # 9 is not on the interest-arousal scale
+        await pilot.press("2", "3", "9")  # 9 is not on the interest-arousal scale
         await pilot.pause()
         assert "9 is not on the scale" in notes(app)[-1]
         await pilot.press("ctrl+s")

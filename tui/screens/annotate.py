@@ -1,27 +1,29 @@
-"""Annotation mode (``parley rate``): a small Textual app of its own, independent of the chat app.
+"""The annotation screen of ``parley rate`` (the app is ``parley.tui.annotate_app.AnnotateApp``).
 
-``AnnotateApp(annotation, blind=...)`` opens on the first dialogue the rater has not finished, at the first turn
-they have not rated. The transcript shows the dialogue up to the system turn being rated (its context); digits
-rate it; once every selected turn is rated, ``d`` opens the dialogue-level rating (the chat app's
-``DialogueRatingScreen``), which locks the turn ratings when it opens. ``g`` shows the progress view, ``?`` the
-instructions (shown by themselves on a rater's first use). All state lives in the database
-(store.annotation.Annotation), so quitting at any point and running ``parley rate`` again resumes.
+It opens on the first dialogue the rater has neither rated nor skipped, at the first turn they have not rated.
+The transcript shows the dialogue up to the system turn being rated (its context); digits rate it; once every
+selected turn is rated, ``d`` opens the dialogue-level rating (``DialogueRatingScreen``), which locks the turn
+ratings when it opens. ``s`` skips the dialogue with a reason, ``g`` shows the progress view (``enter`` there
+jumps to a dialogue), ``?`` the instructions. All state lives in the database (store.annotation.Annotation),
+so quitting at any point and running ``parley rate`` again resumes.
+
+A rating re-renders only the turns it changes (see annotate_transcript), so its cost does not grow with the
+dialogue's length.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from parley.store.annotation import Annotation, AnnotationError, DialogueView, turn_rating_complete
-from parley.store.records import DialogueRating, TurnRating, TurnRecord
-from parley.tui.screens.annotate_render import panel_text, turn_text
+from parley.errors import ParleyError
+from parley.store.annotation import Annotation, DialogueView, turn_rating_complete
+from parley.store.records import DialogueRating, TurnRating
+from parley.tui.screens.annotate_render import header_text, panel_text, turn_text
+from parley.tui.screens.annotate_transcript import Transcript
 
 
 class AnnotateScreen(Screen[None]):
@@ -30,11 +32,6 @@ class AnnotateScreen(Screen[None]):
     DEFAULT_CSS = """
     AnnotateScreen { layout: vertical; }
     AnnotateScreen #ann-header { height: 1; padding: 0 1; background: $panel; color: $text; }
-    AnnotateScreen #transcript { height: 1fr; padding: 0 1; }
-    AnnotateScreen .ann-turn { height: auto; margin: 0 0 1 0; }
-    AnnotateScreen .ann-turn.user { padding: 0 0 0 6; }
-    AnnotateScreen .ann-turn.system { padding: 0 6 0 0; }
-    AnnotateScreen .ann-turn.-current { background: $boost; border-left: outer $accent; }
     AnnotateScreen #panel { height: auto; min-height: 4; padding: 0 1; border-top: solid $primary;
         background: $surface; }
     """
@@ -48,7 +45,10 @@ class AnnotateScreen(Screen[None]):
         Binding("p", "move(-1)", "Prev turn", id="annotate_prev"),
         Binding("n", "move(1)", "Next turn", id="annotate_next"),
         Binding("d", "rate_dialogue", "Rate dialogue", id="annotate_dialogue"),
+        Binding("s", "skip", "Skip", id="annotate_skip"),
         Binding("g", "progress", "Progress", id="annotate_progress"),
+        Binding("pageup", "scroll_transcript(-1)", "Scroll up", show=False, id="annotate_page_up"),
+        Binding("pagedown", "scroll_transcript(1)", "Scroll down", show=False, id="annotate_page_down"),
         Binding("question_mark", "instructions", "Help", id="annotate_help"),
         Binding("q", "quit", "Quit", id="annotate_quit"),
     ]
@@ -64,11 +64,15 @@ class AnnotateScreen(Screen[None]):
         self.aspect = "relevance"
         self.pending: dict[str, int | None] = {}
         self.locked = False
+        self.done = False
+        self.skipped: str | None = None
         self.message = ""
+        self._numbers: dict[str, int] = {}
+        self._shown_current: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="ann-header")
-        yield VerticalScroll(id="transcript", can_focus=False)
+        yield Transcript(id="transcript")
         yield Static(id="panel")
         yield Footer()
 
@@ -81,65 +85,66 @@ class AnnotateScreen(Screen[None]):
         self.sid = session_id
         self.pending = {}
         self.aspect = "relevance"
+        self.message = ""
+        transcript = self.query_one(Transcript)
         if session_id is None:
             self.view = None
             self.cursor = None
+            thanks = Text("Thank you — every dialogue in your queue is rated or skipped. Press q to quit, "
+                          "g to see them.")
+            transcript.reset(1, lambda i: (thanks, "system", False))
+            transcript.show(1)
         else:
-            self.view = self.ann.dialogue(session_id)
+            self.view = view = self.ann.dialogue(session_id)
             self.ratings = self.ann.turn_ratings(session_id)
             self.locked = self.ann.turns_locked(session_id)
-            self.cursor = None if self.locked else self.ann.next_turn(session_id)
-        self.refresh_all()
-
-    def _first_unrated(self) -> int | None:
-        assert self.view is not None
-        for i, tid in enumerate(self.view.rated):
-            if not turn_rating_complete(self.ratings.get(tid)):
-                return i
-        return None
-
-    # -- rendering ------------------------------------------------------------------------------------------
-    def refresh_all(self) -> None:
+            self.done = self.ann.done(session_id)
+            self.skipped = self.ann.skipped().get(session_id)
+            self.cursor = None if self.locked else self._first_unrated()
+            self._numbers = {tid: i + 1 for i, tid in enumerate(view.rated)}
+            self._shown_current = None
+            transcript.reset(len(view.turns), self._turn)
+            self._sync()
         self._header()
-        self._transcript()
         self._panel()
 
-    def _header(self) -> None:
-        header = self.query_one("#ann-header", Static)
-        if self.view is None or self.sid is None:
-            header.update(f"parley rate · {self.ann.rater} · all {len(self.ann.queue)} dialogue(s) rated")
-            return
-        n, total = self.ann.position(self.sid), len(self.ann.queue)
-        parts = [f"parley rate · {self.ann.rater}", f"dialogue {n} of {total}"]
-        if not self.blind:
-            s = self.view.session
-            cond = s.condition.get("name", "original") if isinstance(s.condition, dict) else "original"
-            parts += [p for p in (s.system_name, cond, s.source) if p]
-        header.update(" · ".join(parts))
-
-    def _visible_turns(self) -> list[TurnRecord]:
+    def _first_unrated(self, start: int = 0) -> int | None:
+        """The first rated-turn index from ``start`` on without a complete rating (ratings form a prefix, so
+        searching from the cursor finds the next one at once)."""
         assert self.view is not None
-        if self.cursor is None:
-            return list(self.view.turns)
-        current = self.view.turn(self.view.rated[self.cursor])
-        return [t for t in self.view.turns if t.index <= current.index]
+        for i in range(start, len(self.view.rated)):
+            if not turn_rating_complete(self.ratings.get(self.view.rated[i])):
+                return i
+        return None if start == 0 else self._first_unrated(0)
 
-    def _transcript(self) -> None:
-        box = self.query_one("#transcript", VerticalScroll)
-        box.remove_children()
-        if self.view is None:
-            box.mount(Static(Text("Thank you — every dialogue in your queue is rated. Press q to quit.")))
-            return
-        rated = {tid: i for i, tid in enumerate(self.view.rated)}
-        current = self.view.rated[self.cursor] if self.cursor is not None else None
-        widgets = []
-        for t in self._visible_turns():
-            number = rated[t.id] + 1 if t.id in rated else None
-            text = turn_text(t, number=number, rating=self.ratings.get(t.id), current=t.id == current,
-                             blind=self.blind)
-            widgets.append(Static(text, classes=f"ann-turn {t.role}" + (" -current" if t.id == current else "")))
-        box.mount_all(widgets)
-        box.call_after_refresh(box.scroll_end, animate=False)
+    def _current_position(self) -> int | None:
+        assert self.view is not None
+        return None if self.cursor is None else self.view.positions[self.view.rated[self.cursor]]
+
+    # -- rendering ------------------------------------------------------------------------------------------
+    def _turn(self, i: int) -> tuple[Text, str, bool]:
+        assert self.view is not None
+        t = self.view.turns[i]
+        current = i == self._current_position()
+        text = turn_text(t, number=self._numbers.get(t.id), rating=self.ratings.get(t.id), current=current,
+                         blind=self.blind)
+        return text, t.role, current
+
+    def _sync(self, *changed: str) -> None:
+        """Bring the transcript up to date after ``changed`` turns were rated or the cursor moved."""
+        assert self.view is not None
+        transcript = self.query_one(Transcript)
+        current = self._current_position()
+        transcript.invalidate(self._shown_current, current, *(self.view.positions[t] for t in changed))
+        self._shown_current = current
+        transcript.show(len(self.view.turns) if current is None else current + 1)
+
+    def _header(self) -> None:
+        total = len(self.ann.queue)
+        position = None if self.sid is None else self.ann.position(self.sid)
+        session = None if self.view is None else self.view.session
+        self.query_one("#ann-header", Static).update(
+            header_text(self.ann.rater, position, total, session, blind=self.blind))
 
     def _panel(self) -> None:
         panel = self.query_one("#panel", Static)
@@ -150,7 +155,7 @@ class AnnotateScreen(Screen[None]):
         panel.update(panel_text(number=None if self.cursor is None else self.cursor + 1,
                                 total=len(self.view.rated), rating=rating, pending=self.pending,
                                 aspect=self.aspect, locked=self.locked, lock_on_start=self.ann.lock,
-                                message=self.message))
+                                done=self.done, skipped=self.skipped, message=self.message))
 
     # -- actions --------------------------------------------------------------------------------------------
     def _say(self, message: str) -> None:
@@ -165,7 +170,8 @@ class AnnotateScreen(Screen[None]):
     def action_pick(self, value: int) -> None:
         self.message = ""
         if self.view is None or self.cursor is None:
-            self._say("Press d to rate the dialogue." if self.view is not None else "")
+            self._say("" if self.view is None else "You rated this dialogue." if self.done
+                      else "Press d to rate the dialogue.")
             return
         if value == 0 and self.aspect != "relevance":
             self._say("0 (not applicable) is for relevance only.")
@@ -180,18 +186,19 @@ class AnnotateScreen(Screen[None]):
             values = dict(self.pending)
         else:
             self.aspect = "interestingness" if "relevance" in self.pending else "relevance"
-            self.refresh_all()
+            self._panel()
             return
         try:
             self.ratings[tid] = self.ann.rate_turn(tid, values["relevance"], values["interestingness"])
-        except AnnotationError as e:
-            self._say(str(e))
+        except ParleyError as e:
+            self._say(e.message)
             return
         self.pending = {}
         self.aspect = "relevance"
         if not turn_rating_complete(old):  # a new rating moves on; an edit stays on its turn (n moves on)
-            self.cursor = self._first_unrated()
-        self.refresh_all()
+            self.cursor = self._first_unrated(self.cursor)
+        self._sync(tid)
+        self._panel()
 
     def action_move(self, step: int) -> None:
         if self.view is None or self.locked:
@@ -209,10 +216,21 @@ class AnnotateScreen(Screen[None]):
         self.aspect = "relevance"
         self.message = ""
         self.cursor = None if target > last else target
-        self.refresh_all()
+        self._sync()
+        self._panel()
+
+    def action_scroll_transcript(self, pages: int) -> None:
+        transcript = self.query_one(Transcript)
+        if pages < 0:
+            transcript.scroll_page_up(animate=False)
+        else:
+            transcript.scroll_page_down(animate=False)
 
     def action_rate_dialogue(self) -> None:
         if self.view is None or self.sid is None:
+            return
+        if self.done:
+            self._say("You rated this dialogue already; its ratings are final. g shows the others.")
             return
         if self._first_unrated() is not None and not self.locked:
             self._say("Rate every marked turn first (turn "
@@ -220,14 +238,19 @@ class AnnotateScreen(Screen[None]):
             return
         from parley.tui.screens.rating import DialogueRatingScreen
 
-        self.ann.start_dialogue_rating(self.sid)
+        try:
+            self.ann.start_dialogue_rating(self.sid)
+        except ParleyError as e:
+            self._say(e.message)
+            return
         self.locked = self.ann.turns_locked(self.sid)
         self.cursor = None
-        self.refresh_all()
+        self._sync()
+        self._panel()
         n = self.ann.position(self.sid)
-        self.app.push_screen(DialogueRatingScreen(self.sid, self.ann.rater,
-                                                  title=f"Rate dialogue {n} of {len(self.ann.queue)} as a whole"),
-                             self._dialogue_rated)
+        title = f"Rate dialogue {n} of {len(self.ann.queue)} as a whole"
+        screen = DialogueRatingScreen(self.sid, self.ann.rater, title=title)
+        self.app.push_screen(screen, self._dialogue_rated)
 
     def _dialogue_rated(self, rating: DialogueRating | None) -> None:
         if rating is None:
@@ -235,17 +258,41 @@ class AnnotateScreen(Screen[None]):
             return
         try:
             self.ann.rate_dialogue(rating)
-        except AnnotationError as e:
-            self._say(str(e))
+        except ParleyError as e:
+            self._say(e.message)
             return
-        self.message = ""
-        self.app.notify(f"Dialogue {self.ann.position(rating.session_id)} rated.", timeout=3)
+        self.app.notify(f"Dialogue {self.ann.position(rating.session_id)} rated.", timeout=3, markup=False)
+        self.load(self.ann.current())
+
+    def action_skip(self) -> None:
+        if self.view is None or self.sid is None:
+            return
+        if self.done:
+            self._say("You rated this dialogue already: there is nothing to skip.")
+            return
+        from parley.tui.screens.annotate_skip import SkipScreen
+
+        self.app.push_screen(SkipScreen(self.ann.position(self.sid), self.skipped or ""), self._skipped)
+
+    def _skipped(self, reason: str | None) -> None:
+        if reason is None or self.sid is None:
+            return
+        try:
+            self.ann.skip(self.sid, reason)
+        except ParleyError as e:
+            self._say(e.message)
+            return
+        self.app.notify(f"Dialogue {self.ann.position(self.sid)} skipped.", timeout=3, markup=False)
         self.load(self.ann.current())
 
     def action_progress(self) -> None:
         from parley.tui.screens.annotate_progress import ProgressScreen
 
-        self.app.push_screen(ProgressScreen(self.ann, blind=self.blind, current=self.sid))
+        self.app.push_screen(ProgressScreen(self.ann, blind=self.blind, current=self.sid), self._jump)
+
+    def _jump(self, session_id: str | None) -> None:
+        if session_id is not None and session_id != self.sid:
+            self.load(session_id)
 
     def action_instructions(self) -> None:
         from parley.tui.screens.annotate_help import InstructionsScreen
@@ -255,31 +302,3 @@ class AnnotateScreen(Screen[None]):
     async def action_quit(self) -> None:
         self.app.exit()
 
-
-class AnnotateApp(App[None]):
-    """``parley rate``: the annotation screen on one rater's queue (store.annotation.Annotation)."""
-
-    CSS_PATH = str(Path(__file__).resolve().parents[1] / "app.tcss")
-    TITLE = "parley rate"
-
-    def __init__(self, annotation: Annotation, *, blind: bool = False, show_instructions: bool | None = None) -> None:
-        super().__init__()
-        self.annotation = annotation
-        self.blind = blind
-        self.show_instructions = show_instructions
-
-    def on_mount(self) -> None:
-        from parley.engine.settings import load_settings
-
-        try:
-            keymap = load_settings().keymap
-        except ValueError:
-            keymap = {}
-        if keymap:
-            self.set_keymap(keymap)
-        self.push_screen(AnnotateScreen(self.annotation, blind=self.blind))
-        first = not self.annotation.instructions_seen()
-        if self.show_instructions or (self.show_instructions is None and first):
-            from parley.tui.screens.annotate_help import InstructionsScreen
-
-            self.push_screen(InstructionsScreen(), lambda _: self.annotation.mark_instructions_seen())

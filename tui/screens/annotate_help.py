@@ -28,7 +28,9 @@ KEYS = (
     ("r  i", "make relevance / interestingness the active aspect"),
     ("p  n", "previous / next turn (until the dialogue rating starts)"),
     ("d", "rate the whole dialogue (locks the turn ratings)"),
-    ("g", "progress: every dialogue and how far you are"),
+    ("s", "skip this dialogue, saying why (the reason is stored)"),
+    ("g", "progress: every dialogue and how far you are; enter there opens one"),
+    ("pgup pgdn", "scroll the dialogue"),
     ("?  q", "these instructions / quit (you resume where you left off)"),
 )
 

@@ -1,9 +1,11 @@
 """The end-of-dialogue rating: ``DialogueRatingScreen(session_id, rater)`` → ``DialogueRating | None``.
 
-Five scales (understanding, task completion, interest arousal 1-3; efficiency 0/1; overall impression 1-5), each
-with its one-line definition from engine.aspects, plus a justification. Submitting an incomplete form is refused
-with a message naming what is missing; the screen only returns a complete record (the caller stores it), so nothing
-half-written can land. Reused by the annotation screens.
+Five scales (understanding, task completion, interest arousal 1-3; efficiency 0/1; overall impression 1-5),
+each with its one-line definition from engine.aspects, plus a justification. A digit picks a value and moves
+on to the next scale. Submitting an incomplete form is refused with a message naming what is missing; the
+message follows the form (it names only what is still missing and goes once everything is filled in). The
+screen only returns a complete record (the caller stores it), so nothing half-written can land. Reused by the
+annotation screens.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from textual.widgets import Button, Input, Label, Static
 from parley.engine.aspects import DIALOGUE_ASPECTS, JUSTIFICATION_PROMPT, missing_dialogue_aspects
 from parley.store.records import DialogueRating
 from parley.tui.widgets.scale import Scale
+
+NOT_SUBMITTED = "Not submitted — still missing: "
 
 
 class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
@@ -38,12 +42,13 @@ class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
         self.rater = rater
         self.title_text = title
         self.require_justification = require_justification
+        self._shown = ""  # what #rating-error holds: "missing", "refused" or nothing
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog", classes="dialog rating-dialog"):
             yield Label(self.title_text, classes="dialog-title")
-            yield Static("tab moves between scales · a digit picks a value · ctrl+s submits · escape cancels",
-                         classes="hint")
+            yield Static("a digit picks a value and moves on · tab / shift+tab move · ctrl+s submits · "
+                         "escape cancels", classes="hint")
             for aspect in DIALOGUE_ASPECTS:
                 yield Scale(aspect)
             yield Label(JUSTIFICATION_PROMPT, classes="field-label")
@@ -72,15 +77,31 @@ class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
         self._error(event.reason)
 
     def _error(self, text: str) -> None:
+        self._shown = "missing" if text.startswith(NOT_SUBMITTED) else "refused"
         self.query_one("#rating-error", Static).update(text)
-        self.notify(text, severity="warning")
+        self.notify(text, severity="warning", markup=False)
+
+    @on(Scale.Changed)
+    @on(Input.Changed, "#justification")
+    def _filled(self, event: Scale.Changed | Input.Changed) -> None:
+        """The message follows the form: a refused digit's message goes with the next value picked; a refused
+        submission's names only what is still missing, and goes once nothing is."""
+        if self._shown == "refused" and isinstance(event, Scale.Changed):
+            self._shown = ""
+        elif self._shown == "missing":
+            missing = self.missing()
+            self._shown = "missing" if missing else ""
+        else:
+            return
+        text = NOT_SUBMITTED + ", ".join(self.missing()) + "." if self._shown else ""
+        self.query_one("#rating-error", Static).update(text)
 
     @on(Button.Pressed, "#submit")
     @on(Input.Submitted, "#justification")
     def action_submit(self) -> None:
         missing = self.missing()
         if missing:
-            self._error("Not submitted — still missing: " + ", ".join(missing) + ".")
+            self._error(NOT_SUBMITTED + ", ".join(missing) + ".")
             return
         v = self.values()
         rating = DialogueRating(

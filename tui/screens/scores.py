@@ -1,6 +1,7 @@
 """The Scores screen: MultiWOZ scores by system and condition and the satisfaction analysis of the open database,
 as tables and terminal charts (textual-plotext). The numbers come from ``engine.scoring`` — the same code as
-``parley score`` — computed in a thread worker; ``r`` recomputes, escape closes."""
+``parley score`` — computed in a thread worker, which reports what it is computing and how far (a line and a
+progress bar; steps the screen has not shown yet merge into the latest); ``r`` recomputes, escape closes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 from textual_plotext import PlotextPlot
 
@@ -31,6 +32,7 @@ class ScoresScreen(Screen[None]):
     ScoresScreen #scores-body { padding: 0 1; }
     ScoresScreen .scores-title { text-style: bold; margin-top: 1; }
     ScoresScreen .scores-hint { color: $text-muted; }
+    ScoresScreen #scores-progress { margin: 0 0 1 0; }
     ScoresScreen Horizontal.charts { height: 16; }
     ScoresScreen PlotextPlot { height: 16; min-width: 30; }
     """
@@ -38,6 +40,16 @@ class ScoresScreen(Screen[None]):
         Binding("escape,q", "close", "Close", id="scores_close"),
         Binding("r", "refresh_scores", "Recompute", id="scores_refresh"),
     ]
+
+    class Step(Message):
+        """Posted by the worker: what it is computing and how far (``total`` None: not counted)."""
+
+        def __init__(self, what: str, done: int, total: int | None) -> None:
+            super().__init__()
+            self.what, self.done, self.total = what, done, total
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ScoresScreen.Step)
 
     class Ready(Message):
         """Posted by the worker with the computed scores."""
@@ -56,6 +68,7 @@ class ScoresScreen(Screen[None]):
         with VerticalScroll(id="scores-body"):
             yield Static(literal(f"Scores — {name}", one_line=True), classes="scores-title", id="scores-head")
             yield Static("computing…", id="scores-status", classes="scores-hint")
+            yield ProgressBar(id="scores-progress", show_eta=False)
             yield Static("", id="mwz-table")
             with Horizontal(classes="charts"):
                 yield PlotextPlot(id="mwz-chart")
@@ -68,15 +81,26 @@ class ScoresScreen(Screen[None]):
 
     def action_refresh_scores(self) -> None:
         self.query_one("#scores-status", Static).update("computing…")
+        self.query_one(ProgressBar).display = True
         self._compute()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="scores", description="scoring the database")
     def _compute(self) -> None:
-        self.post_message(self.Ready(compute(self.store)))
+        def step(what: str, done: int, total: int | None) -> None:
+            self.post_message(self.Step(what, done, total))  # steps not yet shown are merged (can_replace)
+
+        self.post_message(self.Ready(compute(self.store, step)))
+
+    @on(Step)
+    def _step(self, event: Step) -> None:
+        counted = f": {event.done:,} of {event.total:,}" if event.total else "…"
+        self.query_one("#scores-status", Static).update(f"computing — {event.what}{counted}")
+        self.query_one(ProgressBar).update(total=event.total, progress=event.done)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.group == "scores":
+            self.query_one(ProgressBar).display = False
             err = event.worker.error
             status = self.query_one("#scores-status", Static)
             status.update(literal(f"scoring failed: {type(err).__name__}: {err}"))
@@ -88,6 +112,7 @@ class ScoresScreen(Screen[None]):
         from parley.engine.scoring.satisfaction import ABBREV
 
         self.data = d = event.data
+        self.query_one(ProgressBar).display = False
         c = d.counts
         self.query_one("#scores-status", Static).update(
             f"{c.get('sessions', 0)} sessions · {c.get('turns', 0)} turns · {c.get('dialogue_ratings', 0)} "
