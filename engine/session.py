@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from parley import __version__
+from parley.engine.locations import adopt_audio, turn_audio_path
 from parley.engine.rewrite.chain import Chain
 from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
 from parley.store import Store
@@ -113,6 +114,8 @@ class Session:
         except Exception as e:  # a broken rewriter must not end the session
             error = f"rewriter failed: {type(e).__name__}: {e}"
         rewrite_ms = (time.perf_counter() - t0) * 1000
+        if audio_in:  # the recording takes its place in the session's folder, named by turn
+            audio_in = adopt_audio(audio_in, self.id, u_index, "user")
         user = self.store.add_turn(TurnRecord(
             session_id=self.id, index=u_index, role="user", text=text, text_final=final,
             rewrite_steps=[s.to_json() for s in steps], internals=internals, latency_ms=rewrite_ms,
@@ -144,6 +147,18 @@ class Session:
         self._next_index += 1
         self.history.append(Message("system", reply.text))
         return replace(base, system_turn_id=sys_rec.id, system_index=s_index, reply=reply)
+
+    # -- spoken replies ----------------------------------------------------------------------------------
+    def reply_audio_path(self, exchange: Exchange) -> str | None:
+        """Where the spoken reply of ``exchange``'s system turn is saved (None when there is no system turn)."""
+        if exchange.system_index is None:
+            return None
+        return str(turn_audio_path(self.id, exchange.system_index, "system"))
+
+    def record_speech(self, exchange: Exchange, audio_out: str | None, timings: dict[str, Any]) -> None:
+        """Store the spoken reply's WAV and the voice stage latencies (``internals["voice"]``) on the system turn."""
+        if exchange.system_turn_id is not None:
+            self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": timings})
 
     # -- ratings -----------------------------------------------------------------------------------------
     def rate_turn(self, system_turn_id: str, rater: str, *, relevance: int | None = None,

@@ -7,6 +7,7 @@ foreign keys on.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -179,6 +180,16 @@ class Store:
         """Commit one turn (its own transaction). When this returns, the turn is durable."""
         self._insert("turns", rec)
         return rec
+
+    def set_turn_audio(self, turn_id: str, audio_out: str | None, internals: dict[str, Any] | None = None) -> None:
+        """After a turn was stored: its spoken audio (``audio_out``) and more ``internals`` keys (merged in)."""
+        with self.write() as conn:
+            row = conn.execute("SELECT internals FROM turns WHERE id = ?", [turn_id]).fetchone()
+            if row is None:
+                raise StoreError(f"no turn {turn_id}")
+            merged = {**(json.loads(row[0]) if row[0] else {}), **(internals or {})}
+            conn.execute("UPDATE turns SET audio_out = coalesce(?, audio_out), internals = ? WHERE id = ?",
+                         [audio_out, json.dumps(merged, ensure_ascii=False, sort_keys=True, default=str), turn_id])
 
     def next_turn_index(self, session_id: str) -> int:
         row = self.db.execute('SELECT max("index") FROM turns WHERE session_id = ?', [session_id]).fetchone()

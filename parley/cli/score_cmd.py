@@ -146,19 +146,22 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
                    "that have a goal, by system and condition.")
 @click.option("--dialogues", type=click.Path(dir_okay=False), default=None,
               help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from).")
+@click.option("--latency", is_flag=True,
+              help="Latency of the stored spoken turns per stage (end of speech → transcript → reply text → first "
+                   "audio): n, median, p90, mean, max.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG plot (matplotlib).")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
               help="Write a self-contained HTML report.")
-def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: str | None, as_json: bool,
-          plot: str | None, html_out: str | None) -> None:
+def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: str | None, latency: bool,
+          as_json: bool, plot: str | None, html_out: str | None) -> None:
     """Score the sessions and ratings of a database (nothing is written to it)."""
 
     from parley.engine.scoring import report
     from parley.store import StoreError, open_store
 
-    if not satisfaction and not multiwoz:
-        fail("say what to score: --satisfaction and/or --multiwoz")
+    if not satisfaction and not multiwoz and not latency:
+        fail("say what to score: --satisfaction, --multiwoz and/or --latency")
     path = resolve_db(db_path)
     if not path.exists():
         fail(f"{path}: no such database")
@@ -185,6 +188,8 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
             fail(f"{path}: no dialogue ratings to analyse")
         sat = analyse(rows, turns)
         result["satisfaction"] = sat.to_json()
+    if latency:
+        result["latency"] = _latency(store)
     if plot:
         fig = report.figure(result)
         fig.savefig(plot, dpi=110, bbox_inches="tight")
@@ -204,3 +209,14 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, dialogues: st
     if sat is not None:
         for table in report.satisfaction_tables(result["satisfaction"]):
             console.print(table)
+    if latency:
+        from parley.cli.audio_cmd import latency_rich_table
+
+        console.print(latency_rich_table(result["latency"]))
+
+
+def _latency(store: Any) -> dict[str, Any]:
+    """The latency table of the stored spoken turns (audio.latency)."""
+    from parley.audio.latency import latency_table
+
+    return latency_table(store)
