@@ -111,18 +111,24 @@ def reply_timings(spoken_in: SpokenInput | None, replied: float, spoken: Any) ->
 
 
 def format_timings(voice: dict[str, Any]) -> list[str]:
-    """The internals view's lines for a turn's voice latencies."""
-    parts = [f"{label} {voice[key]:.0f} ms" for key, label in STAGES if isinstance(voice.get(key), int | float)]
-    lines = ["voice: " + " · ".join(parts)] if parts else []
-    extra = []
-    if isinstance(voice.get("endpoint_ms"), int | float):
-        extra.append(f"silence waited {voice['endpoint_ms']:.0f} ms")
-    if isinstance(voice.get("asr_ms"), int | float):
-        extra.append(f"ASR {voice['asr_ms']:.0f} ms" + (" (speculative)" if voice.get("speculative") else ""))
-    if isinstance(voice.get("tts_first_ms"), int | float):
-        extra.append(f"first sentence synthesised in {voice['tts_first_ms']:.0f} ms")
+    """The internals view's lines for a turn's voice latencies (aligned with the other internals)."""
+    def ms(key: str) -> str | None:
+        v = voice.get(key)
+        return f"{v:.0f} ms" if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+    chain = [f"{label} {ms(key)}" for key, label in (("end_to_transcript_ms", "speech end → transcript"),
+                                                     ("transcript_to_reply_ms", "→ reply"),
+                                                     ("reply_to_audio_ms", "→ first audio")) if ms(key)]
+    if ms("end_to_audio_ms"):
+        chain.append(f"(total {ms('end_to_audio_ms')})")
+    parts = []
+    if ms("endpoint_ms"):
+        parts.append(f"silence waited {ms('endpoint_ms')}")
+    if ms("asr_ms"):
+        parts.append(f"ASR {ms('asr_ms')}" + (" (speculative)" if voice.get("speculative") else ""))
+    if ms("tts_first_ms"):
+        parts.append(f"first sentence synthesised in {ms('tts_first_ms')}")
     if voice.get("barge_in"):
-        extra.append(f"barge-in after {voice.get('played_s', 0):.1f} s")
-    if extra:
-        lines.append("       " + " · ".join(extra))
-    return lines
+        parts.append(f"barge-in after {voice.get('played_s', 0):.1f} s")
+    lines = [f"{'voice':<11}{' '.join(chain)}"] if chain else []
+    return lines + ([f"{'':<11}{' · '.join(parts)}"] if parts else [])

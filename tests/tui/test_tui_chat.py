@@ -174,51 +174,6 @@ async def test_failed_turn_is_shown_and_the_session_goes_on(tmp_path: Path) -> N
         assert "failed" in " ".join(notes(app))
 
 
-async def test_voice_key_without_microphone_shows_one_message(tmp_path: Path, monkeypatch: Any) -> None:
-    from parley.audio import devices
-
-    monkeypatch.setattr(devices, "check_input", lambda: devices.AudioStatus(
-        False, "No microphone (audio input device) was found; typed input keeps working.", (), ()))
-    app = make_app(tmp_path, "tui-fake")
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+t")
-        await settle(pilot)
-        assert notes(app)[-1].startswith("No microphone")
-        await say(pilot, "typing still works")
-        assert len(app.screen.query_one(ChatLog).system_views()) == 1
-
-
-async def test_voice_transcript_becomes_a_turn_with_audio(tmp_path: Path, monkeypatch: Any) -> None:
-    from parley.audio import asr, capture, devices
-
-    wav = tmp_path / "in.wav"
-    wav.write_bytes(b"")
-    monkeypatch.setattr(devices, "check_input", lambda: devices.AudioStatus(True, None, ("mic",), ()))
-
-    def fake_record(out_path, stop, on_level=None, max_seconds=30.0, vad=True):  # type: ignore[no-untyped-def]
-        for v in (0.1, 0.5, 0.9):
-            on_level(v)
-        return capture.Recording(str(wav), 1.5, 16000)
-
-    class FakeASR:
-        def transcribe(self, path):  # type: ignore[no-untyped-def]
-            return asr.Transcript(text=" a cheap place in the north ", segments=[], avg_logprob=-0.2,
-                                  audio_seconds=1.5, latency_ms=40.0, model="tiny.en")
-
-    monkeypatch.setattr(capture, "record_utterance", fake_record)
-    monkeypatch.setattr(asr, "get_asr", lambda model, progress=None: FakeASR())
-    app = make_app(tmp_path, "tui-fake")
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+t")
-        await settle(pilot)
-    store = open_store(tmp_path / "t.db")
-    user = [t for t in store.turns(store.sessions()[0].id) if t.role == "user"]
-    assert user[0].text == "a cheap place in the north" and user[0].audio_in == str(wav)
-    assert user[0].internals["input"]["asr"]["model"] == "tiny.en"
-
-
 async def test_rewriter_panel_applies_a_new_chain_from_the_next_turn(tmp_path: Path) -> None:
     from textual.widgets import Checkbox
 
@@ -380,35 +335,6 @@ async def test_unusable_database_exits_with_one_clear_line(tmp_path: Path) -> No
                 break
             await pilot.pause(0.05)
     assert app.return_code == 2
-
-
-async def test_speak_replies_toggle_speaks_each_reply_and_failures_do_not_stop_the_chat(
-        tmp_path: Path, monkeypatch: Any) -> None:
-    from parley.audio import tts
-
-    spoken: list[str] = []
-
-    def fake_speak(text, backend="piper", out_path=None):  # type: ignore[no-untyped-def]
-        spoken.append(text)
-        if len(spoken) > 1:
-            raise RuntimeError("no speakers")
-        return out_path
-
-    monkeypatch.setattr(tts, "speak", fake_speak)
-    app = make_app(tmp_path, "tui-fake")
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("f6")
-        assert app.settings.audio.speak_replies
-        await say(pilot, "one")
-        await say(pilot, "two")
-        await say(pilot, "three")
-        assert spoken == list(fakes.REPLIES[:3])
-        assert sum("Speaking replies failed" in n for n in notes(app)) == 1
-        assert len(app.screen.query_one(ChatLog).system_views()) == 3
-    from parley.engine.settings import load_settings
-
-    assert load_settings().audio.speak_replies
 
 
 async def test_typing_in_rating_mode_goes_back_to_the_prompt(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ queued: the tester may keep typing while the system answers, and turns run one a
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 from typing import Any
 
@@ -55,7 +54,7 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         self._busy = False
         self._ticket = 0
         self._system_count = 0
-        self.voice_stop = threading.Event()
+        self.voice_init()
 
     # -- layout ------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -120,9 +119,12 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         self.status.tester = app.tester
         self.refresh_bindings()
         self.load_system(app.system_spec)
+        self.warm_chain(self.chain)
+        if app.settings.audio.speak_replies:
+            self.warm_voice()
 
     def on_unmount(self) -> None:
-        self.voice_stop.set()
+        self.stop_voice()
 
     # -- systems and sessions ----------------------------------------------------------------------------
     def load_system(self, spec: str) -> None:
@@ -251,14 +253,15 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         event.input.clear()
         self.submit_turn(text)
 
-    def submit_turn(self, text: str, audio_in: str | None = None, info: dict[str, Any] | None = None) -> None:
-        """Show the user turn at once and queue it; turns run in order, one at a time."""
+    def submit_turn(self, text: str, audio_in: str | None = None, info: dict[str, Any] | None = None) -> int:
+        """Show the user turn at once and queue it; turns run in order, one at a time. Returns its ticket."""
         self._ticket += 1
         self.log_view.mount(UserTurnView(self._ticket, text, spoken=audio_in is not None))
         self._queue.append((self._ticket, text, audio_in, info))
         if self.session is None:
             self.status.activity = "turn queued until the system is loaded"
         self._pump()
+        return self._ticket
 
     def _pump(self) -> None:
         if self._busy or not self._queue or self.session is None or self.locked:
@@ -286,7 +289,7 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
             if ex.error:
                 self.notify(f"The system failed on this turn: {ex.error}", severity="error")
             elif ex.reply is not None:
-                self.maybe_speak(ex.reply.text)
+                self.maybe_speak(event.ticket, ex)
         elif ex.error:
             self.notify(f"Turn failed: {ex.error}", severity="error")
         self.refresh_bindings()
@@ -350,6 +353,7 @@ class ChatScreen(RatingMixin, VoiceMixin, Screen[None]):
         if self.session is not None:
             self.session.set_chain(chain)
         self.status.rewriters = chain.name
+        self.warm_chain(chain)
         msg = f"Rewriters from the next turn: {chain.name}"
         self.log_view.add_note(f"── {msg} ──")
         self.notify(msg)
