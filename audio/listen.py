@@ -41,10 +41,15 @@ class Heard:
     transcribed: float
     speculative: bool
 
+    @property
+    def ready(self) -> float:
+        """When the turn could go on: the end was decided and the transcript was there."""
+        return max(self.endpoint, self.transcribed)
+
     def timings(self) -> dict[str, float]:
-        """Stage latencies in milliseconds: end of speech → end-point decision and → transcript."""
+        """Stage latencies in milliseconds: end of speech → end-point decision, → transcript ready for the turn."""
         return {"endpoint_ms": round((self.endpoint - self.speech_end) * 1000, 1),
-                "end_to_transcript_ms": round((self.transcribed - self.speech_end) * 1000, 1),
+                "end_to_transcript_ms": round((self.ready - self.speech_end) * 1000, 1),
                 "asr_ms": float(getattr(self.transcript, "latency_ms", 0.0)),
                 "speech_s": round(self.audio.size / SAMPLE_RATE, 3)}
 

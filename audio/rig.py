@@ -11,8 +11,9 @@ plugin, exactly as a desktop microphone would be:
   2 s blocks and would delay the first reply by up to 2 s).
 
 Needs the Debian packages ``pulseaudio``, ``pulseaudio-utils`` (pacat) and ``libasound2-plugins`` (the ALSA
-pulse plugin); ``./setup.sh test`` installs them. :func:`missing` says what is absent. By hand:
-``python -m parley.audio.rig`` (see :mod:`parley.audio.rig_cli`).
+pulse plugin); ``./setup.sh test`` installs them. :func:`missing` says what is absent. By hand,
+``python -m parley.audio.rig`` starts a rig, prints the environment for parley, and speaks every WAV path (or
+sentence, synthesised with piper) typed at it.
 
 A client process needs :attr:`Rig.env` in its environment before PortAudio starts; a process that already
 imported sounddevice calls :func:`parley.audio.devices.rescan` after changing its environment.
@@ -26,6 +27,7 @@ import os
 import queue
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -38,7 +40,7 @@ from parley.errors import ParleyError
 MIC_RATE = 16000
 SPEAKER_RATE = 22050
 BLOCK_S = 0.02
-LEAD_S = 0.04  # how far the feeder writes ahead of the wall clock
+LEAD_S = 0.5  # how far the feeder writes ahead of the wall clock: rides out stalls of a busy machine
 ALSA_TOP = Path("/usr/share/alsa/alsa.conf")
 _PLUGIN_DIRS = ("/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib", "/usr/lib/alsa-lib",
                 "/usr/lib64/alsa-lib")
@@ -96,14 +98,15 @@ class Rig:
         self.dir = _short_dir()
         self.socket = self.dir / "native"
         self.env = {"PULSE_SERVER": f"unix:{self.socket}", "ALSA_CONFIG_PATH": f"{ALSA_TOP}:{self.dir / 'asound.conf'}"}
-        self._rng = np.random.default_rng(seed)
+        self.seed = seed
         self._procs: list[subprocess.Popen[bytes]] = []
-        self._speech: queue.Queue[tuple[np.ndarray, threading.Event, list[float]]] = queue.Queue()
+        self._pending: queue.Queue[tuple[threading.Event, list[float]]] = queue.Queue()
+        self._said = 0
+        self._say_lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._heard: list[np.ndarray] = []
-        self._heard_t0: float | None = None
-        self._heard_lock = threading.Lock()
+        self.mic_tape = _Tape(MIC_RATE)        # what parley's microphone hears (the mic sink's monitor)
+        self.speaker_tape = _Tape(SPEAKER_RATE)  # what parley played
 
     # -- life cycle ------------------------------------------------------------------------------------
     def start(self, timeout: float = 15.0) -> Rig:
@@ -131,13 +134,17 @@ class Rig:
                 tail = (self.dir / "pulseaudio.log").read_text(errors="replace").strip().splitlines()[-1:]
                 raise RigError(f"the PulseAudio rig did not start ({' '.join(tail) or 'no output'})")
             time.sleep(0.05)
-        self._start_thread(self._feed, "rig-mic")
-        self._start_thread(self._record, "rig-speaker")
-        while self._heard_t0 is None:  # an idle null sink wakes up within its 2 s block
+        for tape, device in ((self.mic_tape, "parley_mic.monitor"), (self.speaker_tape, "parley_speaker.monitor")):
+            proc = _pacat(self._client_env(), self._procs, "--record", f"--device={device}",
+                          f"--rate={tape.rate}", "--client-name=parley-rig-tape")
+            self._start_thread(lambda proc=proc, tape=tape: tape.record(proc, self._stop), "rig-tape")
+        # an idle null sink sleeps in 2 s blocks: wait until both run, or the feeder would queue up that stall
+        while self.speaker_tape.t0 is None or self.mic_tape.t0 is None:
             if time.monotonic() > deadline + 5.0:
                 self.stop()
-                raise RigError("the rig's speaker sink delivered no audio")
+                raise RigError("the rig's sinks delivered no audio")
             time.sleep(0.02)
+        self._start_feeder()
         return self
 
     def __enter__(self) -> Rig:
@@ -168,114 +175,62 @@ class Rig:
         t.start()
         self._threads.append(t)
 
-    def _pacat(self, *args: str) -> subprocess.Popen[bytes]:
-        """A pacat client, returned once its stream is connected (its verbose output is drained)."""
-        env = {**os.environ, **self.env, "HOME": str(self.dir / "home")}
-        p = subprocess.Popen(["pacat", "-v", "--raw", "--format=s16le", "--channels=1", "--latency-msec=20", *args],
-                             env=env, stdin=subprocess.PIPE if "--playback" in args else subprocess.DEVNULL,
-                             stdout=subprocess.PIPE if "--record" in args else subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
-        self._procs.append(p)
-        ready = threading.Event()
-
-        def drain() -> None:
-            assert p.stderr is not None
-            seen = b""
-            while chunk := p.stderr.read1(4096):  # type: ignore[attr-defined]
-                if not ready.is_set():
-                    seen += chunk
-                    if b"Connected to device" in seen:
-                        ready.set()
-            ready.set()
-
-        self._start_thread(drain, "rig-pacat-log")
-        ready.wait(10)
-        return p
+    def _client_env(self) -> dict[str, str]:
+        return {**os.environ, **self.env, "HOME": str(self.dir / "home")}
 
     # -- the microphone --------------------------------------------------------------------------------
     def say(self, audio: str | os.PathLike[str] | np.ndarray, *, wait: bool = True,
             timeout: float = 120.0) -> float:
         """Speak ``audio`` (a WAV path or 16 kHz float samples) into the microphone, over the background
         noise. With ``wait`` returns once the last sample has been handed to the server: the monotonic time at
-        which it is due in the sink (the end of speech); without, returns at once (0.0)."""
+        which the microphone heard it (the end of speech: found on the microphone's monitor by cross-correlation);
+        without, returns at once (0.0)."""
         samples = _load_16k(audio)
         done, when = threading.Event(), [0.0]
-        self._speech.put((samples, done, when))
+        with self._say_lock:
+            self._said += 1
+            raw = self.dir / f"say-{self._said}.f32"
+            samples.astype("<f4").tofile(raw)
+            self._pending.put((done, when))
+            feeder = self._feeder
+            assert feeder.stdin is not None
+            feeder.stdin.write(f"{raw}\n".encode())
+            feeder.stdin.flush()
         if not wait:
             return 0.0
         if not done.wait(timeout + samples.size / MIC_RATE):
             raise RigError("the rig's microphone stopped feeding")
-        return when[0]
+        deadline = time.monotonic() + 5.0  # the feeder's estimate, then what the microphone really heard
+        while time.monotonic() < when[0] + LEAD_S + 0.3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        heard = self.mic_tape.end_of(samples, when[0])
+        return heard if heard is not None else when[0]
 
-    def _noise(self, n: int) -> np.ndarray:
-        if self.noise_dbfs is None:
-            return np.zeros(n, dtype=np.float32)
-        rms = 10.0 ** (self.noise_dbfs / 20.0)
-        return (self._rng.standard_normal(n) * rms).astype(np.float32)
+    def _start_feeder(self) -> None:
+        """The microphone's feeder runs in its own process, so a busy test process cannot starve it."""
+        noise = -200.0 if self.noise_dbfs is None else self.noise_dbfs  # -200 dBFS: digital silence
+        args = [sys.executable, "-m", "parley.audio.rig", "--feed", f"--seed={self.seed}", f"--noise-dbfs={noise}"]
+        self._feeder = subprocess.Popen(args, env=self._client_env(), stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self._procs.append(self._feeder)
+        assert self._feeder.stdout is not None
+        if self._feeder.stdout.readline().strip() != b"ready":
+            raise RigError("the rig's microphone feeder did not start")
 
-    def _feed(self) -> None:
-        proc = self._pacat("--playback", "--device=parley_mic", f"--rate={MIC_RATE}",
-                           "--client-name=parley-rig-mic")
-        assert proc.stdin is not None
-        with contextlib.suppress(OSError, AttributeError):  # keep little audio in flight (Linux)
-            fcntl.fcntl(proc.stdin.fileno(), fcntl.F_SETPIPE_SZ, 4096)
-        block = int(MIC_RATE * BLOCK_S)
-        current: tuple[np.ndarray, threading.Event, list[float]] | None = None
-        pos = 0
-        written = 0
-        t0 = time.monotonic()
-        try:
-            while not self._stop.is_set():
-                due = (time.monotonic() - t0 + LEAD_S) * MIC_RATE
-                if written > due:
-                    time.sleep(min(BLOCK_S, (written - due) / MIC_RATE))
-                    continue
-                if written + block < due - 4 * block:  # we fell behind (the server stalled): re-anchor the clock
-                    t0 = time.monotonic() + LEAD_S - written / MIC_RATE
-                chunk = self._noise(block)
-                if current is None:
-                    with contextlib.suppress(queue.Empty):
-                        current, pos = self._speech.get_nowait(), 0
-                if current is not None:
-                    part = current[0][pos:pos + block]
-                    chunk[:part.size] += part
-                    pos += part.size
-                    if pos >= current[0].size:
-                        current[2][0] = t0 + (written + part.size) / MIC_RATE
-                        current[1].set()
-                        current = None
-                pcm = (np.clip(chunk, -1.0, 1.0) * 32767).astype("<i2").tobytes()
-                proc.stdin.write(pcm)
-                proc.stdin.flush()
-                written += block
-        except (BrokenPipeError, OSError, ValueError):
-            return
+        def replies() -> None:
+            assert self._feeder.stdout is not None
+            for line in self._feeder.stdout:
+                done, when = self._pending.get()
+                when[0] = float(line)
+                done.set()
+
+        self._start_thread(replies, "rig-mic-replies")
 
     # -- the speaker -----------------------------------------------------------------------------------
-    def _record(self) -> None:
-        proc = self._pacat("--record", "--device=parley_speaker.monitor", f"--rate={SPEAKER_RATE}",
-                           "--client-name=parley-rig-speaker")
-        assert proc.stdout is not None
-        nbytes = int(SPEAKER_RATE * BLOCK_S) * 2
-        while not self._stop.is_set():
-            data = proc.stdout.read(nbytes)
-            if not data:
-                return
-            now = time.monotonic()
-            samples = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
-            with self._heard_lock:
-                if self._heard_t0 is None:
-                    self._heard_t0 = now - samples.size / SPEAKER_RATE
-                self._heard.append(samples)
-
     def heard(self, since: float | None = None) -> tuple[np.ndarray, float]:
         """What the speaker played (22.05 kHz float) from monotonic time ``since`` (default: the start), and the
         monotonic time of its first sample."""
-        with self._heard_lock:
-            audio = np.concatenate(self._heard) if self._heard else np.zeros(0, dtype=np.float32)
-            t0 = self._heard_t0 if self._heard_t0 is not None else time.monotonic()
-        skip = 0 if since is None else min(audio.size, max(0, int((since - t0) * SPEAKER_RATE)))
-        return audio[skip:], t0 + skip / SPEAKER_RATE
+        return self.speaker_tape.audio(since)
 
     def first_sound_after(self, since: float, threshold: float = 0.01) -> float | None:
         """Monotonic time of the first sample above ``threshold`` the speaker played after ``since``."""
@@ -284,34 +239,180 @@ class Rig:
         return None if loud.size == 0 else t0 + float(loud[0]) / SPEAKER_RATE
 
 
-def pink_noise(n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` samples of pink (1/f) noise with unit RMS — closer to a room than white noise."""
-    spectrum = np.fft.rfft(rng.standard_normal(n))
-    freqs = np.arange(spectrum.size, dtype=np.float64)
-    freqs[0] = 1.0
-    noise = np.fft.irfft(spectrum / np.sqrt(freqs), n)
-    return (noise / (np.sqrt(np.mean(noise ** 2)) or 1.0)).astype(np.float32)
+class _Tape:
+    """A monitor source recorded with a clock: sample ``i`` was heard at ``t0 + i / rate``.
+
+    ``t0`` is the earliest anchor any chunk allows (arrival time minus the samples before it), so a reader thread
+    that is late now and then does not move the clock."""
+
+    def __init__(self, rate: int) -> None:
+        self.rate = rate
+        self.t0: float | None = None
+        self._chunks: list[np.ndarray] = []
+        self._n = 0
+        self._lock = threading.Lock()
+
+    def record(self, proc: subprocess.Popen[bytes], stop: threading.Event) -> None:
+        assert proc.stdout is not None
+        nbytes = int(self.rate * BLOCK_S) * 2
+        while not stop.is_set():
+            data = proc.stdout.read(nbytes)
+            if not data:
+                return
+            now = time.monotonic()
+            samples = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
+            with self._lock:
+                self._chunks.append(samples)
+                self._n += samples.size
+                anchor = now - self._n / self.rate
+                self.t0 = anchor if self.t0 is None else min(self.t0, anchor)
+
+    def audio(self, since: float | None = None) -> tuple[np.ndarray, float]:
+        """The tape from monotonic time ``since`` (default: its start), and the time of its first sample."""
+        with self._lock:
+            if len(self._chunks) > 1:
+                self._chunks = [np.concatenate(self._chunks)]
+            audio = self._chunks[0] if self._chunks else np.zeros(0, dtype=np.float32)
+            t0 = self.t0 if self.t0 is not None else time.monotonic()
+        skip = 0 if since is None else min(audio.size, max(0, int((since - t0) * self.rate)))
+        return audio[skip:], t0 + skip / self.rate
+
+    def end_of(self, said: np.ndarray, near: float, slack: float = 1.0) -> float | None:
+        """Where the tape heard ``said`` end (monotonic time), within ``slack`` of ``near``: the best match of its
+        last second by cross-correlation. None when the tape does not reach that far yet."""
+        from scipy.signal import correlate
+
+        tail = said[-self.rate:]
+        audio, t0 = self.audio(near - tail.size / self.rate - slack)
+        audio = audio[:tail.size + int(2 * slack * self.rate)]
+        if audio.size < tail.size:
+            return None
+        score = correlate(audio, tail, mode="valid", method="fft")
+        return t0 + (int(np.argmax(score)) + tail.size) / self.rate
 
 
-def make_utterance(text: str, path: str | os.PathLike[str], *, snr_db: float | None = 15.0, lead_s: float = 0.4,
-                   tail_s: float = 0.4, seed: int = 0, tts: str = "piper") -> str:
-    """Synthesise ``text`` (the bundled piper voice, deterministic) as a 16 kHz WAV with ``lead_s``/``tail_s`` of
-    room before and after, and pink background noise at ``snr_db`` under the whole file: a spoken test turn."""
-    from parley.audio.asr import resample
-    from parley.audio.capture import write_wav
-    from parley.audio.tts import get_tts
+def _pacat(env: dict[str, str], procs: list[subprocess.Popen[bytes]], *args: str) -> subprocess.Popen[bytes]:
+    """A pacat client, returned once its stream is connected (its verbose output is drained by a thread)."""
+    p = subprocess.Popen(["pacat", "-v", "--raw", "--format=s16le", "--channels=1", "--latency-msec=20", *args],
+                         env=env, stdin=subprocess.PIPE if "--playback" in args else subprocess.DEVNULL,
+                         stdout=subprocess.PIPE if "--record" in args else subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    procs.append(p)
+    ready = threading.Event()
 
-    voice = get_tts(tts, deterministic=True)
-    speech, sr = voice.synthesize(text)
-    speech = resample(speech, sr, MIC_RATE) * 0.5
-    audio = np.concatenate([np.zeros(int(lead_s * MIC_RATE)), speech, np.zeros(int(tail_s * MIC_RATE))])
-    if snr_db is not None:
-        power = float(np.mean(speech.astype(np.float64) ** 2))
-        audio = audio + pink_noise(audio.size, np.random.default_rng(seed)) * np.sqrt(power / 10 ** (snr_db / 10))
-    return write_wav(Path(path), audio.astype(np.float32), MIC_RATE)
+    def drain() -> None:
+        assert p.stderr is not None
+        seen = b""
+        while chunk := p.stderr.read1(4096):  # type: ignore[attr-defined]
+            if not ready.is_set():
+                seen += chunk
+                if b"Connected to device" in seen:
+                    ready.set()
+        ready.set()
+
+    threading.Thread(target=drain, name="rig-pacat-log", daemon=True).start()
+    ready.wait(10)
+    return p
+
+
+def _feed(noise_dbfs: float | None, seed: int) -> int:
+    """The feeder process (``python -m parley.audio.rig --feed``): room noise into the microphone sink, paced by
+    the wall clock, with the speech of every raw float32 file named on stdin mixed in; prints, per file, the
+    monotonic time its last sample is due in the sink (CLOCK_MONOTONIC is shared by all processes)."""
+    procs: list[subprocess.Popen[bytes]] = []
+    proc = _pacat(dict(os.environ), procs, "--playback", "--device=parley_mic", f"--rate={MIC_RATE}",
+                  "--client-name=parley-rig-mic")
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError, AttributeError):  # keep little audio in flight (Linux)
+        fcntl.fcntl(proc.stdin.fileno(), fcntl.F_SETPIPE_SZ, 32768)
+    requests: queue.Queue[str | None] = queue.Queue()
+
+    def read_requests() -> None:
+        for line in sys.stdin:
+            requests.put(line.strip())
+        requests.put(None)
+
+    threading.Thread(target=read_requests, daemon=True).start()
+    rng = np.random.default_rng(seed)
+    rms = 0.0 if noise_dbfs is None else 10.0 ** (noise_dbfs / 20.0)
+    block = int(MIC_RATE * BLOCK_S)
+    current: np.ndarray | None = None
+    pos = written = 0
+    print("ready", flush=True)
+    t0 = time.monotonic()
+    try:
+        while True:
+            due = (time.monotonic() - t0 + LEAD_S) * MIC_RATE
+            if written > due:
+                time.sleep(min(BLOCK_S, (written - due) / MIC_RATE))
+                continue
+            if written + block < due - 4 * block:  # we fell behind (a stall): re-anchor the clock
+                t0 = time.monotonic() + LEAD_S - written / MIC_RATE
+            chunk = (rng.standard_normal(block) * rms).astype(np.float32)
+            if current is None and not requests.empty():
+                name = requests.get()
+                if name is None:
+                    return 0
+                current, pos = np.fromfile(name, dtype="<f4"), 0
+            if current is not None:
+                part = current[pos:pos + block]
+                chunk[:part.size] += part
+                pos += part.size
+                if pos >= current.size:
+                    print(f"{t0 + (written + part.size) / MIC_RATE:.6f}", flush=True)
+                    current = None
+            proc.stdin.write((np.clip(chunk, -1.0, 1.0) * 32767).astype("<i2").tobytes())
+            proc.stdin.flush()
+            written += block
+    except (BrokenPipeError, OSError, ValueError, KeyboardInterrupt):
+        return 0
+    finally:
+        for p in procs:
+            p.terminate()
 
 
 def _load_16k(audio: str | os.PathLike[str] | np.ndarray) -> np.ndarray:
     from parley.audio.asr import load_audio
 
     return load_audio(audio, MIC_RATE)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m parley.audio.rig``: a rig for trying voice mode by hand (see the module doc)."""
+    import argparse
+    import shlex
+
+    ap = argparse.ArgumentParser(prog="python -m parley.audio.rig", description=main.__doc__)
+    ap.add_argument("--noise-dbfs", type=float, default=-50.0, help="room noise level (default -50 dBFS)")
+    ap.add_argument("--env-file", default=None, help="also write the environment as shell exports here")
+    ap.add_argument("--seed", type=int, default=0, help="noise seed")
+    ap.add_argument("--feed", action="store_true", help=argparse.SUPPRESS)  # the rig's own feeder process
+    args = ap.parse_args(argv)
+    if args.feed:
+        return _feed(args.noise_dbfs, args.seed)
+    lacking = missing()
+    if lacking:
+        print(f"parley: error: the rig needs the Debian packages {' '.join(lacking)}", file=sys.stderr)
+        return 2
+    with Rig(noise_dbfs=args.noise_dbfs) as rig:
+        exports = "export " + " ".join(f"{k}={shlex.quote(v)}" for k, v in rig.env.items())
+        if args.env_file:
+            Path(args.env_file).write_text(exports + "\n", encoding="utf-8")
+        print(f"rig running. In another terminal:\n  {exports}\n  parley        # ctrl+t: voice mode\n"
+              "Type a WAV path or a sentence and press enter to speak it; ctrl+d ends the rig.", flush=True)
+        for line in sys.stdin:
+            text = line.strip()
+            if not text:
+                continue
+            path = Path(text).expanduser()
+            if not path.is_file():
+                path = rig.dir / "said.wav"
+                from parley.audio.utterances import make_utterance
+
+                make_utterance(text, path, snr_db=None, lead_s=0.0, tail_s=0.0)
+            print(f"said it; speech ended at {rig.say(path):.3f} (monotonic)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -5,8 +5,9 @@ deterministic) → the session (rewriters, system; the recording is stored as th
 the reply spoken sentence by sentence (:mod:`parley.audio.speaker`) and saved as the system turn's
 ``audio_out`` → the stage latencies stored in the system turn's ``internals["voice"]``:
 
-- ``end_to_transcript_ms``: end of speech → transcript (includes waiting for the end-of-turn silence, minus
-  what speculative transcription saved; ``endpoint_ms`` is the silence waited, ``asr_ms`` the recogniser's time)
+- ``end_to_transcript_ms``: end of speech → transcript ready for the turn: the later of the end-of-turn decision
+  (``endpoint_ms``, the silence waited) and the transcript (``asr_ms`` of recogniser time, which starts during
+  that silence when ``speculative``)
 - ``transcript_to_reply_ms``: transcript → reply text (rewriters, system, storing the turns)
 - ``reply_to_audio_ms``: reply text → first audio sample at the output (``tts_first_ms`` of it is synthesis)
 - ``end_to_audio_ms``: end of speech → first audio sample, the turn-taking gap the tester hears.
@@ -71,7 +72,7 @@ def from_heard(heard: Any) -> SpokenInput:
     info = {"asr": tr.to_json(), "recording": {"seconds": round(heard.audio.size / SAMPLE_RATE, 3),
                                                "sample_rate": SAMPLE_RATE},
             "voice": {**heard.timings(), "speculative": heard.speculative, "source": "microphone"}}
-    return SpokenInput(tr.text.strip(), path, info, heard.speech_end, heard.transcribed)
+    return SpokenInput(tr.text.strip(), path, info, heard.speech_end, heard.ready)
 
 
 def from_file(path: str, transcribe: Callable[[np.ndarray], Any]) -> SpokenInput:

@@ -28,7 +28,7 @@ def speech(text: str) -> np.ndarray:
 
 def noise(seconds: float, dbfs: float = -45.0, seed: int = 0) -> np.ndarray:
     """Pink room noise at ``dbfs`` RMS."""
-    from parley.audio.rig import pink_noise
+    from parley.audio.utterances import pink_noise
 
     n = int(seconds * 16000)
     return pink_noise(n, np.random.default_rng(seed)) * np.float32(10 ** (dbfs / 20))
@@ -36,7 +36,7 @@ def noise(seconds: float, dbfs: float = -45.0, seed: int = 0) -> np.ndarray:
 
 def restaurant_wavs(folder: Path, snr_db: float = 15.0) -> list[Path]:
     """The three turns as WAV files ``01.wav``..``03.wav`` in ``folder`` (made once per folder)."""
-    from parley.audio.rig import make_utterance
+    from parley.audio.utterances import make_utterance
 
     folder.mkdir(parents=True, exist_ok=True)
     out = []

@@ -31,7 +31,7 @@ def install_stream(monkeypatch: pytest.MonkeyPatch, signal: np.ndarray, realtime
     mod.query_devices = lambda device=None, kind=None: [mic] if kind is None else mic  # type: ignore[attr-defined]
 
     class InputStream:
-        def __init__(self, samplerate, channels, dtype, blocksize, callback, device=None):  # type: ignore[no-untyped-def]
+        def __init__(self, samplerate, channels, dtype, blocksize, callback, device=None, latency=None):  # type: ignore[no-untyped-def]
             if fail_open:
                 raise RuntimeError("device busy")
             seen.update(samplerate=samplerate, channels=channels, dtype=dtype)

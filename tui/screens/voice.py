@@ -143,7 +143,9 @@ class VoiceMixin:
                     chat.post_message(M.Level(level_of(block)))
                     heard = listener.feed(t, block)
                     for h in heard:
-                        chat.post_message(VoiceHeard(from_heard(h)))
+                        spoken = from_heard(h)
+                        spoken.info["recording"]["overflows"] = mic.overflows  # audio lost so far (busy machine)
+                        chat.post_message(VoiceHeard(spoken))
                     if heard and one_shot:
                         return
                 for h in listener.flush():  # the voice key ended voice mode mid-utterance: keep it
