@@ -17,7 +17,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Rewriters", "toggle impoliteness, disfluency, word perturbation, ASR noise; set their parameters",
      "rewriters"),
     ("Load model", "pick a registered system, a recent one, or a model folder / hub id", "load_model"),
-    ("Voice input", "push-to-talk: start/stop recording a user turn", "voice"),
+    ("Voice mode", "hands-free spoken turns with spoken replies and barge-in (start/stop)", "voice"),
     ("Toggle speak replies", "speak every system reply aloud (settings.audio.speak_replies)", "toggle_speak"),
     ("Scores", "satisfaction statistics and MultiWOZ metrics of the open database, with charts", "app.scores"),
     ("Change tester", "set the tester / rater name kept in settings", "app.change_tester"),
