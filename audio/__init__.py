@@ -1,4 +1,5 @@
-"""Speech in and out, offline: microphone capture, VAD end-pointing, Whisper ASR, TTS, spoken replies, the real
+"""Speech in and out, offline: microphone capture, VAD end-pointing, Whisper ASR, TTS, spoken replies, the
+real
 TTS→ASR channel and a loopback audio rig.
 
 - :mod:`audio.devices` — is PortAudio there, which input/output devices exist (never raises); rescan.
@@ -10,10 +11,12 @@ TTS→ASR channel and a loopback audio rig.
 - :mod:`audio.tts` — piper voice en_US joe medium (default), espeak-ng fallback, Coqui TTS optional; playback.
 - :mod:`audio.voices` — the three synthesiser backends behind :func:`audio.tts.get_tts`.
 - :mod:`audio.speaker` — replies spoken sentence by sentence as they are made, with barge-in.
-- :mod:`audio.voice` — the spoken-turn path shared by the TUI and ``parley chat --audio-script``; stage latencies.
+- :mod:`audio.voice` — the spoken-turn path shared by the TUI and ``parley chat --audio-script``; stage
+latencies.
 - :mod:`audio.latency` — the latency table of stored spoken turns (``parley score --latency``).
 - :mod:`audio.channel` — the ``asr-real`` rewriter: synthesise → optional noise/speed → transcribe.
-- :mod:`audio.rig` — a loopback microphone and speaker through PulseAudio, for tests and for trying voice mode.
+- :mod:`audio.rig` — a loopback microphone and speaker through PulseAudio, for tests and for trying voice
+mode.
 - :mod:`audio.utterances` — spoken test turns: piper speech over room noise.
 - :mod:`audio.models` — where the bundled model files are (found with importlib, never downloaded).
 - :mod:`audio.wer` — word error rate with Whisper's English normalisation (jiwer + whisper-normalizer).

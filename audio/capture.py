@@ -56,9 +56,11 @@ def turn_audio_path(session_id: object, turn_index: int, kind: str = "user") -> 
 
 
 class MicStream:
-    """The microphone as an iterator of ``(t, block)``; use ``with MicStream() as mic: for t, b in mic.blocks(stop)``.
+    """The microphone as an iterator of ``(t, block)``; use ``with MicStream() as mic: for t, b in
+    mic.blocks(stop)``.
 
-    Raises :class:`AudioUnavailable` (one sentence) when there is no PortAudio, no microphone, or the device fails.
+    Raises :class:`AudioUnavailable` (one sentence) when there is no PortAudio, no microphone, or the device
+    fails.
     """
 
     def __init__(self, *, device: Any = None, block_s: float = BLOCK_S) -> None:
@@ -82,10 +84,12 @@ class MicStream:
             self._q.put((now - _age(time_info, frames), block))
 
         try:
-            # small blocks, a 0.5 s buffer: a callback that comes late on a busy machine loses no audio (measured on
+            # small blocks, a 0.5 s buffer: a callback that comes late on a busy machine loses no audio
+            # (measured on
             # the rig: the buffer adds no delay, blocks are handed over as soon as they are complete)
-            self._stream = sd.InputStream(samplerate=SAMPLE_RATE, channels=1, dtype="float32", blocksize=self.block,
-                                          callback=callback, device=self.device, latency=0.5)
+            self._stream = sd.InputStream(samplerate=SAMPLE_RATE, channels=1, dtype="float32",
+                                          blocksize=self.block, callback=callback, device=self.device,
+                                          latency=0.5)
             self._stream.start()
         except Exception as e:
             self._stream = None
@@ -119,8 +123,10 @@ def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[f
                      max_seconds: float = 30.0, vad: bool = True, end_silence_s: float = 0.5) -> Recording:
     """Record one user turn to ``out_path`` (16 kHz mono 16-bit WAV) and return it.
 
-    Stops when ``stop`` is set, when speech has ended (``vad``: ``end_silence_s`` after the last voiced window),
-    or after ``max_seconds``. Raises :class:`AudioUnavailable` with one clear sentence when there is no PortAudio
+    Stops when ``stop`` is set, when speech has ended (``vad``: ``end_silence_s`` after the last voiced
+    window),
+    or after ``max_seconds``. Raises :class:`AudioUnavailable` with one clear sentence when there is no
+    PortAudio
     or no microphone, or when the device fails while recording.
     """
     from parley.audio.vad import EndPointer, SileroStream
@@ -140,7 +146,8 @@ def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[f
                         on_level(level_of(block))
                     except Exception:  # a broken meter must not stop the recording
                         on_level = None
-                if vad_stream is not None and any(e.kind == "end" for e in endpointer.push(vad_stream(block))):
+                if vad_stream is not None and any(e.kind == "end"
+                                                  for e in endpointer.push(vad_stream(block))):
                     break
                 if total >= limit:
                     break
@@ -164,7 +171,8 @@ def write_wav(path: str | Path, audio: np.ndarray, sample_rate: int = SAMPLE_RAT
 
 
 def _age(time_info: Any, frames: int) -> float:
-    """How long ago a block's first sample was captured: PortAudio's ADC time when the host API gives a sane one
+    """How long ago a block's first sample was captured: PortAudio's ADC time when the host API gives a sane
+    one
     (steady under load), else the block's own length."""
     try:
         age = float(time_info.currentTime - time_info.inputBufferAdcTime)

@@ -31,7 +31,8 @@ def latency_table(store: Any) -> dict[str, Any]:
         row: dict[str, Any] = {"stage": key, "label": label.strip(), "part": label.startswith(" "),
                                "n": int(values.size)}
         if values.size:
-            row.update(median=round(float(np.median(values)), 1), p90=round(float(np.percentile(values, 90)), 1),
+            row.update(median=round(float(np.median(values)), 1),
+                       p90=round(float(np.percentile(values, 90)), 1),
                        mean=round(float(values.mean()), 1), max=round(float(values.max()), 1))
         rows.append(row)
     return {"turns": len(voices), "by_source": by_source, "stages": rows}

@@ -5,7 +5,8 @@ returns a :class:`Heard` for every utterance: its audio (speech plus ``pre_roll_
 after), when speech started and ended (monotonic seconds, from the block times), when the end was decided, and
 its transcript.
 
-End-pointing is Silero VAD (:mod:`parley.audio.vad`): an utterance ends ``end_silence_s`` after the last voiced
+End-pointing is Silero VAD (:mod:`parley.audio.vad`): an utterance ends ``end_silence_s`` after the last
+voiced
 window. Transcription does not wait for that silence: as soon as ``post_roll_s`` of quiet has been heard, the
 utterance's audio is final unless the speaker resumes, so it is transcribed at once in a background thread
 (*speculatively*); if speech resumes the result is dropped. The audio transcribed is the same either way, so
@@ -47,7 +48,7 @@ class Heard:
         return max(self.endpoint, self.transcribed)
 
     def timings(self) -> dict[str, float]:
-        """Stage latencies in milliseconds: end of speech → end-point decision, → transcript ready for the turn."""
+        """Stage latencies (ms): end of speech → end-point decision, and → transcript ready for the turn."""
         return {"endpoint_ms": round((self.endpoint - self.speech_end) * 1000, 1),
                 "end_to_transcript_ms": round((self.ready - self.speech_end) * 1000, 1),
                 "asr_ms": float(getattr(self.transcript, "latency_ms", 0.0)),
@@ -86,7 +87,7 @@ class Listener:
         return t + (sample - base) / SAMPLE_RATE
 
     def feed(self, t: float, block: np.ndarray) -> list[Heard]:
-        """Take one block whose first sample was captured at monotonic time ``t``; return finished utterances."""
+        """Take a block whose first sample was captured at monotonic time ``t``; return ended utterances."""
         block = np.asarray(block, dtype=np.float32).reshape(-1)
         self._clock = (self._seen, t)
         self._buf = np.concatenate([self._buf, block])
@@ -150,7 +151,8 @@ class Listener:
         else:
             transcript, done = self._pool.submit(self._timed, audio).result()
         heard = Heard(audio=audio, transcript=transcript, speech_start=self.time_of(start),
-                      speech_end=self.time_of(end), endpoint=endpoint, transcribed=done, speculative=speculative)
+                      speech_end=self.time_of(end), endpoint=endpoint, transcribed=done,
+                      speculative=speculative)
         self._start = self._pause = None
         self._trim(end + self.post_roll)
         return heard
@@ -174,5 +176,6 @@ def speech_span(audio: np.ndarray, *, pre_roll_s: float = 0.3, post_roll_s: floa
     if not starts:
         return audio
     end = ep.last_voiced
-    a, b = max(0, starts[0] - int(pre_roll_s * SAMPLE_RATE)), min(audio.size, end + int(post_roll_s * SAMPLE_RATE))
+    a = max(0, starts[0] - int(pre_roll_s * SAMPLE_RATE))
+    b = min(audio.size, end + int(post_roll_s * SAMPLE_RATE))
     return audio[a:b].copy()

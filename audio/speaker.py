@@ -46,8 +46,10 @@ class SpokenReply:
         first = self.first_audio if self.first_audio is not None else self.first_ready
         out: dict[str, Any] = {
             "reply_to_audio_ms": None if first is None else round((first - self.started) * 1000, 1),
-            "tts_first_ms": None if self.first_ready is None else round((self.first_ready - self.started) * 1000, 1),
-            "reply_s": round(self.seconds, 3), "played_s": round(self.played_s, 3), "sentences": self.sentences,
+            "tts_first_ms": None if self.first_ready is None
+            else round((self.first_ready - self.started) * 1000, 1),
+            "reply_s": round(self.seconds, 3), "played_s": round(self.played_s, 3),
+            "sentences": self.sentences,
             "played": self.played, "barge_in": self.interrupted, "tts": self.backend}
         if self.error:
             out["error"] = self.error
@@ -163,10 +165,12 @@ def speak_reply(tts: Any, text: str, out_path: str | None, *, stop: threading.Ev
             path = write_wav(out_path, audio, sample_rate)
         except Exception as e:  # noqa: BLE001
             error = error or f"could not save {out_path}: {e}"
-    return SpokenReply(path=path, seconds=audio.size / sample_rate if sample_rate else 0.0, sentences=len(pieces),
+    return SpokenReply(path=path, seconds=audio.size / sample_rate if sample_rate else 0.0,
+                       sentences=len(pieces),
                        started=started, first_ready=first_ready,
                        first_audio=player.first_audio if player else None,
                        played_s=(player.played / sample_rate) if player else 0.0, interrupted=interrupted,
-                       played=player is not None and player.played > 0, backend=str(getattr(tts, "name", "?")),
+                       played=player is not None and player.played > 0,
+                       backend=str(getattr(tts, "name", "?")),
                        error=error)
 

@@ -24,8 +24,8 @@ from parley.audio.voices import CoquiTTS, EspeakTTS, PiperTTS
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
-__all__ = ["BACKENDS", "TTS", "CoquiTTS", "EspeakTTS", "PiperTTS", "get_tts", "play", "sentence_stream", "speak",
-           "stop_playback", "write_wav"]
+__all__ = ["BACKENDS", "TTS", "CoquiTTS", "EspeakTTS", "PiperTTS", "get_tts", "play", "sentence_stream",
+           "speak", "stop_playback", "write_wav"]
 
 log = logging.getLogger(__name__)
 BACKENDS = ("piper", "espeak", "coqui")
@@ -113,7 +113,8 @@ class _Noted:
 
 
 def sentence_stream(tts: Any, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
-    """``text`` spoken sentence by sentence by any backend (one piece when it cannot split); the sample rate is
+    """``text`` spoken sentence by sentence by any backend (one piece when it cannot split); the sample rate
+    is
     ``tts.sample_rate`` once the first piece is made."""
     stream = getattr(tts, "stream", None)
     if stream is not None:

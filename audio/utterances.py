@@ -20,10 +20,12 @@ def pink_noise(n: int, rng: np.random.Generator) -> np.ndarray:
     return (noise / (np.sqrt(np.mean(noise ** 2)) or 1.0)).astype(np.float32)
 
 
-def make_utterance(text: str, path: str | os.PathLike[str], *, snr_db: float | None = 15.0, lead_s: float = 0.4,
-                   tail_s: float = 0.4, seed: int = 0, tts: str = "piper") -> str:
-    """Synthesise ``text`` (the bundled piper voice, deterministic) as a 16 kHz WAV with ``lead_s``/``tail_s`` of
-    room before and after, and pink background noise at ``snr_db`` under the whole file: a spoken test turn."""
+def make_utterance(text: str, path: str | os.PathLike[str], *, snr_db: float | None = 15.0,
+                   lead_s: float = 0.4, tail_s: float = 0.4, seed: int = 0, tts: str = "piper") -> str:
+    """Synthesise ``text`` (the bundled piper voice, deterministic) as a 16 kHz WAV with ``lead_s``/``tail_s``
+    of
+    room before and after, and pink background noise at ``snr_db`` under the whole file: a spoken test
+    turn."""
     from parley.audio.asr import resample
     from parley.audio.capture import write_wav
     from parley.audio.tts import get_tts
@@ -34,5 +36,6 @@ def make_utterance(text: str, path: str | os.PathLike[str], *, snr_db: float | N
     audio = np.concatenate([np.zeros(int(lead_s * MIC_RATE)), speech, np.zeros(int(tail_s * MIC_RATE))])
     if snr_db is not None:
         power = float(np.mean(speech.astype(np.float64) ** 2))
-        audio = audio + pink_noise(audio.size, np.random.default_rng(seed)) * np.sqrt(power / 10 ** (snr_db / 10))
+        gain = np.sqrt(power / 10 ** (snr_db / 10))
+        audio = audio + pink_noise(audio.size, np.random.default_rng(seed)) * gain
     return write_wav(Path(path), audio.astype(np.float32), MIC_RATE)

@@ -1,11 +1,13 @@
 """Voice activity detection for end-pointing: Silero VAD (the ONNX model faster-whisper ships), streamed.
 
 :class:`SileroStream` turns 16 kHz audio, fed in blocks of any size, into one speech probability per 32 ms
-window (512 samples), carrying the model's recurrent state and the 64-sample context from one call to the next,
+window (512 samples), carrying the model's recurrent state and the 64-sample context from one call to the
+next,
 so feeding a recording block by block gives the same probabilities as faster-whisper's whole-array
 ``SileroVADModel`` (tests/unit/test_audio_vad.py checks it).
 
-:class:`EndPointer` reads those probabilities and says where speech starts and where the turn ends: speech starts
+:class:`EndPointer` reads those probabilities and says where speech starts and where the turn ends: speech
+starts
 after ``min_speech_s`` of windows at or above ``threshold``, and a turn ends once ``end_silence_s`` (default
 0.5 s) has passed since the last window at or above ``neg_threshold`` (hysteresis as in faster-whisper's VAD).
 """
@@ -71,8 +73,8 @@ class VadEvent:
 class EndPointer:
     """Speech start / turn end from a stream of per-window speech probabilities (see the module doc)."""
 
-    def __init__(self, *, end_silence_s: float = 0.5, threshold: float = 0.5, neg_threshold: float | None = None,
-                 min_speech_s: float = 0.1) -> None:
+    def __init__(self, *, end_silence_s: float = 0.5, threshold: float = 0.5,
+                 neg_threshold: float | None = None, min_speech_s: float = 0.1) -> None:
         self.end_windows = max(1, round(end_silence_s * SAMPLE_RATE / WINDOW))
         self.min_speech_windows = max(1, round(min_speech_s * SAMPLE_RATE / WINDOW))
         self.threshold = threshold

@@ -5,7 +5,8 @@ deterministic) → the session (rewriters, system; the recording is stored as th
 the reply spoken sentence by sentence (:mod:`parley.audio.speaker`) and saved as the system turn's
 ``audio_out`` → the stage latencies stored in the system turn's ``internals["voice"]``:
 
-- ``end_to_transcript_ms``: end of speech → transcript ready for the turn: the later of the end-of-turn decision
+- ``end_to_transcript_ms``: end of speech → transcript ready for the turn: the later of the end-of-turn
+decision
   (``endpoint_ms``, the silence waited) and the transcript (``asr_ms`` of recogniser time, which starts during
   that silence when ``speculative``)
 - ``transcript_to_reply_ms``: transcript → reply text (rewriters, system, storing the turns)
@@ -36,7 +37,8 @@ STAGES = (("end_to_transcript_ms", "end of speech → transcript"),
 
 
 def transcriber(asr: Any, *, short_window: bool = True) -> Callable[[np.ndarray], Any]:
-    """The recogniser call every spoken turn uses: 16 kHz speech span → Transcript, deterministic (temperature 0,
+    """The recogniser call every spoken turn uses: 16 kHz speech span → Transcript, deterministic (temperature
+    0,
     so the same audio always gives the same text), no second VAD pass (the span is already cut by VAD)."""
 
     def transcribe(audio: np.ndarray) -> Any:
@@ -47,7 +49,7 @@ def transcriber(asr: Any, *, short_window: bool = True) -> Callable[[np.ndarray]
 
 @dataclass(frozen=True)
 class SpokenInput:
-    """A transcribed utterance ready to become a user turn; ``speech_end``/``transcribed`` are monotonic times."""
+    """A transcribed utterance ready to become a user turn (``speech_end``, ``transcribed``: monotonic)."""
 
     text: str
     audio_path: str
@@ -57,14 +59,14 @@ class SpokenInput:
 
 
 def pending_path() -> str:
-    """A fresh WAV path for a recording whose turn is not stored yet (the session moves it into its folder)."""
+    """A fresh WAV path for a recording whose turn is not stored yet (the session moves it to its folder)."""
     from parley.engine.locations import audio_dir, ensure_dir
 
     return str(ensure_dir(audio_dir() / "pending") / f"{uuid.uuid4().hex}.wav")
 
 
 def from_heard(heard: Any) -> SpokenInput:
-    """A :class:`parley.audio.listen.Heard` as a user turn: its audio saved, its timings and ASR details kept."""
+    """A :class:`parley.audio.listen.Heard` as a user turn: audio saved, timings and ASR details kept."""
     from parley.audio.capture import write_wav
 
     path = write_wav(pending_path(), heard.audio)
@@ -76,7 +78,7 @@ def from_heard(heard: Any) -> SpokenInput:
 
 
 def from_file(path: str, transcribe: Callable[[np.ndarray], Any]) -> SpokenInput:
-    """A WAV file (any rate; any length) as a user turn: the same speech span and recogniser as the microphone."""
+    """A WAV file (any rate and length) as a user turn: the same speech span and recogniser as the mic."""
     from parley.audio.asr import load_audio
     from parley.audio.listen import speech_span
 
@@ -100,13 +102,13 @@ def reply_timings(spoken_in: SpokenInput | None, replied: float, spoken: Any) ->
     first = spoken.first_audio if spoken.first_audio is not None else spoken.first_ready
     if spoken_in is not None:
         voice = spoken_in.info.get("voice", {})
-        out.update({k: voice[k] for k in ("end_to_transcript_ms", "endpoint_ms", "asr_ms", "speculative", "source")
-                    if k in voice})
+        keys = ("end_to_transcript_ms", "endpoint_ms", "asr_ms", "speculative", "source")
+        out.update({k: voice[k] for k in keys if k in voice})
         out["transcript_to_reply_ms"] = round((replied - spoken_in.transcribed) * 1000, 1)
         if spoken_in.speech_end is not None and first is not None:
             out["end_to_audio_ms"] = round((first - spoken_in.speech_end) * 1000, 1)
     out.update(spoken.timings())
-    if first is not None:  # from the reply text, not from when speaking was asked for (a thread hand-off later)
+    if first is not None:  # from the reply text, not from when speaking was asked for (a hand-off later)
         out["reply_to_audio_ms"] = round((first - replied) * 1000, 1)
     return out
 

@@ -84,7 +84,7 @@ class PiperTTS:
             raise LoadError(f"could not load piper voice {onnx.name}: {e}") from None
         self.sample_rate = int(self._voice.config.sample_rate)
         _say(progress, "warming up piper voice…")
-        self.synthesize("Hello.")  # the first synthesis allocates buffers: pay for it here, not on the first reply
+        self.synthesize("Hello.")  # the first synthesis allocates buffers: pay here, not on the first reply
         return self
 
     def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
@@ -93,7 +93,7 @@ class PiperTTS:
         return join_sentences(self.stream(text, speed), self.sample_rate), self.sample_rate
 
     def stream(self, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
-        """The audio of ``text`` sentence by sentence (piper's own sentence split), each made when asked for."""
+        """The audio of ``text`` sentence by sentence (piper's sentence split), each made when asked for."""
         from piper import SynthesisConfig
 
         speed = _check_speed(speed)

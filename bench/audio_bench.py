@@ -1,12 +1,16 @@
 """Speech benchmarks: TTS and ASR real-time factors, the warm TTS→ASR channel, and ASR latency on a 5 s file.
 
 Run: .venv/bin/python bench/audio_bench.py [--quick] [--reps N] [--out FILE.json]
-     .venv/bin/python bench/audio_bench.py --rig [--rounds N] [--model tiny.en] [--silence-ms 500] [--out F.json]
+     .venv/bin/python bench/audio_bench.py --rig [--rounds N] [--model tiny.en] [--silence-ms 500] [--out
+     F.json]
 
-``--rig`` measures spoken turn-taking on the loopback rig (audio.rig, through PortAudio → ALSA → PulseAudio): our
-own dialogues, piper speech with background noise at 15 dB SNR spoken in real time over the rig's room noise, the
+``--rig`` measures spoken turn-taking on the loopback rig (audio.rig, through PortAudio → ALSA → PulseAudio):
+our
+own dialogues, piper speech with background noise at 15 dB SNR spoken in real time over the rig's room noise,
+the
 same pipeline as the TUI's voice mode (Silero VAD end-pointing, speculative Whisper, the `multiwoz` system,
-replies spoken sentence by sentence with piper). The headline is measured outside parley, on the rig: the end of
+replies spoken sentence by sentence with piper). The headline is measured outside parley, on the rig: the end
+of
 the speech the rig played → the first sample of the reply on the rig's speaker. parley's own stage timings (as
 stored per turn) say where the time goes.
 
@@ -239,8 +243,9 @@ def _stats(values: list[float]) -> dict[str, float]:
     a = np.array([v for v in values if v is not None], dtype=float)
     if not a.size:
         return {}
-    return {"n": int(a.size), "median": round(float(np.median(a)), 1), "p90": round(float(np.percentile(a, 90)), 1),
-            "mean": round(float(a.mean()), 1), "min": round(float(a.min()), 1), "max": round(float(a.max()), 1)}
+    return {"n": int(a.size), "median": round(float(np.median(a)), 1),
+            "p90": round(float(np.percentile(a, 90)), 1), "mean": round(float(a.mean()), 1),
+            "min": round(float(a.min()), 1), "max": round(float(a.max()), 1)}
 
 
 def rig_main(args: argparse.Namespace) -> None:
@@ -304,16 +309,20 @@ def rig_main(args: argparse.Namespace) -> None:
                     t_end = rig.say(said.astype(np.float32)) - (clean.size - last) / MIC_RATE
                     h = heard_q.get(timeout=60)
                     spoken_in = from_heard(h)
-                    ex = session.turn(spoken_in.text, audio_in=spoken_in.audio_path, input_info=spoken_in.info)
+                    ex = session.turn(spoken_in.text, audio_in=spoken_in.audio_path,
+                                      input_info=spoken_in.info)
                     replied = time.monotonic()
-                    spoken = speak_reply(tts, ex.reply.text if ex.reply else "Sorry?", session.reply_audio_path(ex))
+                    reply = ex.reply.text if ex.reply else "Sorry?"
+                    spoken = speak_reply(tts, reply, session.reply_audio_path(ex))
                     timings = reply_timings(spoken_in, replied, spoken)
                     session.record_speech(ex, spoken.path, timings)
                     heard_at = rig.first_sound_after(t_end)
-                    turns.append({"text": text, "heard": spoken_in.text, "wer": round(wer(text, spoken_in.text), 3),
-                                  "rig_end_to_audio_ms": None if heard_at is None else round((heard_at - t_end) * 1000, 1),
+                    gap = None if heard_at is None else round((heard_at - t_end) * 1000, 1)
+                    turns.append({"text": text, "heard": spoken_in.text,
+                                  "wer": round(wer(text, spoken_in.text), 3), "rig_end_to_audio_ms": gap,
                                   "vad_end_minus_true_end_ms": round((h.speech_end - t_end) * 1000, 1),
-                                  "speech_s": round(last / MIC_RATE, 2), "load1": os.getloadavg()[0], **timings})
+                                  "speech_s": round(last / MIC_RATE, 2), "load1": os.getloadavg()[0],
+                                  **timings})
                     print(json.dumps(turns[-1]), file=sys.stderr, flush=True)
                     time.sleep(0.4)
         stop.set()

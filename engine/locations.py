@@ -58,8 +58,10 @@ def turn_audio_path(session_id: object, turn_index: int, kind: str = "user") -> 
 def adopt_audio(path: str | os.PathLike[str], session_id: object, turn_index: int, kind: str = "user") -> str:
     """Give a turn's audio file its place under the session's folder and return the new path.
 
-    A file parley wrote itself (anywhere under the audio dir) is moved; any other file (a user's WAV, e.g. from
-    ``parley chat --audio-script``) is copied and left alone. An existing file is never overwritten, and when the
+    A file parley wrote itself (anywhere under the audio dir) is moved; any other file (a user's WAV, e.g.
+    from
+    ``parley chat --audio-script``) is copied and left alone. An existing file is never overwritten, and when
+    the
     file cannot be placed the original path is returned.
     """
     import shutil

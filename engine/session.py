@@ -150,13 +150,14 @@ class Session:
 
     # -- spoken replies ----------------------------------------------------------------------------------
     def reply_audio_path(self, exchange: Exchange) -> str | None:
-        """Where the spoken reply of ``exchange``'s system turn is saved (None when there is no system turn)."""
+        """Where the spoken reply of ``exchange``'s system turn is saved (None: there is no system turn)."""
         if exchange.system_index is None:
             return None
         return str(turn_audio_path(self.id, exchange.system_index, "system"))
 
     def record_speech(self, exchange: Exchange, audio_out: str | None, timings: dict[str, Any]) -> None:
-        """Store the spoken reply's WAV and the voice stage latencies (``internals["voice"]``) on the system turn."""
+        """Store the spoken reply's WAV and the voice stage latencies (``internals["voice"]``) on the system
+        turn."""
         if exchange.system_turn_id is not None:
             self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": timings})
 

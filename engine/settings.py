@@ -35,8 +35,8 @@ class AudioSettings(BaseModel):
                                                "replies; off: one utterance per voice key press.")
     barge_in: bool = Field(True, description="Speaking while a reply plays stops the reply (use headphones: "
                                              "with loudspeakers the microphone hears the reply).")
-    short_window: bool = Field(True, description="Whisper's short encoder window for spoken turns: 2-3x faster, "
-                                                 "about 1-2 points more WER.")
+    short_window: bool = Field(True, description="Whisper's short encoder window for spoken turns: 2-3x "
+                                                 "faster, about 1-2 points more WER.")
 
 
 class AnnotationSettings(BaseModel):

@@ -181,15 +181,17 @@ class Store:
         self._insert("turns", rec)
         return rec
 
-    def set_turn_audio(self, turn_id: str, audio_out: str | None, internals: dict[str, Any] | None = None) -> None:
-        """After a turn was stored: its spoken audio (``audio_out``) and more ``internals`` keys (merged in)."""
+    def set_turn_audio(self, turn_id: str, audio_out: str | None,
+                       internals: dict[str, Any] | None = None) -> None:
+        """After a turn was stored: its spoken audio (``audio_out``) and more ``internals`` keys (merged)."""
         with self.write() as conn:
             row = conn.execute("SELECT internals FROM turns WHERE id = ?", [turn_id]).fetchone()
             if row is None:
                 raise StoreError(f"no turn {turn_id}")
             merged = {**(json.loads(row[0]) if row[0] else {}), **(internals or {})}
+            text = json.dumps(merged, ensure_ascii=False, sort_keys=True, default=str)
             conn.execute("UPDATE turns SET audio_out = coalesce(?, audio_out), internals = ? WHERE id = ?",
-                         [audio_out, json.dumps(merged, ensure_ascii=False, sort_keys=True, default=str), turn_id])
+                         [audio_out, text, turn_id])
 
     def next_turn_index(self, session_id: str) -> int:
         row = self.db.execute('SELECT max("index") FROM turns WHERE session_id = ?', [session_id]).fetchone()

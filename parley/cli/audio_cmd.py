@@ -163,13 +163,16 @@ def transcribe(audio_file: str, model: str, as_json: bool, vad: bool, fast: bool
         click.echo(tr.text)
 
 
-# -- spoken scripts (`parley chat --audio-script`) ------------------------------------------------------------
+# -- spoken scripts (`parley chat --audio-script`)
+# ------------------------------------------------------------
 _AUDIO_SUFFIXES = (".wav", ".flac", ".ogg")
 
 
 def audio_script_files(spec: str) -> list[Path]:
-    """The recordings of a spoken script: a folder's audio files by name, or a list file with one path per line
-    (relative to the list; blank lines and # comments skipped). One line, exit 2, when there is nothing to play."""
+    """The recordings of a spoken script: a folder's audio files by name, or a list file with one path per
+    line
+    (relative to the list; blank lines and # comments skipped). One line, exit 2, when there is nothing to
+    play."""
     src = Path(spec)
     if src.is_dir():
         files = sorted(p for p in src.iterdir() if p.suffix.lower() in _AUDIO_SUFFIXES and p.is_file())
@@ -234,7 +237,7 @@ def audio_turns(session: Any, files: list[Path], *, asr_model: str, tts_backend:
 
 
 def latency_rich_table(result: dict[str, Any]) -> Any:
-    """``parley score --latency`` as a rich table (the numbers come from :func:`parley.audio.latency.latency_table`)."""
+    """``parley score --latency`` as a rich table (numbers: :func:`parley.audio.latency.latency_table`)."""
     from rich.table import Table
 
     sources = ", ".join(f"{n} {src}" for src, n in sorted(result["by_source"].items())) or "none"

@@ -16,9 +16,9 @@ from parley.cli.common import db_option, fail, load_system, open_db, trust_optio
 @click.option("--script", "script", type=click.File("r", encoding="utf-8"), default=None,
               help="User turns, one per line ('-' reads stdin). Blank lines and lines starting with # are skipped.")
 @click.option("--audio-script", "audio_script", default=None, metavar="DIR|LIST",
-              help="Spoken user turns instead: a folder of WAV files (by name) or a file listing them, one per "
-                   "line. Each goes through the voice path (VAD, Whisper, rewriters, system, spoken reply); the "
-                   "recordings and reply WAVs are stored with the turns.")
+              help="Spoken user turns instead: a folder of WAV files (by name) or a file listing them, one "
+                   "per line. Each goes through the voice path (VAD, Whisper, rewriters, system, spoken "
+                   "reply); the recordings and reply WAVs are stored with the turns.")
 @click.option("--asr-model", default="tiny.en", show_default=True, metavar="tiny.en|base|PATH",
               help="--audio-script: Whisper model.")
 @click.option("--tts", "tts_backend", type=click.Choice(["piper", "espeak", "coqui"]), default="piper",

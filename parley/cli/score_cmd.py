@@ -147,8 +147,8 @@ def run(system_spec: str, dialogues: str, conditions: tuple[str, ...], limit: in
 @click.option("--dialogues", type=click.Path(dir_okay=False), default=None,
               help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from).")
 @click.option("--latency", is_flag=True,
-              help="Latency of the stored spoken turns per stage (end of speech → transcript → reply text → first "
-                   "audio): n, median, p90, mean, max.")
+              help="Latency of the stored spoken turns per stage (end of speech → transcript → reply text → "
+                   "first audio): n, median, p90, mean, max.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a PNG plot (matplotlib).")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,

@@ -16,13 +16,26 @@ from parley.store import open_store
 from parley.tui.app import ParleyApp
 from parley.tui.widgets.chatlog import ChatLog
 from tests.tui import fakes
-from tests.tui.pilot import notes, say, settle
+from tests.tui.pilot import say, settle
 
 fakes.register()
 
 
 def make_app(tmp_path: Path, system: str = "tui-fake") -> ParleyApp:
     return ParleyApp(db_path=str(tmp_path / "t.db"), system_spec=system, tester="ana", seed=7)
+
+
+def told(app: ParleyApp) -> list[str]:
+    """Every notification from now on (kept: toasts expire, and a loaded machine makes tests slow)."""
+    seen: list[str] = []
+    original = app.notify
+
+    def spy(message: str, **kw: Any) -> None:
+        seen.append(message)
+        original(message, **kw)
+
+    app.notify = spy  # type: ignore[method-assign]
+    return seen
 
 
 @pytest.fixture
@@ -35,11 +48,12 @@ async def test_voice_key_without_microphone_shows_one_message(tmp_path: Path, mo
     monkeypatch.setattr(devices, "check_input", lambda: devices.AudioStatus(
         False, "No microphone (audio input device) was found; typed input keeps working.", (), ()))
     app = make_app(tmp_path)
+    seen = told(app)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+t")
         await settle(pilot)
-        assert notes(app)[-1].startswith("No microphone")
+        assert seen[-1].startswith("No microphone")
         assert not app.screen.listening  # type: ignore[attr-defined]
         await say(pilot, "typing still works")
         assert len(app.screen.query_one(ChatLog).system_views()) == 1
@@ -58,12 +72,13 @@ async def test_spoken_replies_are_saved_on_the_system_turn_with_latencies(tmp_pa
 
     monkeypatch.setattr(tts, "get_tts", counting_get_tts)
     app = make_app(tmp_path)
+    seen = told(app)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f6")
         await settle(pilot)
         assert loads == ["piper"]  # warmed at once, before any reply
-        assert any(n.startswith("Ready: voice piper") for n in notes(app))
+        assert any(n.startswith("Ready: voice piper") for n in seen)
         await say(pilot, "a cheap place")
         await say(pilot, "italian")
         await settle(pilot)
@@ -88,12 +103,13 @@ async def test_a_failing_voice_is_reported_once_and_the_chat_goes_on(tmp_path: P
 
     monkeypatch.setattr(tts, "get_tts", lambda backend="piper", progress=None, **kw: Broken())
     app = make_app(tmp_path)
+    seen = told(app)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f6")
         for text in ("one", "two", "three"):
             await say(pilot, text)
-        assert sum("Speaking replies failed" in n for n in notes(app)) == 1
+        assert sum("Speaking replies failed" in n for n in seen) == 1
         assert len(app.screen.query_one(ChatLog).system_views()) == 3
     from parley.engine.settings import load_settings
 
@@ -104,6 +120,7 @@ async def test_asr_real_loads_its_models_as_soon_as_it_is_switched_on(tmp_path: 
     from parley.engine.rewrite.chain import Chain
 
     app = make_app(tmp_path)
+    seen = told(app)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         chain = Chain(["asr-real"])
@@ -112,7 +129,7 @@ async def test_asr_real_loads_its_models_as_soon_as_it_is_switched_on(tmp_path: 
         app.screen.set_chain(chain)  # type: ignore[attr-defined]
         await settle(pilot)
         assert channel._asr is not None and channel._asr.loaded and channel._tts is not None
-        assert any(n.startswith("Ready: asr-real") for n in notes(app))
+        assert any(n.startswith("Ready: asr-real") for n in seen)
         await say(pilot, "a cheap restaurant in the north")
     store = open_store(tmp_path / "t.db")
     user = [t for t in store.turns(store.sessions()[0].id) if t.role == "user"]

@@ -1,6 +1,7 @@
 """Recording from a microphone stand-in (a fake sounddevice stream fed from a thread): voice-activity
 end-pointing on real synthesised speech over noise, the stop event, the length limit, level callbacks, device
-failures and the 16 kHz mono WAV written. The real PortAudio stack is exercised by tests/integration/test_rig.py."""
+failures and the 16 kHz mono WAV written. The real PortAudio stack is exercised by
+tests/integration/test_rig.py."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def install_stream(monkeypatch: pytest.MonkeyPatch, signal: np.ndarray, realtime
     mod.query_devices = lambda device=None, kind=None: [mic] if kind is None else mic  # type: ignore[attr-defined]
 
     class InputStream:
-        def __init__(self, samplerate, channels, dtype, blocksize, callback, device=None, latency=None):  # type: ignore[no-untyped-def]
+        def __init__(self, samplerate, channels, dtype, blocksize, callback,  # type: ignore[no-untyped-def]
+                     device=None, latency=None):
             if fail_open:
                 raise RuntimeError("device busy")
             seen.update(samplerate=samplerate, channels=channels, dtype=dtype)

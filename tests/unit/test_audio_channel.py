@@ -115,7 +115,8 @@ def test_real_channel_noise_is_seeded(tmp_path) -> None:  # type: ignore[no-unty
 
 
 @pytest.mark.parametrize(("value", "transcript", "closest"), [
-    ("Pizza Hut Fen Ditton", "Book Pizza Hut Finn didn't at five fifteen pm for four people.", "Pizza Hut Finn didn't"),
+    ("Pizza Hut Fen Ditton", "Book Pizza Hut Finn didn't at five fifteen pm for four people.",
+     "Pizza Hut Finn didn't"),
     ("cambridge", "I want a train to cambrige on friday.", "cambrige"),
     ("golden wok", "Is the golden walk open late?", "golden walk"),
     ("leicester", "A train from lester please.", "lester"),
@@ -128,7 +129,8 @@ def test_real_channel_noise_is_seeded(tmp_path) -> None:  # type: ignore[no-unty
     ("x", "", ""),
 ])
 def test_closest_words_heard_for_a_lost_value(value: str, transcript: str, closest: str) -> None:
-    """The words reported for a lost slot value: rapidfuzz's partial-ratio alignment widened to whole words; the
+    """The words reported for a lost slot value: rapidfuzz's partial-ratio alignment widened to whole words;
+    the
     expected values are what the earlier sliding-window search returned on the same inputs."""
     from parley.audio.channel import _closest
 

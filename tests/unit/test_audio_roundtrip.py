@@ -99,7 +99,8 @@ def test_base_model_joins_and_transcribes(clips) -> None:  # type: ignore[no-unt
     assert tr.model == "base" and wer(SENTENCES[2], tr.text) <= SENTENCE_BOUND
 
 
-def test_short_window_cuts_the_encoder_input_through_the_public_encode(tiny, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_short_window_cuts_the_encoder_input_through_the_public_encode(  # type: ignore[no-untyped-def]
+        tiny, monkeypatch) -> None:
     """The short window relies on faster-whisper encoding each window through ``WhisperModel.encode``: if that
     stops (renamed, inlined), the window silently stays 30 s — this test fails loudly instead."""
     from faster_whisper import WhisperModel

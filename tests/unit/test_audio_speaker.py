@@ -1,4 +1,5 @@
-"""Spoken replies: sentence-by-sentence synthesis, the saved WAV, playback that starts with the first sentence,
+"""Spoken replies: sentence-by-sentence synthesis, the saved WAV, playback that starts with the first
+sentence,
 and barge-in, against an output-stream stand-in that plays in real time from a thread. The real PortAudio
 output is exercised by tests/integration/test_rig.py."""
 
@@ -26,7 +27,8 @@ def piper():  # type: ignore[no-untyped-def]
     return get_tts("piper", deterministic=True)
 
 
-def test_piper_streams_one_piece_per_sentence_and_joins_them_as_before(piper) -> None:  # type: ignore[no-untyped-def]
+def test_piper_streams_one_piece_per_sentence_and_joins_them_as_before(  # type: ignore[no-untyped-def]
+        piper) -> None:
     pieces = list(sentence_stream(piper, REPLY))
     assert len(pieces) == 3 and all(p.size > 0 for p in pieces)
     whole, sr = piper.synthesize(REPLY)
@@ -35,13 +37,15 @@ def test_piper_streams_one_piece_per_sentence_and_joins_them_as_before(piper) ->
     np.testing.assert_array_equal(whole[:pieces[0].size], pieces[0])
 
 
-@pytest.mark.skipif(not (shutil.which("espeak-ng") or shutil.which("espeak")), reason="espeak-ng not installed")
+@pytest.mark.skipif(not (shutil.which("espeak-ng") or shutil.which("espeak")),
+                    reason="espeak-ng not installed")
 def test_espeak_streams_sentence_by_sentence() -> None:
     tts = get_tts("espeak")
     assert len(list(sentence_stream(tts, REPLY))) == 3
 
 
-def test_without_an_output_device_the_reply_is_only_saved(piper, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_without_an_output_device_the_reply_is_only_saved(  # type: ignore[no-untyped-def]
+        piper, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(devices, "check_output", lambda: devices.AudioStatus(False, "no speakers", (), ()))
     out = tmp_path / "reply.wav"
     spoken = speak_reply(piper, REPLY, str(out))
@@ -63,7 +67,8 @@ def fake_output(monkeypatch: pytest.MonkeyPatch, played: list[np.ndarray]) -> No
         pass
 
     class OutputStream:
-        def __init__(self, samplerate, channels, dtype, device, callback, finished_callback):  # type: ignore[no-untyped-def]
+        def __init__(self, samplerate, channels, dtype, device,  # type: ignore[no-untyped-def]
+                     callback, finished_callback):
             self.sr, self.cb, self.done = samplerate, callback, finished_callback
             self.stop_ = threading.Event()
 
@@ -96,7 +101,8 @@ def fake_output(monkeypatch: pytest.MonkeyPatch, played: list[np.ndarray]) -> No
     monkeypatch.setattr(devices, "check_output", lambda: devices.AudioStatus(True, None, (), ("fake",)))
 
 
-def test_playback_starts_with_the_first_sentence_and_plays_everything(piper, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_playback_starts_with_the_first_sentence_and_plays_everything(  # type: ignore[no-untyped-def]
+        piper, tmp_path, monkeypatch) -> None:
     played: list[np.ndarray] = []
     fake_output(monkeypatch, played)
     spoken = speak_reply(piper, REPLY, str(tmp_path / "r.wav"))
@@ -106,11 +112,12 @@ def test_playback_starts_with_the_first_sentence_and_plays_everything(piper, tmp
     heard = np.concatenate(played)
     whole, _ = piper.synthesize(REPLY)
     assert spoken.played_s == pytest.approx(whole.size / 22050, abs=0.01)
-    a, b = np.flatnonzero(heard)[0], np.flatnonzero(whole)[0]  # the stream may start before the first sentence
+    a, b = np.flatnonzero(heard)[0], np.flatnonzero(whole)[0]  # the stream may start before the 1st sentence
     np.testing.assert_array_equal(heard[a:a + 20000], whole[b:b + 20000])
 
 
-def test_barge_in_stops_playback_and_the_whole_reply_is_still_saved(piper, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_barge_in_stops_playback_and_the_whole_reply_is_still_saved(  # type: ignore[no-untyped-def]
+        piper, tmp_path, monkeypatch) -> None:
     played: list[np.ndarray] = []
     fake_output(monkeypatch, played)
     stop = threading.Event()

@@ -62,7 +62,7 @@ def test_end_silence_is_configurable(silence_s: float) -> None:
         evs = ep.push(vad(audio[i:i + 320]))
         if any(e.kind == "end" for e in evs):
             last = next(e.sample for e in evs if e.kind == "end")
-            decided = (i + 320 - last) / SR  # audio heard after the last voiced window when the end was called
+            decided = (i + 320 - last) / SR  # heard after the last voiced window when the end was called
             break
     assert decided is not None
     assert silence_s - 0.05 <= decided <= silence_s + 0.08
@@ -112,7 +112,8 @@ def test_listener_cuts_utterances_and_transcribes_them(transcribe) -> None:  # t
     assert h.timings()["endpoint_ms"] >= 0.0
 
 
-def test_speculative_transcription_gives_the_same_transcript(transcribe) -> None:  # type: ignore[no-untyped-def]
+def test_speculative_transcription_gives_the_same_transcript(  # type: ignore[no-untyped-def]
+        transcribe) -> None:
     audio = noisy(noise(0.4), speech("Can I have the phone number?"), noise(1.0))
     fast = Listener(transcribe, speculative=True)
     slow = Listener(transcribe, speculative=False)

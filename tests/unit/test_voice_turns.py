@@ -1,6 +1,8 @@
-"""Spoken turns end to end without a sound card: ``parley chat --audio-script`` feeds WAV files (our restaurant
+"""Spoken turns end to end without a sound card: ``parley chat --audio-script`` feeds WAV files (our
+restaurant
 dialogue, piper + background noise) through VAD → Whisper → rewriters → system → spoken reply. The stored
-session's audio_in/audio_out files exist under the session folder, named by turn, and decode; the stage latencies
+session's audio_in/audio_out files exist under the session folder, named by turn, and decode; the stage
+latencies
 are stored; a second run gives the same transcripts; ``parley score --latency`` tables them."""
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ def wavs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 
 def run_script(db: Path, source: str, *extra: str) -> list[dict]:
-    result = CliRunner().invoke(main, ["chat", "--audio-script", source, "--db", str(db), "--seed", "1", "--json",
-                                       *extra])
+    result = CliRunner().invoke(main, ["chat", "--audio-script", source, "--db", str(db), "--seed", "1",
+                                       "--json", *extra])
     assert result.exit_code == 0, result.output
     return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
 
@@ -44,7 +46,7 @@ def test_a_spoken_script_is_a_stored_voice_session(wavs: list[Path], tmp_path: P
     for u, s, wav in zip(user, system, wavs, strict=True):
         assert u.audio_in == str(Path(u.audio_in).parent / f"{u.index:04d}-user.wav")
         assert Path(u.audio_in).parent.name == session.id
-        assert Path(u.audio_in).read_bytes() == wav.read_bytes()  # a copy; the tester's file stays where it was
+        assert Path(u.audio_in).read_bytes() == wav.read_bytes()  # a copy; the tester's file stays put
         assert wav.exists()
         assert s.audio_out == str(Path(u.audio_in).parent / f"{s.index:04d}-system.wav")
         for f in (u.audio_in, s.audio_out):
@@ -60,7 +62,8 @@ def test_a_spoken_script_is_a_stored_voice_session(wavs: list[Path], tmp_path: P
 
 def test_a_second_run_gives_the_same_transcripts(wavs: list[Path], tmp_path: Path) -> None:
     listing = tmp_path / "turns.txt"
-    listing.write_text("# the restaurant dialogue\n" + "\n".join(str(w) for w in wavs) + "\n", encoding="utf-8")
+    listing.write_text("# the restaurant dialogue\n" + "\n".join(str(w) for w in wavs) + "\n",
+                       encoding="utf-8")
     first = run_script(tmp_path / "a.db", str(listing))
     second = run_script(tmp_path / "b.db", str(listing))
     assert [t["user"] for t in first] == [t["user"] for t in second]
@@ -85,7 +88,8 @@ def test_latency_table_from_stored_voice_turns(wavs: list[Path], tmp_path: Path)
     (lambda d: d, "no .wav/.flac/.ogg files"),
     (lambda d: (d / "l.txt").write_text("nope.wav\n") and d / "l.txt", "l.txt:1: nope.wav does not exist"),
 ])
-def test_audio_script_errors_are_one_line(tmp_path: Path, setup, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_audio_script_errors_are_one_line(  # type: ignore[no-untyped-def]
+        tmp_path: Path, setup, message: str) -> None:
     result = CliRunner().invoke(main, ["chat", "--audio-script", str(setup(tmp_path)), "--db",
                                        str(tmp_path / "x.db")])
     assert result.exit_code == 2 and message in result.output

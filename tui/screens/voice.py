@@ -1,12 +1,16 @@
 """Voice mode for the chat screen: hands-free spoken turns, spoken replies, barge-in, warm models.
 
-The voice key switches voice mode on: a worker loads the models at once (Silero VAD, Whisper, the voice; progress
+The voice key switches voice mode on: a worker loads the models at once (Silero VAD, Whisper, the voice;
+progress
 in the status bar), opens the microphone and listens. Every utterance the end-pointer cuts
-(:class:`parley.audio.listen.Listener`: ``end_silence_ms`` after the speaker stops) is transcribed and enters the
+(:class:`parley.audio.listen.Listener`: ``end_silence_ms`` after the speaker stops) is transcribed and enters
+the
 session like typed text, with its recording and ASR details. Replies are spoken sentence by sentence as they
-are made (:func:`parley.audio.speaker.speak_reply`); speaking over a reply stops it (barge-in). The reply WAV and
+are made (:func:`parley.audio.speaker.speak_reply`); speaking over a reply stops it (barge-in). The reply WAV
+and
 the stage latencies are stored on the system turn and shown in the internals view. The voice key again ends
-voice mode (an utterance in progress still becomes a turn). With no microphone, no PortAudio or no audio package,
+voice mode (an utterance in progress still becomes a turn). With no microphone, no PortAudio or no audio
+package,
 one clear message is shown and typed input keeps working; audio errors never end the app.
 
 Turning spoken replies (``f6``) or the ``asr-real`` rewriter on loads their models in a worker at once too.
@@ -81,7 +85,8 @@ class VoiceMixin:
     def listening(self) -> bool:
         return self._listening
 
-    # -- voice mode -------------------------------------------------------------------------------------------
+    # -- voice mode
+    # -------------------------------------------------------------------------------------------
     def action_voice(self) -> None:
         chat = self._screen
         if self._listening:
@@ -111,7 +116,8 @@ class VoiceMixin:
             if not status.available:
                 chat.post_message(M.VoiceUnavailable(status.reason or "No microphone was found."))
                 return
-            self._listen(stop, settings, speak, status.input_devices[0] if status.input_devices else "microphone")
+            device = status.input_devices[0] if status.input_devices else "microphone"
+            self._listen(stop, settings, speak, device)
 
         chat.run_worker(work, name="voice", group="voice", description="voice input", thread=True,
                         exclusive=True, exit_on_error=False)
@@ -144,7 +150,7 @@ class VoiceMixin:
                     heard = listener.feed(t, block)
                     for h in heard:
                         spoken = from_heard(h)
-                        spoken.info["recording"]["overflows"] = mic.overflows  # audio lost so far (busy machine)
+                        spoken.info["recording"]["overflows"] = mic.overflows  # audio lost so far
                         chat.post_message(VoiceHeard(spoken))
                     if heard and one_shot:
                         return
@@ -209,7 +215,8 @@ class VoiceMixin:
         chat = self._screen
         if group == "voice":
             self._voice_ended()
-            chat.notify(f"Voice input failed: {error}. Typed input keeps working.", severity="error", timeout=8)
+            chat.notify(f"Voice input failed: {error}. Typed input keeps working.", severity="error",
+                        timeout=8)
         elif not self._speak_warned:  # say it once, not on every reply
             self._speak_warned = True
             chat.notify(f"Speaking replies failed: {error}", severity="warning", timeout=8)
