@@ -16,6 +16,7 @@ starts, e.g. to stop a reply being played (barge-in).
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections.abc import Callable
@@ -72,7 +73,7 @@ class Listener:
         self._buf = np.zeros(0, dtype=np.float32)
         self._buf_start = 0          # absolute sample index of _buf[0]
         self._seen = 0               # samples fed so far
-        self._clock = (0, 0.0)       # (absolute sample, monotonic time) of the latest block start
+        self._marks: list[tuple[int, float]] = []  # (absolute sample, capture time) of each block's start
         self._start: int | None = None
         self._pause: int | None = None
         self._job: tuple[int, int, Future[Any]] | None = None
@@ -83,13 +84,18 @@ class Listener:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def time_of(self, sample: int) -> float:
-        base, t = self._clock
+        """When ``sample`` was captured, from the time of the block that holds it (a block lost on a busy
+        machine does not shift the times of the others)."""
+        if not self._marks:
+            return 0.0
+        i = max(0, bisect.bisect_right(self._marks, (sample, float("inf"))) - 1)
+        base, t = self._marks[i]
         return t + (sample - base) / SAMPLE_RATE
 
     def feed(self, t: float, block: np.ndarray) -> list[Heard]:
         """Take a block whose first sample was captured at monotonic time ``t``; return ended utterances."""
         block = np.asarray(block, dtype=np.float32).reshape(-1)
-        self._clock = (self._seen, t)
+        self._marks.append((self._seen, t))
         self._buf = np.concatenate([self._buf, block])
         self._seen += block.size
         heard: list[Heard] = []
@@ -162,6 +168,8 @@ class Listener:
         if cut > 0:
             self._buf = self._buf[cut:]
             self._buf_start += cut
+            keep = max(0, bisect.bisect_right(self._marks, (self._buf_start, float("inf"))) - 1)
+            del self._marks[:keep]
 
 
 def speech_span(audio: np.ndarray, *, pre_roll_s: float = 0.3, post_roll_s: float = 0.2) -> np.ndarray:

@@ -40,7 +40,8 @@ from parley.errors import ParleyError
 MIC_RATE = 16000
 SPEAKER_RATE = 22050
 BLOCK_S = 0.02
-LEAD_S = 1.0  # how far the feeder writes ahead of the wall clock: rides out stalls of a busy machine
+LEAD_S = 0.6  # how far the feeder writes ahead of the wall clock: rides out stalls of a busy machine
+PIPE_S = 1.0  # audio the feeder's pipe holds: how late the microphone can fall behind the feeder's clock
 ALSA_TOP = Path("/usr/share/alsa/alsa.conf")
 _PLUGIN_DIRS = ("/usr/lib/x86_64-linux-gnu/alsa-lib", "/usr/lib/aarch64-linux-gnu/alsa-lib",
                 "/usr/lib/alsa-lib", "/usr/lib64/alsa-lib")
@@ -205,7 +206,7 @@ class Rig:
         if not done.wait(timeout + samples.size / MIC_RATE):
             raise RigError("the rig's microphone stopped feeding")
         # the feeder's estimate (due when written, up to LEAD_S early), then what the microphone really heard
-        start, stop = when[0] - LEAD_S - 0.5, when[0] + 0.5
+        start, stop = when[0] - LEAD_S - 0.5, when[0] + PIPE_S + 0.5
         deadline = time.monotonic() + 5.0
         while not self.mic_tape.covers(stop) and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -293,15 +294,18 @@ class _Tape:
 
     def end_of(self, said: np.ndarray, start: float, stop: float) -> float | None:
         """Where the tape heard ``said`` end (monotonic time), searching ``start``..``stop``: the best match of
-        its last second by cross-correlation. None when the tape holds too little of that span."""
-        from scipy.signal import correlate
+        its last second (normalised cross-correlation after pre-emphasis, so low-frequency room noise does not
+        blur the peak). None when the tape holds too little of that span."""
+        from scipy.signal import correlate, lfilter
 
-        tail = said[-self.rate:]
+        tail = lfilter([1.0, -0.97], [1.0], said[-self.rate:]).astype(np.float64)
         audio, t0 = self.audio(start - tail.size / self.rate)
         audio = audio[:int((stop - start) * self.rate) + tail.size]
         if audio.size < tail.size:
             return None
-        score = correlate(audio, tail, mode="valid", method="fft")
+        x = lfilter([1.0, -0.97], [1.0], audio).astype(np.float64)
+        energy = np.convolve(x * x, np.ones(tail.size), mode="valid")
+        score = correlate(x, tail, mode="valid", method="fft") / np.sqrt(np.maximum(energy, 1e-12))
         return t0 + (int(np.argmax(score)) + tail.size) / self.rate
 
 
@@ -342,7 +346,7 @@ def _feed(noise_dbfs: float | None, seed: int) -> int:
                   "--client-name=parley-rig-mic")
     assert proc.stdin is not None
     with contextlib.suppress(OSError, AttributeError):  # keep little audio in flight (Linux)
-        fcntl.fcntl(proc.stdin.fileno(), fcntl.F_SETPIPE_SZ, 65536)
+        fcntl.fcntl(proc.stdin.fileno(), fcntl.F_SETPIPE_SZ, int(PIPE_S * MIC_RATE * 2))
     requests: queue.Queue[str | None] = queue.Queue()
 
     def read_requests() -> None:

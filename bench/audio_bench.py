@@ -284,22 +284,36 @@ def rig_main(args: argparse.Namespace) -> None:
     with Rig(noise_dbfs=-45.0) as rig:
         os.environ.update(rig.env)
         devices.rescan()
-        heard_q: queue.Queue[Any] = queue.Queue()
+        done_q: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
+        current: dict[str, Any] = {}
         listener = Listener(transcriber(asr, short_window=not args.long_window),
                             end_silence_s=args.silence_ms / 1000, speculative=not args.no_speculative)
 
+        def answer(h: Any) -> None:  # parley's side, as in the TUI: stored turn, spoken reply, latencies
+            session = current["session"]
+            spoken_in = from_heard(h)
+            ex = session.turn(spoken_in.text, audio_in=spoken_in.audio_path, input_info=spoken_in.info)
+            replied = time.monotonic()
+            reply = ex.reply.text if ex.reply else "Sorry?"
+            spoken = speak_reply(tts, reply, session.reply_audio_path(ex))
+            timings = reply_timings(spoken_in, replied, spoken)
+            session.record_speech(ex, spoken.path, timings)
+            done_q.put((h, spoken_in, timings))
+
         def listen() -> None:
             with MicStream() as mic:
+                current["mic"] = mic
                 for t, block in mic.blocks(stop):
+                    current["lag"] = time.monotonic() - t - block.size / MIC_RATE  # audio waiting for parley
                     for h in listener.feed(t, block):
-                        heard_q.put(h)
+                        threading.Thread(target=answer, args=(h,), daemon=True).start()
 
         threading.Thread(target=listen, daemon=True).start()
         time.sleep(1.0)
-        for rnd in range(args.rounds):
+        for rnd in range(args.rounds):  # the tester's side: speak, wait for the whole reply, pause, go on
             for dialogue in DIALOGUES:
-                session = Session(store, system, system_spec="multiwoz", mode="batch", seed=rnd)
+                current["session"] = Session(store, system, system_spec="multiwoz", mode="batch", seed=rnd)
                 for text in dialogue:
                     clean, sr = voice.synthesize(text)
                     clean = resample(clean, sr, MIC_RATE) * 0.5
@@ -307,21 +321,15 @@ def rig_main(args: argparse.Namespace) -> None:
                     power = float(np.mean(clean.astype(np.float64) ** 2))
                     said = clean + pink_noise(clean.size, rng) * np.sqrt(power / 10 ** 1.5)  # 15 dB SNR
                     t_end = rig.say(said.astype(np.float32)) - (clean.size - last) / MIC_RATE
-                    h = heard_q.get(timeout=60)
-                    spoken_in = from_heard(h)
-                    ex = session.turn(spoken_in.text, audio_in=spoken_in.audio_path,
-                                      input_info=spoken_in.info)
-                    replied = time.monotonic()
-                    reply = ex.reply.text if ex.reply else "Sorry?"
-                    spoken = speak_reply(tts, reply, session.reply_audio_path(ex))
-                    timings = reply_timings(spoken_in, replied, spoken)
-                    session.record_speech(ex, spoken.path, timings)
+                    h, spoken_in, timings = done_q.get(timeout=120)
                     heard_at = rig.first_sound_after(t_end)
                     gap = None if heard_at is None else round((heard_at - t_end) * 1000, 1)
                     turns.append({"text": text, "heard": spoken_in.text,
                                   "wer": round(wer(text, spoken_in.text), 3), "rig_end_to_audio_ms": gap,
                                   "vad_end_minus_true_end_ms": round((h.speech_end - t_end) * 1000, 1),
                                   "speech_s": round(last / MIC_RATE, 2), "load1": os.getloadavg()[0],
+                                  "mic_overflows": current["mic"].overflows,
+                                  "capture_lag_ms": round(current["lag"] * 1000, 1),
                                   **timings})
                     print(json.dumps(turns[-1]), file=sys.stderr, flush=True)
                     time.sleep(0.4)
