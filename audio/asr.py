@@ -12,8 +12,8 @@ cores up to 4. Silero VAD (bundled in faster-whisper) filters silence for microp
 pads every input to Whisper's 30 s window, so the encoder costs the same for a 5 s turn as for 30 s. With
 ``short_window`` audio up to 29 s is padded to ``max(10 s, audio + 1 s)`` instead: about 2–3× faster ASR on a 5 s
 turn, for about 1–2 points more WER with tiny.en on our benchmark sentences (bench/results/audio.md; shorter
-padding than 10 s made Whisper hallucinate). It swaps faster-whisper's ``pad_or_trim`` for the duration of one
-call, under a module lock; a faster-whisper without that function simply keeps the full window.
+padding than 10 s made Whisper hallucinate). The window is cut where faster-whisper hands the features to its
+public ``WhisperModel.encode`` (see :func:`_whisper_class`); nothing of faster-whisper is patched at run time.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,36 +95,39 @@ def resample(audio: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
 _FRAMES_PER_S = 100
 _FULL_FRAMES = 3000
 _MIN_FRAMES = 1000
-_window_lock = threading.RLock()  # every transcription holds it: the pad_or_trim swap is process-wide
 
 
-@contextmanager
-def _encoder_window(seconds: float, short: bool) -> Iterator[None]:
-    """Pad the encoder input to ``max(10 s, audio + 1 s)`` instead of 30 s while transcribing (see module doc)."""
-    with _window_lock:
-        frames = int(seconds * _FRAMES_PER_S) + 2 + _FRAMES_PER_S
-        if not short or frames > _FULL_FRAMES:
-            yield
-            return
-        try:
-            import faster_whisper.transcribe as fwt
-        except ImportError:  # pragma: no cover
-            yield
-            return
-        original = getattr(fwt, "pad_or_trim", None)
-        if original is None:  # pragma: no cover - a faster-whisper without it: keep the full window
-            yield
-            return
-        length = max(_MIN_FRAMES, frames)
+def window_frames(seconds: float, short: bool) -> int | None:
+    """Encoder frames for ``seconds`` of audio with the short window (``max(10 s, audio + 1 s)``), or None for
+    Whisper's full 30 s window (``short`` off, or audio too long for a short window to help)."""
+    frames = int(seconds * _FRAMES_PER_S) + 2 + _FRAMES_PER_S
+    if not short or frames > _FULL_FRAMES:
+        return None
+    return max(_MIN_FRAMES, frames)
 
-        def pad_short(array: Any, length_: int = _FULL_FRAMES, *, axis: int = -1) -> Any:
-            return original(array, length=min(length_, length), axis=axis)
 
-        fwt.pad_or_trim = pad_short
-        try:
-            yield
-        finally:
-            fwt.pad_or_trim = original
+def _whisper_class() -> Any:
+    """faster-whisper's ``WhisperModel`` with a public hook for the short encoder window.
+
+    faster-whisper pads every window's features to 30 s and hands them to the public ``WhisperModel.encode``;
+    this
+    subclass cuts that padding down to ``frames`` before encoding. The cut never reaches speech (``frames`` is
+    at
+    least the audio's length plus 1 s), so the encoder sees exactly what padding to ``frames`` would have
+    given.
+    tests/unit/test_audio_asr.py fails loudly if faster-whisper stops encoding through ``encode``.
+    """
+    from faster_whisper import WhisperModel
+
+    class ShortWindowWhisper(WhisperModel):  # type: ignore[misc]
+        frames: int | None = None
+
+        def encode(self, features: np.ndarray) -> Any:
+            if self.frames is not None and features.shape[-1] > self.frames:
+                features = np.ascontiguousarray(features[..., :self.frames])
+            return super().encode(features)
+
+    return ShortWindowWhisper
 
 
 class ASR:
@@ -160,7 +161,7 @@ class ASR:
         ref, local = resolve_asr(self.model, progress)
         _say(progress, f"loading Whisper {self.model}…")
         try:
-            from faster_whisper import WhisperModel
+            whisper_class = _whisper_class()
         except ImportError:
             raise LoadError("faster-whisper is not installed (pip install faster-whisper)") from None
         kw: dict[str, Any] = {}
@@ -169,7 +170,7 @@ class ASR:
 
             kw["local_files_only"] = hub_offline()
         try:
-            whisper = WhisperModel(ref, device="cpu", compute_type=self.compute_type,
+            whisper = whisper_class(ref, device="cpu", compute_type=self.compute_type,
                                    cpu_threads=self.cpu_threads, **kw)
         except Exception as e:
             msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
@@ -180,11 +181,12 @@ class ASR:
         _say(progress, f"warming up Whisper {self.model}…")
         try:  # the first decode allocates buffers: pay for it here, not on the first user turn
             for short in (False, True):  # both encoder window sizes
-                with _encoder_window(0.5, short):
-                    segs, _ = whisper.transcribe(np.zeros(SAMPLE_RATE // 2, dtype=np.float32), beam_size=1,
-                                                 language=self._language(whisper), without_timestamps=True,
-                                                 condition_on_previous_text=False, temperature=0.0)
-                    list(segs)
+                whisper.frames = window_frames(0.5, short)
+                segs, _ = whisper.transcribe(np.zeros(SAMPLE_RATE // 2, dtype=np.float32), beam_size=1,
+                                             language=self._language(whisper), without_timestamps=True,
+                                             condition_on_previous_text=False, temperature=0.0)
+                list(segs)
+            whisper.frames = None
         except Exception as e:  # pragma: no cover - a model that loads but cannot decode
             raise LoadError(f"Whisper model {self.model!r} loaded but failed a test decode: {e}") from None
         return whisper
@@ -212,15 +214,19 @@ class ASR:
         temperature: Any = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
         segments: list[dict] = []
         short = self.short_window if short_window is None else short_window
-        with self._lock, _encoder_window(seconds, short):
-            if samples.size:
-                segs, _info = self._whisper.transcribe(
-                    samples, beam_size=self.beam_size, language=self._language(self._whisper),
-                    condition_on_previous_text=False, temperature=temperature, vad_filter=use_vad)
-                for s in segs:  # a lazy generator: decoding happens here
-                    segments.append({"start": round(float(s.start), 3), "end": round(float(s.end), 3),
-                                     "text": s.text.strip(), "avg_logprob": float(s.avg_logprob),
-                                     "no_speech_prob": float(s.no_speech_prob)})
+        with self._lock:
+            self._whisper.frames = window_frames(seconds, short)
+            try:
+                if samples.size:
+                    segs, _info = self._whisper.transcribe(
+                        samples, beam_size=self.beam_size, language=self._language(self._whisper),
+                        condition_on_previous_text=False, temperature=temperature, vad_filter=use_vad)
+                    for s in segs:  # a lazy generator: decoding happens here
+                        segments.append({"start": round(float(s.start), 3), "end": round(float(s.end), 3),
+                                         "text": s.text.strip(), "avg_logprob": float(s.avg_logprob),
+                                         "no_speech_prob": float(s.no_speech_prob)})
+            finally:
+                self._whisper.frames = None
         text = " ".join(s["text"] for s in segments if s["text"]).strip()
         return Transcript(text=text, segments=tuple(segments), avg_logprob=_weighted_logprob(segments),
                           audio_seconds=round(seconds, 3), latency_ms=round((time.perf_counter() - t0) * 1000, 1),

@@ -1,12 +1,10 @@
-"""Push-to-talk recording from the microphone to a 16 kHz mono WAV, with end-of-speech detection.
+"""The microphone: a 16 kHz mono input stream whose blocks carry the time they were captured, and recordings.
 
-:func:`record_utterance` blocks (run it in a worker thread) until the ``stop`` event is set (the key pressed a
-second time), or — with ``vad=True`` — until :class:`EndPointer` hears the end of speech, or ``max_seconds``.
-Levels (RMS scaled to 0..1) go to ``on_level`` about ten times a second; the caller coalesces them for a meter.
-
-End-pointing is energy based with an adaptive noise floor (cheap, per 100 ms block): speech starts when a block
-is well above the floor, and ends after ``end_silence_s`` of blocks back near it. Whisper's Silero VAD then
-trims what is left when the recording is transcribed (:mod:`audio.asr`).
+:class:`MicStream` opens PortAudio's default input (or ``device``) and hands out ``(t, block)`` pairs, ``t``
+being the monotonic time of the block's first sample, so a voice-activity end-pointer
+(:mod:`parley.audio.listen`) can say when speech really ended. :func:`record_utterance` records one turn to a
+WAV file: until the ``stop`` event, until the speaker stops (voice activity, :mod:`parley.audio.vad`), or
+``max_seconds``.
 """
 
 from __future__ import annotations
@@ -14,18 +12,20 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from parley.audio.devices import AudioUnavailable, check_input, import_sounddevice
 
-__all__ = ["AudioUnavailable", "EndPointer", "Recording", "level_of", "record_utterance", "turn_audio_path"]
+__all__ = ["AudioUnavailable", "MicStream", "Recording", "level_of", "record_utterance", "turn_audio_path",
+           "write_wav"]
 
 SAMPLE_RATE = 16000
-BLOCK_S = 0.1
+BLOCK_S = 0.032  # one Silero VAD window: the end of a turn is noticed within 32 ms
 
 
 @dataclass(frozen=True)
@@ -48,87 +48,97 @@ def level_of(block: np.ndarray) -> float:
     return float(min(1.0, max(0.0, (db + 60.0) / 60.0)))
 
 
-class EndPointer:
-    """Energy end-of-speech detector fed one block at a time; ``feed`` returns True once speech has ended."""
-
-    def __init__(self, block_s: float = BLOCK_S, end_silence_s: float = 0.8, min_speech_s: float = 0.3,
-                 ratio: float = 4.0, min_rms: float = 0.01) -> None:
-        self.block_s = block_s
-        self.end_blocks = max(1, round(end_silence_s / block_s))
-        self.min_speech_blocks = max(1, round(min_speech_s / block_s))
-        self.ratio = ratio
-        self.min_rms = min_rms
-        self.floor: float | None = None
-        self.speech_blocks = 0
-        self.silent_run = 0
-
-    @property
-    def heard_speech(self) -> bool:
-        return self.speech_blocks >= self.min_speech_blocks
-
-    def feed(self, block: np.ndarray) -> bool:
-        rms = float(np.sqrt(np.mean(np.square(block, dtype=np.float64)))) if block.size else 0.0
-        if self.floor is None:  # start low: the tester may speak from the first block
-            self.floor = min(rms, self.min_rms / self.ratio)
-        threshold = max(self.min_rms, self.floor * self.ratio)
-        if rms >= threshold:
-            self.speech_blocks += 1
-            self.silent_run = 0
-        else:
-            # track the background: fast down, slow up, only while nobody speaks
-            self.floor = min(rms, self.floor) if rms < self.floor else 0.95 * self.floor + 0.05 * rms
-            if self.speech_blocks:
-                self.silent_run += 1
-        return self.heard_speech and self.silent_run >= self.end_blocks
-
-
 def turn_audio_path(session_id: object, turn_index: int, kind: str = "user") -> str:
     """Where a turn's audio goes: ``<data dir>/audio/<session>/<turn:04d>-<kind>.wav`` (folder created)."""
-    from parley.engine.locations import audio_dir
+    from parley.engine.locations import turn_audio_path as path
 
-    folder = audio_dir() / str(session_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    return str(folder / f"{int(turn_index):04d}-{kind}.wav")
+    return str(path(session_id, turn_index, kind))
+
+
+class MicStream:
+    """The microphone as an iterator of ``(t, block)``; use ``with MicStream() as mic: for t, b in
+    mic.blocks(stop)``.
+
+    Raises :class:`AudioUnavailable` (one sentence) when there is no PortAudio, no microphone, or the device
+    fails.
+    """
+
+    def __init__(self, *, device: Any = None, block_s: float = BLOCK_S) -> None:
+        self.device = device
+        self.block = int(SAMPLE_RATE * block_s)
+        self._q: queue.Queue[tuple[float, np.ndarray]] = queue.Queue()
+        self._stream: Any = None
+        self.overflows = 0  # blocks PortAudio reported as overflowed (audio lost)
+
+    def __enter__(self) -> MicStream:
+        status = check_input()
+        if not status.available:
+            raise AudioUnavailable(status.reason or "no microphone")
+        sd = import_sounddevice()
+
+        def callback(indata, frames, time_info, status_flags):  # type: ignore[no-untyped-def]
+            now = time.monotonic()
+            if status_flags and getattr(status_flags, "input_overflow", False):
+                self.overflows += 1
+            block = np.array(indata[:, 0] if indata.ndim == 2 else indata, dtype=np.float32, copy=True)
+            self._q.put((now - _age(time_info, frames), block))
+
+        try:
+            # small blocks, a 0.5 s buffer: a callback that comes late on a busy machine loses no audio
+            # (measured on
+            # the rig: the buffer adds no delay, blocks are handed over as soon as they are complete)
+            self._stream = sd.InputStream(samplerate=SAMPLE_RATE, channels=1, dtype="float32",
+                                          blocksize=self.block, callback=callback, device=self.device,
+                                          latency=0.5)
+            self._stream.start()
+        except Exception as e:
+            self._stream = None
+            raise AudioUnavailable(f"the microphone could not be opened ({_first_line(e)})") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.abort()
+                stream.close()
+            except Exception:  # noqa: BLE001 - the device may already be gone
+                pass
+
+    def blocks(self, stop: threading.Event, *, stall_s: float = 3.0) -> Iterator[tuple[float, np.ndarray]]:
+        """Blocks as they arrive until ``stop`` is set; :class:`AudioUnavailable` if the device goes quiet."""
+        last = time.monotonic()
+        while not stop.is_set():
+            try:
+                item = self._q.get(timeout=0.05)
+            except queue.Empty:
+                if time.monotonic() - last > stall_s:
+                    raise AudioUnavailable("the microphone stopped delivering audio") from None
+                continue
+            last = time.monotonic()
+            yield item
 
 
 def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[float], None] | None = None,
-                     max_seconds: float = 30.0, vad: bool = True) -> Recording:
+                     max_seconds: float = 30.0, vad: bool = True, end_silence_s: float = 0.5) -> Recording:
     """Record one user turn to ``out_path`` (16 kHz mono 16-bit WAV) and return it.
 
-    Stops when ``stop`` is set, when speech has ended (``vad``), or after ``max_seconds``. Raises
-    :class:`AudioUnavailable` with one clear sentence when there is no PortAudio or no microphone, or when the
-    device fails while recording.
+    Stops when ``stop`` is set, when speech has ended (``vad``: ``end_silence_s`` after the last voiced
+    window),
+    or after ``max_seconds``. Raises :class:`AudioUnavailable` with one clear sentence when there is no
+    PortAudio
+    or no microphone, or when the device fails while recording.
     """
-    status = check_input()
-    if not status.available:
-        raise AudioUnavailable(status.reason or "no microphone")
-    sd = import_sounddevice()
-    blocks: queue.Queue[np.ndarray] = queue.Queue()
-    block_len = int(SAMPLE_RATE * BLOCK_S)
+    from parley.audio.vad import EndPointer, SileroStream
 
-    def callback(indata, frames, time_info, status_flags):  # type: ignore[no-untyped-def]
-        blocks.put(np.array(indata[:, 0] if indata.ndim == 2 else indata, dtype=np.float32, copy=True))
-
-    endpointer = EndPointer() if vad else None
+    vad_stream = SileroStream() if vad else None
+    endpointer = EndPointer(end_silence_s=end_silence_s)
     chunks: list[np.ndarray] = []
-    total = 0
     limit = int(max_seconds * SAMPLE_RATE)
+    total = 0
     try:
-        stream = sd.InputStream(samplerate=SAMPLE_RATE, channels=1, dtype="float32", blocksize=block_len,
-                                callback=callback)
-    except Exception as e:
-        raise AudioUnavailable(f"the microphone could not be opened ({_first_line(e)})") from None
-    started = time.monotonic()
-    ended_by_vad = False
-    try:
-        with stream:
-            while not stop.is_set() and total < limit:
-                try:
-                    block = blocks.get(timeout=0.05)
-                except queue.Empty:
-                    if time.monotonic() - started > max_seconds + 2.0:  # the device stopped delivering
-                        break
-                    continue
+        with MicStream() as mic:
+            for _t, block in mic.blocks(stop):
                 chunks.append(block)
                 total += block.size
                 if on_level is not None:
@@ -136,29 +146,39 @@ def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[f
                         on_level(level_of(block))
                     except Exception:  # a broken meter must not stop the recording
                         on_level = None
-                if endpointer is not None and endpointer.feed(block):
-                    ended_by_vad = True
+                if vad_stream is not None and any(e.kind == "end"
+                                                  for e in endpointer.push(vad_stream(block))):
+                    break
+                if total >= limit:
                     break
     except AudioUnavailable:
         raise
     except Exception as e:
         raise AudioUnavailable(f"recording failed ({_first_line(e)})") from None
-    while not ended_by_vad:  # after a push-to-talk stop, keep what arrived before the stream closed
-        try:
-            chunks.append(blocks.get_nowait())
-        except queue.Empty:
-            break
     audio = np.concatenate(chunks)[:limit] if chunks else np.zeros(0, dtype=np.float32)
-    _write_wav(out_path, audio)
+    write_wav(out_path, audio)
     return Recording(path=str(out_path), seconds=round(audio.size / SAMPLE_RATE, 3), sample_rate=SAMPLE_RATE)
 
 
-def _write_wav(path: str, audio: np.ndarray) -> None:
+def write_wav(path: str | Path, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> str:
+    """Save float audio as 16-bit PCM WAV (parent folders created); returns the path."""
     import soundfile
 
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    soundfile.write(str(p), np.clip(audio, -1.0, 1.0), SAMPLE_RATE, subtype="PCM_16")
+    soundfile.write(str(p), np.clip(audio, -1.0, 1.0), int(sample_rate), subtype="PCM_16")
+    return str(p)
+
+
+def _age(time_info: Any, frames: int) -> float:
+    """How long ago a block's first sample was captured: PortAudio's ADC time when the host API gives a sane
+    one
+    (steady under load), else the block's own length."""
+    try:
+        age = float(time_info.currentTime - time_info.inputBufferAdcTime)
+    except Exception:  # noqa: BLE001 - no time information from this host API
+        age = -1.0
+    return age if 0.0 <= age < 1.0 else frames / SAMPLE_RATE
 
 
 def _first_line(e: BaseException) -> str:

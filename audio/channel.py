@@ -170,16 +170,23 @@ def survival(spans: tuple[Span, ...], transcript: str) -> tuple[tuple[dict[str, 
     return tuple(lost), tuple(sorted(kept, key=lambda s: s.start))
 
 
+_WORD = re.compile(r"\S+")
+
+
 def _closest(value: str, transcript: str) -> str:
+    """The words of ``transcript`` that best match ``value`` (rapidfuzz's partial-ratio alignment, widened to
+    the words it covers at least half of), or "" when the best match scores below 50."""
     from rapidfuzz import fuzz
 
-    words = transcript.split()
-    n = max(1, len(value.split()))
-    best, best_score = "", 0.0
-    for size in {max(1, n - 1), n, n + 1}:
-        for i in range(0, len(words) - size + 1):
-            cand = " ".join(words[i:i + size]).strip(".,!?;:")
-            score = fuzz.ratio(value.lower(), cand.lower())
-            if score > best_score:
-                best, best_score = cand, score
-    return best if best_score >= 50 else ""
+    if not value.strip() or not transcript.strip():
+        return ""
+    al = fuzz.partial_ratio_alignment(value.lower(), transcript.lower())
+    if al is None or al.score < 50:
+        return ""
+    a, b = al.dest_start, al.dest_end  # the aligned span of the transcript (dest is always the second string)
+    overlaps = [(min(m.end(), b) - max(m.start(), a), m.start(), m.end())
+                for m in _WORD.finditer(transcript) if m.start() < b and m.end() > a]
+    if not overlaps:
+        return ""
+    chosen = [(s, e) for o, s, e in overlaps if 2 * o >= e - s] or [max(overlaps)[1:]]
+    return transcript[chosen[0][0]:chosen[-1][1]].strip(".,!?;:")

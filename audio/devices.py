@@ -94,3 +94,23 @@ def portaudio_version() -> str | None:
         return str(sd.get_portaudio_version()[1])
     except Exception:
         return None
+
+
+def rescan() -> bool:
+    """Let PortAudio list the devices again; False when there is no PortAudio. Never raises.
+
+    PortAudio scans devices once, when it starts: a microphone plugged in later, or an audio server started
+    after parley (the test rig, :mod:`parley.audio.rig`), is only seen after a rescan. sounddevice has no
+    public
+    call for it; its maintainers advise ``_terminate()`` + ``_initialize()`` (python-sounddevice issues #125
+    and
+    #516), and tests/unit/test_audio_devices.py fails loudly if those names move. Never call it while a stream
+    is open: terminating PortAudio closes every stream.
+    """
+    try:
+        sd = import_sounddevice()
+        sd._terminate()
+        sd._initialize()
+    except Exception:  # noqa: BLE001 - no PortAudio, or it failed to restart: report, never raise
+        return False
+    return True

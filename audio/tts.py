@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 import numpy as np
 
+from parley.audio.capture import write_wav
 from parley.audio.voices import CoquiTTS, EspeakTTS, PiperTTS
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
-__all__ = ["BACKENDS", "TTS", "CoquiTTS", "EspeakTTS", "PiperTTS", "get_tts", "play", "speak", "stop_playback",
-           "write_wav"]
+__all__ = ["BACKENDS", "TTS", "CoquiTTS", "EspeakTTS", "PiperTTS", "get_tts", "play", "sentence_stream",
+           "speak", "stop_playback", "write_wav"]
 
 log = logging.getLogger(__name__)
 BACKENDS = ("piper", "espeak", "coqui")
@@ -104,15 +104,25 @@ class _Noted:
     def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
         return self._inner.synthesize(text, speed)  # type: ignore[no-any-return]
 
+    def stream(self, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
+        return sentence_stream(self._inner, text, speed)
 
-def write_wav(path: str | Path, audio: np.ndarray, sample_rate: int) -> str:
-    """Save float32 audio as 16-bit PCM WAV (parent folders created); returns the path."""
-    import soundfile
+    @property
+    def sample_rate(self) -> int:
+        return int(getattr(self._inner, "sample_rate", 22050))
 
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    soundfile.write(str(p), np.clip(audio, -1.0, 1.0), int(sample_rate), subtype="PCM_16")
-    return str(p)
+
+def sentence_stream(tts: Any, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
+    """``text`` spoken sentence by sentence by any backend (one piece when it cannot split); the sample rate
+    is
+    ``tts.sample_rate`` once the first piece is made."""
+    stream = getattr(tts, "stream", None)
+    if stream is not None:
+        yield from stream(text, speed)
+        return
+    audio, sr = tts.synthesize(text, speed)
+    tts.sample_rate = sr
+    yield audio
 
 
 def play(audio: np.ndarray, sample_rate: int) -> bool:

@@ -6,10 +6,12 @@ Use them through ``audio.tts`` (which re-exports the classes); heavy imports (pi
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,24 @@ import numpy as np
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
-_GAP_S = 0.12  # silence between sentences
+GAP_S = 0.12  # silence between sentences
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def join_sentences(pieces: Iterable[np.ndarray], sample_rate: int) -> np.ndarray:
+    """Sentences joined with a short silence between them, as one float32 array."""
+    gap = np.zeros(int(sample_rate * GAP_S), dtype=np.float32)
+    out: list[np.ndarray] = []
+    for audio in pieces:
+        if out:
+            out.append(gap)
+        out.append(audio)
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (after . ! ? followed by a space), for backends without their own split."""
+    return [s for s in (p.strip() for p in _SENTENCE_END.split(text)) if s]
 
 
 def _check_speed(speed: float) -> float:
@@ -64,10 +83,17 @@ class PiperTTS:
         except Exception as e:
             raise LoadError(f"could not load piper voice {onnx.name}: {e}") from None
         self.sample_rate = int(self._voice.config.sample_rate)
+        _say(progress, "warming up piper voice…")
+        self.synthesize("Hello.")  # the first synthesis allocates buffers: pay here, not on the first reply
         return self
 
     def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
         """Float32 mono audio in [-1, 1] and its sample rate; ``speed`` > 1 speaks faster (piper length scale)."""
+        self.load()
+        return join_sentences(self.stream(text, speed), self.sample_rate), self.sample_rate
+
+    def stream(self, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
+        """The audio of ``text`` sentence by sentence (piper's sentence split), each made when asked for."""
         from piper import SynthesisConfig
 
         speed = _check_speed(speed)
@@ -75,19 +101,12 @@ class PiperTTS:
         cfg = SynthesisConfig(length_scale=float(self._voice.config.length_scale) / speed)
         if self.deterministic:
             cfg.noise_scale, cfg.noise_w_scale = 0.0, 0.0
-        pieces: list[np.ndarray] = []
-        gap = np.zeros(int(self.sample_rate * _GAP_S), dtype=np.float32)
         with self._lock:
-            for phonemes in self._voice.phonemize(text):
-                if not phonemes:
-                    continue
+            sentences = [ph for ph in self._voice.phonemize(text) if ph]
+        for phonemes in sentences:
+            with self._lock:
                 audio = self._sentence(phonemes, cfg, speed)
-                if pieces:
-                    pieces.append(gap)
-                pieces.append(audio)
-        if not pieces:
-            return np.zeros(0, dtype=np.float32), self.sample_rate
-        return np.concatenate(pieces), self.sample_rate
+            yield audio
 
     def _sentence(self, phonemes: list[str], cfg: Any, speed: float) -> np.ndarray:
         key = (tuple(phonemes), round(speed, 4))
@@ -115,6 +134,7 @@ class EspeakTTS:
     def __init__(self, voice: str = "en-us", wpm: int = 165) -> None:
         self.voice = voice
         self.wpm = wpm
+        self.sample_rate = 22050
         self.note: str | None = None
         self._exe: str | None = None
 
@@ -125,6 +145,12 @@ class EspeakTTS:
                 raise LoadError("espeak-ng is not installed (sudo apt install espeak-ng)")
             self._exe = exe
         return self
+
+    def stream(self, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
+        """Sentence by sentence (the sample rate is ``sample_rate`` once the first sentence is made)."""
+        for sentence in split_sentences(text):
+            audio, self.sample_rate = self.synthesize(sentence, speed)
+            yield audio
 
     def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
         import soundfile

@@ -1,6 +1,18 @@
 """Speech benchmarks: TTS and ASR real-time factors, the warm TTS→ASR channel, and ASR latency on a 5 s file.
 
 Run: .venv/bin/python bench/audio_bench.py [--quick] [--reps N] [--out FILE.json]
+     .venv/bin/python bench/audio_bench.py --rig [--rounds N] [--model tiny.en] [--silence-ms 500] [--out
+     F.json]
+
+``--rig`` measures spoken turn-taking on the loopback rig (audio.rig, through PortAudio → ALSA → PulseAudio):
+our
+own dialogues, piper speech with background noise at 15 dB SNR spoken in real time over the rig's room noise,
+the
+same pipeline as the TUI's voice mode (Silero VAD end-pointing, speculative Whisper, the `multiwoz` system,
+replies spoken sentence by sentence with piper). The headline is measured outside parley, on the rig: the end
+of
+the speech the rig played → the first sample of the reply on the rig's speaker. parley's own stage timings (as
+stored per turn) say where the time goes.
 
 Utterances are our own MultiWOZ-style sentences of about 5 s of piper speech (names, times, counts). Figures are
 per utterance, with models loaded and warmed first ("warm models"). Each utterance is timed ``--reps`` times:
@@ -96,7 +108,16 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="4 utterances, tiny.en only (1 rep unless --reps)")
     ap.add_argument("--reps", type=int, default=None, help="timed runs per utterance (default 3)")
     ap.add_argument("--out", default=None, help="also write the figures as JSON here")
+    ap.add_argument("--rig", action="store_true", help="spoken turn-taking latency on the loopback rig")
+    ap.add_argument("--rounds", type=int, default=2, help="--rig: times through the dialogues (default 2)")
+    ap.add_argument("--model", default="tiny.en", help="--rig: Whisper model (default tiny.en)")
+    ap.add_argument("--silence-ms", type=int, default=500, help="--rig: end-of-turn silence (default 500)")
+    ap.add_argument("--long-window", action="store_true", help="--rig: Whisper's 30 s window for the turns")
+    ap.add_argument("--no-speculative", action="store_true", help="--rig: transcribe only after the silence")
     args = ap.parse_args()
+    if args.rig:
+        rig_main(args)
+        return
     utts = list(UTTERANCES[:4] if args.quick else UTTERANCES)
     reps = max(1, args.reps if args.reps is not None else 1 if args.quick else 3)
 
@@ -202,6 +223,129 @@ def main() -> None:
     print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
+
+
+DIALOGUES = (  # the tester's side of four dialogues, written for this benchmark
+    ("I am looking for a cheap restaurant in the north of town.", "Italian food, please.",
+     "Can I have the phone number?", "Book a table for two at seven thirty on Friday."),
+    ("I need a place to stay in the east.", "It should have free parking.",
+     "Book it for three nights from Tuesday for two people."),
+    ("I need a train to Cambridge on Saturday.", "I am leaving from London Kings Cross.",
+     "I want to arrive by ten in the morning.", "Please book two tickets."),
+    ("Is there a museum in the centre?", "What is the entrance fee?",
+     "I also need a taxi from the museum to the station at five."),
+)
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    import numpy as np
+
+    a = np.array([v for v in values if v is not None], dtype=float)
+    if not a.size:
+        return {}
+    return {"n": int(a.size), "median": round(float(np.median(a)), 1),
+            "p90": round(float(np.percentile(a, 90)), 1), "mean": round(float(a.mean()), 1),
+            "min": round(float(a.min()), 1), "max": round(float(a.max()), 1)}
+
+
+def rig_main(args: argparse.Namespace) -> None:
+    import queue
+    import threading
+
+    import numpy as np
+
+    from parley.audio import devices
+    from parley.audio.asr import get_asr, resample
+    from parley.audio.capture import MicStream
+    from parley.audio.listen import Listener
+    from parley.audio.rig import MIC_RATE, Rig
+    from parley.audio.speaker import speak_reply
+    from parley.audio.tts import get_tts
+    from parley.audio.utterances import pink_noise
+    from parley.audio.voice import from_heard, reply_timings, transcriber
+    from parley.audio.wer import wer
+    from parley.engine.session import Session
+    from parley.engine.systems import build_system
+    from parley.store import open_store
+
+    tmp = Path(tempfile.mkdtemp(prefix="parley-rig-bench-"))
+    os.environ.setdefault("PARLEY_DATA", str(tmp / "data"))
+    res: dict[str, Any] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, no GPU",
+                           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "model": args.model,
+                           "silence_ms": args.silence_ms, "short_window": not args.long_window,
+                           "speculative": not args.no_speculative, "loadavg_start": list(os.getloadavg())}
+    asr, tts = get_asr(args.model), get_tts("piper")
+    voice = get_tts("piper", deterministic=True)
+    system = build_system("multiwoz")
+    system.load()
+    store = open_store(tmp / "bench.db")
+    rng = np.random.default_rng(0)
+    turns: list[dict[str, Any]] = []
+    with Rig(noise_dbfs=-45.0) as rig:
+        os.environ.update(rig.env)
+        devices.rescan()
+        done_q: queue.Queue[Any] = queue.Queue()
+        stop = threading.Event()
+        current: dict[str, Any] = {}
+        listener = Listener(transcriber(asr, short_window=not args.long_window),
+                            end_silence_s=args.silence_ms / 1000, speculative=not args.no_speculative)
+
+        def answer(h: Any) -> None:  # parley's side, as in the TUI: stored turn, spoken reply, latencies
+            session = current["session"]
+            spoken_in = from_heard(h)
+            ex = session.turn(spoken_in.text, audio_in=spoken_in.audio_path, input_info=spoken_in.info)
+            replied = time.monotonic()
+            reply = ex.reply.text if ex.reply else "Sorry?"
+            spoken = speak_reply(tts, reply, session.reply_audio_path(ex))
+            timings = reply_timings(spoken_in, replied, spoken)
+            session.record_speech(ex, spoken.path, timings)
+            done_q.put((h, spoken_in, timings))
+
+        def listen() -> None:
+            with MicStream() as mic:
+                current["mic"] = mic
+                for t, block in mic.blocks(stop):
+                    current["lag"] = time.monotonic() - t - block.size / MIC_RATE  # audio waiting for parley
+                    for h in listener.feed(t, block):
+                        threading.Thread(target=answer, args=(h,), daemon=True).start()
+
+        threading.Thread(target=listen, daemon=True).start()
+        time.sleep(1.0)
+        for rnd in range(args.rounds):  # the tester's side: speak, wait for the whole reply, pause, go on
+            for dialogue in DIALOGUES:
+                current["session"] = Session(store, system, system_spec="multiwoz", mode="batch", seed=rnd)
+                for text in dialogue:
+                    clean, sr = voice.synthesize(text)
+                    clean = resample(clean, sr, MIC_RATE) * 0.5
+                    last = int(np.flatnonzero(np.abs(clean) > 0.01 * np.abs(clean).max())[-1]) + 1
+                    power = float(np.mean(clean.astype(np.float64) ** 2))
+                    said = clean + pink_noise(clean.size, rng) * np.sqrt(power / 10 ** 1.5)  # 15 dB SNR
+                    t_end = rig.say(said.astype(np.float32)) - (clean.size - last) / MIC_RATE
+                    h, spoken_in, timings = done_q.get(timeout=120)
+                    heard_at = rig.first_sound_after(t_end)
+                    gap = None if heard_at is None else round((heard_at - t_end) * 1000, 1)
+                    turns.append({"text": text, "heard": spoken_in.text,
+                                  "wer": round(wer(text, spoken_in.text), 3), "rig_end_to_audio_ms": gap,
+                                  "vad_end_minus_true_end_ms": round((h.speech_end - t_end) * 1000, 1),
+                                  "speech_s": round(last / MIC_RATE, 2), "load1": os.getloadavg()[0],
+                                  "mic_overflows": current["mic"].overflows,
+                                  "capture_lag_ms": round(current["lag"] * 1000, 1),
+                                  **timings})
+                    print(json.dumps(turns[-1]), file=sys.stderr, flush=True)
+                    time.sleep(0.4)
+        stop.set()
+        listener.close()
+    keys = ("rig_end_to_audio_ms", "end_to_audio_ms", "end_to_transcript_ms", "endpoint_ms", "asr_ms",
+            "transcript_to_reply_ms", "reply_to_audio_ms", "tts_first_ms", "vad_end_minus_true_end_ms")
+    res["stages"] = {k: _stats([t.get(k) for t in turns]) for k in keys}
+    res["speculative_share"] = round(sum(bool(t.get("speculative")) for t in turns) / max(1, len(turns)), 2)
+    res["wer"] = round(wer([t["text"] for t in turns], [t["heard"] for t in turns]), 4)
+    res["turns"] = len(turns)
+    res["loadavg_end"] = list(os.getloadavg())
+    text = json.dumps(res, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(json.dumps({**res, "per_turn": turns}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

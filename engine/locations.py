@@ -48,3 +48,33 @@ def cache_dir() -> Path:
 def ensure_dir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def turn_audio_path(session_id: object, turn_index: int, kind: str = "user") -> Path:
+    """Where a turn's audio goes: ``<data dir>/audio/<session>/<turn:04d>-<kind>.wav`` (folder created)."""
+    return ensure_dir(audio_dir() / str(session_id)) / f"{int(turn_index):04d}-{kind}.wav"
+
+
+def adopt_audio(path: str | os.PathLike[str], session_id: object, turn_index: int, kind: str = "user") -> str:
+    """Give a turn's audio file its place under the session's folder and return the new path.
+
+    A file parley wrote itself (anywhere under the audio dir) is moved; any other file (a user's WAV, e.g.
+    from ``parley chat --audio-script``) is copied and left alone. An existing file is never overwritten, and
+    when the file cannot be placed the original path is returned.
+    """
+    import shutil
+
+    src = Path(path)
+    dest = turn_audio_path(session_id, turn_index, kind)
+    if src.resolve() == dest.resolve():
+        return str(dest)
+    if dest.exists() or not src.is_file():
+        return str(src)
+    try:
+        if src.resolve().is_relative_to(audio_dir().resolve()):
+            src.replace(dest)
+        else:
+            shutil.copyfile(src, dest)
+    except OSError:
+        return str(src)
+    return str(dest)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from parley import __version__
+from parley.engine.locations import adopt_audio, turn_audio_path
 from parley.engine.rewrite.chain import Chain
 from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
 from parley.store import Store
@@ -124,6 +125,8 @@ class Session:
                 self.stored = True
             index = self._next_index
             self._next_index += 2
+            if audio_in:  # the recording takes its place in the session's folder, named by turn
+                audio_in = adopt_audio(audio_in, self.id, index, "user")
             rec = self.store.add_turn(TurnRecord(
                 session_id=self.id, index=index, role="user", text=text, audio_in=audio_in,
                 internals={"input": dict(input_info)} if input_info else {}, status="pending"))
@@ -192,6 +195,19 @@ class Session:
             return replace(base, system_turn_id=sys_rec.id, system_index=s_index, error=error)
         self.history.append(Message("system", reply.text))
         return replace(base, system_turn_id=sys_rec.id, system_index=s_index, reply=reply)
+
+    # -- spoken replies ----------------------------------------------------------------------------------
+    def reply_audio_path(self, exchange: Exchange) -> str | None:
+        """Where the spoken reply of ``exchange``'s system turn is saved (None: there is no system turn)."""
+        if exchange.system_index is None:
+            return None
+        return str(turn_audio_path(self.id, exchange.system_index, "system"))
+
+    def record_speech(self, exchange: Exchange, audio_out: str | None, timings: dict[str, Any]) -> None:
+        """Store the spoken reply's WAV and the voice stage latencies (``internals["voice"]``) on the system
+        turn."""
+        if exchange.system_turn_id is not None:
+            self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": timings})
 
     # -- ratings -----------------------------------------------------------------------------------------
     def rate_turn(self, system_turn_id: str, rater: str, *, relevance: int | None = None,

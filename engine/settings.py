@@ -29,7 +29,16 @@ class AudioSettings(BaseModel):
     tts: str = Field("piper", description="Voice backend: piper, espeak or coqui.")
     speak_replies: bool = Field(False, description="Speak every system reply aloud.")
     max_seconds: float = Field(30.0, description="Longest recording per user turn, in seconds.")
-    vad: bool = Field(True, description="End the recording when the speaker stops (voice activity detection).")
+    vad: bool = Field(True, description="End a spoken turn when the speaker stops (Silero voice activity "
+                                        "detection); off: the voice key ends each turn.")
+    end_silence_ms: int = Field(500, ge=100, le=5000,
+                                description="A spoken turn ends this long after the speaker stops (ms).")
+    hands_free: bool = Field(True, description="Voice mode keeps listening after each turn and speaks the "
+                                               "replies; off: one utterance per voice key press.")
+    barge_in: bool = Field(True, description="Speaking while a reply plays stops the reply (use headphones: "
+                                             "with loudspeakers the microphone hears the reply).")
+    short_window: bool = Field(True, description="Whisper's short encoder window for spoken turns: 2-3x "
+                                                 "faster, about 1-2 points more WER.")
 
 
 class AnnotationSettings(BaseModel):

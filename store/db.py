@@ -7,6 +7,7 @@ foreign keys on.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -27,6 +28,7 @@ from parley.store.records import (
     TurnRecord,
     from_row,
     now,
+    to_json,
     to_row,
 )
 
@@ -209,6 +211,18 @@ class Store:
         """The tester changed mid-session: the session record names the new one."""
         with self.write():
             self.db.table("sessions").update(session_id, {"tester": tester})
+
+    def set_turn_audio(self, turn_id: str, audio_out: str | None,
+                       internals: dict[str, Any] | None = None) -> None:
+        """After a turn was stored: its spoken audio (``audio_out``) and more ``internals`` keys (merged)."""
+        with self.write() as conn:
+            row = conn.execute("SELECT internals FROM turns WHERE id = ?", [turn_id]).fetchone()
+            if row is None:
+                raise StoreError(f"no turn {turn_id}")
+            merged = {**(json.loads(row[0]) if row[0] else {}), **(internals or {})}
+            text = to_json(merged)
+            conn.execute("UPDATE turns SET audio_out = coalesce(?, audio_out), internals = ? WHERE id = ?",
+                         [audio_out, text, turn_id])
 
     def next_turn_index(self, session_id: str) -> int:
         row = self.db.execute('SELECT max("index") FROM turns WHERE session_id = ?', [session_id]).fetchone()

@@ -20,7 +20,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Rewriters", "toggle impoliteness, disfluency, word perturbation, ASR noise; set their parameters",
      "rewriters"),
     ("Load model", "pick a registered system, a recent one, or a model folder / hub id", "load_model"),
-    ("Voice input", "push-to-talk: start/stop recording a user turn", "voice"),
+    ("Voice mode", "hands-free spoken turns with spoken replies and barge-in (start/stop)", "voice"),
     ("Toggle speak replies", "speak every system reply aloud (this run)", "toggle_speak"),
     ("Save toggles as defaults", "keep this run's internals and spoken-replies toggles for later runs "
      "(config.toml)", "app.save_toggles"),

@@ -74,9 +74,40 @@ class VoiceUnavailable(Message):
 
 @dataclass
 class VoiceTranscript(Message):
-    """A recording was transcribed; the text goes into the session like typed text."""
+    """A recording was transcribed; the text goes into the session like typed text (``spoken``: the
+    audio.voice.SpokenInput it came from, whose timings go with the reply's)."""
 
     text: str
     audio_path: str
     info: dict[str, Any]
+    spoken: Any = None
+
+
+@dataclass
+class VoiceListening(Message):
+    """Voice mode: the models are warm and the microphone is open."""
+
+    device: str
+
+
+@dataclass
+class VoiceHeard(Message):
+    """An utterance was cut and transcribed (``spoken`` is an audio.voice.SpokenInput)."""
+
+    spoken: Any
+
+
+@dataclass
+class ReplySpoken(Message):
+    """A reply was spoken (or only saved); ``timings`` were stored on the system turn ``turn_id``."""
+
+    turn_id: str | None
+    timings: dict[str, Any]
+
+
+@dataclass
+class ModelsWarm(Message):
+    """Models named in ``what`` finished loading in a worker."""
+
+    what: str
 

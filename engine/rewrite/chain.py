@@ -11,6 +11,7 @@ from parley.engine.rewrite import ORDER, build_rewriter
 from parley.engine.rewrite.base import RewriteContext, Rewriter, step_seed
 from parley.engine.spec import Spec, SpecError, condition_name, parse_spec
 from parley.engine.types import Message, Rewrite
+from parley.progress import Progress
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,14 @@ class Chain:
 
     def __bool__(self) -> bool:
         return bool(self.specs)
+
+    def load(self, progress: Progress = None) -> None:
+        """Load the models of the rewriters that have any (``asr-real``) now, e.g. in a worker as soon as the
+        chain is switched on, rather than on the first turn."""
+        for rw in self._rewriters:
+            load = getattr(rw, "load", None)
+            if load is not None:
+                load(progress)
 
     def apply(self, text: str, *, seed: int = 0, turn_index: int = 0,
               history: Sequence[Message] = ()) -> ChainResult:

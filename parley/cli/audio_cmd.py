@@ -10,6 +10,8 @@ import logging
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +158,84 @@ def transcribe(audio_file: str, model: str, as_json: bool, vad: bool, fast: bool
         click.echo(json.dumps({"file": str(path), **tr.to_json()}, ensure_ascii=False))
     else:
         click.echo(tr.text)
+
+
+# -- spoken scripts (`parley chat --audio-script`) ------------------------------------------------------
+_AUDIO_SUFFIXES = (".wav", ".flac", ".ogg")
+
+
+def audio_script_files(spec: str) -> list[Path]:
+    """The recordings of a spoken script: a folder's audio files by name, or a list file with one path per
+    line (relative to the list; blank lines and # comments skipped). A ParleyError when there is nothing to
+    play."""
+    from parley.cli.common import read_lines
+
+    src = Path(spec)
+    if src.is_dir():
+        files = sorted(p for p in src.iterdir() if p.suffix.lower() in _AUDIO_SUFFIXES and p.is_file())
+        if not files:
+            raise ParleyError(f"{spec}: no .wav/.flac/.ogg files in this folder") from None
+        return files
+    if not src.is_file():
+        raise ParleyError(f"{spec}: no such folder or list file") from None
+    if src.suffix.lower() in _AUDIO_SUFFIXES:
+        return [src]
+    files = []
+    for n, line in enumerate(read_lines(spec, "audio list"), 1):
+        name = line.strip()
+        if not name or name.startswith("#"):
+            continue
+        path = Path(name) if Path(name).is_absolute() else src.parent / name
+        if not path.is_file():
+            raise ParleyError(f"{spec}:{n}: {name} does not exist") from None
+        files.append(path)
+    if not files:
+        raise ParleyError(f"{spec}: the list names no audio files") from None
+    return files
+
+
+def audio_turns(session: Any, files: list[Path], *, asr_model: str, tts_backend: str, play: bool,
+                short_window: bool = True) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """Each recording as a spoken turn through the voice path (speech span → Whisper → rewriters → system →
+    spoken reply saved as the system turn's audio): yields ``(exchange, extra JSON fields)``. The models are
+    loaded (a LoadError, a ParleyError, when they cannot be) before the first turn."""
+    from parley.audio.asr import get_asr
+    from parley.audio.speaker import speak_reply
+    from parley.audio.tts import get_tts
+    from parley.audio.voice import from_file, reply_timings, transcriber
+
+    say = lambda msg: click.echo(msg, err=True)  # noqa: E731
+    transcribe = transcriber(get_asr(asr_model, progress=say), short_window=short_window)
+    tts = get_tts(tts_backend, say, deterministic=True)
+    for path in files:
+        try:
+            heard = from_file(str(path), transcribe)
+        except (ValueError, FileNotFoundError) as e:
+            raise ParleyError(f"{path}: {e}") from None
+        if not heard.text:
+            yield None, {"audio_in": str(path), "error": "nothing was recognised"}
+            continue
+        ex = session.turn(heard.text, audio_in=heard.audio_path, input_info=heard.info)
+        replied = time.monotonic()
+        extra: dict[str, Any] = {"audio_in": ex.audio_in}
+        if ex.reply is not None and ex.reply.text.strip():
+            spoken = speak_reply(tts, ex.reply.text, session.reply_audio_path(ex), play=play)
+            timings = reply_timings(heard, replied, spoken)
+            session.record_speech(ex, spoken.path, timings)
+            extra.update(audio_out=spoken.path, voice=timings)
+        yield ex, extra
+
+
+def latency_rich_table(result: dict[str, Any]) -> Any:
+    """``parley score --latency`` as a rich table (numbers: :func:`parley.audio.latency.latency_table`)."""
+    from rich.table import Table
+
+    sources = ", ".join(f"{n} {src}" for src, n in sorted(result["by_source"].items())) or "none"
+    table = Table(title=f"Spoken-turn latency (ms) — {result['turns']} turn(s): {sources}")
+    for col in ("stage", "n", "median", "p90", "mean", "max"):
+        table.add_column(col, justify="left" if col == "stage" else "right")
+    for r in result["stages"]:
+        label = ("  " if r["part"] else "") + r["label"]
+        cells = [f"{r[k]:.0f}" if k in r else "–" for k in ("median", "p90", "mean", "max")]
+        table.add_row(label, str(r["n"]), *cells, style="dim" if r["part"] else None)
+    return table

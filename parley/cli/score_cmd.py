@@ -47,19 +47,22 @@ def _console() -> Any:
 @click.option("--dialogues", type=click.Path(dir_okay=False), default=None,
               help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from); "
                    "--mwzeval-file: the MultiWOZ-format dialogues holding the goals (required).")
+@click.option("--latency", is_flag=True,
+              help="Latency of the stored spoken turns per stage (end of speech → transcript → reply text → "
+                   "first audio): n, median, p90, mean, max.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
 @click.option("--plot", type=OutputPath(), default=None, help="Write a PNG plot (matplotlib).")
 @click.option("--html", "html_out", type=OutputPath(), default=None,
               help="Write a self-contained HTML report.")
 def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str | None, turn_file: str | None,
           relevance_coding: str, mwzeval_file: str | None, references: str | None, dialogues: str | None,
-          as_json: bool, plot: str | None, html_out: str | None) -> None:
+          latency: bool, as_json: bool, plot: str | None, html_out: str | None) -> None:
     """Score the sessions and ratings of a database (nothing is written to it), or a file of model outputs."""
     if mwzeval_file:
         _score_mwzeval_file(mwzeval_file, dialogues, references, as_json)
         return
-    if not satisfaction and not multiwoz:
-        raise ParleyError("say what to score: --satisfaction, --multiwoz or --mwzeval-file")
+    if not satisfaction and not multiwoz and not latency:
+        raise ParleyError("say what to score: --satisfaction, --multiwoz, --latency or --mwzeval-file")
     if abredial:
         if not satisfaction or multiwoz:
             raise ParleyError("--abredial goes with --satisfaction alone (it reads ratings from CSV files)")
@@ -82,6 +85,10 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str
         if not rows:
             raise ParleyError(f"{path}: no dialogue ratings to analyse")
         result["satisfaction"] = analyse(rows, turns).to_json()
+    if latency:
+        from parley.audio.latency import latency_table
+
+        result["latency"] = latency_table(store)
     _emit(result, as_json, plot, html_out, title=f"parley scores — {Path(path).name}")
 
 
@@ -115,6 +122,10 @@ def _emit(result: dict[str, Any], as_json: bool, plot: str | None, html_out: str
     if "satisfaction" in result:
         for table in report.satisfaction_tables(result["satisfaction"]):
             console.print(table)
+    if "latency" in result:
+        from parley.cli.audio_cmd import latency_rich_table
+
+        console.print(latency_rich_table(result["latency"]))
 
 
 def _score_mwzeval_file(path: str, dialogues: str | None, references: str | None, as_json: bool) -> None:

@@ -112,3 +112,26 @@ def test_real_channel_noise_is_seeded(tmp_path) -> None:  # type: ignore[no-unty
         assert c["kind"] == "asr" and c["before"] in text
     seeds = {noisy.apply(text, seed=s).after for s in range(2, 6)}
     assert len(seeds | {a.after}) > 1  # different noise, different mistakes
+
+
+@pytest.mark.parametrize(("value", "transcript", "closest"), [
+    ("Pizza Hut Fen Ditton", "Book Pizza Hut Finn didn't at five fifteen pm for four people.",
+     "Pizza Hut Finn didn't"),
+    ("cambridge", "I want a train to cambrige on friday.", "cambrige"),
+    ("golden wok", "Is the golden walk open late?", "golden walk"),
+    ("leicester", "A train from lester please.", "lester"),
+    ("north", "somewhere in the nought", "nought"),
+    ("the good luck chinese food takeaway", "the good look chinese food take away in the south",
+     "the good look chinese food take away"),
+    ("wednesday", "on wensday", "wensday"),
+    ("cheap", "I need something cheap and cheerful", "cheap"),
+    ("17:15", "Book Pizza Hut Finn didn't at five fifteen pm for four people.", ""),
+    ("x", "", ""),
+])
+def test_closest_words_heard_for_a_lost_value(value: str, transcript: str, closest: str) -> None:
+    """The words reported for a lost slot value: rapidfuzz's partial-ratio alignment widened to whole words;
+    the
+    expected values are what the earlier sliding-window search returned on the same inputs."""
+    from parley.audio.channel import _closest
+
+    assert _closest(value, transcript) == closest

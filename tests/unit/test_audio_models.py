@@ -101,24 +101,3 @@ def test_wer_uses_whisper_normalisation() -> None:
     assert wer(["red green", "blue black"], ["red green", "blue"]) == pytest.approx(0.25)
     assert wer("", "") == 0.0
     assert wer("hello there", "") == 1.0
-
-
-def test_short_encoder_window_is_scoped() -> None:
-    import faster_whisper.transcribe as fwt
-    import numpy as np
-
-    from parley.audio.asr import _encoder_window
-
-    original = fwt.pad_or_trim
-    feats = np.ones((80, 500), dtype=np.float32)
-    with _encoder_window(5.0, True):
-        assert fwt.pad_or_trim(feats).shape == (80, 1000)  # 10 s minimum
-    with _encoder_window(15.0, True):
-        assert fwt.pad_or_trim(feats).shape == (80, 1602)  # audio + 1 s
-    assert fwt.pad_or_trim is original
-    for seconds, short in ((5.0, False), (29.5, True)):  # off, or too long for a short window
-        with _encoder_window(seconds, short):
-            assert fwt.pad_or_trim is original
-    with pytest.raises(RuntimeError), _encoder_window(5.0, True):
-        raise RuntimeError("decode failed")
-    assert fwt.pad_or_trim is original

@@ -97,3 +97,28 @@ def test_base_model_joins_and_transcribes(clips) -> None:  # type: ignore[no-unt
     base = get_asr("base")
     tr = base.transcribe(clips[2], SAMPLE_RATE, deterministic=True)
     assert tr.model == "base" and wer(SENTENCES[2], tr.text) <= SENTENCE_BOUND
+
+
+def test_short_window_cuts_the_encoder_input_through_the_public_encode(  # type: ignore[no-untyped-def]
+        tiny, monkeypatch) -> None:
+    """The short window relies on faster-whisper encoding each window through ``WhisperModel.encode``: if that
+    stops (renamed, inlined), the window silently stays 30 s — this test fails loudly instead."""
+    from faster_whisper import WhisperModel
+
+    from parley.audio.asr import window_frames
+
+    frames: list[int] = []
+    original = WhisperModel.encode
+
+    def spy(self, features):  # type: ignore[no-untyped-def]
+        frames.append(int(features.shape[-1]))
+        return original(self, features)
+
+    monkeypatch.setattr(WhisperModel, "encode", spy)
+    audio = np.zeros(2 * SAMPLE_RATE, dtype=np.float32)
+    tiny.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=True)
+    assert frames and set(frames) == {window_frames(2.0, True)} == {1000}
+    frames.clear()
+    tiny.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=False)
+    assert frames and set(frames) == {3000}
+    assert window_frames(12.0, True) == 1302 and window_frames(29.5, True) is None

@@ -1,7 +1,7 @@
 """The chat screen: log, prompt, status bar; systems, sessions, turn and dialogue ratings, toggles, quitting.
 
 Behaviour lives in widgets that post messages: :class:`Dialogue` (the session and its queue of accepted
-turns), :class:`ChatLog` (the conversation and rating mode), :class:`VoiceInput` (recording, spoken replies).
+turns), :class:`ChatLog` (the conversation and rating mode), :class:`VoiceInput` (voice mode, spoken replies).
 This screen wires them together; every slow call (building/loading a system, a turn, recording) runs in a
 thread worker that posts a typed message back, and widgets are only touched here, on the UI thread.
 """
@@ -23,12 +23,12 @@ from parley.engine.session import Session
 from parley.engine.types import DialogueSystem
 from parley.tui import messages as M
 from parley.tui.notify import tell
-from parley.tui.screens.picker import ModelPickerScreen, Pick
 from parley.tui.screens.rewriters import RewriterScreen
 from parley.tui.screens.voice import VoiceInput
 from parley.tui.widgets.chatlog import ChatLog, SystemTurnView, UserTurnView
 from parley.tui.widgets.dialogue import Dialogue
 from parley.tui.widgets.goal import GoalCard
+from parley.tui.widgets.jobbar import show_job
 from parley.tui.widgets.loader import SystemLoader
 from parley.tui.widgets.statusbar import StatusBar
 
@@ -144,6 +144,7 @@ class ChatScreen(Screen[None]):
         self.refresh_bindings()
         # --trust-remote-code covers only the checkpoint named by --system
         self.load_system(app.system_spec, trust=app.trust_remote_code and app.system_spec == app.arg_system)
+        self.query_one(VoiceInput).warm(self.chain)  # asr-real, spoken replies: loaded now, not on a turn
 
     def on_unmount(self) -> None:
         close = getattr(self.system, "close", None)  # a remote bot's request in flight ends now (issue 13.6)
@@ -153,7 +154,6 @@ class ChatScreen(Screen[None]):
     # -- systems and sessions ----------------------------------------------------------------------------
     def load_system(self, spec: str, *, trust: bool = False) -> None:
         """Build and load ``spec`` in a worker (SystemLoader); the app stays usable meanwhile."""
-        self.status.activity = f"loading {spec}…"
         self.query_one(SystemLoader).load(spec, trust=trust)
 
     @on(M.SystemReady)
@@ -179,20 +179,7 @@ class ChatScreen(Screen[None]):
     @on(M.Status)
     def _status(self, event: M.Status) -> None:
         self.status.activity = event.text
-        # "…: 42% (about 80 s left)" from a one-time job (the llm's model conversion): a bar above the prompt
-        import re
-
-        from textual.widgets import ProgressBar
-
-        m = re.search(r"(\d{1,3})% \(about \d+ s left\)", event.text)
-        bars = self.query("#job-bar")
-        if m:
-            bar = bars.first(ProgressBar) if bars else ProgressBar(total=100, show_eta=False, id="job-bar")
-            if not bars:
-                self.mount(bar, before=self.prompt)
-            bar.update(progress=int(m.group(1)))
-        elif bars:
-            bars.remove()
+        show_job(self, event.text, before=self.prompt)  # a one-time job's fraction: a bar above the prompt
 
     def tester_changed(self) -> None:
         """A new tester name: shown, and written into the open session's record."""
@@ -242,55 +229,49 @@ class ChatScreen(Screen[None]):
         self.prompt.focus()
 
     def action_load_model(self) -> None:
-        from parley.engine.systems import SYSTEMS
-
         if not self.booted or self.parley.settings is None:
             tell(self, STARTING, severity="warning")
             return
-        systems = [(e.name, e.summary) for e in SYSTEMS]
-
-        def picked(pick: Pick | None) -> None:
-            if pick is None:
-                return
-            if self.dialogue.waiting:
-                tell(self, "Wait for the queued turns to finish before switching systems.",
-                     severity="warning")
-                return
-            self.load_system(pick.spec, trust=pick.trust)
-
         recent = self.parley.settings.recent_models
-        self.app.push_screen(ModelPickerScreen(systems, recent, self.system_spec), picked)
+        self.query_one(SystemLoader).choose(self.system_spec, recent, lambda: self.dialogue.waiting)
 
     # -- turns -------------------------------------------------------------------------------------------
     @on(Input.Submitted, "#prompt")
     def _submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        if text and self.submit_turn(text):
+        if text and self.submit_turn(text) is not None:
             event.input.clear()
 
     @on(M.VoiceTranscript)
     def _voice_transcript(self, event: M.VoiceTranscript) -> None:
-        self.submit_turn(event.text, audio_in=event.audio_path, info=event.info)
+        ticket = self.submit_turn(event.text, audio_in=event.audio_path, info=event.info)
+        if ticket is not None:
+            self.query_one(VoiceInput).heard(ticket, event.spoken)
+
+    @on(M.ReplySpoken)
+    def _reply_spoken(self, event: M.ReplySpoken) -> None:
+        self.log_view.show_voice_timings(event.turn_id, event.timings)
 
     def submit_turn(self, text: str, audio_in: str | None = None,
-                    info: dict[str, object] | None = None) -> bool:
-        """Store the user turn as pending, show it and queue it (turns run in order, one at a time). False
-        when the session is locked or the database refused it: nothing is shown that is not stored."""
+                    info: dict[str, object] | None = None) -> int | None:
+        """Store the user turn as pending, show it and queue it (turns run in order, one at a time); its
+        ticket. None when the session is locked or the database refused it: nothing is shown that is not
+        stored."""
         from parley.store import StoreError
 
         if self.locked:
             tell(self, LOCKED_HINT, severity="warning")
-            return False
+            return None
         try:
             ticket = self.dialogue.submit(text, audio_in, info)
         except (StoreError, sqlite3.Error) as e:
             tell(self, f"Turn not stored, so not sent: {e}", severity="error", timeout=10)
-            return False
+            return None
         self.log_view.follow()
         self.log_view.add(UserTurnView(ticket, text, spoken=audio_in is not None))
         if self.session is None:
             self.status.activity = "turn queued until the system is loaded"
-        return True
+        return ticket
 
     @on(Dialogue.Done)
     def _turn_done(self, event: Dialogue.Done) -> None:
@@ -303,8 +284,8 @@ class ChatScreen(Screen[None]):
             self.log_view.add(SystemTurnView(self._system_count, ex))
             if ex.error:
                 tell(self, f"The system failed on this turn: {ex.error}", severity="error")
-            elif ex.reply is not None:
-                self.query_one(VoiceInput).speak(ex.reply.text)
+            elif ex.reply is not None and self.session is not None:
+                self.query_one(VoiceInput).reply(event.ticket, ex, self.session)
         elif ex.error:
             tell(self, f"Turn failed: {ex.error}", severity="error")
         self.refresh_bindings()
@@ -390,7 +371,7 @@ class ChatScreen(Screen[None]):
 
     def action_voice(self) -> None:
         voice = self.query_one(VoiceInput)
-        if self.locked and not voice.recording:
+        if self.locked and not voice.listening:
             tell(self, LOCKED_HINT, severity="warning")
         else:
             voice.toggle()
@@ -412,6 +393,7 @@ class ChatScreen(Screen[None]):
         if self.session is not None:
             self.session.set_chain(chain)
         self.status.rewriters = chain.name
+        self.query_one(VoiceInput).warm_chain(chain)
         msg = f"Rewriters from the next turn: {chain.name}"
         self.log_view.add_note(f"── {msg} ──")
         tell(self, msg)

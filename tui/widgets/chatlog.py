@@ -13,7 +13,7 @@ markup is not parsed and control characters are made visible.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
@@ -222,6 +222,15 @@ class ChatLog(VerticalScroll, can_focus=True):
     # -- content -----------------------------------------------------------------------------------------
     def system_views(self) -> list[SystemTurnView]:
         return [v for v in self.query(SystemTurnView) if v.rateable]
+
+    def show_voice_timings(self, turn_id: str | None, timings: dict[str, Any]) -> None:
+        """A spoken reply's stage latencies, shown with the internals under its system turn."""
+        from parley.audio.voice import format_timings
+
+        lines = format_timings(timings)
+        for view in self.system_views():
+            if view.turn_id == turn_id and lines:
+                view.mount(Static(Text("\n".join(lines)), classes="internals voice-timings"))
 
     def user_view(self, ticket: int) -> UserTurnView | None:
         for v in self.query(UserTurnView):

@@ -8,9 +8,12 @@ running.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from textual.widget import Widget
 
 from parley.tui import messages as M
+from parley.tui.notify import tell
 
 
 class SystemLoader(Widget):
@@ -21,6 +24,8 @@ class SystemLoader(Widget):
     def load(self, spec: str, *, trust: bool = False) -> None:
         """Load ``spec``; ``trust`` (the command-line flag, or the picker's confirmation naming the
         checkpoint) lets a checkpoint run its own code — passed to the system, never written into the spec."""
+
+        self.post_message(M.Status(f"loading {spec}…"))
 
         def progress(text: str) -> None:
             self.post_message(M.Status(f"{spec}: {text}"))
@@ -46,3 +51,20 @@ class SystemLoader(Widget):
 
         self.run_worker(work, name=f"load {spec}", group="load", description=f"load system {spec}",
                         thread=True, exclusive=True, exit_on_error=False)
+
+    def choose(self, current: str, recent: Sequence[str], busy: Callable[[], int]) -> None:
+        """The ``f5`` picker (registered systems, recent ones, a model folder or hub id); the pick is loaded
+        here unless turns are still waiting for the system (``busy()``)."""
+        from parley.engine.systems import SYSTEMS
+        from parley.tui.screens.picker import ModelPickerScreen, Pick
+
+        def picked(pick: Pick | None) -> None:
+            if pick is None:
+                return
+            if busy():
+                tell(self, "Wait for the queued turns to finish before switching systems.", severity="warning")
+                return
+            self.load(pick.spec, trust=pick.trust)
+
+        systems = [(e.name, e.summary) for e in SYSTEMS]
+        self.app.push_screen(ModelPickerScreen(systems, list(recent), current), picked)

@@ -1,0 +1,189 @@
+"""Hands-free listening: cut a stream of audio blocks into utterances by voice activity and transcribe them.
+
+:class:`Listener` is fed ``(t, block)`` pairs (from :class:`parley.audio.capture.MicStream`, or a file) and
+returns a :class:`Heard` for every utterance: its audio (speech plus ``pre_roll_s`` before and ``post_roll_s``
+after), when speech started and ended (monotonic seconds, from the block times), when the end was decided, and
+its transcript.
+
+End-pointing is Silero VAD (:mod:`parley.audio.vad`): an utterance ends ``end_silence_s`` after the last
+voiced
+window. Transcription does not wait for that silence: as soon as ``post_roll_s`` of quiet has been heard, the
+utterance's audio is final unless the speaker resumes, so it is transcribed at once in a background thread
+(*speculatively*); if speech resumes the result is dropped. The audio transcribed is the same either way, so
+the transcript does not depend on timing. ``on_speech`` is called (from the feeding thread) the moment speech
+starts, e.g. to stop a reply being played (barge-in).
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from parley.audio.vad import SAMPLE_RATE, EndPointer, SileroStream
+
+Transcribe = Callable[[np.ndarray], Any]  # audio → audio.asr.Transcript
+
+
+@dataclass(frozen=True)
+class Heard:
+    """One utterance and its transcript; times are ``time.monotonic()`` seconds."""
+
+    audio: np.ndarray
+    transcript: Any  # audio.asr.Transcript
+    speech_start: float
+    speech_end: float
+    endpoint: float
+    transcribed: float
+    speculative: bool
+
+    @property
+    def ready(self) -> float:
+        """When the turn could go on: the end was decided and the transcript was there."""
+        return max(self.endpoint, self.transcribed)
+
+    def timings(self) -> dict[str, float]:
+        """Stage latencies (ms): end of speech → end-point decision, and → transcript ready for the turn."""
+        return {"endpoint_ms": round((self.endpoint - self.speech_end) * 1000, 1),
+                "end_to_transcript_ms": round((self.ready - self.speech_end) * 1000, 1),
+                "asr_ms": float(getattr(self.transcript, "latency_ms", 0.0)),
+                "speech_s": round(self.audio.size / SAMPLE_RATE, 3)}
+
+
+class Listener:
+    """Voice-activity end-pointing plus speculative transcription over a stream of blocks (see module doc)."""
+
+    def __init__(self, transcribe: Transcribe, *, end_silence_s: float = 0.5, pre_roll_s: float = 0.3,
+                 post_roll_s: float = 0.2, max_seconds: float = 30.0,
+                 on_speech: Callable[[], None] | None = None, speculative: bool = True) -> None:
+        self.transcribe = transcribe
+        self.vad = SileroStream()
+        self.endpointer = EndPointer(end_silence_s=end_silence_s)
+        self.pre_roll = int(pre_roll_s * SAMPLE_RATE)
+        self.post_roll = int(min(post_roll_s, end_silence_s) * SAMPLE_RATE)
+        self.max_samples = int(max_seconds * SAMPLE_RATE)
+        self.on_speech = on_speech
+        self.speculative = speculative
+        self._buf = np.zeros(0, dtype=np.float32)
+        self._buf_start = 0          # absolute sample index of _buf[0]
+        self._seen = 0               # samples fed so far
+        self._marks: list[tuple[int, float]] = []  # (absolute sample, capture time) of each block's start
+        self._start: int | None = None
+        self._pause: int | None = None
+        self._job: tuple[int, int, Future[Any]] | None = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-asr")
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def time_of(self, sample: int) -> float:
+        """When ``sample`` was captured, from the time of the block that holds it (a block lost on a busy
+        machine does not shift the times of the others)."""
+        if not self._marks:
+            return 0.0
+        i = max(0, bisect.bisect_right(self._marks, (sample, float("inf"))) - 1)
+        base, t = self._marks[i]
+        return t + (sample - base) / SAMPLE_RATE
+
+    def feed(self, t: float, block: np.ndarray) -> list[Heard]:
+        """Take a block whose first sample was captured at monotonic time ``t``; return ended utterances."""
+        block = np.asarray(block, dtype=np.float32).reshape(-1)
+        self._marks.append((self._seen, t))
+        self._buf = np.concatenate([self._buf, block])
+        self._seen += block.size
+        heard: list[Heard] = []
+        for ev in self.endpointer.push(self.vad(block)):
+            if ev.kind == "start":
+                self._start, self._pause = ev.sample, None
+                if self.on_speech is not None:
+                    self.on_speech()
+            elif ev.kind == "pause":
+                self._pause = ev.sample
+            elif ev.kind == "resume":
+                self._pause, self._job = None, None
+            elif ev.kind == "end" and self._start is not None:
+                heard.append(self._finish(self._start, ev.sample))
+        if self._start is not None and self._pause is not None and self.speculative:
+            self._maybe_speculate(self._start, self._pause)
+        if self._start is not None and self._seen - self._start > self.max_samples:  # too long: cut here
+            heard.append(self._finish(self._start, self._seen))
+            self.endpointer.next_turn()
+        if self._start is None:
+            self._trim(self._seen - self.pre_roll - SAMPLE_RATE)
+        return heard
+
+    def flush(self) -> list[Heard]:
+        """The input ended: an utterance still open ends at its last voiced sample."""
+        if self._start is None:
+            return []
+        end = self.endpointer.last_voiced if self.endpointer.in_speech else self._seen
+        out = [self._finish(self._start, min(end, self._seen))]
+        self.endpointer.next_turn()
+        return out
+
+    # -- internals -----------------------------------------------------------------------------------------
+    def _span(self, start: int, end: int) -> np.ndarray:
+        a = max(self._buf_start, start - self.pre_roll) - self._buf_start
+        b = min(self._seen, end + self.post_roll) - self._buf_start
+        return self._buf[a:b].copy()
+
+    def _maybe_speculate(self, start: int, end: int) -> None:
+        if self._job is not None and self._job[:2] == (start, end):
+            return
+        if self._seen < end + self.post_roll:
+            return  # the utterance's tail has not been heard yet
+        audio = self._span(start, end)
+        self._job = (start, end, self._pool.submit(self._timed, audio))
+
+    def _timed(self, audio: np.ndarray) -> tuple[Any, float]:
+        tr = self.transcribe(audio)
+        return tr, time.monotonic()
+
+    def _finish(self, start: int, end: int) -> Heard:
+        endpoint = time.monotonic()
+        job, self._job = self._job, None
+        audio = self._span(start, end)
+        speculative = job is not None and job[:2] == (start, end)
+        if speculative:
+            assert job is not None
+            transcript, done = job[2].result()
+        else:
+            transcript, done = self._pool.submit(self._timed, audio).result()
+        heard = Heard(audio=audio, transcript=transcript, speech_start=self.time_of(start),
+                      speech_end=self.time_of(end), endpoint=endpoint, transcribed=done,
+                      speculative=speculative)
+        self._start = self._pause = None
+        self._trim(end + self.post_roll)
+        return heard
+
+    def _trim(self, keep_from: int) -> None:
+        cut = keep_from - self._buf_start
+        if cut > 0:
+            self._buf = self._buf[cut:]
+            self._buf_start += cut
+            keep = max(0, bisect.bisect_right(self._marks, (self._buf_start, float("inf"))) - 1)
+            del self._marks[:keep]
+
+
+def speech_span(audio: np.ndarray, *, pre_roll_s: float = 0.3, post_roll_s: float = 0.2) -> np.ndarray:
+    """The part of a recording that holds speech (first voiced window to last, with the same rolls as
+    :class:`Listener`); the whole recording when no speech is found. Used for spoken scripts."""
+    from parley.audio.vad import EndPointer as _EP
+
+    audio = np.asarray(audio, dtype=np.float32).reshape(-1)
+    ep = _EP(end_silence_s=3600.0)
+    events = ep.push(SileroStream()(np.pad(audio, (0, -audio.size % 512))))
+    starts = [e.sample for e in events if e.kind == "start"]
+    if not starts:
+        return audio
+    end = ep.last_voiced
+    a = max(0, starts[0] - int(pre_roll_s * SAMPLE_RATE))
+    b = min(audio.size, end + int(post_roll_s * SAMPLE_RATE))
+    return audio[a:b].copy()
