@@ -1,6 +1,5 @@
 """Speech in and out, offline: microphone capture, VAD end-pointing, Whisper ASR, TTS, spoken replies, the
-real
-TTS→ASR channel and a loopback audio rig.
+real TTS→ASR channel and a loopback audio rig.
 
 - :mod:`audio.devices` — is PortAudio there, which input/output devices exist (never raises); rescan.
 - :mod:`audio.capture` — the microphone as timed 16 kHz blocks; one recorded turn to a WAV.

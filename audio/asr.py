@@ -110,12 +110,10 @@ def _whisper_class() -> Any:
     """faster-whisper's ``WhisperModel`` with a public hook for the short encoder window.
 
     faster-whisper pads every window's features to 30 s and hands them to the public ``WhisperModel.encode``;
-    this
-    subclass cuts that padding down to ``frames`` before encoding. The cut never reaches speech (``frames`` is
-    at
-    least the audio's length plus 1 s), so the encoder sees exactly what padding to ``frames`` would have
-    given.
-    tests/unit/test_audio_asr.py fails loudly if faster-whisper stops encoding through ``encode``.
+    this subclass cuts that padding down to ``frames`` before encoding. The cut never reaches speech
+    (``frames`` is at least the audio's length plus 1 s), so the encoder sees exactly what padding to
+    ``frames`` would have given. tests/unit/test_audio_asr.py fails loudly if faster-whisper stops encoding
+    through ``encode``.
     """
     from faster_whisper import WhisperModel
 

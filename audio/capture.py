@@ -126,8 +126,7 @@ def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[f
     Stops when ``stop`` is set, when speech has ended (``vad``: ``end_silence_s`` after the last voiced
     window),
     or after ``max_seconds``. Raises :class:`AudioUnavailable` with one clear sentence when there is no
-    PortAudio
-    or no microphone, or when the device fails while recording.
+    PortAudio or no microphone, or when the device fails while recording.
     """
     from parley.audio.vad import EndPointer, SileroStream
 
@@ -172,8 +171,7 @@ def write_wav(path: str | Path, audio: np.ndarray, sample_rate: int = SAMPLE_RAT
 
 def _age(time_info: Any, frames: int) -> float:
     """How long ago a block's first sample was captured: PortAudio's ADC time when the host API gives a sane
-    one
-    (steady under load), else the block's own length."""
+    one (steady under load), else the block's own length."""
     try:
         age = float(time_info.currentTime - time_info.inputBufferAdcTime)
     except Exception:  # noqa: BLE001 - no time information from this host API

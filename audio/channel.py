@@ -3,9 +3,9 @@
 ``asr-real:tts=piper,model=tiny.en,snr=20,speed=1.0,fast=true`` synthesises the user's text (piper with its sampling noise
 off, so the audio is deterministic), optionally adds white noise at ``snr`` dB (drawn from the step's seeded
 ``ctx.rng``) and changes the speaking rate (``speed``), then transcribes it with faster-whisper at temperature 0 (``fast``: with a short encoder window, see
-:mod:`audio.asr`).
-The transcript is the rewritten text; ``info`` keeps the transcript details (segments, average log-probability,
-timings, the TTS actually used); ``changes`` lists the slot values of ``ctx.spans`` that did not survive.
+:mod:`audio.asr`). The transcript is the rewritten text; ``info`` keeps the transcript details (segments,
+average log-probability, timings, the TTS actually used); ``changes`` lists the slot values of ``ctx.spans``
+that did not survive.
 
 LAUG (Liu et al., 2021) used gTTS → DeepSpeech2; here both ends run offline on the bundled models. Models load on
 the first rewrite, or earlier with :meth:`RealASRChannel.load` from a worker.

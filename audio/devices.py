@@ -101,11 +101,9 @@ def rescan() -> bool:
 
     PortAudio scans devices once, when it starts: a microphone plugged in later, or an audio server started
     after parley (the test rig, :mod:`parley.audio.rig`), is only seen after a rescan. sounddevice has no
-    public
-    call for it; its maintainers advise ``_terminate()`` + ``_initialize()`` (python-sounddevice issues #125
-    and
-    #516), and tests/unit/test_audio_devices.py fails loudly if those names move. Never call it while a stream
-    is open: terminating PortAudio closes every stream.
+    public call for it; its maintainers advise ``_terminate()`` + ``_initialize()`` (python-sounddevice issues
+    #125 and #516), and tests/unit/test_audio_devices.py fails loudly if those names move. Never call it while
+    a stream is open: terminating PortAudio closes every stream.
     """
     try:
         sd = import_sounddevice()

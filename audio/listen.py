@@ -6,12 +6,11 @@ after), when speech started and ended (monotonic seconds, from the block times),
 its transcript.
 
 End-pointing is Silero VAD (:mod:`parley.audio.vad`): an utterance ends ``end_silence_s`` after the last
-voiced
-window. Transcription does not wait for that silence: as soon as ``post_roll_s`` of quiet has been heard, the
-utterance's audio is final unless the speaker resumes, so it is transcribed at once in a background thread
-(*speculatively*); if speech resumes the result is dropped. The audio transcribed is the same either way, so
-the transcript does not depend on timing. ``on_speech`` is called (from the feeding thread) the moment speech
-starts, e.g. to stop a reply being played (barge-in).
+voiced window. Transcription does not wait for that silence: as soon as ``post_roll_s`` of quiet has been
+heard, the utterance's audio is final unless the speaker resumes, so it is transcribed at once in a background
+thread (*speculatively*); if speech resumes the result is dropped. The audio transcribed is the same either
+way, so the transcript does not depend on timing. ``on_speech`` is called (from the feeding thread) the moment
+speech starts, e.g. to stop a reply being played (barge-in).
 """
 
 from __future__ import annotations

@@ -114,8 +114,7 @@ class _Noted:
 
 def sentence_stream(tts: Any, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
     """``text`` spoken sentence by sentence by any backend (one piece when it cannot split); the sample rate
-    is
-    ``tts.sample_rate`` once the first piece is made."""
+    is ``tts.sample_rate`` once the first piece is made."""
     stream = getattr(tts, "stream", None)
     if stream is not None:
         yield from stream(text, speed)

@@ -23,8 +23,7 @@ def pink_noise(n: int, rng: np.random.Generator) -> np.ndarray:
 def make_utterance(text: str, path: str | os.PathLike[str], *, snr_db: float | None = 15.0,
                    lead_s: float = 0.4, tail_s: float = 0.4, seed: int = 0, tts: str = "piper") -> str:
     """Synthesise ``text`` (the bundled piper voice, deterministic) as a 16 kHz WAV with ``lead_s``/``tail_s``
-    of
-    room before and after, and pink background noise at ``snr_db`` under the whole file: a spoken test
+    of room before and after, and pink background noise at ``snr_db`` under the whole file: a spoken test
     turn."""
     from parley.audio.asr import resample
     from parley.audio.capture import write_wav

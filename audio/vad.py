@@ -7,9 +7,9 @@ so feeding a recording block by block gives the same probabilities as faster-whi
 ``SileroVADModel`` (tests/unit/test_audio_vad.py checks it).
 
 :class:`EndPointer` reads those probabilities and says where speech starts and where the turn ends: speech
-starts
-after ``min_speech_s`` of windows at or above ``threshold``, and a turn ends once ``end_silence_s`` (default
-0.5 s) has passed since the last window at or above ``neg_threshold`` (hysteresis as in faster-whisper's VAD).
+starts after ``min_speech_s`` of windows at or above ``threshold``, and a turn ends once ``end_silence_s``
+(default 0.5 s) has passed since the last window at or above ``neg_threshold`` (hysteresis as in
+faster-whisper's VAD).
 """
 
 from __future__ import annotations

@@ -6,9 +6,8 @@ the reply spoken sentence by sentence (:mod:`parley.audio.speaker`) and saved as
 ``audio_out`` → the stage latencies stored in the system turn's ``internals["voice"]``:
 
 - ``end_to_transcript_ms``: end of speech → transcript ready for the turn: the later of the end-of-turn
-decision
-  (``endpoint_ms``, the silence waited) and the transcript (``asr_ms`` of recogniser time, which starts during
-  that silence when ``speculative``)
+  decision (``endpoint_ms``, the silence waited) and the transcript (``asr_ms`` of recogniser time, which
+  starts during that silence when ``speculative``)
 - ``transcript_to_reply_ms``: transcript → reply text (rewriters, system, storing the turns)
 - ``reply_to_audio_ms``: reply text → first audio sample at the output (``tts_first_ms`` of it is synthesis)
 - ``end_to_audio_ms``: end of speech → first audio sample, the turn-taking gap the tester hears.

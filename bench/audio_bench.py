@@ -5,14 +5,11 @@ Run: .venv/bin/python bench/audio_bench.py [--quick] [--reps N] [--out FILE.json
      F.json]
 
 ``--rig`` measures spoken turn-taking on the loopback rig (audio.rig, through PortAudio → ALSA → PulseAudio):
-our
-own dialogues, piper speech with background noise at 15 dB SNR spoken in real time over the rig's room noise,
-the
-same pipeline as the TUI's voice mode (Silero VAD end-pointing, speculative Whisper, the `multiwoz` system,
-replies spoken sentence by sentence with piper). The headline is measured outside parley, on the rig: the end
-of
-the speech the rig played → the first sample of the reply on the rig's speaker. parley's own stage timings (as
-stored per turn) say where the time goes.
+our own dialogues, piper speech with background noise at 15 dB SNR spoken in real time over the rig's room
+noise, the same pipeline as the TUI's voice mode (Silero VAD end-pointing, speculative Whisper, the `multiwoz`
+system, replies spoken sentence by sentence with piper). The headline is measured outside parley, on the rig:
+the end of the speech the rig played → the first sample of the reply on the rig's speaker. parley's own stage
+timings (as stored per turn) say where the time goes.
 
 Utterances are our own MultiWOZ-style sentences of about 5 s of piper speech (names, times, counts). Figures are
 per utterance, with models loaded and warmed first ("warm models"). Each utterance is timed ``--reps`` times:

@@ -1,6 +1,5 @@
 """Spoken test turns made by the tests themselves: a three-turn restaurant dialogue we wrote, synthesised with
-the
-bundled piper voice (deterministic) with pink background noise mixed in (audio.rig.make_utterance)."""
+the bundled piper voice (deterministic) with pink background noise mixed in (audio.rig.make_utterance)."""
 
 from __future__ import annotations
 

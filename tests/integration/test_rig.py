@@ -1,14 +1,11 @@
 """The real audio stack without a sound card: the PulseAudio loopback rig (audio.rig) started by a fixture,
 reached through sounddevice → PortAudio → ALSA → the pulse plugin. A Pilot test speaks three turns of a
-restaurant
-dialogue (piper + background noise, over the rig's own room noise) into parley's voice mode and checks the
-stored
-transcripts, recordings and replies; stored audio plays back through the rig's speaker; barge-in stops a
-reply.
+restaurant dialogue (piper + background noise, over the rig's own room noise) into parley's voice mode and
+checks the stored transcripts, recordings and replies; stored audio plays back through the rig's speaker;
+barge-in stops a reply.
 
 Needs the Debian packages pulseaudio, pulseaudio-utils and libasound2-plugins (``./setup.sh test`` as root);
-the
-tests skip, naming them, where they are missing.
+the tests skip, naming them, where they are missing.
 """
 
 from __future__ import annotations

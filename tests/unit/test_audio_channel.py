@@ -130,8 +130,7 @@ def test_real_channel_noise_is_seeded(tmp_path) -> None:  # type: ignore[no-unty
 ])
 def test_closest_words_heard_for_a_lost_value(value: str, transcript: str, closest: str) -> None:
     """The words reported for a lost slot value: rapidfuzz's partial-ratio alignment widened to whole words;
-    the
-    expected values are what the earlier sliding-window search returned on the same inputs."""
+    the expected values are what the earlier sliding-window search returned on the same inputs."""
     from parley.audio.channel import _closest
 
     assert _closest(value, transcript) == closest

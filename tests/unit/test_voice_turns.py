@@ -1,9 +1,7 @@
 """Spoken turns end to end without a sound card: ``parley chat --audio-script`` feeds WAV files (our
-restaurant
-dialogue, piper + background noise) through VAD → Whisper → rewriters → system → spoken reply. The stored
-session's audio_in/audio_out files exist under the session folder, named by turn, and decode; the stage
-latencies
-are stored; a second run gives the same transcripts; ``parley score --latency`` tables them."""
+restaurant dialogue, piper + background noise) through VAD → Whisper → rewriters → system → spoken reply. The
+stored session's audio_in/audio_out files exist under the session folder, named by turn, and decode; the stage
+latencies are stored; a second run gives the same transcripts; ``parley score --latency`` tables them."""
 
 from __future__ import annotations
 

@@ -3,9 +3,10 @@
 :class:`VoiceInput` is the level meter line plus the workers behind it. ``toggle()`` switches voice mode on: a
 worker loads the models at once (Silero VAD, Whisper, the voice; progress in the status bar), opens the
 microphone and listens. Every utterance the end-pointer cuts (:class:`parley.audio.listen.Listener`:
-``end_silence_ms`` after the speaker stops) is transcribed and posted as :class:`tui.messages.VoiceTranscript`,
-which the screen sends into the session like typed text (the recording as ``audio_in``, the ASR details and
-timings in ``input_info``) and hands back with its ticket (:meth:`VoiceInput.heard`).
+``end_silence_ms`` after the speaker stops) is transcribed and posted as
+:class:`tui.messages.VoiceTranscript`, which the screen sends into the session like typed text (the recording
+as ``audio_in``, the ASR details and timings in ``input_info``) and hands back with its ticket
+(:meth:`VoiceInput.heard`).
 
 Replies are spoken sentence by sentence as they are made (:func:`parley.audio.speaker.speak_reply`) when
 spoken replies are on (this run's toggle) or in hands-free voice mode; speaking over a reply stops it
@@ -15,8 +16,7 @@ turn). With no microphone, no PortAudio or no audio package, one clear message i
 working; audio errors never end the app. All audio imports happen inside the workers.
 
 Turning spoken replies or the ``asr-real`` rewriter on loads their models in a worker at once too
-(:meth:`warm_voice`, :meth:`warm_chain`).
-"""
+(:meth:`warm_voice`, :meth:`warm_chain`)."""
 
 from __future__ import annotations
 

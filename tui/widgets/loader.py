@@ -62,7 +62,8 @@ class SystemLoader(Widget):
             if pick is None:
                 return
             if busy():
-                tell(self, "Wait for the queued turns to finish before switching systems.", severity="warning")
+                tell(self, "Wait for the queued turns to finish before switching systems.",
+                     severity="warning")
                 return
             self.load(pick.spec, trust=pick.trust)
 
