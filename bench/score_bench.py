@@ -1,16 +1,16 @@
-"""Scoring benchmark: MultiWOZ replay under user-side conditions (Table VII shape) and the satisfaction analysis
-of the AB-ReDial ratings (beside Siro et al. 2022, Table 1).
+"""Scoring benchmark: MultiWOZ replay under user-side conditions (Table VII shape) and the satisfaction
+analysis of the AB-ReDial ratings (beside Siro et al. 2022, Table 1).
 
     .venv/bin/python bench/score_bench.py [--limit N] [--llm N] [--bootstrap N] [--skip-replay] [--out FILE]
 
-1. Metric check: the reference corpus scored as if it were a system (its own text, gold states) — the published
-   mwzeval figure for the corpus is Inform 93.7 / Success 90.9.
+1. Metric check: the reference corpus scored as if it were a system (its own text, gold states) — the
+   published mwzeval figure for the corpus is Inform 93.7 / Success 90.9.
 2. Replay of the test dialogues through ``multiwoz`` under original, impolite:scenario=2, disfluency, asr-sim
    (a file DB in a temp dir, so the store writes are part of the wall time), and ``llm`` on a small subset.
-3. Satisfaction analysis of AB-ReDial imported with ``parley import --format abredial`` (store/imports), plus a
-   sensitivity check read straight from the CSVs with relevance recoded (see the notes in the output), and the
-   three units of analysis (rater, dialogue, the study's turn level) read from the CSVs with each relevance coding
-   (``parley score --satisfaction --abredial``).
+3. Satisfaction analysis of AB-ReDial imported with ``parley import --format abredial`` (store/imports), plus
+   a sensitivity check read straight from the CSVs with relevance recoded (see the notes in the output), and
+   the three units of analysis (rater, dialogue, the study's turn level) read from the CSVs with each
+   relevance coding (``parley score --satisfaction --abredial``).
 Writes a markdown report (default bench/results/score.md).
 """
 
@@ -83,7 +83,8 @@ def satisfaction(tmp: Path) -> tuple[dict, str]:  # type: ignore[type-arg]
 
 def relevance_sensitivity() -> dict:  # type: ignore[type-arg]
     """Relevance read from the turn CSV with three codings, averaged per rater x dialogue, correlated with the
-    dialogue file's overall impression (rows paired by ConvId and their order within it, as the importer does)."""
+    dialogue file's overall impression (rows paired by ConvId and their order within it, as the importer
+    does)."""
     import numpy as np
     import pandas as pd
     from scipy import stats
@@ -111,7 +112,8 @@ def relevance_sensitivity() -> dict:  # type: ignore[type-arg]
 
 
 def units() -> dict:  # type: ignore[type-arg]
-    """The three units of analysis, read from the CSVs with each relevance coding (``engine.scoring.abredial``)."""
+    """The three units of analysis, read from the CSVs with each relevance coding
+    (``engine.scoring.abredial``)."""
     from parley.engine.scoring.abredial import read_ratings
     from parley.engine.scoring.satisfaction import analyse
 

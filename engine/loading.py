@@ -2,14 +2,14 @@
 
 Rules every model loader in parley follows:
 
-- **safetensors preferred.** A local folder with ``*.safetensors`` weights loads as is. A folder whose weights are
-  only pickle files (``pytorch_model.bin``, ``*.pt``, ``*.ckpt``, ``*.pth``) is refused with a clear message unless
-  the tester passes ``allow_pickle=true``; even then pickles are read with ``torch.load(weights_only=True)``
-  (transformers' behaviour, and :func:`safe_torch_load` for our own code). Hub ids load with
-  ``use_safetensors=True`` unless pickles are allowed.
+- **safetensors preferred.** A local folder with ``*.safetensors`` weights loads as is. A folder whose weights
+  are only pickle files (``pytorch_model.bin``, ``*.pt``, ``*.ckpt``, ``*.pth``) is refused with a clear
+  message unless the tester passes ``allow_pickle=true``; even then pickles are read with
+  ``torch.load(weights_only=True)`` (transformers' behaviour, and :func:`safe_torch_load` for our own code).
+  Hub ids load with ``use_safetensors=True`` unless pickles are allowed.
 - **no remote code** unless ``trust_remote_code=True`` (``--trust-remote-code``).
-- **offline hub failures are one clear message, fast.** When ``HF_HUB_OFFLINE`` is set, or the hub does not answer
-  a TCP connect within about a second, hub ids are looked up in the local Hugging Face cache only
+- **offline hub failures are one clear message, fast.** When ``HF_HUB_OFFLINE`` is set, or the hub does not
+  answer a TCP connect within about a second, hub ids are looked up in the local Hugging Face cache only
   (``local_files_only=True``); a miss raises :class:`~engine.types.LoadError` naming the id and what to do.
 
 Heavy imports (torch, transformers, huggingface_hub) happen inside the functions.
@@ -195,10 +195,11 @@ def pretrained_kwargs(src: Source, allow_pickle: bool = False, trust_remote_code
 
 def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress: Progress = None,
                     what: str | None = None) -> tuple[Any, Any]:
-    """``(model, tokenizer)`` from ``ref`` with ``kwargs`` from :func:`pretrained_kwargs`, in fp32 and eval mode.
+    """``(model, tokenizer)`` from ``ref`` with ``kwargs`` from :func:`pretrained_kwargs`, in fp32 and eval
+    mode.
 
-    ``model_class`` is a transformers auto class (``AutoModelForCausalLM``, ``AutoModelForSeq2SeqLM``, ...). The one
-    place checkpoints are read, so every system and rewriter obeys the same rules; failures become one
+    ``model_class`` is a transformers auto class (``AutoModelForCausalLM``, ``AutoModelForSeq2SeqLM``, ...).
+    The one place checkpoints are read, so every system and rewriter obeys the same rules; failures become one
     :class:`LoadError` (see :func:`explain`).
     """
     import torch
@@ -233,7 +234,8 @@ def explain(exc: BaseException, what: str) -> LoadError:
 
 
 def safe_torch_load(path: str | os.PathLike[str], allow_pickle: bool = False) -> Any:
-    """``torch.load`` with ``weights_only=True`` (tensors and plain containers only); refused unless allowed."""
+    """``torch.load`` with ``weights_only=True`` (tensors and plain containers only); refused unless
+    allowed."""
     if not allow_pickle:
         raise LoadError(f"{path} is a pickle file; pass allow_pickle=true if you trust it")
     import torch

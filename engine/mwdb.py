@@ -1,9 +1,10 @@
 """The MultiWOZ venue databases: loading, normalisation and the standard query semantics.
 
-Belief states everywhere in parley use the MultiWOZ 2.1 slot names: informable ``semi`` slots by their own name
-(``food``, ``pricerange``, ``area``, ``name``, ``stars``, ``parking``, ``internet``, ``type``, ``department``,
-``leaveAt``, ``arriveBy``, ``day``, ``departure``, ``destination``) and booking slots prefixed ``book_``
-(``book_day``, ``book_people``, ``book_time``, ``book_stay``). Values are lower-case strings; times are ``HH:MM``.
+Belief states everywhere in parley use the MultiWOZ 2.1 slot names: informable ``semi`` slots by their own
+name (``food``, ``pricerange``, ``area``, ``name``, ``stars``, ``parking``, ``internet``, ``type``,
+``department``, ``leaveAt``, ``arriveBy``, ``day``, ``departure``, ``destination``) and booking slots prefixed
+``book_`` (``book_day``, ``book_people``, ``book_time``, ``book_stay``). Values are lower-case strings; times
+are ``HH:MM``.
 """
 
 from __future__ import annotations
@@ -110,8 +111,9 @@ class MultiwozDB:
     def query(self, domain: str, constraints: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Rows of ``domain`` matching the informable constraints (MultiWOZ semantics).
 
-        Unknown slots, empty values and don't-care values are ignored; ``leaveAt`` matches trains leaving at or
-        after, ``arriveBy`` trains arriving at or before the given time; ``name`` matches exactly (case-blind).
+        Unknown slots, empty values and don't-care values are ignored; ``leaveAt`` matches trains leaving at
+        or after, ``arriveBy`` trains arriving at or before the given time; ``name`` matches exactly
+        (case-blind).
         """
         if domain not in self._tables:
             return []

@@ -1,7 +1,8 @@
 """User settings: pydantic-settings from ``config.toml`` (see engine.locations) and ``PARLEY_*`` variables.
 
-Precedence: keyword arguments > environment (``PARLEY_TESTER``, ``PARLEY_SYSTEM``, ``PARLEY_AUDIO__ASR_MODEL``, ...)
-> the TOML file > defaults. ``PARLEY_CONFIG`` moves the file, ``PARLEY_DB`` the database.
+Precedence: keyword arguments > environment (``PARLEY_TESTER``, ``PARLEY_SYSTEM``,
+``PARLEY_AUDIO__ASR_MODEL``, ...) > the TOML file > defaults. ``PARLEY_CONFIG`` moves the file, ``PARLEY_DB``
+the database.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ class AnnotationSettings(BaseModel):
 
 
 class Settings(BaseSettings):
-    """Everything a user may set. Each field documents itself; ``parley --help`` names the command-line ones."""
+    """Everything a user may set. Each field documents itself; ``parley --help`` names the command-line
+    ones."""
 
     model_config = SettingsConfigDict(env_prefix="PARLEY_", env_nested_delimiter="__", extra="ignore")
 

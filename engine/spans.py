@@ -4,16 +4,17 @@
 ``text``; ``text[start:end] == value``). It finds
 
 - database values (engine/mwdb.py): venue names, areas, food types, price ranges, hotel/attraction types,
-  hospital departments, train stations (slot ``departure``/``destination`` by the preposition before them), days;
+  hospital departments, train stations (slot ``departure``/``destination`` by the preposition before them),
+  days;
 - times (``13:45``, ``5:30 pm``, ``7pm``) with a slot guessed from the words before them (``arriveBy`` after
   "arrive"/"by", ``leaveAt`` after "leave"/"after"/"depart", ``book_time`` otherwise);
 - counts: a number before "people"/"persons"/"guests" (``book_people``), "nights" (``book_stay``), "stars"
   (``stars``).
 
-Matching is done on word n-grams compared without spaces and punctuation, so "saint john 's college" matches the
-database's "saint johns college" and "guest house" matches "guesthouse"; n-grams that miss are compared with
-rapidfuzz (ratio ≥ 90) against the values of similar length, which catches small misspellings ("cambrige").
-The vocabulary is built once per database and results are cached per text.
+Matching is done on word n-grams compared without spaces and punctuation, so "saint john 's college" matches
+the database's "saint johns college" and "guest house" matches "guesthouse"; n-grams that miss are compared
+with rapidfuzz (ratio ≥ 90) against the values of similar length, which catches small misspellings
+("cambrige"). The vocabulary is built once per database and results are cached per text.
 """
 
 from __future__ import annotations

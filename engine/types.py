@@ -1,7 +1,8 @@
 """Frozen dataclasses that cross package borders.
 
 Everything a rewriter, a system or a session hands to another package is one of these. Mapping fields hold
-plain JSON-able data (str/int/float/bool/None, lists, dicts) so they can be stored as JSON without engine code.
+plain JSON-able data (str/int/float/bool/None, lists, dicts) so they can be stored as JSON without engine
+code.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ class Span:
 class Rewrite:
     """One step of the user channel: what a rewriter did to a text.
 
-    ``spans`` are the protected spans of ``after``; ``changes`` lists slot values a rewriter changed on purpose
-    (disfluency repair, slot replacement, ASR noise) as ``{"slot", "before", "after"}`` dicts.
+    ``spans`` are the protected spans of ``after``; ``changes`` lists slot values a rewriter changed on
+    purpose (disfluency repair, slot replacement, ASR noise) as ``{"slot", "before", "after"}`` dicts.
     """
 
     name: str
@@ -72,8 +73,8 @@ class Rewrite:
 class SystemTurn:
     """A system's answer plus what it did to get there.
 
-    ``state`` is the belief state ``{domain: {slot: value}}``; ``internals`` holds anything else worth showing or
-    storing (DB match count, offered venue ids, dialogue acts, selected knowledge, raw model output, ...).
+    ``state`` is the belief state ``{domain: {slot: value}}``; ``internals`` holds anything else worth showing
+    or storing (DB match count, offered venue ids, dialogue acts, selected knowledge, raw model output, ...).
     """
 
     text: str

@@ -2,9 +2,9 @@
 their scales, labels and one-liners. A leaf module: store (records, annotation, importers, the schema's CHECK
 constraints), engine (scoring) and the TUI all read the scales from here.
 
-Turn level: relevance and interestingness (1-3). Dialogue level: understanding, task completion, interest arousal
-(1-3), efficiency (0/1) and overall impression (1-5). The definitions are parley's own short paraphrases of the
-study's instructions to raters.
+Turn level: relevance and interestingness (1-3). Dialogue level: understanding, task completion, interest
+arousal (1-3), efficiency (0/1) and overall impression (1-5). The definitions are parley's own short
+paraphrases of the study's instructions to raters.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Paired bootstrap confidence intervals for Inform, Success, BLEU and Combined over dialogues.
 
 Dialogues are resampled with replacement by ``scipy.stats.bootstrap`` (percentile intervals), with the same
-seed for every condition and metric, so every statistic sees the same resamples and differences are paired. BLEU is
-recomputed on each resample from per-dialogue sacreBLEU sufficient statistics (n-gram matches and totals, lengths:
-the public ``BLEUScore`` fields of each dialogue's corpus score), which gives exactly sacreBLEU's corpus BLEU for
-the resampled set without re-tokenising.
+seed for every condition and metric, so every statistic sees the same resamples and differences are paired.
+BLEU is recomputed on each resample from per-dialogue sacreBLEU sufficient statistics (n-gram matches and
+totals, lengths: the public ``BLEUScore`` fields of each dialogue's corpus score), which gives exactly
+sacreBLEU's corpus BLEU for the resampled set without re-tokenising.
 """
 
 from __future__ import annotations

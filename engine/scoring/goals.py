@@ -1,11 +1,11 @@
 """Goal cards for live testers: ``make_goal("random" | DIALOGUE_ID, seed)``.
 
-A random goal samples one or two domains, takes a real DB row for each venue domain and turns two or three of its
-attributes into constraints (so the goal can be met), picks requested attributes and, for bookable domains, booking
-details. A dialogue id takes the goal of that MultiWOZ dialogue from a corpus file (``dialogues=`` or
-``$PARLEY_MULTIWOZ``). Either way the result is a MultiWOZ-format goal ``{domain: {"info", "reqt", "book"?}}``
-plus ``"id"`` and ``"message"`` (sentences in parley's own wording), so live sessions are scored with the same
-Inform/Success code as corpus replays.
+A random goal samples one or two domains, takes a real DB row for each venue domain and turns two or three of
+its attributes into constraints (so the goal can be met), picks requested attributes and, for bookable
+domains, booking details. A dialogue id takes the goal of that MultiWOZ dialogue from a corpus file
+(``dialogues=`` or ``$PARLEY_MULTIWOZ``). Either way the result is a MultiWOZ-format goal ``{domain: {"info",
+"reqt", "book"?}}`` plus ``"id"`` and ``"message"`` (sentences in parley's own wording), so live sessions are
+scored with the same Inform/Success code as corpus replays.
 """
 
 from __future__ import annotations

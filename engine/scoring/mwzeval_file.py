@@ -1,18 +1,21 @@
 """Scoring any model's outputs given in mwzeval's input format (``parley score --mwzeval-file``).
 
-The format (Nekvinda & Dušek's MultiWOZ_Evaluation, the one ``parley run --mwzeval-out`` writes): ``{dialogue_id:
-[{"response": delexicalised text, "state"?: {domain: {slot: value}}, "active_domains"?: [domain, ...]}, ...]}``,
-one entry per system turn, ids lower-case without ``.json`` (``sng0073``). Responses mark what they give with
-placeholders: ``[name]``, ``[phone]``, ``[address]``, ``[postcode]``, ``[reference]``, ``[trainid]`` — also with a
-domain or ``value_`` prefix (``[restaurant_phone]``, ``[value_reference]``) or a plural ``s``.
+The format (Nekvinda & Dušek's MultiWOZ_Evaluation, the one ``parley run --mwzeval-out`` writes):
+``{dialogue_id: [{"response": delexicalised text, "state"?: {domain: {slot: value}}, "active_domains"?:
+[domain, ...]}, ...]}``, one entry per system turn, ids lower-case without ``.json`` (``sng0073``). Responses
+mark what they give with placeholders: ``[name]``, ``[phone]``, ``[address]``, ``[postcode]``,
+``[reference]``, ``[trainid]`` — also with a domain or ``value_`` prefix (``[restaurant_phone]``,
+``[value_reference]``) or a plural ``s``.
 
-Goals and booking times come from the reference dialogues (a MultiWOZ-format file). A state is required: mwzeval
-falls back to MultiWOZ 2.2 gold states, which parley does not ship, so a turn without one is an error here.
+Goals and booking times come from the reference dialogues (a MultiWOZ-format file). A state is required:
+mwzeval falls back to MultiWOZ 2.2 gold states, which parley does not ship, so a turn without one is an error
+here.
 
-BLEU: parley's usual BLEU compares lexicalised text with the corpus text; these responses are delexicalised, so
-the figure here is mwzeval's: sacreBLEU of the responses against mwzeval's delexicalised MultiWOZ 2.2 references
-(``--references``: its ``data/references/mwz22.json``), both normalised as mwzeval does (placeholders upper-cased
-to its names, Moses tokenised and detokenised with sacremoses). Without references no BLEU is given.
+BLEU: parley's usual BLEU compares lexicalised text with the corpus text; these responses are delexicalised,
+so the figure here is mwzeval's: sacreBLEU of the responses against mwzeval's delexicalised MultiWOZ 2.2
+references (``--references``: its ``data/references/mwz22.json``), both normalised as mwzeval does
+(placeholders upper-cased to its names, Moses tokenised and detokenised with sacremoses). Without references
+no BLEU is given.
 """
 
 from __future__ import annotations

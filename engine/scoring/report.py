@@ -60,7 +60,8 @@ def _png_data(fig: Any) -> str:
 
 
 def write_html(path: str | Path, title: str, sections: list[tuple[str, str]], figures: Sequence[Any] = ()) -> Path:
-    """A self-contained HTML page: ``sections`` are (heading, inner HTML) pairs; figures are embedded as PNG."""
+    """A self-contained HTML page: ``sections`` are (heading, inner HTML) pairs; figures are embedded as
+    PNG."""
     p = Path(path)
     body = [f"<h1>{html.escape(title)}</h1>"]
     for heading, inner in sections:
@@ -148,7 +149,8 @@ def _p(p: float | None) -> str:
 
 def figure(result: Mapping[str, Any]) -> Any:
     """A matplotlib Figure for a ``parley score`` result: correlations beside the study's and the overall
-    impression by interest arousal and efficiency (satisfaction), Inform/Success/BLEU by condition (multiwoz)."""
+    impression by interest arousal and efficiency (satisfaction), Inform/Success/BLEU by condition
+    (multiwoz)."""
     from matplotlib.figure import Figure
 
     sat = result.get("satisfaction")

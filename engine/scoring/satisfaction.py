@@ -43,7 +43,8 @@ REGRESSION_SETS: tuple[str, ...] = ("R", "I", "R+I", "U", "TC", "IA", "E", "IA+T
 
 @dataclass(frozen=True)
 class RatingRow:
-    """One rater's rating of one dialogue; turn aspects are that rater's per-dialogue means (None: unrated)."""
+    """One rater's rating of one dialogue; turn aspects are that rater's per-dialogue means (None:
+    unrated)."""
 
     item: str
     rater: str

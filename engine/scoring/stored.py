@@ -77,8 +77,8 @@ def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
     ``{"conditions": {"SYSTEM / CONDITION": {inform, success, bleu, combined, n, mode, drop?}}}``; ``drop`` is
     the relative decrease against the same system's ``original`` sessions, when there are some.
 
-    BLEU/Combined are given for a group when every session in it names a reference dialogue found in ``corpus``
-    or in the file its ``source`` points to.
+    BLEU/Combined are given for a group when every session in it names a reference dialogue found in
+    ``corpus`` or in the file its ``source`` points to.
     """
     refs: dict[str, CorpusDialogue] = {d.id: d for d in corpus or ()}
     loaded: set[str] = set()

@@ -1,4 +1,5 @@
-"""``parley sktod run|score|train``: the SK-TOD pipeline on DSTC11 track 5 files (thin layer over engine.sktod)."""
+"""``parley sktod run|score|train``: the SK-TOD pipeline on DSTC11 track 5 files (thin layer over
+engine.sktod)."""
 
 from __future__ import annotations
 

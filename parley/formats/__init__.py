@@ -1,7 +1,8 @@
 """Readers of the data formats parley consumes, one per format, shared by engine, store and the benchmarks.
 
-A leaf package: it imports nothing of parley but :mod:`parley.errors` (an import contract keeps it so), so store
-may use it without reaching engine. Every failure is a :class:`FormatError` naming the file and the place.
+A leaf package: it imports nothing of parley but :mod:`parley.errors` (an import contract keeps it so), so
+store may use it without reaching engine. Every failure is a :class:`FormatError` naming the file and the
+place.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from parley.errors import ParleyError
 
 
 class FormatError(ParleyError, ValueError):
-    """A file that does not hold the expected format; the message names the file and the line, column or key."""
+    """A file that does not hold the expected format; the message names the file and the line, column or
+    key."""
 
 
 def read_json(path: str | Path, error: type[ParleyError] = FormatError, *, single_in_zip: bool = False) -> Any:

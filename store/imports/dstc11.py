@@ -1,10 +1,12 @@
-"""DSTC11 track 5 logs (``logs.json``), optional ``labels.json`` and optional predictions in the labels format.
+"""DSTC11 track 5 logs (``logs.json``), optional ``labels.json`` and optional predictions in the labels
+format.
 
 Each log instance (a list of ``{"speaker": "U"|"S", "text"}`` ending with the user turn to answer) becomes a
-session. The answer becomes the last system turn: the prediction's ``response`` when ``pred`` is given (the system
-under rating), else the gold ``response`` from ``labels``; an instance without one (not knowledge-seeking) ends
-with the user turn and only its earlier system turns can be rated. The final system turn keeps ``target`` and the
-selected ``knowledge`` (and the gold reference when a prediction is shown) under ``internals``.
+session. The answer becomes the last system turn: the prediction's ``response`` when ``pred`` is given (the
+system under rating), else the gold ``response`` from ``labels``; an instance without one (not
+knowledge-seeking) ends with the user turn and only its earlier system turns can be rated. The final system
+turn keeps ``target`` and the selected ``knowledge`` (and the gold reference when a prediction is shown) under
+``internals``.
 """
 
 from __future__ import annotations

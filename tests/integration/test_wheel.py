@@ -1,5 +1,6 @@
 """The wheel installs one top-level package, ``parley``: no generic ``engine``/``store``/``assets`` in
-site-packages (issue: one namespace). Built from this checkout, installed without dependencies into a clean venv."""
+site-packages (issue: one namespace). Built from this checkout, installed without dependencies into a clean
+venv."""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ REPLIES = (
 
 
 class FakeSystem(DialogueSystem):
-    """Answers from REPLIES in turn, with a belief state that grows, fixed acts and (turn 4) SK-TOD knowledge."""
+    """Answers from REPLIES in turn, with a belief state that grows, fixed acts and (turn 4) SK-TOD
+    knowledge."""
 
     name = "tui-fake"
 

@@ -1,4 +1,5 @@
-"""`parley sessions` / `parley export`: golden exports, empty databases, bad files (exit 2, file untouched)."""
+"""`parley sessions` / `parley export`: golden exports, empty databases, bad files (exit 2, file
+untouched)."""
 
 from __future__ import annotations
 

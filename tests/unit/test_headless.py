@@ -1,4 +1,5 @@
-"""engine/, audio/, store/ and the command line never import textual or tui: checked in a fresh interpreter and by import-linter."""
+"""engine/, audio/, store/ and the command line never import textual or tui: checked in a fresh interpreter
+and by import-linter."""
 
 from __future__ import annotations
 

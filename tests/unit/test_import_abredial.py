@@ -1,4 +1,5 @@
-"""AB-ReDial importer on small CSVs in the real column layout, with out-of-range values as in the real data."""
+"""AB-ReDial importer on small CSVs in the real column layout, with out-of-range values as in the real
+data."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""METEOR against numbers produced by the real Meteor 1.5 jar (golden file written by hand from its output)."""
+"""METEOR against numbers produced by the real Meteor 1.5 jar (golden file written by hand from its
+output)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """MultiWOZ Inform/Success/BLEU on hand-built dialogues whose verdicts are worked out by hand below.
 
-Facts used (bundled MultiWOZ DB, MIT): the cheap chinese restaurants in the centre are charlie chan, rice house and
-golden house; there are 17 chinese restaurants in all; TR9842 runs cambridge → ely on friday at 21:50.
+Facts used (bundled MultiWOZ DB, MIT): the cheap chinese restaurants in the centre are charlie chan, rice
+house and golden house; there are 17 chinese restaurants in all; TR9842 runs cambridge → ely on friday at
+21:50.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Corpus replay, stored-session scoring, mwzeval export, goal cards and the ``parley run --json`` golden output.
+"""Corpus replay, stored-session scoring, mwzeval export, goal cards and the ``parley run --json`` golden
+output.
 
 The corpus is tests/unit/golden/score_corpus.json: three dialogues written for these tests (facts from the
 bundled MultiWOZ DB only)."""

@@ -1,5 +1,5 @@
-"""Units of analysis of the satisfaction statistics (rater, dialogue, the study's turn level) and the AB-ReDial
-CSVs read with each relevance coding; the CSVs here are written for this test."""
+"""Units of analysis of the satisfaction statistics (rater, dialogue, the study's turn level) and the
+AB-ReDial CSVs read with each relevance coding; the CSVs here are written for this test."""
 
 from __future__ import annotations
 

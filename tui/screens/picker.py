@@ -53,9 +53,9 @@ def split_trust(spec: str) -> tuple[str, str | None]:
 def spec_from_text(text: str, known: Sequence[str]) -> str:
     """Turn what the tester typed into a system spec.
 
-    ``multiwoz`` / ``hf-causal:model=...`` (a registered name) are used as they are; a folder holding a Hugging
-    Face ``config.json`` becomes ``hf-seq2seq:model=PATH`` or ``hf-causal:model=PATH`` by its architecture; a
-    hub id or any other path must say which system to use (ValueError with the hint).
+    ``multiwoz`` / ``hf-causal:model=...`` (a registered name) are used as they are; a folder holding a
+    Hugging Face ``config.json`` becomes ``hf-seq2seq:model=PATH`` or ``hf-causal:model=PATH`` by its
+    architecture; a hub id or any other path must say which system to use (ValueError with the hint).
     """
     text = text.strip()
     if not text:

@@ -1,7 +1,8 @@
-"""The Scores screen: MultiWOZ scores by system and condition and the satisfaction analysis of the open database,
-as tables and terminal charts (textual-plotext). The numbers come from ``engine.scoring`` — the same code as
-``parley score`` — computed in a thread worker, which reports what it is computing and how far (a line and a
-progress bar; steps the screen has not shown yet merge into the latest); ``r`` recomputes, escape closes."""
+"""The Scores screen: MultiWOZ scores by system and condition and the satisfaction analysis of the open
+database, as tables and terminal charts (textual-plotext). The numbers come from ``engine.scoring`` — the same
+code as ``parley score`` — computed in a thread worker, which reports what it is computing and how far (a line
+and a progress bar; steps the screen has not shown yet merge into the latest); ``r`` recomputes, escape
+closes."""
 
 from __future__ import annotations
 
