@@ -158,13 +158,20 @@ def markdown(mwz: dict[str, Any]) -> list[str]:
         part = mwz.get(key)
         if not part:
             continue
-        lines += [f"### {title}", "", "| input | n | Inform parley | mwzeval | Δ | Success parley | mwzeval | Δ | "
-                  "dialogues with another verdict |", "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        lines += [
+            f"### {title}",
+            "",
+            "| input | n | Inform parley | mwzeval | Δ | Success parley | mwzeval | Δ | "
+            "dialogues with another verdict |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        ]
         for variant, v in part["variants"].items():
             p, m = v["parley"], v["mwzeval"]
-            lines.append(f"| {variant} | {p['n']} | {p['inform']:.1f} | {m['inform']:.1f} | "
-                         f"{p['inform'] - m['inform']:+.1f} | {p['success']:.1f} | {m['success']:.1f} | "
-                         f"{p['success'] - m['success']:+.1f} | {len(v['differ'])}: {', '.join(v['differ'][:20])}"
-                         f"{' …' if len(v['differ']) > 20 else ''} |")
+            lines.append(
+                f"| {variant} | {p['n']} | {p['inform']:.1f} | {m['inform']:.1f} | "
+                f"{p['inform'] - m['inform']:+.1f} | {p['success']:.1f} | {m['success']:.1f} | "
+                f"{p['success'] - m['success']:+.1f} | {len(v['differ'])}: {', '.join(v['differ'][:20])}"
+                f"{' …' if len(v['differ']) > 20 else ''} |"
+            )
         lines.append("")
     return lines

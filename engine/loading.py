@@ -183,9 +183,14 @@ def _cached_snapshot(repo_id: str) -> Path | None:
         return None
 
 
-def pretrained_kwargs(src: Source, allow_pickle: bool = False, trust_remote_code: bool = False) -> dict[str, Any]:
+def pretrained_kwargs(
+    src: Source, allow_pickle: bool = False, trust_remote_code: bool = False
+) -> dict[str, Any]:
     """Keyword arguments for ``from_pretrained`` that enforce the rules for ``src``."""
-    kw: dict[str, Any] = {"trust_remote_code": bool(trust_remote_code), "local_files_only": src.local_files_only}
+    kw: dict[str, Any] = {
+        "trust_remote_code": bool(trust_remote_code),
+        "local_files_only": src.local_files_only,
+    }
     if src.gguf_file:
         kw["gguf_file"] = src.gguf_file
     elif not allow_pickle:
@@ -208,7 +213,9 @@ def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress
     what = what or ref
     try:
         say(progress, f"loading tokenizer of {what}")
-        tok = AutoTokenizer.from_pretrained(ref, **{k: v for k, v in kwargs.items() if k != "use_safetensors"})
+        tok = AutoTokenizer.from_pretrained(
+            ref, **{k: v for k, v in kwargs.items() if k != "use_safetensors"}
+        )
         say(progress, f"loading weights of {what}")
         model = model_class.from_pretrained(ref, dtype=torch.float32, **kwargs)
     except LoadError:
@@ -227,9 +234,13 @@ def explain(exc: BaseException, what: str) -> LoadError:
         return LoadError(f"{what} needs custom code from its repository; pass trust_remote_code=true "
                          "(--trust-remote-code) only if you trust it")
     if "safetensors" in low and ("not found" in low or "does not appear" in low or "no file named" in low):
-        return LoadError(f"{what} has no safetensors weights; pass allow_pickle=true if you trust its pickle files")
+        return LoadError(
+            f"{what} has no safetensors weights; pass allow_pickle=true if you trust its pickle files"
+        )
     if any(k in low for k in ("offline", "connection", "timed out", "resolve", "couldn't connect")):
-        return LoadError(f"could not fetch {what} from the Hugging Face hub ({msg}); pass a local folder instead")
+        return LoadError(
+            f"could not fetch {what} from the Hugging Face hub ({msg}); pass a local folder instead"
+        )
     return LoadError(f"could not load {what}: {msg}")
 
 

@@ -36,7 +36,13 @@ class Span:
     domain: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "slot": self.slot, "value": self.value, "domain": self.domain}
+        return {
+            "start": self.start,
+            "end": self.end,
+            "slot": self.slot,
+            "value": self.value,
+            "domain": self.domain,
+        }
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,16 @@ def read_ratings(dialogue_file: str | Path, turn_file: str | Path | None = None,
         for a in TURN_SCALES:
             vals = [getattr(t, a) for t in mine if getattr(t, a) is not None]
             means[a] = sum(vals) / len(vals) if vals else None
-        rows.append(RatingRow(conv, f"row{k}", given["overall"], given["understanding"], given["task_completion"],
-                              given["interest_arousal"], given["efficiency"], **means))
+        rows.append(
+            RatingRow(
+                conv,
+                f"row{k}",
+                given["overall"],
+                given["understanding"],
+                given["task_completion"],
+                given["interest_arousal"],
+                given["efficiency"],
+                **means,
+            )
+        )
     return AbredialRatings(rows, turns, coding, dict(dropped), dict(outside))

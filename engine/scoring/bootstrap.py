@@ -98,8 +98,16 @@ def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str =
             return [round(v, 2), round(v, 2)]
         # batch: resample indices are drawn 100 rows at a time (same draws for every statistic: paired), so
         # memory stays O(100 × size) however large the run
-        res = bootstrap((np.arange(size),), fn, n_resamples=n, batch=100, vectorized=False,
-                        method="percentile", confidence_level=1 - alpha, random_state=np.random.default_rng(seed))
+        res = bootstrap(
+            (np.arange(size),),
+            fn,
+            n_resamples=n,
+            batch=100,
+            vectorized=False,
+            method="percentile",
+            confidence_level=1 - alpha,
+            random_state=np.random.default_rng(seed),
+        )
         ci = res.confidence_interval
         return [round(float(ci.low), 2), round(float(ci.high), 2)]
 

@@ -55,8 +55,11 @@ class Delexicaliser:
 
     @staticmethod
     def _alternation(items: Iterable[str]) -> re.Pattern[str]:
-        parts = sorted((r"[\s,.]+".join(re.escape(w) for w in re.split(r"[\s,.]+", i) if w) for i in items if i),
-                       key=len, reverse=True)
+        parts = sorted(
+            (r"[\s,.]+".join(re.escape(w) for w in re.split(r"[\s,.]+", i) if w) for i in items if i),
+            key=len,
+            reverse=True,
+        )
         return re.compile(r"(?<![\w])(?:" + "|".join(parts) + r")(?![\w])")
 
     def _references(self, text: str) -> list[tuple[int, int]]:

@@ -165,7 +165,16 @@ def meteor(hyps: Sequence[str], refs: Sequence[str], backend: str = "auto") -> M
 
 # ---------------------------------------------------------------------------------------------------- WordNet
 #: the 45 lexicographer file names of WordNet 3.0 (lexnames(5WN)); Debian's wordnet-base lacks this file
-_LEXNAMES = ["adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession", "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption", "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession", "verb.social", "verb.stative", "verb.weather", "adj.ppl"]
+_LEXNAMES = [
+    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact",
+    "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling",
+    "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object", "noun.person",
+    "noun.phenomenon", "noun.plant", "noun.possession", "noun.process", "noun.quantity", "noun.relation",
+    "noun.shape", "noun.state", "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition",
+    "verb.communication", "verb.competition", "verb.consumption", "verb.contact", "verb.creation",
+    "verb.emotion", "verb.motion", "verb.perception", "verb.possession", "verb.social", "verb.stative",
+    "verb.weather", "adj.ppl",
+]
 _POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
 _WORDNET_FILES = ("data.adj", "data.adv", "data.noun", "data.verb", "index.adj", "index.adv", "index.noun",
                   "index.verb", "adj.exc", "adv.exc", "noun.exc", "verb.exc", "index.sense")
@@ -205,8 +214,10 @@ def find_wordnet() -> tuple[Path | None, str]:
         except OSError as e:
             return None, f"cannot prepare WordNet from {c}: {e}"
         return dest, f"nltk METEOR with WordNet from {c}"
-    return None, ("METEOR needs Java + Meteor 1.5 (pycocoevalcap) or an offline WordNet for nltk (the Debian "
-                  "packages wordnet-base and wordnet-sense-index, or PARLEY_WORDNET=a WordNet 3.0 dict folder)")
+    return None, (
+        "METEOR needs Java + Meteor 1.5 (pycocoevalcap) or an offline WordNet for nltk (the Debian "
+        "packages wordnet-base and wordnet-sense-index, or PARLEY_WORDNET=a WordNet 3.0 dict folder)"
+    )
 
 
 _wordnet: dict[str, Any] = {}

@@ -138,8 +138,10 @@ def score(predictions: Mapping[str, Sequence[EvalTurn]], corpus: Sequence[Corpus
         "bleu_kind": "none: no references given (--references mwzeval's data/references/mwz22.json)"}
     if references is not None:
         out["bleu"] = round(mwzeval_bleu(predictions, references), 2)
-        out["bleu_kind"] = ("mwzeval: sacreBLEU of the delexicalised responses against mwzeval's delexicalised "
-                            "MultiWOZ 2.2 references, both normalised as mwzeval does")
+        out["bleu_kind"] = (
+            "mwzeval: sacreBLEU of the delexicalised responses against mwzeval's delexicalised "
+            "MultiWOZ 2.2 references, both normalised as mwzeval does"
+        )
     out["dialogues"] = per
     return out
 
@@ -160,7 +162,9 @@ def mwzeval_normalise(response: str, tokenizer: Any, detokenizer: Any) -> str:
     return str(detokenizer.detokenize(tokenizer.tokenize(text)))
 
 
-def mwzeval_bleu(predictions: Mapping[str, Sequence[EvalTurn]], references: Mapping[str, Sequence[str]]) -> float:
+def mwzeval_bleu(
+    predictions: Mapping[str, Sequence[EvalTurn]], references: Mapping[str, Sequence[str]]
+) -> float:
     import sacrebleu
     from sacremoses import MosesDetokenizer, MosesTokenizer
 

@@ -133,7 +133,13 @@ def units_table(sat: Mapping[str, Any]) -> Any:
 
     units = sat["units"]
     t = Table(title="Correlation with overall impression by unit of analysis (ρ / r)", title_justify="left")
-    for col in ("aspect", "rater-level", "dialogue-level", "turn-level (per position, mean)", "paper Table 1"):
+    for col in (
+        "aspect",
+        "rater-level",
+        "dialogue-level",
+        "turn-level (per position, mean)",
+        "paper Table 1",
+    ):
         t.add_column(col, justify="left" if col == "aspect" else "right", no_wrap=True)
     for a, rater in units["rater"].items():
         cells = [f"{_f(c.get('spearman'), 3)} / {_f(c.get('pearson'), 3)}" if c else "–"
@@ -206,10 +212,23 @@ def html_report(result: Mapping[str, Any], path: str | Path, *, title: str = "pa
             ["condition", "n", "Inform", "Success", "BLEU", "Combined", "Combined drop %"], rows)))
     sat = result.get("satisfaction")
     if sat:
-        rows = [[a, c["n"], _f(c["spearman"], 4), _f(c["pearson"], 4), _f(PAPER_CORRELATIONS.get(a, (None,))[0], 4),
-                 _f(PAPER_CORRELATIONS.get(a, (None, None))[1], 4)] for a, c in sat["correlations"].items()]
-        sections.append(("Correlation with overall impression", html_table(
-            ["aspect", "n", "Spearman ρ", "Pearson r", "paper ρ", "paper r"], rows)))
+        rows = [
+            [
+                a,
+                c["n"],
+                _f(c["spearman"], 4),
+                _f(c["pearson"], 4),
+                _f(PAPER_CORRELATIONS.get(a, (None,))[0], 4),
+                _f(PAPER_CORRELATIONS.get(a, (None, None))[1], 4),
+            ]
+            for a, c in sat["correlations"].items()
+        ]
+        sections.append(
+            (
+                "Correlation with overall impression",
+                html_table(["aspect", "n", "Spearman ρ", "Pearson r", "paper ρ", "paper r"], rows),
+            )
+        )
         rows = [[n, r["n"], _f(r["r2"], 3), _f(PAPER_R2.get(n), 3)] for n, r in sat["regression"].items()]
         sections.append(("OLS R²", html_table(["aspects", "n", "R²", "paper R²"], rows)))
         rows = [[a, g["items"], _f(g["fleiss_kappa"], 3), _f(g["krippendorff_alpha"], 3)]

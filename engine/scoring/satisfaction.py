@@ -202,18 +202,27 @@ def regressions(rows: Sequence[RatingRow], sets: Sequence[str] = REGRESSION_SETS
     out: dict[str, dict[str, Any]] = {}
     for name in sets:
         aspects = [ABBREV[k] for k in name.split("+")]
-        usable = [r for r in rows if r.overall is not None and all(getattr(r, a) is not None for a in aspects)]
+        usable = [
+            r for r in rows if r.overall is not None and all(getattr(r, a) is not None for a in aspects)
+        ]
         if len(usable) <= len(aspects) + 1:
             out[name] = {"aspects": aspects, "r2": None, "adj_r2": None, "n": len(usable)}
             continue
         x = np.array([[float(getattr(r, a)) for a in aspects] for r in usable])
         y = np.array([float(r.overall) for r in usable])  # type: ignore[arg-type]
         fit = sm.OLS(y, sm.add_constant(x, has_constant="add")).fit()
-        out[name] = {"aspects": aspects, "r2": _r4(fit.rsquared), "adj_r2": _r4(fit.rsquared_adj), "n": len(usable)}
+        out[name] = {
+            "aspects": aspects,
+            "r2": _r4(fit.rsquared),
+            "adj_r2": _r4(fit.rsquared_adj),
+            "n": len(usable),
+        }
     return out
 
 
-def _matrix(values: Sequence[tuple[str, str, int]]) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
+def _matrix(
+    values: Sequence[tuple[str, str, int]],
+) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
     raters = sorted({v[1] for v in values})
     items = sorted({v[0] for v in values})
     return raters, items, {(i, r): x for i, r, x in values}
@@ -239,7 +248,9 @@ def agreement(values: Sequence[tuple[str, str, int]], *, lo: int, hi: int, level
     cats = list(range(min(lo, *observed), max(hi, *observed) + 1))  # values outside the scale stay categories
     table = np.array([[vs.count(c) for c in cats] for vs in multi.values() if len(vs) == k])
     if len(table) >= 2 and (table.sum(axis=0) > 0).sum() >= 2:
-        res.update(fleiss_kappa=_r4(fleiss_kappa(table, method="fleiss")), fleiss_items=len(table), fleiss_raters=k)
+        res.update(
+            fleiss_kappa=_r4(fleiss_kappa(table, method="fleiss")), fleiss_items=len(table), fleiss_raters=k
+        )
     try:
         import krippendorff
     except ImportError:
@@ -284,7 +295,11 @@ def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> Satis
     if not any(r.relevance is not None or r.interestingness is not None for r in rows):
         notes.append("no turn ratings by the raters of the rated dialogues: turn aspects left out")
     rater = correlations(rows)
-    units = {"rater": rater, "dialogue": correlations(dialogue_means(rows, turns)), "turn": turn_level(rows, turns)}
+    units = {
+        "rater": rater,
+        "dialogue": correlations(dialogue_means(rows, turns)),
+        "turn": turn_level(rows, turns),
+    }
     return SatisfactionReport(
         n_ratings=len(rows), n_dialogues=len({r.item for r in rows}), n_raters=len({r.rater for r in rows}),
         distributions={a: dict(c) for a, c in dist.items()}, correlations=rater,

@@ -149,8 +149,17 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 @click.option("--cross-encoder", default=None, metavar="PATH|HUB_ID",
               help="Select with this cross-encoder instead of fitting a scorer (only its threshold is tuned).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the dev split and the fit.")
-def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float, hidden: int,
-          encoder: str | None, cross_encoder: str | None, seed: int) -> None:
+def train(
+    logs_path: str,
+    labels_path: str,
+    knowledge_path: str,
+    out_dir: str,
+    dev_fraction: float,
+    hidden: int,
+    encoder: str | None,
+    cross_encoder: str | None,
+    seed: int,
+) -> None:
     """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder."""
     from parley.engine.sktod.embed import shared_encoder
     from parley.engine.sktod.knowledge import KnowledgeBase
@@ -160,8 +169,18 @@ def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, d
     labels = _load_list(labels_path, "labels")
     kb = KnowledgeBase.load(knowledge_path)
     try:
-        cfg = fit(logs, labels, kb, out_dir, encoder=shared_encoder(encoder), dev_fraction=dev_fraction, seed=seed,
-                  hidden=hidden, cross_encoder=cross_encoder, progress=_status)
+        cfg = fit(
+            logs,
+            labels,
+            kb,
+            out_dir,
+            encoder=shared_encoder(encoder),
+            dev_fraction=dev_fraction,
+            seed=seed,
+            hidden=hidden,
+            cross_encoder=cross_encoder,
+            progress=_status,
+        )
     except ValueError as e:  # e.g. too few knowledge-seeking turns to fit
         raise ParleyError(str(e)) from None
     sel = cfg["selection"]

@@ -19,7 +19,9 @@ class FormatError(ParleyError, ValueError):
     key."""
 
 
-def read_json(path: str | Path, error: type[ParleyError] = FormatError, *, single_in_zip: bool = False) -> Any:
+def read_json(
+    path: str | Path, error: type[ParleyError] = FormatError, *, single_in_zip: bool = False
+) -> Any:
     """The JSON value in a file, or in the ``.json`` file inside a zip (the first one; exactly one when
     ``single_in_zip``), parsed by :mod:`parley.jsonfile` (the one JSON reader); failures raise ``error``."""
     from parley import jsonfile

@@ -46,7 +46,9 @@ def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Itera
     """Parse every dialogue (validating all of it) and yield it as records."""
     data = load_json(path)
     if not isinstance(data, dict):
-        raise ImportFileError(f"{path}: expected an object of dialogues keyed by id, got a {type(data).__name__}")
+        raise ImportFileError(
+            f"{path}: expected an object of dialogues keyed by id, got a {type(data).__name__}"
+        )
     base = datetime.now(UTC)
     parsed = []
     for n, (did, dlg) in enumerate(data.items()):

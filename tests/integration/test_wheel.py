@@ -39,7 +39,9 @@ def test_wheel_installs_only_parley(tmp_path: Path) -> None:
              "print(parley.engine.__file__)\n"
              "from importlib.resources import files\n"
              "print(files('parley.assets').joinpath('multiwoz/db/restaurant_db.json').is_file())\n")
-    out = subprocess.run([str(py), "-I", "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    out = subprocess.run(
+        [str(py), "-I", "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     found, where, asset = out.stdout.strip().splitlines()
     assert found == "[]"

@@ -42,7 +42,11 @@ class FakeSystem(DialogueSystem):
             internals["knowledge"] = {
                 "entities": [{"name": "ask restaurant", "domain": "restaurant"}],
                 "snippets": [
-                    {"text": "Lovely warm atmosphere on a rainy evening.", "score": 0.81, "sentiment": "positive"},
+                    {
+                        "text": "Lovely warm atmosphere on a rainy evening.",
+                        "score": 0.81,
+                        "sentiment": "positive",
+                    },
                     {"text": "Far too loud when it is busy.", "score": 0.64, "sentiment": "negative"},
                 ],
             }

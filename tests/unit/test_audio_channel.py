@@ -45,7 +45,9 @@ def test_noise_hits_the_requested_snr() -> None:
     t = np.arange(16000) / 16000
     clean = (0.5 * np.sin(2 * np.pi * 200 * t)).astype(np.float32)
     noisy = add_noise(clean, 10.0, np.random.default_rng(1))
-    snr = 10 * np.log10(np.mean(clean.astype(np.float64) ** 2) / np.mean((noisy - clean).astype(np.float64) ** 2))
+    snr = 10 * np.log10(
+        np.mean(clean.astype(np.float64) ** 2) / np.mean((noisy - clean).astype(np.float64) ** 2)
+    )
     assert snr == pytest.approx(10.0, abs=0.3)
     assert np.array_equal(noisy, add_noise(clean, 10.0, np.random.default_rng(1)))
 

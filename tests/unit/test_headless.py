@@ -65,7 +65,12 @@ def test_headless_commands_leave_textual_out(argv: list[str], tmp_path: Path) ->
     code = ("import sys\nfrom parley.cli import main\n"
             "try:\n    main(sys.argv[1:], standalone_mode=False)\nexcept SystemExit:\n    pass\n"
             "print('LOADED:' + ','.join(k for k in sys.modules if k == 'textual' or k.startswith('parley.tui')))\n")
-    p = subprocess.run([sys.executable, "-c", code, "--db", str(tmp_path / "p.db"), *argv], capture_output=True,
-                       text=True, cwd=tmp_path, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-c", code, "--db", str(tmp_path / "p.db"), *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.strip().splitlines()[-1] == "LOADED:", p.stdout[-2000:]

@@ -140,7 +140,9 @@ def test_missing_column_and_turn_file_as_main_file(tmp_path, files):
     with pytest.raises(ImportFileError, match="turn file"):
         import_file(store, t, "abredial")
     cols = [c for c in DLG_COLS if c != "efficiency"]
-    bad = write(tmp_path / "x.csv", cols, [{c: v for c, v in drow("A", OTHER, "33315", "").items() if c in cols}])
+    bad = write(
+        tmp_path / "x.csv", cols, [{c: v for c, v in drow("A", OTHER, "33315", "").items() if c in cols}]
+    )
     with pytest.raises(ImportFileError, match="line 1: missing column 'efficiency'"):
         import_file(store, bad, "abredial")
 

@@ -238,16 +238,21 @@ def test_score_multiwoz_cli_json_golden(tmp_path: Path) -> None:
 
         def respond(self, history: tuple[Message, ...]) -> SystemTurn:
             self.n += 1
-            return SystemTurn("charlie chan is cheap . the phone number is 01223361763 ." if self.n == 1 else
-                              "you are welcome , goodbye .",
-                              state={"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}})
+            return SystemTurn(
+                "charlie chan is cheap . the phone number is 01223361763 ."
+                if self.n == 1
+                else "you are welcome , goodbye .",
+                state={"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}},
+            )
 
     db = tmp_path / "r.db"
     store = open_store(db)
     replay(load_corpus(CORPUS), Deaf(), store, system_spec="deaf", source=str(CORPUS), seed=2,
            conditions=["original", "impolite:scenario=2"])
     store.close()
-    res = CliRunner().invoke(main, ["score", "--db", str(db), "--multiwoz", "--json", "--dialogues", str(CORPUS)])
+    res = CliRunner().invoke(
+        main, ["score", "--db", str(db), "--multiwoz", "--json", "--dialogues", str(CORPUS)]
+    )
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     assert got["multiwoz"]["conditions"]["deaf / original"]["n"] == 3

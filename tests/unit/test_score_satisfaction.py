@@ -116,8 +116,17 @@ def test_regressions_match_least_squares(report) -> None:  # type: ignore[no-unt
     y = c["overall"]
     assert report.regression["TC"]["r2"] == pytest.approx(_r2(y, [c["task_completion"]]), abs=1e-4)
     assert report.regression["R+I"]["r2"] == pytest.approx(_r2(y, [c["relevance"], c["interestingness"]]), abs=1e-4)
-    full = [c[a] for a in ("interest_arousal", "task_completion", "understanding", "interestingness", "efficiency",
-                           "relevance")]
+    full = [
+        c[a]
+        for a in (
+            "interest_arousal",
+            "task_completion",
+            "understanding",
+            "interestingness",
+            "efficiency",
+            "relevance",
+        )
+    ]
     assert report.regression["IA+TC+U+I+E+R"]["r2"] == pytest.approx(_r2(y, full), abs=1e-4)
     assert list(report.regression) == ["R", "I", "R+I", "U", "TC", "IA", "E", "IA+TC+U+E", "R+TC", "IA+U+I+E",
                                        "IA+TC+U+I+E+R"]

@@ -49,11 +49,16 @@ def test_codings_count_what_they_drop(csvs: tuple[Path, Path]) -> None:
     paper = read_ratings(d, t, "paper")
     assert paper.coding == "paper" and len(paper.rows) == 6 and len(paper.turns) == 18
     assert paper.outside == {"relevance=4": 8, "relevance=0": 1, "interest_arousal=0": 1}
-    assert paper.dropped == {f"{a} (blank)": 1 for a in ("understanding", "task_completion", "interest_arousal",
-                                                          "efficiency", "overall")}
+    assert paper.dropped == {
+        f"{a} (blank)": 1
+        for a in ("understanding", "task_completion", "interest_arousal", "efficiency", "overall")
+    }
     shifted = read_ratings(d, t, "auto")
     assert shifted.coding == "shifted"
-    assert shifted.dropped["relevance=1 (not applicable)"] == 2 and shifted.dropped["relevance=0 (unexplained)"] == 1
+    assert (
+        shifted.dropped["relevance=1 (not applicable)"] == 2
+        and shifted.dropped["relevance=0 (unexplained)"] == 1
+    )
     assert [t.relevance for t in shifted.turns[:3]] == [3, 3, 2]
 
 
@@ -104,7 +109,13 @@ def test_abredial_dialogue_level_lands_on_the_independent_figures(shared_data: P
     r = read_ratings(folder / "annotated_dialogues.csv", folder / "annotated_turns.csv", "paper")
     dialogue = analyse(r.rows, r.turns).units["dialogue"]
     # issue 14: per-dialogue means from the raw CSVs, scales as in the files
-    expected = {"relevance": 0.416, "interestingness": 0.302, "understanding": 0.674, "task_completion": 0.769,
-                "interest_arousal": 0.702, "efficiency": 0.527}
+    expected = {
+        "relevance": 0.416,
+        "interestingness": 0.302,
+        "understanding": 0.674,
+        "task_completion": 0.769,
+        "interest_arousal": 0.702,
+        "efficiency": 0.527,
+    }
     for aspect, rho in expected.items():
         assert dialogue[aspect]["spearman"] == pytest.approx(rho, abs=0.0015), aspect

@@ -85,7 +85,9 @@ class ScoresScreen(Screen[None]):
         self.query_one(ProgressBar).display = True
         self._compute()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="scores", description="scoring the database")
+    @work(
+        thread=True, exclusive=True, exit_on_error=False, group="scores", description="scoring the database"
+    )
     def _compute(self) -> None:
         def step(what: str, done: int, total: int | None) -> None:
             self.post_message(self.Step(what, done, total))  # steps not yet shown are merged (can_replace)
@@ -128,8 +130,11 @@ class ScoresScreen(Screen[None]):
         if conds:
             names = [n.split(" / ", 1)[-1] for n in conds]
             # plotext's runtime keyword is `labels`; its type stub says `label`
-            plt.multiple_bar(names, [[conds[n].get(m) or 0.0 for n in conds] for m in ("inform", "success", "bleu")],
-                             labels=["Inform", "Success", "BLEU"])  # type: ignore[call-arg]
+            plt.multiple_bar(
+                names,
+                [[conds[n].get(m) or 0.0 for n in conds] for m in ("inform", "success", "bleu")],
+                labels=["Inform", "Success", "BLEU"],
+            )  # type: ignore[call-arg]
             plt.title("MultiWOZ by condition (%)")
         else:
             plt.title("no MultiWOZ scores")
@@ -141,9 +146,11 @@ class ScoresScreen(Screen[None]):
             corr = d.satisfaction["correlations"]
             names = list(corr)
             short = {a: k for k, a in ABBREV.items()}  # short labels fit, so plotext never drops some
-            plt.multiple_bar([short.get(n, n) for n in names],
-                             [[corr[n]["spearman"] or 0.0 for n in names],
-                              [PAPER_CORRELATIONS[n][0] for n in names]], labels=["these ratings", "paper"])  # type: ignore[call-arg]
+            plt.multiple_bar(
+                [short.get(n, n) for n in names],
+                [[corr[n]["spearman"] or 0.0 for n in names], [PAPER_CORRELATIONS[n][0] for n in names]],
+                labels=["these ratings", "paper"],
+            )  # type: ignore[call-arg]
             plt.title("Spearman ρ with overall (R I U TC IA E)")
             from rich.console import Group
 
