@@ -164,7 +164,8 @@ def _resolve_hub(repo_id: str, allow_pickle: bool) -> Source:
         if folder is None:
             raise LoadError(
                 f"{repo_id!r} is not a local folder and not in the Hugging Face cache, and the hub is "
-                "unreachable (offline). Download it on a machine with a network and pass model=/path/to/folder.")
+                "unreachable (offline). Download it on a machine with a network and pass "
+                "model=/path/to/folder.")
         check_weights(folder, allow_pickle, what=f"{repo_id} (cached)")
         return Source(repo_id, False, True, folder=folder)
     return Source(repo_id, False, False)

@@ -19,8 +19,18 @@ from typing import Any
 
 from parley.formats.multiwoz import normalise_time
 
-__all__ = ["BOOKABLE", "DOMAINS", "DONTCARE", "INFORMABLE", "VENUE_DOMAINS", "MultiwozDB", "Venue", "default_db_dir",
-           "load_db", "normalise_time"]
+__all__ = [
+    "BOOKABLE",
+    "DOMAINS",
+    "DONTCARE",
+    "INFORMABLE",
+    "VENUE_DOMAINS",
+    "MultiwozDB",
+    "Venue",
+    "default_db_dir",
+    "load_db",
+    "normalise_time",
+]
 
 DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction", "train", "taxi", "hospital", "police")
 #: domains whose rows can be offered by name / id
@@ -160,7 +170,9 @@ class MultiwozDB:
 
     def values(self, domain: str, slot: str) -> list[str]:
         """Distinct values of ``slot`` in ``domain`` (the ontology read off the DB), sorted."""
-        seen = {str(r[slot]).lower() for r in self._tables.get(domain, []) if isinstance(r.get(slot), str | int)}
+        seen = {
+            str(r[slot]).lower() for r in self._tables.get(domain, []) if isinstance(r.get(slot), str | int)
+        }
         return sorted(v for v in seen if v)
 
     @cached_property

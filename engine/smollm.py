@@ -273,7 +273,8 @@ def load_causal_lm(path_or_id: str | os.PathLike[str], progress: Progress = None
             pair = _load_folder(str(folder), {"local_files_only": True, "use_safetensors": True,
                                               "trust_remote_code": bool(trust_remote_code)}, progress, name)
         else:
-            pair = _load_folder(src.ref, pretrained_kwargs(src, allow_pickle, trust_remote_code), progress, name)
+            kwargs = pretrained_kwargs(src, allow_pickle, trust_remote_code)
+            pair = _load_folder(src.ref, kwargs, progress, name)
         say(progress, "model ready")
         _loaded[key] = pair
         return pair

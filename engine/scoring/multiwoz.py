@@ -39,9 +39,26 @@ from parley.engine.scoring.mentions import (
 )
 from parley.engine.scoring.venues import query
 
-__all__ = ["NAMED_DOMAINS", "PLACEHOLDERS", "REQUESTABLE", "Delexicaliser", "DialogueScore", "EvalTurn", "Metrics",
-           "aggregate", "bleu_normalise", "canonical_state", "canonical_value", "corpus_bleu", "delexicaliser",
-           "estimate_active_domains", "goal_domains", "goal_informable", "goal_requestables", "score_dialogue"]
+__all__ = [
+    "NAMED_DOMAINS",
+    "PLACEHOLDERS",
+    "REQUESTABLE",
+    "Delexicaliser",
+    "DialogueScore",
+    "EvalTurn",
+    "Metrics",
+    "aggregate",
+    "bleu_normalise",
+    "canonical_state",
+    "canonical_value",
+    "corpus_bleu",
+    "delexicaliser",
+    "estimate_active_domains",
+    "goal_domains",
+    "goal_informable",
+    "goal_requestables",
+    "score_dialogue",
+]
 
 REQUESTABLE: tuple[str, ...] = ("phone", "address", "postcode", "trainid", "reference")
 #: what ``bleu`` is in parley's MultiWOZ results (not mwzeval's delexicalised BLEU)
@@ -111,7 +128,9 @@ def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, Any]]]) -
 
 
 def _items(slots: Mapping[str, Any] | None) -> list[tuple[str, str]]:
-    return [(k, str(v)) for k, v in (slots or {}).items() if v not in (None, "") and not k.startswith("book_")]
+    return [
+        (k, str(v)) for k, v in (slots or {}).items() if v not in (None, "") and not k.startswith("book_")
+    ]
 
 
 # -- per-dialogue scoring ------------------------------------------------------------------------------------

@@ -108,9 +108,13 @@ def read(path: str | Path) -> dict[str, list[EvalTurn]]:
             if not isinstance(t, Mapping) or not isinstance(t.get("response"), str):
                 raise MwzevalFileError(f"{where}.response: missing or not a string")
             if "state" not in t:
-                raise MwzevalFileError(f"{where}.state: missing (parley does not ship MultiWOZ 2.2 gold states)")
+                raise MwzevalFileError(
+                    f"{where}.state: missing (parley does not ship MultiWOZ 2.2 gold states)"
+                )
             active = t.get("active_domains")
-            if active is not None and not (isinstance(active, list) and all(isinstance(a, str) for a in active)):
+            if active is not None and not (
+                isinstance(active, list) and all(isinstance(a, str) for a in active)
+            ):
                 raise MwzevalFileError(f"{where}.active_domains: expected a list of domain names")
             rows.append(EvalTurn(t["response"], _state(t["state"], where),
                                  None if active is None else tuple(a.lower() for a in active)))

@@ -34,8 +34,14 @@ TURN_ASPECTS: tuple[str, ...] = ("relevance", "interestingness")
 DIALOGUE_ASPECTS: tuple[str, ...] = ("understanding", "task_completion", "interest_arousal", "efficiency")
 ASPECTS: tuple[str, ...] = TURN_ASPECTS + DIALOGUE_ASPECTS
 SCALES: dict[str, tuple[int, int]] = {a: scale(a) for a in (*ASPECTS, "overall")}
-ABBREV: dict[str, str] = {"R": "relevance", "I": "interestingness", "U": "understanding", "TC": "task_completion",
-                          "IA": "interest_arousal", "E": "efficiency"}
+ABBREV: dict[str, str] = {
+    "R": "relevance",
+    "I": "interestingness",
+    "U": "understanding",
+    "TC": "task_completion",
+    "IA": "interest_arousal",
+    "E": "efficiency",
+}
 #: the aspect sets of the study's Table 2, in its order
 REGRESSION_SETS: tuple[str, ...] = ("R", "I", "R+I", "U", "TC", "IA", "E", "IA+TC+U+E", "R+TC", "IA+U+I+E",
                                     "IA+TC+U+I+E+R")
@@ -83,16 +89,23 @@ class SatisfactionReport:
     units: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"n_ratings": self.n_ratings, "n_dialogues": self.n_dialogues, "n_raters": self.n_raters,
-                "distributions": {a: {str(k): v for k, v in sorted(d.items())} for a, d in
-                                  self.distributions.items()},
-                "correlations": {a: dict(v) for a, v in self.correlations.items()},
-                "regression": {a: dict(v) for a, v in self.regression.items()},
-                "agreement": {a: dict(v) for a, v in self.agreement.items()},
-                "overall_by": {a: {str(v): {str(o): n for o, n in sorted(c.items())} for v, c in sorted(d.items())}
-                               for a, d in self.overall_by.items()},
-                "units": {u: {a: dict(v) for a, v in c.items()} for u, c in self.units.items()},
-                "notes": list(self.notes)}
+        return {
+            "n_ratings": self.n_ratings,
+            "n_dialogues": self.n_dialogues,
+            "n_raters": self.n_raters,
+            "distributions": {
+                a: {str(k): v for k, v in sorted(d.items())} for a, d in self.distributions.items()
+            },
+            "correlations": {a: dict(v) for a, v in self.correlations.items()},
+            "regression": {a: dict(v) for a, v in self.regression.items()},
+            "agreement": {a: dict(v) for a, v in self.agreement.items()},
+            "overall_by": {
+                a: {str(v): {str(o): n for o, n in sorted(c.items())} for v, c in sorted(d.items())}
+                for a, d in self.overall_by.items()
+            },
+            "units": {u: {a: dict(v) for a, v in c.items()} for u, c in self.units.items()},
+            "notes": list(self.notes),
+        }
 
 
 def _r4(x: float) -> float | None:
@@ -135,13 +148,27 @@ def correlations(rows: Sequence[RatingRow], aspects: Sequence[str] = ASPECTS) ->
 
     out: dict[str, dict[str, Any]] = {}
     for a in aspects:
-        pairs = [(getattr(r, a), r.overall) for r in rows if getattr(r, a) is not None and r.overall is not None]
+        pairs = [
+            (getattr(r, a), r.overall) for r in rows if getattr(r, a) is not None and r.overall is not None
+        ]
         if len(pairs) < 3:
-            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None, "n": len(pairs)}
+            out[a] = {
+                "spearman": None,
+                "spearman_p": None,
+                "pearson": None,
+                "pearson_p": None,
+                "n": len(pairs),
+            }
             continue
         x, y = [p[0] for p in pairs], [p[1] for p in pairs]
         if len(set(x)) < 2 or len(set(y)) < 2:
-            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None, "n": len(pairs)}
+            out[a] = {
+                "spearman": None,
+                "spearman_p": None,
+                "pearson": None,
+                "pearson_p": None,
+                "n": len(pairs),
+            }
             continue
         rho = stats.spearmanr(x, y)
         r = stats.pearsonr(x, y)
@@ -194,7 +221,9 @@ def _p(p: float) -> float | None:
     return None if p is None or math.isnan(p) else float(f"{float(p):.3g}")
 
 
-def regressions(rows: Sequence[RatingRow], sets: Sequence[str] = REGRESSION_SETS) -> dict[str, dict[str, Any]]:
+def regressions(
+    rows: Sequence[RatingRow], sets: Sequence[str] = REGRESSION_SETS
+) -> dict[str, dict[str, Any]]:
     """OLS of overall impression on each aspect set (with intercept): R², adjusted R², n."""
     import numpy as np
     import statsmodels.api as sm
