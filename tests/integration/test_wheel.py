@@ -17,7 +17,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_wheel_installs_only_parley(tmp_path: Path) -> None:
-    wheels, src = tmp_path / "wheels", tmp_path / "src"  # built from a copy: setuptools writes build/ in the tree
+    # built from a copy: setuptools writes build/ in the tree
+    wheels, src = tmp_path / "wheels", tmp_path / "src"
     shutil.copytree(REPO, src, symlinks=True, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "bench", "tests"))
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",

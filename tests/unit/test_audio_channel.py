@@ -20,8 +20,14 @@ def test_registered_and_built_from_a_spec() -> None:
     assert "asr-real" in REWRITERS
     rw = build_rewriter("asr-real:tts=espeak,model=base,snr=20,speed=1.2")
     assert isinstance(rw, RealASRChannel)
-    assert dict(rw.params) == {"tts": "espeak", "model": "base", "snr": 20.0, "speed": 1.2, "keep_audio": False,
-                               "fast": True}
+    assert dict(rw.params) == {
+        "tts": "espeak",
+        "model": "base",
+        "snr": 20.0,
+        "speed": 1.2,
+        "keep_audio": False,
+        "fast": True,
+    }
     assert [p.name for p in RealASRChannel.PARAMS] == ["tts", "model", "snr", "speed", "keep_audio", "fast"]
     assert build_rewriter("asr-real:snr=none").params["snr"] is None
     assert rw._asr is None and rw._tts is None  # nothing loads until the first rewrite

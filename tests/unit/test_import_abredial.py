@@ -124,7 +124,8 @@ def test_cli_reports_out_of_range_counts(tmp_path, files):
     (lambda rows: rows[1].__setitem__("dialogue-overall", "2.5"), "line 3, column dialogue-overall"),
 ])
 def test_malformed_dialogue_file(tmp_path, mutate, needle):
-    rows = [drow("A", OTHER, ["3", "3", "3", "1", "5"], ""), drow("B", DIALOGUE, ["3", "3", "3", "1", "5"], "")]
+    rows = [drow("A", OTHER, ["3", "3", "3", "1", "5"], ""),
+            drow("B", DIALOGUE, ["3", "3", "3", "1", "5"], "")]
     mutate(rows)
     d = write(tmp_path / "d.csv", DLG_COLS, rows)
     store = open_store(tmp_path / "p.db")

@@ -49,7 +49,10 @@ def test_gold_state_mapping() -> None:
     meta = {"hotel": {"book": {"booked": [], "stay": "2", "day": ""}, "semi": {"area": "North", "type":
                                                                              "not mentioned"}},
             "train": {"book": {"booked": []}, "semi": {"leaveAt": "9:15"}}}
-    assert state_from_metadata(meta) == {"hotel": {"area": "north", "book_stay": "2"}, "train": {"leaveAt": "09:15"}}
+    assert state_from_metadata(meta) == {
+        "hotel": {"area": "north", "book_stay": "2"},
+        "train": {"leaveAt": "09:15"},
+    }
 
 
 def test_corpus_scores_itself() -> None:
@@ -63,8 +66,16 @@ def test_replay_stores_one_batch_session_per_dialogue_and_condition(tmp_path: Pa
     store = open_store(tmp_path / "r.db")
     corpus = load_corpus(CORPUS)
     seen: list[tuple[str, int, int]] = []
-    runs = replay(corpus, EchoSystem(), store, conditions=["original", "disfluency"], system_spec="echo", seed=5,
-                  source="corpus.json", progress=lambda n, k, t: seen.append((n, k, t)))
+    runs = replay(
+        corpus,
+        EchoSystem(),
+        store,
+        conditions=["original", "disfluency"],
+        system_spec="echo",
+        seed=5,
+        source="corpus.json",
+        progress=lambda n, k, t: seen.append((n, k, t)),
+    )
     assert [r.name for r in runs] == ["original", "disfluency"]
     sessions = store.sessions(mode="batch")
     assert len(sessions) == 6
@@ -73,7 +84,11 @@ def test_replay_stores_one_batch_session_per_dialogue_and_condition(tmp_path: Pa
         by_cond.setdefault(s.condition["name"], []).append(s.source or "")
         assert s.goal and s.system_name == "echo"
     assert sorted(by_cond) == ["disfluency", "original"]
-    assert sorted(by_cond["original"]) == ["corpus.json#AUTH0001", "corpus.json#AUTH0002", "corpus.json#AUTH0003"]
+    assert sorted(by_cond["original"]) == [
+        "corpus.json#AUTH0001",
+        "corpus.json#AUTH0002",
+        "corpus.json#AUTH0003",
+    ]
     # conditions are paired: the same dialogue gets the same seed
     seeds = {(s.source, s.condition["name"]): s.seed for s in sessions}
     assert seeds[("corpus.json#AUTH0001", "original")] == seeds[("corpus.json#AUTH0001", "disfluency")] == \
@@ -154,9 +169,13 @@ def test_random_goals_are_satisfiable() -> None:
 
 
 def test_mwzeval_export_format() -> None:
-    turns = [EvalTurn("Charlie Chan is at Regent Street City Centre, call 01223361763.",
-                      {"restaurant": {"food": "chinese", "book_day": "friday"}, "train": {"leaveAt": "10:00"}},
-                      ("restaurant",))]
+    turns = [
+        EvalTurn(
+            "Charlie Chan is at Regent Street City Centre, call 01223361763.",
+            {"restaurant": {"food": "chinese", "book_day": "friday"}, "train": {"leaveAt": "10:00"}},
+            ("restaurant",),
+        )
+    ]
     out = to_mwzeval({"SNG0073.json": turns})
     assert out == {"sng0073": [{"response": "[name] is at [address], call [phone] .",
                                 "state": {"restaurant": {"food": "chinese"}, "train": {"leaveat": "10:00"}},
@@ -167,10 +186,19 @@ def test_summary_drop_and_paired_ci() -> None:
     from parley.engine.scoring.replay import ConditionRun, ReplayedDialogue, score_run
 
     corpus = load_corpus(CORPUS)
-    good = ConditionRun("original", [ReplayedDialogue(d.id, "x", tuple(EvalTurn(r, s) for r, s in zip(
-        d.system_turns, d.gold_states, strict=True))) for d in corpus])
-    bad = ConditionRun("noise", [ReplayedDialogue(d.id, "y", tuple(EvalTurn("sorry ?", {}) for _ in d.system_turns))
-                                 for d in corpus])
+    good = ConditionRun(
+        "original",
+        [
+            ReplayedDialogue(
+                d.id, "x", tuple(EvalTurn(r, s) for r, s in zip(d.system_turns, d.gold_states, strict=True))
+            )
+            for d in corpus
+        ],
+    )
+    bad = ConditionRun(
+        "noise",
+        [ReplayedDialogue(d.id, "y", tuple(EvalTurn("sorry ?", {}) for _ in d.system_turns)) for d in corpus],
+    )
     runs = [score_run(good, corpus), score_run(bad, corpus)]
     res = summarise(runs, corpus, n_boot=200, seed=1)["conditions"]
     assert res["original"]["combined"] == pytest.approx(200.0)
@@ -218,7 +246,9 @@ def test_run_cli_errors(tmp_path: Path) -> None:
 
     r = CliRunner().invoke(main, ["run", "--system", "echo", "--dialogues", str(tmp_path / "no.json")])
     assert r.exit_code == 2 and "no such file" in r.output
-    r = CliRunner().invoke(main, ["run", "--system", "echo", "--dialogues", str(CORPUS), "--condition", "bogus"])
+    r = CliRunner().invoke(
+        main, ["run", "--system", "echo", "--dialogues", str(CORPUS), "--condition", "bogus"]
+    )
     assert r.exit_code == 2 and "unknown rewriter" in r.output
     r = CliRunner().invoke(main, ["run", "--system", "nope", "--dialogues", str(CORPUS)])
     assert r.exit_code == 2 and "unknown system" in r.output

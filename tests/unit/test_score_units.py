@@ -14,7 +14,8 @@ from scipy import stats
 from parley.engine.scoring.abredial import read_ratings
 from parley.engine.scoring.satisfaction import RatingRow, TurnValue, analyse
 
-DIALOGUES = """ConvId,utterance0,utterance1,understanding,task-completion,interest-arousal,efficiency,dialogue-overall,justification-text
+DIALOGUES = """ConvId,utterance0,utterance1,understanding,task-completion,interest-arousal,efficiency,\
+dialogue-overall,justification-text
 c1,USER\tany film tonight?,SYSTEM\ttry a western,3.0,3.0,3.0,1.0,5.0,fine
 c1,USER\tany film tonight?,SYSTEM\ttry a western,2.0,3.0,0.0,1.0,4.0,ok
 c2,USER\tsomething funny?,SYSTEM\ta comedy then,1.0,1.0,1.0,0.0,1.0,bad
