@@ -54,7 +54,9 @@ FORMAT = "abredial"
 _COLUMNS = {"understanding": "understanding", "task_completion": "task-completion",
             "interest_arousal": "interest-arousal", "efficiency": "efficiency", "overall": "dialogue-overall",
             "relevance": "relevance", "interestingness": "interestingness"}
-DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in DIALOGUE_ASPECTS}
+DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {
+    a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in DIALOGUE_ASPECTS
+}
 TURN_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in TURN_ASPECTS}
 _UTTERANCE = re.compile(r"^(SYSTEM|USER)(?:[\s\u2003]+|$)(.*)$", re.S)
 
@@ -87,8 +89,10 @@ def _utterances(row: dict[str, str], cols: list[str], path: Path, line: int) -> 
             continue
         m = _UTTERANCE.match(cell)
         if not m:
-            raise ImportFileError(f"{path}: line {line}, column {c}: an utterance must start with SYSTEM or USER "
-                                  f"(got {cell[:20]!r})")
+            raise ImportFileError(
+                f"{path}: line {line}, column {c}: an utterance must start with SYSTEM or USER "
+                f"(got {cell[:20]!r})"
+            )
         out.append(("system" if m.group(1) == "SYSTEM" else "user", m.group(2).strip()))
     return out
 
@@ -135,14 +139,18 @@ def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
     if "ConvId" not in header:
         raise ImportFileError(f"{path}: line 1: missing column 'ConvId'")
     if "understanding" not in header and "relevance1" in header:
-        raise ImportFileError(f"{path}: this is the AB-ReDial turn file; pass the dialogue file as FILE and this "
-                              f"one with --turn-file")
+        raise ImportFileError(
+            f"{path}: this is the AB-ReDial turn file; pass the dialogue file as FILE and this "
+            f"one with --turn-file"
+        )
     for col in [c for c, _, _ in DIALOGUE_SCALES.values()] + ["justification-text"]:
         if col not in header:
             raise ImportFileError(f"{path}: line 1: missing column {col!r}")
     ucols = _utterance_columns(header, path)
     if relevance_coding not in RELEVANCE_CODINGS:
-        raise ImportFileError(f"unknown relevance coding {relevance_coding!r} ({', '.join(RELEVANCE_CODINGS)})")
+        raise ImportFileError(
+            f"unknown relevance coding {relevance_coding!r} ({', '.join(RELEVANCE_CODINGS)})"
+        )
 
     # sessions: one per (ConvId, text); each row is one rater's dialogue rating
     sessions: dict[tuple[str, str], dict[str, Any]] = {}

@@ -133,7 +133,9 @@ def turn_records(session_id: str, turns: Sequence[tuple[str, str, dict[str, Any]
     return tuple(out)
 
 
-def write_dialogues(store: Store, dialogues: Iterable[ImportedDialogue], report: ImportReport) -> ImportReport:
+def write_dialogues(
+    store: Store, dialogues: Iterable[ImportedDialogue], report: ImportReport
+) -> ImportReport:
     """Store every dialogue in one transaction: all or nothing. Rows already present are counted, not
     doubled."""
     try:
