@@ -152,23 +152,13 @@ def correlations(rows: Sequence[RatingRow], aspects: Sequence[str] = ASPECTS) ->
             (getattr(r, a), r.overall) for r in rows if getattr(r, a) is not None and r.overall is not None
         ]
         if len(pairs) < 3:
-            out[a] = {
-                "spearman": None,
-                "spearman_p": None,
-                "pearson": None,
-                "pearson_p": None,
-                "n": len(pairs),
-            }
+            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None,
+                      "n": len(pairs)}
             continue
         x, y = [p[0] for p in pairs], [p[1] for p in pairs]
         if len(set(x)) < 2 or len(set(y)) < 2:
-            out[a] = {
-                "spearman": None,
-                "spearman_p": None,
-                "pearson": None,
-                "pearson_p": None,
-                "n": len(pairs),
-            }
+            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None,
+                      "n": len(pairs)}
             continue
         rho = stats.spearmanr(x, y)
         r = stats.pearsonr(x, y)
