@@ -36,7 +36,9 @@ from parley.store.merge import merge  # noqa: E402
 from parley.store.records import DialogueRating  # noqa: E402
 
 #: ../shared/data beside the checkout, or PARLEY_SHARED_DATA (a worktree elsewhere)
-DATA = Path(os.environ.get("PARLEY_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+DATA = Path(
+    os.environ.get("PARLEY_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data"
+)
 
 
 def timed(fn):  # type: ignore[no-untyped-def]

@@ -12,7 +12,8 @@ ORDER = ["store", "mw", "tui", "rw", "audio", "sys", "sktod", "score", "fidelity
 
 HEADER = """# Benchmark results
 
-Benchmarks are scripts in `bench/` (not timed tests). Each section below gives the machine, the date, the command
+Benchmarks are scripts in `bench/` (not timed tests). Each section below gives the machine, the date, the \
+command
 and the figures next to the goals of the issue it belongs to. The machine for every figure: 2-core x86_64 CPU,
 24 GB RAM, no GPU, Python 3.11.7, torch 2.13.0 CPU — a shared machine: figures taken while other work ran are
 marked as such in their section. Rebuild this file with `.venv/bin/python bench/collect.py`.

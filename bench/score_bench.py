@@ -1,16 +1,16 @@
-"""Scoring benchmark: MultiWOZ replay under user-side conditions (Table VII shape) and the satisfaction analysis
-of the AB-ReDial ratings (beside Siro et al. 2022, Table 1).
+"""Scoring benchmark: MultiWOZ replay under user-side conditions (Table VII shape) and the satisfaction
+analysis of the AB-ReDial ratings (beside Siro et al. 2022, Table 1).
 
     .venv/bin/python bench/score_bench.py [--limit N] [--llm N] [--bootstrap N] [--skip-replay] [--out FILE]
 
-1. Metric check: the reference corpus scored as if it were a system (its own text, gold states) — the published
-   mwzeval figure for the corpus is Inform 93.7 / Success 90.9.
+1. Metric check: the reference corpus scored as if it were a system (its own text, gold states) — the
+   published mwzeval figure for the corpus is Inform 93.7 / Success 90.9.
 2. Replay of the test dialogues through ``multiwoz`` under original, impolite:scenario=2, disfluency, asr-sim
    (a file DB in a temp dir, so the store writes are part of the wall time), and ``llm`` on a small subset.
-3. Satisfaction analysis of AB-ReDial imported with ``parley import --format abredial`` (store/imports), plus a
-   sensitivity check read straight from the CSVs with relevance recoded (see the notes in the output), and the
-   three units of analysis (rater, dialogue, the study's turn level) read from the CSVs with each relevance coding
-   (``parley score --satisfaction --abredial``).
+3. Satisfaction analysis of AB-ReDial imported with ``parley import --format abredial`` (store/imports), plus
+   a sensitivity check read straight from the CSVs with relevance recoded (see the notes in the output), and
+   the three units of analysis (rater, dialogue, the study's turn level) read from the CSVs with each
+   relevance coding (``parley score --satisfaction --abredial``).
 Writes a markdown report (default bench/results/score.md).
 """
 
@@ -38,14 +38,25 @@ def corpus_check(corpus: list) -> dict:  # type: ignore[type-arg]
     from parley.engine.scoring.multiwoz import EvalTurn, aggregate, score_dialogue
 
     t0 = time.perf_counter()
-    scores = [score_dialogue(c.goal, [EvalTurn(r, s) for r, s in zip(c.system_turns, c.gold_states, strict=True)],
-                             booked=c.booked) for c in corpus]
+    scores = [
+        score_dialogue(
+            c.goal,
+            [EvalTurn(r, s) for r, s in zip(c.system_turns, c.gold_states, strict=True)],
+            booked=c.booked,
+        )
+        for c in corpus
+    ]
     m = aggregate(scores)
     return {"inform": m.inform, "success": m.success, "n": m.n, "seconds": time.perf_counter() - t0}
 
 
-def replay_table(system_spec: str, corpus: list, conditions: tuple[str, ...], n_boot: int,  # type: ignore[type-arg]
-                 tmp: Path) -> tuple[dict, dict]:  # type: ignore[type-arg]
+def replay_table(
+    system_spec: str,
+    corpus: list,
+    conditions: tuple[str, ...],
+    n_boot: int,  # type: ignore[type-arg]
+    tmp: Path,
+) -> tuple[dict, dict]:  # type: ignore[type-arg]
     from parley.engine.scoring.replay import replay, summarise
     from parley.engine.systems import build_system
     from parley.store import open_store
@@ -83,7 +94,8 @@ def satisfaction(tmp: Path) -> tuple[dict, str]:  # type: ignore[type-arg]
 
 def relevance_sensitivity() -> dict:  # type: ignore[type-arg]
     """Relevance read from the turn CSV with three codings, averaged per rater x dialogue, correlated with the
-    dialogue file's overall impression (rows paired by ConvId and their order within it, as the importer does)."""
+    dialogue file's overall impression (rows paired by ConvId and their order within it, as the importer
+    does)."""
     import numpy as np
     import pandas as pd
     from scipy import stats
@@ -111,7 +123,8 @@ def relevance_sensitivity() -> dict:  # type: ignore[type-arg]
 
 
 def units() -> dict:  # type: ignore[type-arg]
-    """The three units of analysis, read from the CSVs with each relevance coding (``engine.scoring.abredial``)."""
+    """The three units of analysis, read from the CSVs with each relevance coding
+    (``engine.scoring.abredial``)."""
     from parley.engine.scoring.abredial import read_ratings
     from parley.engine.scoring.satisfaction import analyse
 
@@ -205,9 +218,16 @@ def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
     from parley.engine.scoring.report import PAPER_CORRELATIONS, PAPER_R2
 
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    lines = ["# Scoring benchmark (issue 8)", "",
-             f"Machine: {platform.machine()} CPU, 2 cores, no GPU; Python {platform.python_version()}; {now}.", "",
-             "```", *figures.get("commands", []), "```", ""]
+    lines = [
+        "# Scoring benchmark (issue 8)",
+        "",
+        f"Machine: {platform.machine()} CPU, 2 cores, no GPU; Python {platform.python_version()}; {now}.",
+        "",
+        "```",
+        *figures.get("commands", []),
+        "```",
+        "",
+    ]
     cc = figures.get("corpus_check")
     if cc:
         lines += ["## 1. Metric check: the reference corpus scored as a system", "",
@@ -227,14 +247,21 @@ def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
             lines += replay_md(f"llm (load {t['_load']:.1f} s)", figures["llm"]["result"], t)
     if "satisfaction" in figures:
         sat = figures["satisfaction"]
-        lines += ["## 3. Satisfaction analysis of AB-ReDial", "",
-                  f"{sat['n_ratings']} rater × dialogue ratings of {sat['n_dialogues']} dialogues "
-                  f"(`parley import --format abredial` with the turn file; import: {figures['import_summary']}).",
-                  "", "| aspect | n | Spearman ρ | Pearson r | paper ρ | paper r |", "|---|---:|---:|---:|---:|---:|"]
+        lines += [
+            "## 3. Satisfaction analysis of AB-ReDial",
+            "",
+            f"{sat['n_ratings']} rater × dialogue ratings of {sat['n_dialogues']} dialogues "
+            f"(`parley import --format abredial` with the turn file; import: {figures['import_summary']}).",
+            "",
+            "| aspect | n | Spearman ρ | Pearson r | paper ρ | paper r |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
         for a, c in sat["correlations"].items():
             p = PAPER_CORRELATIONS[a]
-            lines.append(f"| {a} | {c['n']} | {fmt(c['spearman'], 4)} | {fmt(c['pearson'], 4)} | {p[0]:.4f} | "
-                         f"{p[1]:.4f} |")
+            lines.append(
+                f"| {a} | {c['n']} | {fmt(c['spearman'], 4)} | {fmt(c['pearson'], 4)} | {p[0]:.4f} | "
+                f"{p[1]:.4f} |"
+            )
         lines += ["", "| aspect set | n | R² | paper R² |", "|---|---:|---:|---:|"]
         for name, r in sat["regression"].items():
             lines.append(f"| {name} | {r['n']} | {fmt(r['r2'], 3)} | {PAPER_R2[name]:.3f} |")
@@ -250,12 +277,17 @@ def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
         lines.append("")
     for coding, u in figures.get("units", {}).items():
         src = u["source"]
-        lines += [f"### Units of analysis, AB-ReDial CSVs read with the `{coding}` relevance coding", "",
-                  f"`parley score --satisfaction --abredial annotated_dialogues.csv --turn-file annotated_turns.csv "
-                  f"--relevance-coding {coding}`. Dropped: {src['dropped']}; kept outside the paper's scales: "
-                  f"{src['outside_paper_scale']}.", "",
-                  "| aspect | rater-level ρ (n) | dialogue-level ρ (n) | turn-level ρ (mean of 3 positions) | "
-                  "paper ρ (Table 1) |", "|---|---:|---:|---:|---:|"]
+        lines += [
+            f"### Units of analysis, AB-ReDial CSVs read with the `{coding}` relevance coding",
+            "",
+            "`parley score --satisfaction --abredial annotated_dialogues.csv "
+            f"--turn-file annotated_turns.csv --relevance-coding {coding}`. Dropped: {src['dropped']}; "
+            f"kept outside the paper's scales: {src['outside_paper_scale']}.",
+            "",
+            "| aspect | rater-level ρ (n) | dialogue-level ρ (n) | turn-level ρ (mean of 3 positions) | "
+            "paper ρ (Table 1) |",
+            "|---|---:|---:|---:|---:|",
+        ]
         for a, c in u["units"]["rater"].items():
             d, t = u["units"]["dialogue"][a], u["units"]["turn"].get(a)
             lines.append(f"| {a} | {fmt(c['spearman'], 3)} ({c['n']}) | {fmt(d['spearman'], 3)} ({d['n']}) | "

@@ -26,11 +26,19 @@ def bench_commits(path: Path, n: int) -> tuple[float, float]:
     """Wall-clock and CPU seconds (CPU: what an idle machine would take; the wall clock waits on the load)."""
     store = open_store(path)
     s = store.add_session(SessionRecord(tester="bench", mode="batch", system_name="echo"))
-    recs = [TurnRecord(session_id=s.id, index=i, role="user" if i % 2 == 0 else "system",
-                       text=f"I need a cheap restaurant in the north for {i % 8 + 1} people",
-                       text_final="i need a cheap restaurant in the north", internals={"db_count": {"restaurant": i}},
-                       rewrite_steps=[{"name": "asr-sim", "after": "i need a cheap restaurant"}], latency_ms=3.1)
-            for i in range(n)]
+    recs = [
+        TurnRecord(
+            session_id=s.id,
+            index=i,
+            role="user" if i % 2 == 0 else "system",
+            text=f"I need a cheap restaurant in the north for {i % 8 + 1} people",
+            text_final="i need a cheap restaurant in the north",
+            internals={"db_count": {"restaurant": i}},
+            rewrite_steps=[{"name": "asr-sim", "after": "i need a cheap restaurant"}],
+            latency_ms=3.1,
+        )
+        for i in range(n)
+    ]
     t0, c0 = time.perf_counter(), time.process_time()
     for r in recs:
         store.add_turn(r)

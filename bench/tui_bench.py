@@ -3,8 +3,8 @@
 Run: .venv/bin/python bench/tui_bench.py [--runs N] [--system SPEC]
 
 - ``parley --help``: a fresh process per run (the console script in the venv), wall time.
-- App start: a fresh Python process per run (cold imports, as a user starts it), headless ``App.run_test``; time
-  from process start to the prompt Input having focus, to the first idle frame, and to the default system
+- App start: a fresh Python process per run (cold imports, as a user starts it), headless ``App.run_test``;
+  time from process start to the prompt Input having focus, to the first idle frame, and to the default system
   (``multiwoz``) loaded with its session open. Fresh temp database and config per run.
 """
 

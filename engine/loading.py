@@ -2,14 +2,14 @@
 
 Rules every model loader in parley follows:
 
-- **safetensors preferred.** A local folder with ``*.safetensors`` weights loads as is. A folder whose weights are
-  only pickle files (``pytorch_model.bin``, ``*.pt``, ``*.ckpt``, ``*.pth``) is refused with a clear message unless
-  the tester passes ``allow_pickle=true``; even then pickles are read with ``torch.load(weights_only=True)``
-  (transformers' behaviour, and :func:`safe_torch_load` for our own code). Hub ids load with
-  ``use_safetensors=True`` unless pickles are allowed.
+- **safetensors preferred.** A local folder with ``*.safetensors`` weights loads as is. A folder whose weights
+  are only pickle files (``pytorch_model.bin``, ``*.pt``, ``*.ckpt``, ``*.pth``) is refused with a clear
+  message unless the tester passes ``allow_pickle=true``; even then pickles are read with
+  ``torch.load(weights_only=True)`` (transformers' behaviour, and :func:`safe_torch_load` for our own code).
+  Hub ids load with ``use_safetensors=True`` unless pickles are allowed.
 - **no remote code** unless ``trust_remote_code=True`` (``--trust-remote-code``).
-- **offline hub failures are one clear message, fast.** When ``HF_HUB_OFFLINE`` is set, or the hub does not answer
-  a TCP connect within about a second, hub ids are looked up in the local Hugging Face cache only
+- **offline hub failures are one clear message, fast.** When ``HF_HUB_OFFLINE`` is set, or the hub does not
+  answer a TCP connect within about a second, hub ids are looked up in the local Hugging Face cache only
   (``local_files_only=True``); a miss raises :class:`~engine.types.LoadError` naming the id and what to do.
 
 Heavy imports (torch, transformers, huggingface_hub) happen inside the functions.
@@ -164,7 +164,8 @@ def _resolve_hub(repo_id: str, allow_pickle: bool) -> Source:
         if folder is None:
             raise LoadError(
                 f"{repo_id!r} is not a local folder and not in the Hugging Face cache, and the hub is "
-                "unreachable (offline). Download it on a machine with a network and pass model=/path/to/folder.")
+                "unreachable (offline). Download it on a machine with a network and pass "
+                "model=/path/to/folder.")
         check_weights(folder, allow_pickle, what=f"{repo_id} (cached)")
         return Source(repo_id, False, True, folder=folder)
     return Source(repo_id, False, False)
@@ -183,9 +184,14 @@ def _cached_snapshot(repo_id: str) -> Path | None:
         return None
 
 
-def pretrained_kwargs(src: Source, allow_pickle: bool = False, trust_remote_code: bool = False) -> dict[str, Any]:
+def pretrained_kwargs(
+    src: Source, allow_pickle: bool = False, trust_remote_code: bool = False
+) -> dict[str, Any]:
     """Keyword arguments for ``from_pretrained`` that enforce the rules for ``src``."""
-    kw: dict[str, Any] = {"trust_remote_code": bool(trust_remote_code), "local_files_only": src.local_files_only}
+    kw: dict[str, Any] = {
+        "trust_remote_code": bool(trust_remote_code),
+        "local_files_only": src.local_files_only,
+    }
     if src.gguf_file:
         kw["gguf_file"] = src.gguf_file
     elif not allow_pickle:
@@ -195,10 +201,11 @@ def pretrained_kwargs(src: Source, allow_pickle: bool = False, trust_remote_code
 
 def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress: Progress = None,
                     what: str | None = None) -> tuple[Any, Any]:
-    """``(model, tokenizer)`` from ``ref`` with ``kwargs`` from :func:`pretrained_kwargs`, in fp32 and eval mode.
+    """``(model, tokenizer)`` from ``ref`` with ``kwargs`` from :func:`pretrained_kwargs`, in fp32 and eval
+    mode.
 
-    ``model_class`` is a transformers auto class (``AutoModelForCausalLM``, ``AutoModelForSeq2SeqLM``, ...). The one
-    place checkpoints are read, so every system and rewriter obeys the same rules; failures become one
+    ``model_class`` is a transformers auto class (``AutoModelForCausalLM``, ``AutoModelForSeq2SeqLM``, ...).
+    The one place checkpoints are read, so every system and rewriter obeys the same rules; failures become one
     :class:`LoadError` (see :func:`explain`).
     """
     import torch
@@ -207,7 +214,9 @@ def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress
     what = what or ref
     try:
         say(progress, f"loading tokenizer of {what}")
-        tok = AutoTokenizer.from_pretrained(ref, **{k: v for k, v in kwargs.items() if k != "use_safetensors"})
+        tok = AutoTokenizer.from_pretrained(
+            ref, **{k: v for k, v in kwargs.items() if k != "use_safetensors"}
+        )
         say(progress, f"loading weights of {what}")
         model = model_class.from_pretrained(ref, dtype=torch.float32, **kwargs)
     except LoadError:
@@ -226,14 +235,19 @@ def explain(exc: BaseException, what: str) -> LoadError:
         return LoadError(f"{what} needs custom code from its repository; pass trust_remote_code=true "
                          "(--trust-remote-code) only if you trust it")
     if "safetensors" in low and ("not found" in low or "does not appear" in low or "no file named" in low):
-        return LoadError(f"{what} has no safetensors weights; pass allow_pickle=true if you trust its pickle files")
+        return LoadError(
+            f"{what} has no safetensors weights; pass allow_pickle=true if you trust its pickle files"
+        )
     if any(k in low for k in ("offline", "connection", "timed out", "resolve", "couldn't connect")):
-        return LoadError(f"could not fetch {what} from the Hugging Face hub ({msg}); pass a local folder instead")
+        return LoadError(
+            f"could not fetch {what} from the Hugging Face hub ({msg}); pass a local folder instead"
+        )
     return LoadError(f"could not load {what}: {msg}")
 
 
 def safe_torch_load(path: str | os.PathLike[str], allow_pickle: bool = False) -> Any:
-    """``torch.load`` with ``weights_only=True`` (tensors and plain containers only); refused unless allowed."""
+    """``torch.load`` with ``weights_only=True`` (tensors and plain containers only); refused unless
+    allowed."""
     if not allow_pickle:
         raise LoadError(f"{path} is a pickle file; pass allow_pickle=true if you trust it")
     import torch

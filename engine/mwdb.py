@@ -1,9 +1,10 @@
 """The MultiWOZ venue databases: loading, normalisation and the standard query semantics.
 
-Belief states everywhere in parley use the MultiWOZ 2.1 slot names: informable ``semi`` slots by their own name
-(``food``, ``pricerange``, ``area``, ``name``, ``stars``, ``parking``, ``internet``, ``type``, ``department``,
-``leaveAt``, ``arriveBy``, ``day``, ``departure``, ``destination``) and booking slots prefixed ``book_``
-(``book_day``, ``book_people``, ``book_time``, ``book_stay``). Values are lower-case strings; times are ``HH:MM``.
+Belief states everywhere in parley use the MultiWOZ 2.1 slot names: informable ``semi`` slots by their own
+name (``food``, ``pricerange``, ``area``, ``name``, ``stars``, ``parking``, ``internet``, ``type``,
+``department``, ``leaveAt``, ``arriveBy``, ``day``, ``departure``, ``destination``) and booking slots prefixed
+``book_`` (``book_day``, ``book_people``, ``book_time``, ``book_stay``). Values are lower-case strings; times
+are ``HH:MM``.
 """
 
 from __future__ import annotations
@@ -18,8 +19,18 @@ from typing import Any
 
 from parley.formats.multiwoz import normalise_time
 
-__all__ = ["BOOKABLE", "DOMAINS", "DONTCARE", "INFORMABLE", "VENUE_DOMAINS", "MultiwozDB", "Venue", "default_db_dir",
-           "load_db", "normalise_time"]
+__all__ = [
+    "BOOKABLE",
+    "DOMAINS",
+    "DONTCARE",
+    "INFORMABLE",
+    "VENUE_DOMAINS",
+    "MultiwozDB",
+    "Venue",
+    "default_db_dir",
+    "load_db",
+    "normalise_time",
+]
 
 DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction", "train", "taxi", "hospital", "police")
 #: domains whose rows can be offered by name / id
@@ -110,8 +121,9 @@ class MultiwozDB:
     def query(self, domain: str, constraints: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Rows of ``domain`` matching the informable constraints (MultiWOZ semantics).
 
-        Unknown slots, empty values and don't-care values are ignored; ``leaveAt`` matches trains leaving at or
-        after, ``arriveBy`` trains arriving at or before the given time; ``name`` matches exactly (case-blind).
+        Unknown slots, empty values and don't-care values are ignored; ``leaveAt`` matches trains leaving at
+        or after, ``arriveBy`` trains arriving at or before the given time; ``name`` matches exactly
+        (case-blind).
         """
         if domain not in self._tables:
             return []
@@ -158,7 +170,9 @@ class MultiwozDB:
 
     def values(self, domain: str, slot: str) -> list[str]:
         """Distinct values of ``slot`` in ``domain`` (the ontology read off the DB), sorted."""
-        seen = {str(r[slot]).lower() for r in self._tables.get(domain, []) if isinstance(r.get(slot), str | int)}
+        seen = {
+            str(r[slot]).lower() for r in self._tables.get(domain, []) if isinstance(r.get(slot), str | int)
+        }
         return sorted(v for v in seen if v)
 
     @cached_property

@@ -1,7 +1,8 @@
 """User settings: pydantic-settings from ``config.toml`` (see engine.locations) and ``PARLEY_*`` variables.
 
-Precedence: keyword arguments > environment (``PARLEY_TESTER``, ``PARLEY_SYSTEM``, ``PARLEY_AUDIO__ASR_MODEL``, ...)
-> the TOML file > defaults. ``PARLEY_CONFIG`` moves the file, ``PARLEY_DB`` the database.
+Precedence: keyword arguments > environment (``PARLEY_TESTER``, ``PARLEY_SYSTEM``,
+``PARLEY_AUDIO__ASR_MODEL``, ...) > the TOML file > defaults. ``PARLEY_CONFIG`` moves the file, ``PARLEY_DB``
+the database.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from parley.params import one_line
 class AudioSettings(BaseModel):
     """Speech input and output."""
 
-    asr_model: str = Field("tiny.en", description="Whisper model: tiny.en, base, a CTranslate2 folder or a hub id.")
+    asr_model: str = Field(
+        "tiny.en", description="Whisper model: tiny.en, base, a CTranslate2 folder or a hub id."
+    )
     tts: str = Field("piper", description="Voice backend: piper, espeak or coqui.")
     speak_replies: bool = Field(False, description="Speak every system reply aloud.")
     max_seconds: float = Field(30.0, description="Longest recording per user turn, in seconds.")
@@ -49,18 +52,27 @@ class AnnotationSettings(BaseModel):
 
 
 class Settings(BaseSettings):
-    """Everything a user may set. Each field documents itself; ``parley --help`` names the command-line ones."""
+    """Everything a user may set. Each field documents itself; ``parley --help`` names the command-line
+    ones."""
 
     model_config = SettingsConfigDict(env_prefix="PARLEY_", env_nested_delimiter="__", extra="ignore")
 
     tester: str = Field("", description="Tester / rater name, asked once and kept here.")
-    system: str = Field("multiwoz", description="Default system spec, e.g. multiwoz or llm or hf-seq2seq:model=PATH.")
+    system: str = Field(
+        "multiwoz", description="Default system spec, e.g. multiwoz or llm or hf-seq2seq:model=PATH."
+    )
     rewriters: list[str] = Field(default_factory=list, description="Rewriter specs enabled at start.")
     seed: int | None = Field(None, description="Session seed; random per session when unset.")
-    show_internals: bool = Field(False, description="Show system internals (state, DB count, acts) in the chat log.")
-    keymap: dict[str, str] = Field(default_factory=dict,
-                                   description="Key remapping: binding id → keys, e.g. rate_relevance_1 = 'ctrl+1'.")
-    recent_models: list[str] = Field(default_factory=list, description="Recently loaded system specs / paths.")
+    show_internals: bool = Field(
+        False, description="Show system internals (state, DB count, acts) in the chat log."
+    )
+    keymap: dict[str, str] = Field(
+        default_factory=dict,
+        description="Key remapping: binding id → keys, e.g. rate_relevance_1 = 'ctrl+1'.",
+    )
+    recent_models: list[str] = Field(
+        default_factory=list, description="Recently loaded system specs / paths."
+    )
     audio: AudioSettings = Field(default_factory=lambda: AudioSettings())
     annotation: AnnotationSettings = Field(default_factory=lambda: AnnotationSettings())
 

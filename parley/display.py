@@ -2,9 +2,9 @@
 error bodies, ids. A leaf module (only rich), used by the TUI and the command line alike.
 
 Such text is *stored unchanged* but never *interpreted* when shown: Rich markup (``[link=…]``, ``[/bold]``) is
-not parsed, and terminal control characters and escape sequences (``\\x1b]0;TITLE\\x07``, ``\\x1b[2J``) are made
-visible instead of reaching the terminal: C0 controls as Unicode control pictures (``␛[2J``), C1 controls and
-bidirectional overrides as ``\\x9b`` / ``\\u202e``.
+not parsed, and terminal control characters and escape sequences (``\\x1b]0;TITLE\\x07``, ``\\x1b[2J``) are
+made visible instead of reaching the terminal: C0 controls as Unicode control pictures (``␛[2J``), C1 controls
+and bidirectional overrides as ``\\x9b`` / ``\\u202e``.
 """
 
 from __future__ import annotations

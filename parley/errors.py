@@ -1,9 +1,9 @@
 """One error base for everything a user can cause: a bad spec, file, database, model or device.
 
-A :class:`ParleyError` carries a message meant for the user, one line, no traceback. The command line catches it
-once, in ``parley.cli.main`` (one line on stderr, exit code 2); the TUI shows it as a notification. Each package
-subclasses it for its own failures (``StoreError``, ``LoadError``, ``SpecError`` …), so callers can still tell
-them apart. A leaf module: engine, audio and store may all import it.
+A :class:`ParleyError` carries a message meant for the user, one line, no traceback. The command line catches
+it once, in ``parley.cli.main`` (one line on stderr, exit code 2); the TUI shows it as a notification. Each
+package subclasses it for its own failures (``StoreError``, ``LoadError``, ``SpecError`` …), so callers can
+still tell them apart. A leaf module: engine, audio and store may all import it.
 """
 
 from __future__ import annotations

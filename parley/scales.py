@@ -2,9 +2,9 @@
 their scales, labels and one-liners. A leaf module: store (records, annotation, importers, the schema's CHECK
 constraints), engine (scoring) and the TUI all read the scales from here.
 
-Turn level: relevance and interestingness (1-3). Dialogue level: understanding, task completion, interest arousal
-(1-3), efficiency (0/1) and overall impression (1-5). The definitions are parley's own short paraphrases of the
-study's instructions to raters.
+Turn level: relevance and interestingness (1-3). Dialogue level: understanding, task completion, interest
+arousal (1-3), efficiency (0/1) and overall impression (1-5). The definitions are parley's own short
+paraphrases of the study's instructions to raters.
 """
 
 from __future__ import annotations
@@ -51,15 +51,33 @@ UNDERSTANDING = Aspect("understanding", "Understanding", "dialogue", 1, 3,
                        "The system grasps what the user asks for and acts on it.", _NSY)
 TASK_COMPLETION = Aspect("task_completion", "Task completion", "dialogue", 1, 3,
                          "The system offers something the user accepts in the end.", _NSY)
-INTEREST_AROUSAL = Aspect("interest_arousal", "Interest arousal", "dialogue", 1, 3,
-                          "The system tries to make the user curious about an option they did not know.", _NSY)
-EFFICIENCY = Aspect("efficiency", "Efficiency", "dialogue", 0, 1,
-                    "A suggestion that matches the user's wishes comes within the first three exchanges.",
-                    ("no", "yes"))
-OVERALL = Aspect("overall", "Overall impression", "dialogue", 1, 5,
-                 "How satisfied you are with the system over the whole dialogue (1 very dissatisfied, "
-                 "5 very satisfied).",
-                 ("very dissatisfied", "dissatisfied", "neutral", "satisfied", "very satisfied"))
+INTEREST_AROUSAL = Aspect(
+    "interest_arousal",
+    "Interest arousal",
+    "dialogue",
+    1,
+    3,
+    "The system tries to make the user curious about an option they did not know.",
+    _NSY,
+)
+EFFICIENCY = Aspect(
+    "efficiency",
+    "Efficiency",
+    "dialogue",
+    0,
+    1,
+    "A suggestion that matches the user's wishes comes within the first three exchanges.",
+    ("no", "yes"),
+)
+OVERALL = Aspect(
+    "overall",
+    "Overall impression",
+    "dialogue",
+    1,
+    5,
+    "How satisfied you are with the system over the whole dialogue (1 very dissatisfied, 5 very satisfied).",
+    ("very dissatisfied", "dissatisfied", "neutral", "satisfied", "very satisfied"),
+)
 
 TURN_ASPECTS: tuple[Aspect, ...] = (RELEVANCE, INTERESTINGNESS)
 DIALOGUE_ASPECTS: tuple[Aspect, ...] = (UNDERSTANDING, TASK_COMPLETION, INTEREST_AROUSAL, EFFICIENCY, OVERALL)

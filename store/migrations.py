@@ -1,4 +1,5 @@
-"""Schema evolution with ``sqlite_utils.Migrations``. Add a new function for every change; never edit old ones."""
+"""Schema evolution with ``sqlite_utils.Migrations``. Add a new function for every change; never edit old
+ones."""
 
 from __future__ import annotations
 

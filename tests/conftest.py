@@ -1,5 +1,6 @@
-"""Shared fixtures. Every test runs with PARLEY_CONFIG/PARLEY_DB/PARLEY_DATA/PARLEY_CACHE in a temp dir, so the
-suite never touches the user's files. Tests that read ../shared data use ``shared_data`` and skip without it."""
+"""Shared fixtures. Every test runs with PARLEY_CONFIG/PARLEY_DB/PARLEY_DATA/PARLEY_CACHE in a temp dir, so
+the suite never touches the user's files. Tests that read ../shared data use ``shared_data`` and skip without
+it."""
 
 from __future__ import annotations
 

@@ -115,7 +115,8 @@ class Writer:
         return self._fresh(make)
 
     def opener(self, domain: str) -> str:
-        """How the stay or the meal came about (no venue name: every sentence would look like every question)."""
+        """How the stay or the meal came about (no venue name: every sentence would look like every
+        question)."""
         r = self.rng
         what = P.STAY if domain == "hotel" else P.VISIT
 

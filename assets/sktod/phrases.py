@@ -220,10 +220,20 @@ VISIT = ("dinner", "lunch", "a birthday meal", "a quick bite before the theatre"
          "a business lunch", "a date night", "Sunday lunch")
 WHEN_VISIT = ("last spring", "in March", "over Easter", "in the summer", "last month", "a few weeks ago",
               "in December", "on a rainy weekend", "last autumn", "during the holidays")
-OPENERS = {"hotel": ("{who} stayed here for {what} {when}.", "{who} booked this place for {what} {when}.",
-                     "This was our base for {what} {when}.", "{who} picked this place for {what} {when}."),
-           "restaurant": ("{who} came here for {what} {when}.", "{who} booked a table here for {what} {when}.",
-                          "{who} tried this place for {what} {when}.", "{who} ended up here for {what} {when}.")}
+OPENERS = {
+    "hotel": (
+        "{who} stayed here for {what} {when}.",
+        "{who} booked this place for {what} {when}.",
+        "This was our base for {what} {when}.",
+        "{who} picked this place for {what} {when}.",
+    ),
+    "restaurant": (
+        "{who} came here for {what} {when}.",
+        "{who} booked a table here for {what} {when}.",
+        "{who} tried this place for {what} {when}.",
+        "{who} ended up here for {what} {when}.",
+    ),
+}
 
 FAQ = {
     "hotel": (

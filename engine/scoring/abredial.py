@@ -2,17 +2,18 @@
 
 The store keeps only ratings on the study's scales, but the public files hold more (relevance 0-4, interest
 arousal 0), so ``parley score --satisfaction --abredial FILE --turn-file FILE`` reads the files themselves
-(through the AB-ReDial importer's CSV reader). Rows carry no rater ids: turn-file row k of a ConvId is paired with
-dialogue-file row k of the same ConvId (the importer does the same); a dialogue is a ConvId.
+(through the AB-ReDial importer's CSV reader). Rows carry no rater ids: turn-file row k of a ConvId is paired
+with dialogue-file row k of the same ConvId (the importer does the same); a dialogue is a ConvId.
 
 Relevance codings (``RELEVANCE_CODINGS``):
 
-- ``paper``: every value as the file writes it, read as the paper's numbers (values outside the paper's 1-3 are
-  kept and counted as ``outside the paper's scale``);
+- ``paper``: every value as the file writes it, read as the paper's numbers (values outside the paper's 1-3
+  are kept and counted as ``outside the paper's scale``);
 - ``shifted``: 2/3/4 → no/somewhat/yes (1/2/3), 1 = not applicable and 0 dropped;
 - ``auto``: ``shifted`` when a relevance of 4 occurs (impossible on the paper's scale), else ``paper``.
 
-The other aspects are read as written. A blank cell drops that value only; the counts say what each coding drops.
+The other aspects are read as written. A blank cell drops that value only; the counts say what each coding
+drops.
 """
 
 from __future__ import annotations
@@ -109,6 +110,16 @@ def read_ratings(dialogue_file: str | Path, turn_file: str | Path | None = None,
         for a in TURN_SCALES:
             vals = [getattr(t, a) for t in mine if getattr(t, a) is not None]
             means[a] = sum(vals) / len(vals) if vals else None
-        rows.append(RatingRow(conv, f"row{k}", given["overall"], given["understanding"], given["task_completion"],
-                              given["interest_arousal"], given["efficiency"], **means))
+        rows.append(
+            RatingRow(
+                conv,
+                f"row{k}",
+                given["overall"],
+                given["understanding"],
+                given["task_completion"],
+                given["interest_arousal"],
+                given["efficiency"],
+                **means,
+            )
+        )
     return AbredialRatings(rows, turns, coding, dict(dropped), dict(outside))

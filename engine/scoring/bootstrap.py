@@ -1,10 +1,10 @@
 """Paired bootstrap confidence intervals for Inform, Success, BLEU and Combined over dialogues.
 
 Dialogues are resampled with replacement by ``scipy.stats.bootstrap`` (percentile intervals), with the same
-seed for every condition and metric, so every statistic sees the same resamples and differences are paired. BLEU is
-recomputed on each resample from per-dialogue sacreBLEU sufficient statistics (n-gram matches and totals, lengths:
-the public ``BLEUScore`` fields of each dialogue's corpus score), which gives exactly sacreBLEU's corpus BLEU for
-the resampled set without re-tokenising.
+seed for every condition and metric, so every statistic sees the same resamples and differences are paired.
+BLEU is recomputed on each resample from per-dialogue sacreBLEU sufficient statistics (n-gram matches and
+totals, lengths: the public ``BLEUScore`` fields of each dialogue's corpus score), which gives exactly
+sacreBLEU's corpus BLEU for the resampled set without re-tokenising.
 """
 
 from __future__ import annotations
@@ -98,8 +98,16 @@ def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str =
             return [round(v, 2), round(v, 2)]
         # batch: resample indices are drawn 100 rows at a time (same draws for every statistic: paired), so
         # memory stays O(100 × size) however large the run
-        res = bootstrap((np.arange(size),), fn, n_resamples=n, batch=100, vectorized=False,
-                        method="percentile", confidence_level=1 - alpha, random_state=np.random.default_rng(seed))
+        res = bootstrap(
+            (np.arange(size),),
+            fn,
+            n_resamples=n,
+            batch=100,
+            vectorized=False,
+            method="percentile",
+            confidence_level=1 - alpha,
+            random_state=np.random.default_rng(seed),
+        )
         ci = res.confidence_interval
         return [round(float(ci.low), 2), round(float(ci.high), 2)]
 

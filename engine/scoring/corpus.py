@@ -1,7 +1,8 @@
-"""MultiWOZ-format dialogue files: loading (zip or JSON), gold belief states, booked domains, references, and the
-export of system outputs in the input format of the reference evaluator (mwzeval).
+"""MultiWOZ-format dialogue files: loading (zip or JSON), gold belief states, booked domains, references, and
+the export of system outputs in the input format of the reference evaluator (mwzeval).
 
-A dialogue file is ``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", ...}, ...]}}``: even turns are the
+A dialogue file is ``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", ...}, ...]}}``: even turns are
+the
 user (metadata ``{}``), odd turns the system with the corpus belief state ``{domain: {"book": {...}, "semi":
 {...}}}`` (the ConvLab-3 copy of MultiWOZ 2.1 uses this layout; MultiWOZ 2.0/2.1 ``data.json`` too).
 """
@@ -78,7 +79,7 @@ state_from_metadata = flatten_state
 booked_from_metadata = booked_domains
 
 
-# -- mwzeval export -------------------------------------------------------------------------------------------
+# -- mwzeval export ------------------------------------------------------------------------------------------
 def mwzeval_state(state: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, str]]:
     """parley state → mwzeval's (MultiWOZ 2.2 slot names, informable slots only)."""
     out: dict[str, dict[str, str]] = {}

@@ -1,11 +1,11 @@
 """Goal cards for live testers: ``make_goal("random" | DIALOGUE_ID, seed)``.
 
-A random goal samples one or two domains, takes a real DB row for each venue domain and turns two or three of its
-attributes into constraints (so the goal can be met), picks requested attributes and, for bookable domains, booking
-details. A dialogue id takes the goal of that MultiWOZ dialogue from a corpus file (``dialogues=`` or
-``$PARLEY_MULTIWOZ``). Either way the result is a MultiWOZ-format goal ``{domain: {"info", "reqt", "book"?}}``
-plus ``"id"`` and ``"message"`` (sentences in parley's own wording), so live sessions are scored with the same
-Inform/Success code as corpus replays.
+A random goal samples one or two domains, takes a real DB row for each venue domain and turns two or three of
+its attributes into constraints (so the goal can be met), picks requested attributes and, for bookable
+domains, booking details. A dialogue id takes the goal of that MultiWOZ dialogue from a corpus file
+(``dialogues=`` or ``$PARLEY_MULTIWOZ``). Either way the result is a MultiWOZ-format goal ``{domain: {"info",
+"reqt", "book"?}}`` plus ``"id"`` and ``"message"`` (sentences in parley's own wording), so live sessions are
+scored with the same Inform/Success code as corpus replays.
 """
 
 from __future__ import annotations
@@ -30,8 +30,16 @@ _CONSTRAINTS = {"restaurant": ("food", "pricerange", "area"),
 _REQUESTS = {"restaurant": ("phone", "address", "postcode"), "hotel": ("phone", "address", "postcode"),
              "attraction": ("phone", "address", "postcode", "entrance fee"),
              "train": ("trainID", "price", "duration")}
-_SAY_REQ = {"phone": "phone number", "address": "address", "postcode": "postcode", "entrance fee": "entrance fee",
-            "trainID": "train ID", "price": "ticket price", "duration": "travel time", "car type": "car type"}
+_SAY_REQ = {
+    "phone": "phone number",
+    "address": "address",
+    "postcode": "postcode",
+    "entrance fee": "entrance fee",
+    "trainID": "train ID",
+    "price": "ticket price",
+    "duration": "travel time",
+    "car type": "car type",
+}
 
 
 def _phrase(domain: str, slot: str, value: str) -> str:
@@ -57,7 +65,11 @@ def _venue(rng: random.Random, db: MultiwozDB, domain: str) -> tuple[dict[str, A
     chosen = rng.sample(slots, k=min(len(slots), rng.randint(2, 3)))
     info = {s: str(row[s]).lower() for s in chosen}
     article = "an" if domain[0] in "aeiou" else "a"
-    lines = [f"You are looking for {article} {domain} " + ", ".join(_phrase(domain, s, v) for s, v in info.items()) + "."]
+    lines = [
+        f"You are looking for {article} {domain} "
+        + ", ".join(_phrase(domain, s, v) for s, v in info.items())
+        + "."
+    ]
     return info, lines
 
 
@@ -88,7 +100,9 @@ def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[s
     first = rng.choice(("restaurant", "hotel", "attraction", "train"))
     domains = [first]
     if rng.random() < 0.6:
-        domains.append(rng.choice([d for d in ("restaurant", "hotel", "attraction", "train", "taxi") if d != first]))
+        domains.append(
+            rng.choice([d for d in ("restaurant", "hotel", "attraction", "train", "taxi") if d != first])
+        )
     goal: dict[str, Any] = {}
     message: list[str] = []
     names: list[str] = []
@@ -109,10 +123,15 @@ def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[s
         if d in ("restaurant", "hotel", "train") and rng.random() < 0.5:
             people = str(rng.randint(1, 6))
             if d == "restaurant":
-                entry["book"] = {"people": people, "day": rng.choice(_DAYS),
-                                 "time": _clock(rng.randrange(11 * 60, 21 * 60, 15))}
-                lines.append(f"Book a table for {people} on {entry['book']['day']} at {entry['book']['time']} "
-                             "and get the reference number.")
+                entry["book"] = {
+                    "people": people,
+                    "day": rng.choice(_DAYS),
+                    "time": _clock(rng.randrange(11 * 60, 21 * 60, 15)),
+                }
+                lines.append(
+                    f"Book a table for {people} on {entry['book']['day']} at {entry['book']['time']} "
+                    "and get the reference number."
+                )
             elif d == "hotel":
                 entry["book"] = {"people": people, "day": rng.choice(_DAYS), "stay": str(rng.randint(1, 4))}
                 lines.append(f"Book it for {people} people, {entry['book']['stay']} night(s) from "

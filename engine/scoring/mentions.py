@@ -19,7 +19,7 @@ PLACEHOLDERS: tuple[str, ...] = ("name", "trainid", "phone", "address", "postcod
 NAMED_DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction")
 
 
-# -- mentions in text -------------------------------------------------------------------------------------------
+# -- mentions in text ----------------------------------------------------------------------------------------
 _TRAINID = re.compile(r"\bTR\s?\d{4}\b", re.IGNORECASE)
 _PHONE = re.compile(r"(?<![\w])(?:\+44\s?)?0\d{3,4}[\s-]?\d{3}[\s-]?\d{3,4}(?![\w])")
 _POSTCODE = re.compile(r"\bc\.?\s?b\.?\s?\d{1,2}\s?,?\s?\d\s?[a-z]{2}\b", re.IGNORECASE)
@@ -29,7 +29,8 @@ _REF_CONTEXT = re.compile(r"(ref|reference|confirmation|booking)\s*(number|no\.?
 
 
 def _norm(text: str) -> str:
-    """Lower-case, ``&`` → ``and``, apostrophes dropped with the space the corpus tokeniser put before them."""
+    """Lower-case, ``&`` → ``and``, apostrophes dropped with the space the corpus tokeniser put before
+    them."""
     t = text.lower().replace("’", "'").replace("&", " and ")
     t = re.sub(r"\s*'\s*", "", t)
     return squash(t)
@@ -54,8 +55,11 @@ class Delexicaliser:
 
     @staticmethod
     def _alternation(items: Iterable[str]) -> re.Pattern[str]:
-        parts = sorted((r"[\s,.]+".join(re.escape(w) for w in re.split(r"[\s,.]+", i) if w) for i in items if i),
-                       key=len, reverse=True)
+        parts = sorted(
+            (r"[\s,.]+".join(re.escape(w) for w in re.split(r"[\s,.]+", i) if w) for i in items if i),
+            key=len,
+            reverse=True,
+        )
         return re.compile(r"(?<![\w])(?:" + "|".join(parts) + r")(?![\w])")
 
     def _references(self, text: str) -> list[tuple[int, int]]:
@@ -106,7 +110,8 @@ _CANON: dict[tuple[int, str, str, str], str] = {}
 
 def canonical_value(domain: str, slot: str, value: Any, db: MultiwozDB) -> str:
     """A state value spelled the way the DB spells it, when it is a near miss (``night club`` → ``nightclub``,
-    ``christ college`` → ``christs college``, parking ``free`` → ``yes``): the fuzzy matching mwzeval's DB does."""
+    ``christ college`` → ``christs college``, parking ``free`` → ``yes``): the fuzzy matching mwzeval's DB
+    does."""
     v = str(value).strip().lower()
     key = (id(db), domain, slot, v)
     if key in _CANON:

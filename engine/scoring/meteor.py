@@ -1,15 +1,18 @@
 """METEOR as the DSTC11 track 5 scorer computes it, with the backend that produced the figure named.
 
 The official scorer (``scripts/scores.py`` of alexa/dstc11-track5) runs the Java Meteor 1.5 (Denkowski & Lavie
-2014) through summ_eval: ``java -jar meteor-1.5.jar - - -stdio -l en -norm``, one ``SCORE`` line per pair, then one
-``EVAL`` line whose last answer is the *corpus-level* score (statistics summed over all pairs, not a mean of
+2014) through summ_eval: ``java -jar meteor-1.5.jar - - -stdio -l en -norm``, one ``SCORE`` line per pair,
+then one ``EVAL`` line whose last answer is the *corpus-level* score (statistics summed over all pairs, not a
+mean of
 sentence scores). Backends, best first (``backend="auto"``):
 
-- ``meteor-1.5-jar``: that very jar, run the same way. It ships with the PyPI package ``pycocoevalcap`` (with its
-  paraphrase table ``data/paraphrase-en.gz``); ``$PARLEY_METEOR_JAR`` points at another copy. Needs ``java``.
+- ``meteor-1.5-jar``: that very jar, run the same way. It ships with the PyPI package ``pycocoevalcap`` (with
+  its paraphrase table ``data/paraphrase-en.gz``); ``$PARLEY_METEOR_JAR`` points at another copy. Needs
+  ``java``.
 - ``nltk-meteor-1.5-params``: nltk's aligner (exact, Porter stem, WordNet synonyms; no paraphrases, no
   function-word weighting) with Meteor 1.5's English parameters (alpha 0.85, beta 0.2, gamma 0.6) and Meteor's
-  corpus-level aggregation. Needs a WordNet readable offline (:func:`find_wordnet`). Close to the jar, not equal.
+  corpus-level aggregation. Needs a WordNet readable offline (:func:`find_wordnet`). Close to the jar, not
+  equal.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ def _score_line(hyp: str, ref: str) -> str:
 
 
 def meteor_jar(hyps: Sequence[str], refs: Sequence[str], jar: Path | None = None) -> MeteorResult:
-    """Run Meteor 1.5 on the pairs exactly as the official scorer does (``-l en -norm``, corpus-level EVAL)."""
+    """Run Meteor 1.5 on the pairs exactly as the official scorer does (``-l en -norm``, corpus-level
+    EVAL)."""
     jar = jar or find_jar()
     java = shutil.which("java")
     if jar is None or java is None:
@@ -93,7 +97,7 @@ def meteor_jar(hyps: Sequence[str], refs: Sequence[str], jar: Path | None = None
     return MeteorResult(score, segments, JAR_BACKEND, f"Meteor 1.5 ({jar})")
 
 
-# ---------------------------------------------------------------------------------------------------- fallback
+# --------------------------------------------------------------------------------------------------- fallback
 def _chunks(matches: Sequence[tuple[int, int]]) -> int:
     """Contiguous runs of matches that are adjacent in both the hypothesis and the reference."""
     pairs = sorted(matches)
@@ -118,7 +122,8 @@ def _fmean_penalised(matches: float, hyp_len: float, ref_len: float, chunks: flo
 
 
 def meteor_nltk(hyps: Sequence[str], refs: Sequence[str]) -> MeteorResult:
-    """nltk alignment, Meteor 1.5's parameters, Meteor's corpus-level aggregation (see the module docstring)."""
+    """nltk alignment, Meteor 1.5's parameters, Meteor's corpus-level aggregation (see the module
+    docstring)."""
     wordnet, note = load_wordnet()
     import warnings
 
@@ -160,7 +165,16 @@ def meteor(hyps: Sequence[str], refs: Sequence[str], backend: str = "auto") -> M
 
 # ---------------------------------------------------------------------------------------------------- WordNet
 #: the 45 lexicographer file names of WordNet 3.0 (lexnames(5WN)); Debian's wordnet-base lacks this file
-_LEXNAMES = ["adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession", "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption", "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession", "verb.social", "verb.stative", "verb.weather", "adj.ppl"]
+_LEXNAMES = [
+    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact",
+    "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling",
+    "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object", "noun.person",
+    "noun.phenomenon", "noun.plant", "noun.possession", "noun.process", "noun.quantity", "noun.relation",
+    "noun.shape", "noun.state", "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition",
+    "verb.communication", "verb.competition", "verb.consumption", "verb.contact", "verb.creation",
+    "verb.emotion", "verb.motion", "verb.perception", "verb.possession", "verb.social", "verb.stative",
+    "verb.weather", "adj.ppl",
+]
 _POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
 _WORDNET_FILES = ("data.adj", "data.adv", "data.noun", "data.verb", "index.adj", "index.adv", "index.noun",
                   "index.verb", "adj.exc", "adv.exc", "noun.exc", "verb.exc", "index.sense")
@@ -171,8 +185,8 @@ def find_wordnet() -> tuple[Path | None, str]:
     """A WordNet 3.0 folder nltk can read offline, and a note.
 
     Looked for in ``$PARLEY_WORDNET``, nltk's data path (``corpora/wordnet``) and the Debian/Ubuntu package
-    ``wordnet-base`` + ``wordnet-sense-index`` (``/usr/share/wordnet``). The Debian copy lacks ``lexnames``: it is
-    mirrored once into the cache dir with that file added.
+    ``wordnet-base`` + ``wordnet-sense-index`` (``/usr/share/wordnet``). The Debian copy lacks ``lexnames``:
+    it is mirrored once into the cache dir with that file added.
     """
     candidates: list[Path] = []
     if os.environ.get("PARLEY_WORDNET"):
@@ -200,15 +214,18 @@ def find_wordnet() -> tuple[Path | None, str]:
         except OSError as e:
             return None, f"cannot prepare WordNet from {c}: {e}"
         return dest, f"nltk METEOR with WordNet from {c}"
-    return None, ("METEOR needs Java + Meteor 1.5 (pycocoevalcap) or an offline WordNet for nltk (the Debian "
-                  "packages wordnet-base and wordnet-sense-index, or PARLEY_WORDNET=a WordNet 3.0 dict folder)")
+    return None, (
+        "METEOR needs Java + Meteor 1.5 (pycocoevalcap) or an offline WordNet for nltk (the Debian "
+        "packages wordnet-base and wordnet-sense-index, or PARLEY_WORDNET=a WordNet 3.0 dict folder)"
+    )
 
 
 _wordnet: dict[str, Any] = {}
 
 
 def load_wordnet() -> tuple[Any, str]:
-    """nltk's WordNet reader over :func:`find_wordnet`'s folder (cached); raises :class:`MeteorUnavailable`."""
+    """nltk's WordNet reader over :func:`find_wordnet`'s folder (cached); raises
+    :class:`MeteorUnavailable`."""
     path, note = find_wordnet()
     if path is None:
         raise MeteorUnavailable(note)

@@ -3,15 +3,15 @@
 Definitions (Nekvinda & Dušek 2021, the ``mwzeval`` package), applied to lexicalised system output:
 
 - A system turn *gives a venue* of domain D when D is among the turn's active domains and the turn names a
-  restaurant/hotel/attraction (domains restaurant, hotel, attraction) or a train id (train). The venues offered for
-  D are then the DB results for the turn's belief state of D; the last such turn counts, except that a turn whose
-  results contain every venue already offered keeps the earlier list.
-- **Inform** (per dialogue, 0/1): every goal domain matched. A domain matches when the goal fixes the venue name,
-  when it is taxi/police/hospital, when it is train and no train was offered nor a train id requested, or when the
-  offered venues are a non-empty subset of the DB results for the goal's constraints.
-- **Success**: Inform, and for every goal domain every requested attribute among phone, address, postcode, train
-  id — plus the booking reference when the goal books — was given in a turn where that domain was active. A
-  reference counts only once the reference corpus has booked the domain (``booked``), as in mwzeval.
+  restaurant/hotel/attraction (domains restaurant, hotel, attraction) or a train id (train). The venues
+  offered for D are then the DB results for the turn's belief state of D; the last such turn counts, except
+  that a turn whose results contain every venue already offered keeps the earlier list.
+- **Inform** (per dialogue, 0/1): every goal domain matched. A domain matches when the goal fixes the venue
+  name, when it is taxi/police/hospital, when it is train and no train was offered nor a train id requested,
+  or when the offered venues are a non-empty subset of the DB results for the goal's constraints.
+- **Success**: Inform, and for every goal domain every requested attribute among phone, address, postcode,
+  train id — plus the booking reference when the goal books — was given in a turn where that domain was
+  active. A reference counts only once the reference corpus has booked the domain (``booked``), as in mwzeval.
 - **BLEU**: sacreBLEU corpus BLEU of the system turns against the corpus system turns, both lower-cased and
   tokenised alike (the corpus text is tokenised: ``John 's college .``).
 - **Combined** = (Inform + Success) / 2 + BLEU, all in percent.
@@ -39,9 +39,26 @@ from parley.engine.scoring.mentions import (
 )
 from parley.engine.scoring.venues import query
 
-__all__ = ["NAMED_DOMAINS", "PLACEHOLDERS", "REQUESTABLE", "Delexicaliser", "DialogueScore", "EvalTurn", "Metrics",
-           "aggregate", "bleu_normalise", "canonical_state", "canonical_value", "corpus_bleu", "delexicaliser",
-           "estimate_active_domains", "goal_domains", "goal_informable", "goal_requestables", "score_dialogue"]
+__all__ = [
+    "NAMED_DOMAINS",
+    "PLACEHOLDERS",
+    "REQUESTABLE",
+    "Delexicaliser",
+    "DialogueScore",
+    "EvalTurn",
+    "Metrics",
+    "aggregate",
+    "bleu_normalise",
+    "canonical_state",
+    "canonical_value",
+    "corpus_bleu",
+    "delexicaliser",
+    "estimate_active_domains",
+    "goal_domains",
+    "goal_informable",
+    "goal_requestables",
+    "score_dialogue",
+]
 
 REQUESTABLE: tuple[str, ...] = ("phone", "address", "postcode", "trainid", "reference")
 #: what ``bleu`` is in parley's MultiWOZ results (not mwzeval's delexicalised BLEU)
@@ -50,7 +67,7 @@ BLEU_KIND = ("sacreBLEU of the lexicalised system text against the corpus system
 _AUTO_MATCH = ("taxi", "police", "hospital")
 
 
-# -- goals ----------------------------------------------------------------------------------------------------
+# -- goals ---------------------------------------------------------------------------------------------------
 def goal_domains(goal: Mapping[str, Any]) -> list[str]:
     """The domains a MultiWOZ-format goal actually uses (non-empty, known), in the standard domain order."""
     return [d for d in DOMAINS if isinstance(goal.get(d), Mapping) and goal[d]]
@@ -62,7 +79,8 @@ def goal_informable(goal: Mapping[str, Any], domain: str) -> dict[str, str]:
 
 
 def goal_requestables(goal: Mapping[str, Any], domain: str) -> set[str]:
-    """Requested attributes that Success checks: phone/address/postcode/train id, plus reference if booking."""
+    """Requested attributes that Success checks: phone/address/postcode/train id, plus reference if
+    booking."""
     g = goal.get(domain, {}) or {}
     out = set()
     for slot in g.get("reqt", []) or []:
@@ -76,15 +94,15 @@ def goal_requestables(goal: Mapping[str, Any], domain: str) -> set[str]:
     return out
 
 
-# -- active domains -------------------------------------------------------------------------------------------
+# -- active domains ------------------------------------------------------------------------------------------
 def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[tuple[str, ...]]:
     """Per turn, the domain the system is most likely talking about, estimated as mwzeval does.
 
     Only informable slots count (booking slots are not part of mwzeval's state). The active domain is the one
     whose slots changed last; when several change in one turn, the current one is kept if it is among them,
-    else the changed domain with the most filled slots wins. The multi-domain fallback: on the first turn where
-    nothing changes after a turn that changed several domains, the other domain changed then (still in the
-    state) becomes the active one. Used when a system does not report its active domain.
+    else the changed domain with the most filled slots wins. The multi-domain fallback: on the first turn
+    where nothing changes after a turn that changed several domains, the other domain changed then (still in
+    the state) becomes the active one. Used when a system does not report its active domain.
     """
     out: list[tuple[str, ...]] = []
     current: str | None = None
@@ -110,13 +128,16 @@ def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, Any]]]) -
 
 
 def _items(slots: Mapping[str, Any] | None) -> list[tuple[str, str]]:
-    return [(k, str(v)) for k, v in (slots or {}).items() if v not in (None, "") and not k.startswith("book_")]
+    return [
+        (k, str(v)) for k, v in (slots or {}).items() if v not in (None, "") and not k.startswith("book_")
+    ]
 
 
-# -- per-dialogue scoring -------------------------------------------------------------------------------------
+# -- per-dialogue scoring ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class EvalTurn:
-    """One system turn as the metrics see it: the reply, the belief state, the active domains (None: estimate)."""
+    """One system turn as the metrics see it: the reply, the belief state, the active domains (None:
+    estimate)."""
 
     response: str
     state: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -190,7 +211,7 @@ def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
     return DialogueScore(inform=inform, success=success, domains=verdicts)
 
 
-# -- BLEU and corpus aggregates ------------------------------------------------------------------------------------
+# -- BLEU and corpus aggregates ------------------------------------------------------------------------------
 _CLITIC = re.compile(r"(\w)(n't|'s|'m|'re|'ve|'ll|'d)\b", re.IGNORECASE)
 _PUNCT = re.compile(r"([.,!?;:()\"])")
 

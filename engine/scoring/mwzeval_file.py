@@ -1,18 +1,21 @@
 """Scoring any model's outputs given in mwzeval's input format (``parley score --mwzeval-file``).
 
-The format (Nekvinda & Dušek's MultiWOZ_Evaluation, the one ``parley run --mwzeval-out`` writes): ``{dialogue_id:
-[{"response": delexicalised text, "state"?: {domain: {slot: value}}, "active_domains"?: [domain, ...]}, ...]}``,
-one entry per system turn, ids lower-case without ``.json`` (``sng0073``). Responses mark what they give with
-placeholders: ``[name]``, ``[phone]``, ``[address]``, ``[postcode]``, ``[reference]``, ``[trainid]`` — also with a
-domain or ``value_`` prefix (``[restaurant_phone]``, ``[value_reference]``) or a plural ``s``.
+The format (Nekvinda & Dušek's MultiWOZ_Evaluation, the one ``parley run --mwzeval-out`` writes):
+``{dialogue_id: [{"response": delexicalised text, "state"?: {domain: {slot: value}}, "active_domains"?:
+[domain, ...]}, ...]}``, one entry per system turn, ids lower-case without ``.json`` (``sng0073``). Responses
+mark what they give with placeholders: ``[name]``, ``[phone]``, ``[address]``, ``[postcode]``,
+``[reference]``, ``[trainid]`` — also with a domain or ``value_`` prefix (``[restaurant_phone]``,
+``[value_reference]``) or a plural ``s``.
 
-Goals and booking times come from the reference dialogues (a MultiWOZ-format file). A state is required: mwzeval
-falls back to MultiWOZ 2.2 gold states, which parley does not ship, so a turn without one is an error here.
+Goals and booking times come from the reference dialogues (a MultiWOZ-format file). A state is required:
+mwzeval falls back to MultiWOZ 2.2 gold states, which parley does not ship, so a turn without one is an error
+here.
 
-BLEU: parley's usual BLEU compares lexicalised text with the corpus text; these responses are delexicalised, so
-the figure here is mwzeval's: sacreBLEU of the responses against mwzeval's delexicalised MultiWOZ 2.2 references
-(``--references``: its ``data/references/mwz22.json``), both normalised as mwzeval does (placeholders upper-cased
-to its names, Moses tokenised and detokenised with sacremoses). Without references no BLEU is given.
+BLEU: parley's usual BLEU compares lexicalised text with the corpus text; these responses are delexicalised,
+so the figure here is mwzeval's: sacreBLEU of the responses against mwzeval's delexicalised MultiWOZ 2.2
+references (``--references``: its ``data/references/mwz22.json``), both normalised as mwzeval does
+(placeholders upper-cased to its names, Moses tokenised and detokenised with sacremoses). Without references
+no BLEU is given.
 """
 
 from __future__ import annotations
@@ -105,9 +108,13 @@ def read(path: str | Path) -> dict[str, list[EvalTurn]]:
             if not isinstance(t, Mapping) or not isinstance(t.get("response"), str):
                 raise MwzevalFileError(f"{where}.response: missing or not a string")
             if "state" not in t:
-                raise MwzevalFileError(f"{where}.state: missing (parley does not ship MultiWOZ 2.2 gold states)")
+                raise MwzevalFileError(
+                    f"{where}.state: missing (parley does not ship MultiWOZ 2.2 gold states)"
+                )
             active = t.get("active_domains")
-            if active is not None and not (isinstance(active, list) and all(isinstance(a, str) for a in active)):
+            if active is not None and not (
+                isinstance(active, list) and all(isinstance(a, str) for a in active)
+            ):
                 raise MwzevalFileError(f"{where}.active_domains: expected a list of domain names")
             rows.append(EvalTurn(t["response"], _state(t["state"], where),
                                  None if active is None else tuple(a.lower() for a in active)))
@@ -135,8 +142,10 @@ def score(predictions: Mapping[str, Sequence[EvalTurn]], corpus: Sequence[Corpus
         "bleu_kind": "none: no references given (--references mwzeval's data/references/mwz22.json)"}
     if references is not None:
         out["bleu"] = round(mwzeval_bleu(predictions, references), 2)
-        out["bleu_kind"] = ("mwzeval: sacreBLEU of the delexicalised responses against mwzeval's delexicalised "
-                            "MultiWOZ 2.2 references, both normalised as mwzeval does")
+        out["bleu_kind"] = (
+            "mwzeval: sacreBLEU of the delexicalised responses against mwzeval's delexicalised "
+            "MultiWOZ 2.2 references, both normalised as mwzeval does"
+        )
     out["dialogues"] = per
     return out
 
@@ -157,7 +166,9 @@ def mwzeval_normalise(response: str, tokenizer: Any, detokenizer: Any) -> str:
     return str(detokenizer.detokenize(tokenizer.tokenize(text)))
 
 
-def mwzeval_bleu(predictions: Mapping[str, Sequence[EvalTurn]], references: Mapping[str, Sequence[str]]) -> float:
+def mwzeval_bleu(
+    predictions: Mapping[str, Sequence[EvalTurn]], references: Mapping[str, Sequence[str]]
+) -> float:
     import sacrebleu
     from sacremoses import MosesDetokenizer, MosesTokenizer
 

@@ -19,8 +19,17 @@ PAPER_CORRELATIONS: dict[str, tuple[float, float]] = {
     "task_completion": (0.7895, 0.8280), "interest_arousal": (0.7903, 0.8341), "efficiency": (0.5946, 0.5697),
 }
 PAPER_R2: dict[str, float] = {
-    "R": 0.568, "I": 0.258, "R+I": 0.583, "U": 0.629, "TC": 0.686, "IA": 0.696, "E": 0.325, "IA+TC+U+E": 0.825,
-    "R+TC": 0.761, "IA+U+I+E": 0.803, "IA+TC+U+I+E+R": 0.844,
+    "R": 0.568,
+    "I": 0.258,
+    "R+I": 0.583,
+    "U": 0.629,
+    "TC": 0.686,
+    "IA": 0.696,
+    "E": 0.325,
+    "IA+TC+U+E": 0.825,
+    "R+TC": 0.761,
+    "IA+U+I+E": 0.803,
+    "IA+TC+U+I+E+R": 0.844,
 }
 
 
@@ -59,20 +68,27 @@ def _png_data(fig: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def write_html(path: str | Path, title: str, sections: list[tuple[str, str]], figures: Sequence[Any] = ()) -> Path:
-    """A self-contained HTML page: ``sections`` are (heading, inner HTML) pairs; figures are embedded as PNG."""
+def write_html(
+    path: str | Path, title: str, sections: list[tuple[str, str]], figures: Sequence[Any] = ()
+) -> Path:
+    """A self-contained HTML page: ``sections`` are (heading, inner HTML) pairs; figures are embedded as
+    PNG."""
     p = Path(path)
     body = [f"<h1>{html.escape(title)}</h1>"]
     for heading, inner in sections:
         body.append(f"<h2>{html.escape(heading)}</h2>\n{inner}")
     for fig in figures:
         body.append(f'<p><img alt="figure" src="data:image/png;base64,{_png_data(fig)}"></p>')
-    css = ("body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;color:#222}"
-           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .6em;"
-           "text-align:right}th:first-child,td:first-child{text-align:left}img{max-width:100%}")
-    p.write_text(f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}"
-                 f"</title><style>{css}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n",
-                 encoding="utf-8")
+    css = (
+        "body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;color:#222}"
+        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .6em;"
+        "text-align:right}th:first-child,td:first-child{text-align:left}img{max-width:100%}"
+    )
+    p.write_text(
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}'
+        f"</title><style>{css}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n",
+        encoding="utf-8",
+    )
     return p
 
 
@@ -115,7 +131,9 @@ def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
     for a, d in sat["distributions"].items():
         t4.add_row(a, "  ".join(f"{k}: {v}" for k, v in d.items()))
     if sat.get("source"):
-        t5 = Table(title=f"What the reading kept: {sat['source'].get('coding', '')} coding", title_justify="left")
+        t5 = Table(
+            title=f"What the reading kept: {sat['source'].get('coding', '')} coding", title_justify="left"
+        )
         t5.add_column("values")
         t5.add_column("count", justify="right")
         for kind in ("dropped", "outside_paper_scale"):
@@ -132,7 +150,13 @@ def units_table(sat: Mapping[str, Any]) -> Any:
 
     units = sat["units"]
     t = Table(title="Correlation with overall impression by unit of analysis (ρ / r)", title_justify="left")
-    for col in ("aspect", "rater-level", "dialogue-level", "turn-level (per position, mean)", "paper Table 1"):
+    for col in (
+        "aspect",
+        "rater-level",
+        "dialogue-level",
+        "turn-level (per position, mean)",
+        "paper Table 1",
+    ):
         t.add_column(col, justify="left" if col == "aspect" else "right", no_wrap=True)
     for a, rater in units["rater"].items():
         cells = [f"{_f(c.get('spearman'), 3)} / {_f(c.get('pearson'), 3)}" if c else "–"
@@ -148,7 +172,8 @@ def _p(p: float | None) -> str:
 
 def figure(result: Mapping[str, Any]) -> Any:
     """A matplotlib Figure for a ``parley score`` result: correlations beside the study's and the overall
-    impression by interest arousal and efficiency (satisfaction), Inform/Success/BLEU by condition (multiwoz)."""
+    impression by interest arousal and efficiency (satisfaction), Inform/Success/BLEU by condition
+    (multiwoz)."""
     from matplotlib.figure import Figure
 
     sat = result.get("satisfaction")
@@ -204,10 +229,23 @@ def html_report(result: Mapping[str, Any], path: str | Path, *, title: str = "pa
             ["condition", "n", "Inform", "Success", "BLEU", "Combined", "Combined drop %"], rows)))
     sat = result.get("satisfaction")
     if sat:
-        rows = [[a, c["n"], _f(c["spearman"], 4), _f(c["pearson"], 4), _f(PAPER_CORRELATIONS.get(a, (None,))[0], 4),
-                 _f(PAPER_CORRELATIONS.get(a, (None, None))[1], 4)] for a, c in sat["correlations"].items()]
-        sections.append(("Correlation with overall impression", html_table(
-            ["aspect", "n", "Spearman ρ", "Pearson r", "paper ρ", "paper r"], rows)))
+        rows = [
+            [
+                a,
+                c["n"],
+                _f(c["spearman"], 4),
+                _f(c["pearson"], 4),
+                _f(PAPER_CORRELATIONS.get(a, (None,))[0], 4),
+                _f(PAPER_CORRELATIONS.get(a, (None, None))[1], 4),
+            ]
+            for a, c in sat["correlations"].items()
+        ]
+        sections.append(
+            (
+                "Correlation with overall impression",
+                html_table(["aspect", "n", "Spearman ρ", "Pearson r", "paper ρ", "paper r"], rows),
+            )
+        )
         rows = [[n, r["n"], _f(r["r2"], 3), _f(PAPER_R2.get(n), 3)] for n, r in sat["regression"].items()]
         sections.append(("OLS R²", html_table(["aspects", "n", "R²", "paper R²"], rows)))
         rows = [[a, g["items"], _f(g["fleiss_kappa"], 3), _f(g["krippendorff_alpha"], 3)]

@@ -34,8 +34,14 @@ TURN_ASPECTS: tuple[str, ...] = ("relevance", "interestingness")
 DIALOGUE_ASPECTS: tuple[str, ...] = ("understanding", "task_completion", "interest_arousal", "efficiency")
 ASPECTS: tuple[str, ...] = TURN_ASPECTS + DIALOGUE_ASPECTS
 SCALES: dict[str, tuple[int, int]] = {a: scale(a) for a in (*ASPECTS, "overall")}
-ABBREV: dict[str, str] = {"R": "relevance", "I": "interestingness", "U": "understanding", "TC": "task_completion",
-                          "IA": "interest_arousal", "E": "efficiency"}
+ABBREV: dict[str, str] = {
+    "R": "relevance",
+    "I": "interestingness",
+    "U": "understanding",
+    "TC": "task_completion",
+    "IA": "interest_arousal",
+    "E": "efficiency",
+}
 #: the aspect sets of the study's Table 2, in its order
 REGRESSION_SETS: tuple[str, ...] = ("R", "I", "R+I", "U", "TC", "IA", "E", "IA+TC+U+E", "R+TC", "IA+U+I+E",
                                     "IA+TC+U+I+E+R")
@@ -43,7 +49,8 @@ REGRESSION_SETS: tuple[str, ...] = ("R", "I", "R+I", "U", "TC", "IA", "E", "IA+T
 
 @dataclass(frozen=True)
 class RatingRow:
-    """One rater's rating of one dialogue; turn aspects are that rater's per-dialogue means (None: unrated)."""
+    """One rater's rating of one dialogue; turn aspects are that rater's per-dialogue means (None:
+    unrated)."""
 
     item: str
     rater: str
@@ -82,16 +89,23 @@ class SatisfactionReport:
     units: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"n_ratings": self.n_ratings, "n_dialogues": self.n_dialogues, "n_raters": self.n_raters,
-                "distributions": {a: {str(k): v for k, v in sorted(d.items())} for a, d in
-                                  self.distributions.items()},
-                "correlations": {a: dict(v) for a, v in self.correlations.items()},
-                "regression": {a: dict(v) for a, v in self.regression.items()},
-                "agreement": {a: dict(v) for a, v in self.agreement.items()},
-                "overall_by": {a: {str(v): {str(o): n for o, n in sorted(c.items())} for v, c in sorted(d.items())}
-                               for a, d in self.overall_by.items()},
-                "units": {u: {a: dict(v) for a, v in c.items()} for u, c in self.units.items()},
-                "notes": list(self.notes)}
+        return {
+            "n_ratings": self.n_ratings,
+            "n_dialogues": self.n_dialogues,
+            "n_raters": self.n_raters,
+            "distributions": {
+                a: {str(k): v for k, v in sorted(d.items())} for a, d in self.distributions.items()
+            },
+            "correlations": {a: dict(v) for a, v in self.correlations.items()},
+            "regression": {a: dict(v) for a, v in self.regression.items()},
+            "agreement": {a: dict(v) for a, v in self.agreement.items()},
+            "overall_by": {
+                a: {str(v): {str(o): n for o, n in sorted(c.items())} for v, c in sorted(d.items())}
+                for a, d in self.overall_by.items()
+            },
+            "units": {u: {a: dict(v) for a, v in c.items()} for u, c in self.units.items()},
+            "notes": list(self.notes),
+        }
 
 
 def _r4(x: float) -> float | None:
@@ -134,13 +148,17 @@ def correlations(rows: Sequence[RatingRow], aspects: Sequence[str] = ASPECTS) ->
 
     out: dict[str, dict[str, Any]] = {}
     for a in aspects:
-        pairs = [(getattr(r, a), r.overall) for r in rows if getattr(r, a) is not None and r.overall is not None]
+        pairs = [
+            (getattr(r, a), r.overall) for r in rows if getattr(r, a) is not None and r.overall is not None
+        ]
         if len(pairs) < 3:
-            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None, "n": len(pairs)}
+            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None,
+                      "n": len(pairs)}
             continue
         x, y = [p[0] for p in pairs], [p[1] for p in pairs]
         if len(set(x)) < 2 or len(set(y)) < 2:
-            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None, "n": len(pairs)}
+            out[a] = {"spearman": None, "spearman_p": None, "pearson": None, "pearson_p": None,
+                      "n": len(pairs)}
             continue
         rho = stats.spearmanr(x, y)
         r = stats.pearsonr(x, y)
@@ -193,7 +211,9 @@ def _p(p: float) -> float | None:
     return None if p is None or math.isnan(p) else float(f"{float(p):.3g}")
 
 
-def regressions(rows: Sequence[RatingRow], sets: Sequence[str] = REGRESSION_SETS) -> dict[str, dict[str, Any]]:
+def regressions(
+    rows: Sequence[RatingRow], sets: Sequence[str] = REGRESSION_SETS
+) -> dict[str, dict[str, Any]]:
     """OLS of overall impression on each aspect set (with intercept): R², adjusted R², n."""
     import numpy as np
     import statsmodels.api as sm
@@ -201,18 +221,27 @@ def regressions(rows: Sequence[RatingRow], sets: Sequence[str] = REGRESSION_SETS
     out: dict[str, dict[str, Any]] = {}
     for name in sets:
         aspects = [ABBREV[k] for k in name.split("+")]
-        usable = [r for r in rows if r.overall is not None and all(getattr(r, a) is not None for a in aspects)]
+        usable = [
+            r for r in rows if r.overall is not None and all(getattr(r, a) is not None for a in aspects)
+        ]
         if len(usable) <= len(aspects) + 1:
             out[name] = {"aspects": aspects, "r2": None, "adj_r2": None, "n": len(usable)}
             continue
         x = np.array([[float(getattr(r, a)) for a in aspects] for r in usable])
         y = np.array([float(r.overall) for r in usable])  # type: ignore[arg-type]
         fit = sm.OLS(y, sm.add_constant(x, has_constant="add")).fit()
-        out[name] = {"aspects": aspects, "r2": _r4(fit.rsquared), "adj_r2": _r4(fit.rsquared_adj), "n": len(usable)}
+        out[name] = {
+            "aspects": aspects,
+            "r2": _r4(fit.rsquared),
+            "adj_r2": _r4(fit.rsquared_adj),
+            "n": len(usable),
+        }
     return out
 
 
-def _matrix(values: Sequence[tuple[str, str, int]]) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
+def _matrix(
+    values: Sequence[tuple[str, str, int]],
+) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
     raters = sorted({v[1] for v in values})
     items = sorted({v[0] for v in values})
     return raters, items, {(i, r): x for i, r, x in values}
@@ -238,7 +267,9 @@ def agreement(values: Sequence[tuple[str, str, int]], *, lo: int, hi: int, level
     cats = list(range(min(lo, *observed), max(hi, *observed) + 1))  # values outside the scale stay categories
     table = np.array([[vs.count(c) for c in cats] for vs in multi.values() if len(vs) == k])
     if len(table) >= 2 and (table.sum(axis=0) > 0).sum() >= 2:
-        res.update(fleiss_kappa=_r4(fleiss_kappa(table, method="fleiss")), fleiss_items=len(table), fleiss_raters=k)
+        res.update(
+            fleiss_kappa=_r4(fleiss_kappa(table, method="fleiss")), fleiss_items=len(table), fleiss_raters=k
+        )
     try:
         import krippendorff
     except ImportError:
@@ -283,7 +314,11 @@ def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> Satis
     if not any(r.relevance is not None or r.interestingness is not None for r in rows):
         notes.append("no turn ratings by the raters of the rated dialogues: turn aspects left out")
     rater = correlations(rows)
-    units = {"rater": rater, "dialogue": correlations(dialogue_means(rows, turns)), "turn": turn_level(rows, turns)}
+    units = {
+        "rater": rater,
+        "dialogue": correlations(dialogue_means(rows, turns)),
+        "turn": turn_level(rows, turns),
+    }
     return SatisfactionReport(
         n_ratings=len(rows), n_dialogues=len({r.item for r in rows}), n_raters=len({r.rater for r in rows}),
         distributions={a: dict(c) for a, c in dist.items()}, correlations=rater,

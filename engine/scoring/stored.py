@@ -59,7 +59,9 @@ def reference_id(source: str | None) -> tuple[str | None, str | None]:
     return (path or None, did) if sep else (None, source)
 
 
-def score_session(store: Any, session_id: str, reference: CorpusDialogue | None = None) -> DialogueScore | None:
+def score_session(
+    store: Any, session_id: str, reference: CorpusDialogue | None = None
+) -> DialogueScore | None:
     """Inform/Success of one stored session, or None when it has no goal. With the ``reference`` dialogue, a
     booking reference counts only once the corpus had booked (as in replay scoring)."""
     rec = store.session(session_id)
@@ -77,8 +79,8 @@ def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
     ``{"conditions": {"SYSTEM / CONDITION": {inform, success, bleu, combined, n, mode, drop?}}}``; ``drop`` is
     the relative decrease against the same system's ``original`` sessions, when there are some.
 
-    BLEU/Combined are given for a group when every session in it names a reference dialogue found in ``corpus``
-    or in the file its ``source`` points to.
+    BLEU/Combined are given for a group when every session in it names a reference dialogue found in
+    ``corpus`` or in the file its ``source`` points to.
     """
     refs: dict[str, CorpusDialogue] = {d.id: d for d in corpus or ()}
     loaded: set[str] = set()
@@ -112,7 +114,10 @@ def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
         else:
             hyps = refs_t = None
         out[key] = {**aggregate(scores, hyps, refs_t).to_json(), "mode": ",".join(sorted(modes[key]))}
-    for key, row in out.items():  # relative drop against the same system's original condition (positive = worse)
+    for (
+        key,
+        row,
+    ) in out.items():  # relative drop against the same system's original condition (positive = worse)
         base = out.get(key.split(" / ", 1)[0] + " / original")
         if base is not None:
             row["drop"] = {m: None if not base.get(m) or row.get(m) is None else

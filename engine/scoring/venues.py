@@ -1,6 +1,7 @@
 """The venue lookup of the MultiWOZ metrics, with the standard evaluator's (mwzeval's) matching semantics.
 
-The metrics ask "which venues fit this state?" of the databases the way mwzeval's ``MultiWOZVenueDatabase.query``
+The metrics ask "which venues fit this state?" of the databases the way mwzeval's
+``MultiWOZVenueDatabase.query``
 does, not the way the ``multiwoz`` system searches (``engine.mwdb``, which this module leaves alone):
 
 - only restaurant, hotel, attraction and train have venues (other domains give none);
@@ -11,10 +12,10 @@ does, not the way the ``multiwoz`` system searches (``engine.mwdb``, which this 
 - spellings are normalised on both sides: type spellings (``swimming pool``, ``night club``, ``guest house``,
   ``multiple sports`` / the DB's ``mutliple sports``), ``&`` → ``and``, parking/internet ``free`` → ``yes``;
   a food or venue name that no DB value matches is replaced by the nearest DB spelling (rapidfuzz ``ratio``
-  ≥ 85 / 88 over letters and digits: ``portugese``, ``christ college``), which mwzeval does with a hand-written
-  list;
-- ``arriveBy`` keeps trains arriving at or before, ``leaveAt`` trains leaving at or after the time, compared in
-  minutes; a time that is not ``HH:MM`` counts as 00:00 (mwzeval's rule).
+  ≥ 85 / 88 over letters and digits: ``portugese``, ``christ college``), which mwzeval does with a
+  hand-written list;
+- ``arriveBy`` keeps trains arriving at or before, ``leaveAt`` trains leaving at or after the time, compared
+  in minutes; a time that is not ``HH:MM`` counts as 00:00 (mwzeval's rule).
 
 Known differences with mwzeval are listed in README.md (section "Scoring and robustness runs").
 """
@@ -87,8 +88,8 @@ def _near(domain: str, slot: str, v: str, db: MultiwozDB) -> str:
 def partial_ratio(a: str, b: str) -> int:
     """fuzzywuzzy's ``partial_ratio`` (the one mwzeval calls, backed by python-Levenshtein), on rapidfuzz.
 
-    The shorter string is compared with windows of the longer one placed by the Levenshtein matching blocks, not
-    with the best window (rapidfuzz's own ``partial_ratio`` finds the best: ``bridge guest house`` in
+    The shorter string is compared with windows of the longer one placed by the Levenshtein matching blocks,
+    not with the best window (rapidfuzz's own ``partial_ratio`` finds the best: ``bridge guest house`` in
     ``aylesbray lodge guest house`` scores 91 there and 83 here); the result is rounded to an integer.
     """
     from rapidfuzz import fuzz

@@ -145,8 +145,8 @@ def _batches(lengths: list[int], batch_size: int, rng: random.Random) -> list[li
 
 def _tensors(seqs: list[list[int]], pad: int, device: str) -> tuple[Any, Any, Any]:
     """Right-padded ids, attention mask and labels (padding ignored). The width is rounded up to a multiple of
-    64: a few distinct shapes keep the CPU allocator's and oneDNN's caches bounded (with every width different,
-    a run's memory grew by gigabytes)."""
+    64: a few distinct shapes keep the CPU allocator's and oneDNN's caches bounded (with every width
+    different, a run's memory grew by gigabytes)."""
     import torch
 
     width = -(-max(len(s) for s in seqs) // 64) * 64

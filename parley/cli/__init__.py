@@ -106,7 +106,9 @@ def _pass_down(ctx: click.Context, name: str, given: dict[str, Any]) -> dict[str
     return {name: defaults(cmd)} if cmd is not None else {}
 
 
-@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, "-V", "--version", prog_name="parley")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
               help="SQLite database (default: PARLEY_DB or the user data dir).")
@@ -115,7 +117,9 @@ def _pass_down(ctx: click.Context, name: str, given: dict[str, Any]) -> dict[str
 @click.option("--rewrite", "rewrite_specs", multiple=True, metavar="SPEC",
               help="Enable a user-side rewriter from the start (repeatable), e.g. impolite:scenario=2.")
 @click.option("--tester", default=None, help="Tester name (asked once and kept in settings otherwise).")
-@click.option("--goal", default=None, metavar="random|ID", help="Show a goal card: a random one or a MultiWOZ id.")
+@click.option(
+    "--goal", default=None, metavar="random|ID", help="Show a goal card: a random one or a MultiWOZ id."
+)
 @click.option("--seed", type=SEED, default=None, help="Session seed (rewriters, booking references).")
 @click.option("--trust-remote-code", "trust_remote_code", is_flag=True,
               help="Let the Hugging Face checkpoint named by --system run its own Python code "

@@ -28,7 +28,11 @@ def _list_rewriters() -> None:
             click.echo(f"{'':<11}   (unavailable: {e})")
             continue
         for p in getattr(cls, "PARAMS", ()):
-            rng = f" [{p.lo:g}..{p.hi:g}]" if p.lo is not None and p.hi is not None and p.kind != "choice" else ""
+            rng = (
+                f" [{p.lo:g}..{p.hi:g}]"
+                if p.lo is not None and p.hi is not None and p.kind != "choice"
+                else ""
+            )
             ch = f" {{{'|'.join(map(str, p.choices))}}}" if p.choices else ""
             default = "none" if p.default is None else _fmt(p.default)
             click.echo(f"{'':<11}   {p.name}={default}{ch}{rng}: {p.help}")

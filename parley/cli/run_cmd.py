@@ -182,7 +182,8 @@ def run(
     if resume and new_run:
         raise ParleyError("--resume and --new exclude each other")
     if not resume:
-        build_chains(list(conditions) or ["original"])  # every condition checked before the database is touched
+        # every condition checked before the database is touched
+        build_chains(list(conditions) or ["original"])
     store = open_db(db_path)
     try:
         if resume:

@@ -71,7 +71,9 @@ def serve_bundled(host: str, port: int, device: str, threads: int | None, print_
 
     missing = [m for m in ("fastapi", "uvicorn") if importlib.util.find_spec(m) is None]
     if missing and not print_only:
-        raise ParleyError(f"`transformers serve` needs {' and '.join(missing)}: pip install 'parley-tod[serve]'")
+        raise ParleyError(
+            f"`transformers serve` needs {' and '.join(missing)}: pip install 'parley-tod[serve]'"
+        )
     folder = ensure_converted(progress=lambda msg: click.echo(msg, err=True))
     home = serve_folder(folder)
     cmd = serve_command(host, port, device)

@@ -1,4 +1,5 @@
-"""``parley sktod run|score|train``: the SK-TOD pipeline on DSTC11 track 5 files (thin layer over engine.sktod)."""
+"""``parley sktod run|score|train``: the SK-TOD pipeline on DSTC11 track 5 files (thin layer over
+engine.sktod)."""
 
 from __future__ import annotations
 
@@ -66,8 +67,9 @@ def sktod() -> None:
               help="Seq2seq/causal checkpoint for responses (default: VADER-aware templates).")
 @click.option("--cross-encoder", default=None, metavar="PATH", help="Cross-encoder checkpoint for selection.")
 @click.option("--with-entities", is_flag=True, help="Also write the tracked entities of each turn.")
-def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | None, model_dir: str | None,
-        entity_mapping: str | None, generator: str | None, cross_encoder: str | None, with_entities: bool) -> None:
+def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | None,
+        model_dir: str | None, entity_mapping: str | None, generator: str | None, cross_encoder: str | None,
+        with_entities: bool) -> None:
     """Predict KTD, knowledge and responses for every instance of a DSTC11 logs file."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -124,7 +126,8 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
         click.echo(json.dumps(res, indent=2))
         return
     for part in ("detection", "selection", "generation"):
-        click.echo(f"{part:<11}" + "  ".join(f"{k}={_fmt(v)}" for k, v in res[part].items() if k != "meteor_note"))
+        shown = (f"{k}={_fmt(v)}" for k, v in res[part].items() if k != "meteor_note")
+        click.echo(f"{part:<11}" + "  ".join(shown))
     if res["generation"].get("meteor_note") and res["generation"]["meteor"] is None:
         click.echo(f"            meteor: {res['generation']['meteor_note']}")
     if report:
@@ -134,7 +137,8 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 
 @sktod.command()
 @click.option("--logs", "logs_path", required=True, type=click.Path(dir_okay=False), help="DSTC11 logs.json.")
-@click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False), help="DSTC11 labels.json.")
+@click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False),
+              help="DSTC11 labels.json.")
 @click.option("--knowledge", "knowledge_path", required=True, type=click.Path(dir_okay=False),
               help="DSTC11 knowledge.json the labels refer to.")
 @click.option("--out", "out_dir", required=True, type=OutputPath("folder"), help="Model folder to write.")
@@ -146,10 +150,11 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 @click.option("--encoder", default=None, metavar="PATH|HUB_ID",
               help="Sentence encoder (default: bundled all-MiniLM-L6-v2).")
 @click.option("--cross-encoder", default=None, metavar="PATH|HUB_ID",
-              help="Select with this cross-encoder instead of fitting a scorer (only its threshold is tuned).")
+              help="Select with this cross-encoder instead of fitting a scorer "
+              "(only its threshold is tuned).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the dev split and the fit.")
-def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float, hidden: int,
-          encoder: str | None, cross_encoder: str | None, seed: int) -> None:
+def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float,
+          hidden: int, encoder: str | None, cross_encoder: str | None, seed: int) -> None:
     """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder."""
     from parley.engine.sktod.embed import shared_encoder
     from parley.engine.sktod.knowledge import KnowledgeBase
@@ -159,8 +164,8 @@ def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, d
     labels = _load_list(labels_path, "labels")
     kb = KnowledgeBase.load(knowledge_path)
     try:
-        cfg = fit(logs, labels, kb, out_dir, encoder=shared_encoder(encoder), dev_fraction=dev_fraction, seed=seed,
-                  hidden=hidden, cross_encoder=cross_encoder, progress=_status)
+        cfg = fit(logs, labels, kb, out_dir, encoder=shared_encoder(encoder), dev_fraction=dev_fraction,
+                  seed=seed, hidden=hidden, cross_encoder=cross_encoder, progress=_status)
     except ValueError as e:  # e.g. too few knowledge-seeking turns to fit
         raise ParleyError(str(e)) from None
     sel = cfg["selection"]

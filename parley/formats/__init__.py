@@ -1,7 +1,8 @@
 """Readers of the data formats parley consumes, one per format, shared by engine, store and the benchmarks.
 
-A leaf package: it imports nothing of parley but :mod:`parley.errors` (an import contract keeps it so), so store
-may use it without reaching engine. Every failure is a :class:`FormatError` naming the file and the place.
+A leaf package: it imports nothing of parley but :mod:`parley.errors` (an import contract keeps it so), so
+store may use it without reaching engine. Every failure is a :class:`FormatError` naming the file and the
+place.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from parley.errors import ParleyError
 
 
 class FormatError(ParleyError, ValueError):
-    """A file that does not hold the expected format; the message names the file and the line, column or key."""
+    """A file that does not hold the expected format; the message names the file and the line, column or
+    key."""
 
 
-def read_json(path: str | Path, error: type[ParleyError] = FormatError, *, single_in_zip: bool = False) -> Any:
+def read_json(
+    path: str | Path, error: type[ParleyError] = FormatError, *, single_in_zip: bool = False
+) -> Any:
     """The JSON value in a file, or in the ``.json`` file inside a zip (the first one; exactly one when
     ``single_in_zip``), parsed by :mod:`parley.jsonfile` (the one JSON reader); failures raise ``error``."""
     from parley import jsonfile

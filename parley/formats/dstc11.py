@@ -2,8 +2,8 @@
 and ``entity_mapping.json`` (objects). Ids are strings in knowledge.json and integers in labels.json.
 
 ``logs.json``: each instance a list of ``{"speaker": "U"|"S", "text"}`` ending with the user turn to answer.
-``labels.json`` (and predictions in the same format): ``{"target": bool, "knowledge"?: [{"domain", "entity_id",
-"doc_type", "doc_id", "sent_id"?}], "response"?}``; a target entry needs a response.
+``labels.json`` (and predictions in the same format): ``{"target": bool, "knowledge"?: [{"domain",
+"entity_id", "doc_type", "doc_id", "sent_id"?}], "response"?}``; a target entry needs a response.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ def read_logs(path: str | Path, error: type[ParleyError] = FormatError) -> list[
 
 def read_labels(path: str | Path, n: int | None = None, what: str = "labels",
                 error: type[ParleyError] = FormatError) -> list[dict[str, Any]]:
-    """``labels.json`` or predictions in its format, every entry checked; ``n``: the number of log instances."""
+    """``labels.json`` or predictions in its format, every entry checked; ``n``: the number of log
+    instances."""
     data = read_list(path, what, error)
     if n is not None and len(data) != n:
         raise error(f"{path}: {what} has {len(data)} entries but logs.json has {n} instances")

@@ -1,13 +1,14 @@
-"""MultiWOZ-format dialogue files: the ConvLab-3 copy and MultiWOZ 2.x ``data.json``, as JSON or a zip holding one.
+"""MultiWOZ-format dialogue files: the ConvLab-3 copy and MultiWOZ 2.x ``data.json``, as JSON or a zip holding
+one.
 
-``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", "dialog_act", "span_info"}, ...]}}``: even turns are
-the user's, odd turns the system's (a wizard) with the belief state in ``metadata``
-(``{domain: {"book": {"booked": [...], slot: value}, "semi": {slot: value}}}``). Some copies write ``metadata``,
-``dialog_act`` and ``span_info`` as Python literals in strings: :func:`literal` reads both.
+``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", "dialog_act", "span_info"}, ...]}}``: even turns
+are the user's, odd turns the system's (a wizard) with the belief state in ``metadata``
+(``{domain: {"book": {"booked": [...], slot: value}, "semi": {slot: value}}}``). Some copies write
+``metadata``, ``dialog_act`` and ``span_info`` as Python literals in strings: :func:`literal` reads both.
 
-:func:`flatten_state` is the one belief-state flattener: parley's ``{domain: {slot: value}}`` with ``semi`` slots
-by name and booking slots as ``book_<slot>``, values lower-cased and stripped, empty / "not mentioned" / "none"
-dropped, ``leaveAt``/``arriveBy``/``book_time`` written ``HH:MM``.
+:func:`flatten_state` is the one belief-state flattener: parley's ``{domain: {slot: value}}`` with ``semi``
+slots by name and booking slots as ``book_<slot>``, values lower-cased and stripped, empty / "not mentioned" /
+"none" dropped, ``leaveAt``/``arriveBy``/``book_time`` written ``HH:MM``.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def _value(slot: str, raw: Any) -> str | None:
 
 
 def flatten_state(metadata: Any) -> dict[str, dict[str, str]]:
-    """The corpus belief state of one system turn as parley's ``{domain: {slot: value}}`` (module docstring)."""
+    """The corpus belief state of one system turn as parley's ``{domain: {slot: value}}`` (module
+    docstring)."""
     state: dict[str, dict[str, str]] = {}
     if not isinstance(metadata, Mapping):
         return state

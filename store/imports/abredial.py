@@ -1,24 +1,25 @@
 """AB-ReDial CSVs: the dialogue file (one row per rater x dialogue) and, optionally, the turn file.
 
 Dialogue file: ``ConvId, utterance0..21, understanding, task-completion, interest-arousal, efficiency,
-dialogue-overall, justification-text``. Turn file: ``ConvId`` and, for K = 1..3, four utterances (two of context,
-the rated system utterance ``utterance{4K-2}``, the user's reply) with ``relevanceK, interestingnessK, overallK``.
-Utterance cells read ``SYSTEM<tab>text`` or ``USER<tab>text`` (a few use spaces).
+dialogue-overall, justification-text``. Turn file: ``ConvId`` and, for K = 1..3, four utterances (two of
+context, the rated system utterance ``utterance{4K-2}``, the user's reply) with ``relevanceK,
+interestingnessK, overallK``. Utterance cells read ``SYSTEM<tab>text`` or ``USER<tab>text`` (a few use
+spaces).
 
 The data names no raters: a row's rater is its position among the rows of the same dialogue (``abredial-1``,
 ``abredial-2``, ...), in each file. A ConvId shared by two different dialogues gives two sessions (the id
 includes the text). Ratings are checked against the study's scales (relevance, interestingness, understanding,
 task completion, interest arousal 1-3; efficiency 0-1; overall 1-5). A value outside its scale is not imported
-and is counted in the report: a turn rating keeps its other, valid aspect; a dialogue rating needs all five, so
-it is skipped whole. Values are never clamped. ``overallK`` (turn-level satisfaction) has no place in parley's
-turn ratings and is counted as not imported.
+and is counted in the report: a turn rating keeps its other, valid aspect; a dialogue rating needs all five,
+so it is skipped whole. Values are never clamped. ``overallK`` (turn-level satisfaction) has no place in
+parley's turn ratings and is counted as not imported.
 
-Relevance coding. The study's relevance options are No / Somewhat / Yes plus Not applicable, but the public turn
-file codes relevance 0-4. Cross-tabulated with the turn-level overall rating, 4 is the clearly positive answer,
-which fits 1 = not applicable, 2/3/4 = No/Somewhat/Yes (0 is unexplained). ``relevance_coding``: ``paper`` takes
-values as 1-3 (4 and 0 are out of range); ``shifted`` maps 2/3/4 → 1/2/3 and 1 → not applicable (NULL), and 0
-stays out of range; ``auto`` (default) uses ``shifted`` when the file holds a relevance of 4 — impossible on the
-paper's scale — and says so in the report.
+Relevance coding. The study's relevance options are No / Somewhat / Yes plus Not applicable, but the public
+turn file codes relevance 0-4. Cross-tabulated with the turn-level overall rating, 4 is the clearly positive
+answer, which fits 1 = not applicable, 2/3/4 = No/Somewhat/Yes (0 is unexplained). ``relevance_coding``:
+``paper`` takes values as 1-3 (4 and 0 are out of range); ``shifted`` maps 2/3/4 → 1/2/3 and 1 → not
+applicable (NULL), and 0 stays out of range; ``auto`` (default) uses ``shifted`` when the file holds a
+relevance of 4 — impossible on the paper's scale — and says so in the report.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ FORMAT = "abredial"
 _COLUMNS = {"understanding": "understanding", "task_completion": "task-completion",
             "interest_arousal": "interest-arousal", "efficiency": "efficiency", "overall": "dialogue-overall",
             "relevance": "relevance", "interestingness": "interestingness"}
-DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in DIALOGUE_ASPECTS}
+DIALOGUE_SCALES: dict[str, tuple[str, int, int]] = {
+    a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in DIALOGUE_ASPECTS
+}
 TURN_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a.hi) for a in TURN_ASPECTS}
 _UTTERANCE = re.compile(r"^(SYSTEM|USER)(?:[\s\u2003]+|$)(.*)$", re.S)
 
@@ -86,8 +89,10 @@ def _utterances(row: dict[str, str], cols: list[str], path: Path, line: int) -> 
             continue
         m = _UTTERANCE.match(cell)
         if not m:
-            raise ImportFileError(f"{path}: line {line}, column {c}: an utterance must start with SYSTEM or USER "
-                                  f"(got {cell[:20]!r})")
+            raise ImportFileError(
+                f"{path}: line {line}, column {c}: an utterance must start with SYSTEM or USER "
+                f"(got {cell[:20]!r})"
+            )
         out.append(("system" if m.group(1) == "SYSTEM" else "user", m.group(2).strip()))
     return out
 
@@ -134,14 +139,18 @@ def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
     if "ConvId" not in header:
         raise ImportFileError(f"{path}: line 1: missing column 'ConvId'")
     if "understanding" not in header and "relevance1" in header:
-        raise ImportFileError(f"{path}: this is the AB-ReDial turn file; pass the dialogue file as FILE and this "
-                              f"one with --turn-file")
+        raise ImportFileError(
+            f"{path}: this is the AB-ReDial turn file; pass the dialogue file as FILE and this "
+            f"one with --turn-file"
+        )
     for col in [c for c, _, _ in DIALOGUE_SCALES.values()] + ["justification-text"]:
         if col not in header:
             raise ImportFileError(f"{path}: line 1: missing column {col!r}")
     ucols = _utterance_columns(header, path)
     if relevance_coding not in RELEVANCE_CODINGS:
-        raise ImportFileError(f"unknown relevance coding {relevance_coding!r} ({', '.join(RELEVANCE_CODINGS)})")
+        raise ImportFileError(
+            f"unknown relevance coding {relevance_coding!r} ({', '.join(RELEVANCE_CODINGS)})"
+        )
 
     # sessions: one per (ConvId, text); each row is one rater's dialogue rating
     sessions: dict[tuple[str, str], dict[str, Any]] = {}
@@ -230,7 +239,8 @@ def _recode_relevance(v: int | None) -> int | None:
 def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tuple[str, str]]],
                     sessions: dict[tuple[str, str], dict[str, Any]], coding: str = "auto",
                     ) -> dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, int | None]]]]]]:
-    """Turn-file rows matched to sessions: ``{session key: [(line, [(turn position, values), ...]), ...]}``."""
+    """Turn-file rows matched to sessions: ``{session key: [(line, [(turn position, values), ...]),
+    ...]}``."""
     header, rows = read_rows(path)
     if "ConvId" not in header:
         raise ImportFileError(f"{path}: line 1: missing column 'ConvId'")

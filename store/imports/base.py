@@ -1,4 +1,5 @@
-"""What every importer shares: the parsed dialogue, stable ids, one-line errors and the one-transaction writer."""
+"""What every importer shares: the parsed dialogue, stable ids, one-line errors and the one-transaction
+writer."""
 
 from __future__ import annotations
 
@@ -132,8 +133,11 @@ def turn_records(session_id: str, turns: Sequence[tuple[str, str, dict[str, Any]
     return tuple(out)
 
 
-def write_dialogues(store: Store, dialogues: Iterable[ImportedDialogue], report: ImportReport) -> ImportReport:
-    """Store every dialogue in one transaction: all or nothing. Rows already present are counted, not doubled."""
+def write_dialogues(
+    store: Store, dialogues: Iterable[ImportedDialogue], report: ImportReport
+) -> ImportReport:
+    """Store every dialogue in one transaction: all or nothing. Rows already present are counted, not
+    doubled."""
     try:
         with store.write() as conn:
             cols = {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in

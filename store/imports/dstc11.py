@@ -1,10 +1,12 @@
-"""DSTC11 track 5 logs (``logs.json``), optional ``labels.json`` and optional predictions in the labels format.
+"""DSTC11 track 5 logs (``logs.json``), optional ``labels.json`` and optional predictions in the labels
+format.
 
 Each log instance (a list of ``{"speaker": "U"|"S", "text"}`` ending with the user turn to answer) becomes a
-session. The answer becomes the last system turn: the prediction's ``response`` when ``pred`` is given (the system
-under rating), else the gold ``response`` from ``labels``; an instance without one (not knowledge-seeking) ends
-with the user turn and only its earlier system turns can be rated. The final system turn keeps ``target`` and the
-selected ``knowledge`` (and the gold reference when a prediction is shown) under ``internals``.
+session. The answer becomes the last system turn: the prediction's ``response`` when ``pred`` is given (the
+system under rating), else the gold ``response`` from ``labels``; an instance without one (not
+knowledge-seeking) ends with the user turn and only its earlier system turns can be rated. The final system
+turn keeps ``target`` and the selected ``knowledge`` (and the gold reference when a prediction is shown) under
+``internals``.
 """
 
 from __future__ import annotations
@@ -46,7 +48,9 @@ def read(path: Path, report: ImportReport, *, labels: Path | None = None, pred: 
     gold = read_labels(labels, len(logs), "labels", ImportFileError) if labels else None
     guess = read_labels(pred, len(logs), "predictions", ImportFileError) if pred else None
     if targets_only and gold is None and guess is None:
-        raise ImportFileError(f"{path}: --targets-only needs --labels or --pred (the logs alone carry no target)")
+        raise ImportFileError(
+            f"{path}: --targets-only needs --labels or --pred (the logs alone carry no target)"
+        )
     system_name = f"dstc11-pred:{pred.stem}" if pred else "dstc11-gold" if labels else "dstc11-logs"
     config = {"answer": "pred" if pred else "labels" if labels else None}
     base = datetime.now(UTC)
@@ -59,7 +63,9 @@ def read(path: Path, report: ImportReport, *, labels: Path | None = None, pred: 
         shown = p if p is not None else g
         if targets_only and not ((g or {}).get("target") or (p or {}).get("target")):
             continue
-        turns: list[tuple[str, str, dict[str, Any]]] = [(_SPEAKERS[t["speaker"]], t["text"], {}) for t in inst]
+        turns: list[tuple[str, str, dict[str, Any]]] = [
+            (_SPEAKERS[t["speaker"]], t["text"], {}) for t in inst
+        ]
         if shown is not None and shown["target"]:
             info: dict[str, Any] = {"target": True, "knowledge": shown.get("knowledge", []),
                                     "answer_from": "pred" if p is not None else "labels"}

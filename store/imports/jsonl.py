@@ -1,9 +1,10 @@
 """parley's own JSONL export (``parley export --format jsonl``, see store.export): one session per line.
 
-Sessions keep their ids, modes and timestamps, so exporting a database and importing it elsewhere reproduces it,
-and ratings made on the copy merge back into the original (``parley merge``). Every line is validated against
-the export schema (:class:`parley.store.schema.ExportLine`, strict types): a wrong type or a missing key is an
-error naming the line and the key; keys this parley does not know (a newer export) are ignored with a warning.
+Sessions keep their ids, modes and timestamps, so exporting a database and importing it elsewhere reproduces
+it, and ratings made on the copy merge back into the original (``parley merge``). Every line is validated
+against the export schema (:class:`parley.store.schema.ExportLine`, strict types): a wrong type or a missing
+key is an error naming the line and the key; keys this parley does not know (a newer export) are ignored with
+a warning.
 """
 
 from __future__ import annotations

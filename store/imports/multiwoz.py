@@ -1,10 +1,10 @@
 """MultiWOZ-format dialogues (the ConvLab-3 copy, MultiWOZ 2.x ``data.json``), as JSON or a zip holding one.
 
-``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", "dialog_act", "span_info"}, ...]}}``: even turns are
-the user's, odd turns the system's (a wizard) with the belief state in ``metadata``. In the ConvLab-3 copy
-``metadata``/``dialog_act``/``span_info`` are Python literals in strings; in MultiWOZ 2.x they are JSON objects:
-both are read. System turns store the belief state flattened to parley's slot names (``semi`` slots by name,
-booking slots as ``book_<slot>``) under ``state`` and the corpus fields under ``internals``.
+``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", "dialog_act", "span_info"}, ...]}}``: even turns
+are the user's, odd turns the system's (a wizard) with the belief state in ``metadata``. In the ConvLab-3 copy
+``metadata``/``dialog_act``/``span_info`` are Python literals in strings; in MultiWOZ 2.x they are JSON
+objects: both are read. System turns store the belief state flattened to parley's slot names (``semi`` slots
+by name, booking slots as ``book_<slot>``) under ``state`` and the corpus fields under ``internals``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ __all__ = ["flatten_state", "load_json", "read"]
 
 
 def load_json(path: Path) -> Any:
-    """Read a JSON file, or the single JSON file inside a zip (``parley.formats``); errors as ImportFileError."""
+    """Read a JSON file, or the single JSON file inside a zip (``parley.formats``); errors as
+    ImportFileError."""
     return read_json(path, ImportFileError, single_in_zip=True)
 
 
@@ -45,7 +46,9 @@ def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Itera
     """Parse every dialogue (validating all of it) and yield it as records."""
     data = load_json(path)
     if not isinstance(data, dict):
-        raise ImportFileError(f"{path}: expected an object of dialogues keyed by id, got a {type(data).__name__}")
+        raise ImportFileError(
+            f"{path}: expected an object of dialogues keyed by id, got a {type(data).__name__}"
+        )
     base = datetime.now(UTC)
     parsed = []
     for n, (did, dlg) in enumerate(data.items()):

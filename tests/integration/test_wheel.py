@@ -1,5 +1,6 @@
 """The wheel installs one top-level package, ``parley``: no generic ``engine``/``store``/``assets`` in
-site-packages (issue: one namespace). Built from this checkout, installed without dependencies into a clean venv."""
+site-packages (issue: one namespace). Built from this checkout, installed without dependencies into a clean
+venv."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 def test_wheel_installs_only_parley(tmp_path: Path) -> None:
-    wheels, src = tmp_path / "wheels", tmp_path / "src"  # built from a copy: setuptools writes build/ in the tree
+    # built from a copy: setuptools writes build/ in the tree
+    wheels, src = tmp_path / "wheels", tmp_path / "src"
     shutil.copytree(REPO, src, symlinks=True, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "bench", "tests"))
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
@@ -38,7 +40,9 @@ def test_wheel_installs_only_parley(tmp_path: Path) -> None:
              "print(parley.engine.__file__)\n"
              "from importlib.resources import files\n"
              "print(files('parley.assets').joinpath('multiwoz/db/restaurant_db.json').is_file())\n")
-    out = subprocess.run([str(py), "-I", "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    out = subprocess.run(
+        [str(py), "-I", "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     found, where, asset = out.stdout.strip().splitlines()
     assert found == "[]"

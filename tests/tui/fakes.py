@@ -17,7 +17,8 @@ REPLIES = (
 
 
 class FakeSystem(DialogueSystem):
-    """Answers from REPLIES in turn, with a belief state that grows, fixed acts and (turn 4) SK-TOD knowledge."""
+    """Answers from REPLIES in turn, with a belief state that grows, fixed acts and (turn 4) SK-TOD
+    knowledge."""
 
     name = "tui-fake"
 
@@ -41,7 +42,11 @@ class FakeSystem(DialogueSystem):
             internals["knowledge"] = {
                 "entities": [{"name": "ask restaurant", "domain": "restaurant"}],
                 "snippets": [
-                    {"text": "Lovely warm atmosphere on a rainy evening.", "score": 0.81, "sentiment": "positive"},
+                    {
+                        "text": "Lovely warm atmosphere on a rainy evening.",
+                        "score": 0.81,
+                        "sentiment": "positive",
+                    },
                     {"text": "Far too loud when it is busy.", "score": 0.64, "sentiment": "negative"},
                 ],
             }

@@ -21,8 +21,12 @@ async def test_conversion_progress_is_a_bar_that_goes_away(tmp_path: Path) -> No
         await settle(pilot)
         screen = app.screen
         assert not screen.query("#job-bar")
-        screen.post_message(M.Status("llm: converting model.gguf to safetensors (once): de-quantising the weights:"
-                                     " 42% (about 80 s left)"))
+        screen.post_message(
+            M.Status(
+                "llm: converting model.gguf to safetensors (once): de-quantising the weights:"
+                " 42% (about 80 s left)"
+            )
+        )
         await pilot.pause()
         bar = screen.query_one("#job-bar", ProgressBar)
         assert bar.progress == 42

@@ -1,9 +1,9 @@
 """Snapshot tests (pytest-textual-snapshot): chat, internals, rating modal, help, rewriter panel, model
 picker, tester prompt, quit dialog, trust confirmation, "new turns below".
 
-Deterministic: fixed terminal size, fixed seed, the fake system (fixed replies and latency), uuid4 stubbed so the
-session id is stable, a relative database path, cursor blink off. Update with ``--snapshot-update`` and look at
-the SVGs in __snapshots__/ before committing them.
+Deterministic: fixed terminal size, fixed seed, the fake system (fixed replies and latency), uuid4 stubbed so
+the session id is stable, a relative database path, cursor blink off. Update with ``--snapshot-update`` and
+look at the SVGs in __snapshots__/ before committing them.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ from click.testing import CliRunner, Result
 from parley.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-# Root keeps its uid (so a private /root holding the interpreter stays reachable) but loses the two capabilities
-# that let it ignore file modes.
+# Root keeps its uid (so a private /root holding the interpreter stays reachable) but loses the two
+# capabilities that let it ignore file modes.
 DROP_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
             "--bounding-set=-dac_override,-dac_read_search", "--"]
 

@@ -7,15 +7,17 @@ from parley.store.records import DialogueRating, SessionRecord, TurnRating, Turn
 
 
 def fill_fixed(store: Store) -> None:
-    s1 = SessionRecord(id="00000000-0000-4000-8000-000000000001", started_at="2026-01-01T10:00:00.000000+00:00",
+    s1 = SessionRecord(id="00000000-0000-4000-8000-000000000001",
+                       started_at="2026-01-01T10:00:00.000000+00:00",
                        ended_at="2026-01-01T10:05:00.000000+00:00", tester="ada", mode="live",
-                       system_name="multiwoz", system_config={"seed": 7}, condition={"name": "original",
-                                                                                      "rewriters": []},
+                       system_name="multiwoz", system_config={"seed": 7},
+                       condition={"name": "original", "rewriters": []},
                        goal={"restaurant": {"info": {"area": "north"}}}, seed=7, app_version="0.1.0")
-    s2 = SessionRecord(id="00000000-0000-4000-8000-000000000002", started_at="2026-01-01T11:00:00.000000+00:00",
+    s2 = SessionRecord(id="00000000-0000-4000-8000-000000000002",
+                       started_at="2026-01-01T11:00:00.000000+00:00",
                        tester="bo", mode="batch", system_name="echo",
-                       condition={"name": "asr-sim", "rewriters": [{"name": "asr-sim", "params": {}}]}, seed=3,
-                       app_version="0.1.0")
+                       condition={"name": "asr-sim", "rewriters": [{"name": "asr-sim", "params": {}}]},
+                       seed=3, app_version="0.1.0")
     for s in (s1, s2):
         store.add_session(s)
     turns = [
@@ -31,7 +33,8 @@ def fill_fixed(store: Store) -> None:
                    rewrite_steps=[{"name": "asr-sim", "params": {}, "before": "book it, now",
                                    "after": "book it now"}],
                    id="20000000-0000-4000-8000-000000000001", created_at="2026-01-01T11:00:01.000000+00:00"),
-        TurnRecord(session_id=s2.id, index=1, role="system", text="", status="failed", error="TimeoutError: 5 s",
+        TurnRecord(session_id=s2.id, index=1, role="system", text="", status="failed",
+                   error="TimeoutError: 5 s",
                    id="20000000-0000-4000-8000-000000000002", created_at="2026-01-01T11:00:02.000000+00:00"),
     ]
     for t in turns:

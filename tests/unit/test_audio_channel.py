@@ -20,8 +20,14 @@ def test_registered_and_built_from_a_spec() -> None:
     assert "asr-real" in REWRITERS
     rw = build_rewriter("asr-real:tts=espeak,model=base,snr=20,speed=1.2")
     assert isinstance(rw, RealASRChannel)
-    assert dict(rw.params) == {"tts": "espeak", "model": "base", "snr": 20.0, "speed": 1.2, "keep_audio": False,
-                               "fast": True}
+    assert dict(rw.params) == {
+        "tts": "espeak",
+        "model": "base",
+        "snr": 20.0,
+        "speed": 1.2,
+        "keep_audio": False,
+        "fast": True,
+    }
     assert [p.name for p in RealASRChannel.PARAMS] == ["tts", "model", "snr", "speed", "keep_audio", "fast"]
     assert build_rewriter("asr-real:snr=none").params["snr"] is None
     assert rw._asr is None and rw._tts is None  # nothing loads until the first rewrite
@@ -45,7 +51,9 @@ def test_noise_hits_the_requested_snr() -> None:
     t = np.arange(16000) / 16000
     clean = (0.5 * np.sin(2 * np.pi * 200 * t)).astype(np.float32)
     noisy = add_noise(clean, 10.0, np.random.default_rng(1))
-    snr = 10 * np.log10(np.mean(clean.astype(np.float64) ** 2) / np.mean((noisy - clean).astype(np.float64) ** 2))
+    snr = 10 * np.log10(
+        np.mean(clean.astype(np.float64) ** 2) / np.mean((noisy - clean).astype(np.float64) ** 2)
+    )
     assert snr == pytest.approx(10.0, abs=0.3)
     assert np.array_equal(noisy, add_noise(clean, 10.0, np.random.default_rng(1)))
 

@@ -101,7 +101,9 @@ class _FakeTTS:
         return np.full(800, 0.1, dtype=np.float32), 16000
 
 
-def test_speak_never_raises_without_device(no_portaudio: None, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_speak_never_raises_without_device(
+    no_portaudio: None, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
     monkeypatch.setattr(tts, "get_tts", lambda backend="piper", progress=None, **kw: _FakeTTS())
     out = tmp_path / "reply.wav"
     assert tts.speak("hello", out_path=str(out)) == str(out)

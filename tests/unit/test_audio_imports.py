@@ -12,10 +12,13 @@ HEAVY = ("faster_whisper", "ctranslate2", "piper", "onnxruntime", "sounddevice",
 
 
 def test_audio_imports_are_light() -> None:
-    code = ("import sys\n"
-            "import audio, audio.devices, audio.capture, audio.asr, audio.tts, audio.channel, audio.models, audio.voices\n"
-            "import audio.wer, parley.cli.audio_cmd\n"
-            f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n")
+    code = (
+        "import sys\n"
+        "import audio, audio.devices, audio.capture, audio.asr, audio.tts, audio.channel, audio.models, "
+        "audio.voices\n"
+        "import audio.wer, parley.cli.audio_cmd\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.strip() == ""

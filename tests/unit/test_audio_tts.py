@@ -36,7 +36,9 @@ def no_coqui(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @needs_espeak
-def test_piper_falls_back_to_espeak_with_a_logged_reason(broken_piper: None, caplog: pytest.LogCaptureFixture):
+def test_piper_falls_back_to_espeak_with_a_logged_reason(
+    broken_piper: None, caplog: pytest.LogCaptureFixture
+):
     with caplog.at_level("WARNING", logger="parley.audio.tts"):
         engine = tts.get_tts("piper")
     assert engine.name == "espeak"

@@ -1,4 +1,5 @@
-"""`parley sessions` / `parley export`: golden exports, empty databases, bad files (exit 2, file untouched)."""
+"""`parley sessions` / `parley export`: golden exports, empty databases, bad files (exit 2, file
+untouched)."""
 
 from __future__ import annotations
 
@@ -71,8 +72,12 @@ def test_export_empty_database_gives_valid_empty_output(tmp_path):
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from parley.cli import main; main()", *args], capture_output=True,
-                          text=True, cwd=Path(__file__).resolve().parents[2])
+    return subprocess.run(
+        [sys.executable, "-c", "from parley.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
 
 
 @pytest.mark.parametrize("command", [["sessions"], ["export", "--format", "jsonl", "--out", "x.jsonl"]])

@@ -1,4 +1,5 @@
-"""engine/, audio/, store/ and the command line never import textual or tui: checked in a fresh interpreter and by import-linter."""
+"""engine/, audio/, store/ and the command line never import textual or tui: checked in a fresh interpreter
+and by import-linter."""
 
 from __future__ import annotations
 
@@ -46,10 +47,12 @@ def test_import_linter_contracts():
 
 def test_cli_import_is_light():
     """`parley --help` must not import the heavy stack."""
-    code = ("import sys\nfrom click.testing import CliRunner\nfrom parley.cli import main\n"
-            "r = CliRunner().invoke(main, ['--help'])\nassert r.exit_code == 0, r.output\n"
-            "heavy = [m for m in ('torch', 'transformers', 'textual', 'faster_whisper', 'sentence_transformers', "
-            "'scipy', 'sounddevice', 'piper') if m in sys.modules]\nprint(','.join(heavy))\n")
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom parley.cli import main\n"
+        "r = CliRunner().invoke(main, ['--help'])\nassert r.exit_code == 0, r.output\n"
+        "heavy = [m for m in ('torch', 'transformers', 'textual', 'faster_whisper', 'sentence_transformers', "
+        "'scipy', 'sounddevice', 'piper') if m in sys.modules]\nprint(','.join(heavy))\n"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.strip() == "", f"--help imported: {p.stdout.strip()}"
@@ -61,10 +64,18 @@ def test_headless_commands_leave_textual_out(argv: list[str], tmp_path: Path) ->
     from parley.store import open_store
 
     open_store(tmp_path / "p.db").close()
-    code = ("import sys\nfrom parley.cli import main\n"
-            "try:\n    main(sys.argv[1:], standalone_mode=False)\nexcept SystemExit:\n    pass\n"
-            "print('LOADED:' + ','.join(k for k in sys.modules if k == 'textual' or k.startswith('parley.tui')))\n")
-    p = subprocess.run([sys.executable, "-c", code, "--db", str(tmp_path / "p.db"), *argv], capture_output=True,
-                       text=True, cwd=tmp_path, timeout=120)
+    code = (
+        "import sys\nfrom parley.cli import main\n"
+        "try:\n    main(sys.argv[1:], standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+        "print('LOADED:' + ','.join(k for k in sys.modules "
+        "if k == 'textual' or k.startswith('parley.tui')))\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, "--db", str(tmp_path / "p.db"), *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.strip().splitlines()[-1] == "LOADED:", p.stdout[-2000:]

@@ -1,4 +1,5 @@
-"""AB-ReDial importer on small CSVs in the real column layout, with out-of-range values as in the real data."""
+"""AB-ReDial importer on small CSVs in the real column layout, with out-of-range values as in the real
+data."""
 
 from __future__ import annotations
 
@@ -123,7 +124,8 @@ def test_cli_reports_out_of_range_counts(tmp_path, files):
     (lambda rows: rows[1].__setitem__("dialogue-overall", "2.5"), "line 3, column dialogue-overall"),
 ])
 def test_malformed_dialogue_file(tmp_path, mutate, needle):
-    rows = [drow("A", OTHER, ["3", "3", "3", "1", "5"], ""), drow("B", DIALOGUE, ["3", "3", "3", "1", "5"], "")]
+    rows = [drow("A", OTHER, ["3", "3", "3", "1", "5"], ""),
+            drow("B", DIALOGUE, ["3", "3", "3", "1", "5"], "")]
     mutate(rows)
     d = write(tmp_path / "d.csv", DLG_COLS, rows)
     store = open_store(tmp_path / "p.db")
@@ -139,7 +141,9 @@ def test_missing_column_and_turn_file_as_main_file(tmp_path, files):
     with pytest.raises(ImportFileError, match="turn file"):
         import_file(store, t, "abredial")
     cols = [c for c in DLG_COLS if c != "efficiency"]
-    bad = write(tmp_path / "x.csv", cols, [{c: v for c, v in drow("A", OTHER, "33315", "").items() if c in cols}])
+    bad = write(
+        tmp_path / "x.csv", cols, [{c: v for c, v in drow("A", OTHER, "33315", "").items() if c in cols}]
+    )
     with pytest.raises(ImportFileError, match="line 1: missing column 'efficiency'"):
         import_file(store, bad, "abredial")
 

@@ -43,16 +43,24 @@ def test_conflicting_rating_is_refused(tmp_path):
     assert "line 1" in str(e.value) and "overall" in str(e.value)
 
 
-@pytest.mark.parametrize("line2,needle", [
-    ("{not json", "line 2, column"),
-    ('{"turns": []}', "line 2: missing key 'session'"),
-    ('{"session": {"id": "s9", "started_at": "2026"}, "turns": [{"session_id": "s9", "index": 0}]}',
-     "line 2, key turns[0].role: is missing"),
-    ('{"session": {"id": "s9", "started_at": "2026", "mode": "weird"}}', "line 2"),
-    ('{"session": {"id": "s9", "started_at": "2026"}, "dialogue_ratings": [{"session_id": "s9", "rater": "a", '
-     '"understanding": 9, "task_completion": 1, "interest_arousal": 1, "efficiency": 1, "overall": 1}]}',
-     "outside its scale"),
-])
+@pytest.mark.parametrize(
+    "line2,needle",
+    [
+        ("{not json", "line 2, column"),
+        ('{"turns": []}', "line 2: missing key 'session'"),
+        (
+            '{"session": {"id": "s9", "started_at": "2026"}, "turns": [{"session_id": "s9", "index": 0}]}',
+            "line 2, key turns[0].role: is missing",
+        ),
+        ('{"session": {"id": "s9", "started_at": "2026", "mode": "weird"}}', "line 2"),
+        (
+            '{"session": {"id": "s9", "started_at": "2026"}, '
+            '"dialogue_ratings": [{"session_id": "s9", "rater": "a", "understanding": 9, '
+            '"task_completion": 1, "interest_arousal": 1, "efficiency": 1, "overall": 1}]}',
+            "outside its scale",
+        ),
+    ],
+)
 def test_malformed_line_imports_nothing(tmp_path, line2, needle):
     good = {"session": {"id": "s1", "started_at": "2026-01-01T00:00:00+00:00", "mode": "live"},
             "turns": [{"session_id": "s1", "index": 0, "role": "user", "text": "hi", "id": "t1"}]}

@@ -1,4 +1,5 @@
-"""MultiWOZ importer: a small ConvLab-3-style file the test writes (string literals) and a MultiWOZ 2.x one."""
+"""MultiWOZ importer: a small ConvLab-3-style file the test writes (string literals) and a MultiWOZ 2.x
+one."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Merging raters' databases: no duplicates, both raters' ratings kept, conflicts refused with nothing written."""
+"""Merging raters' databases: no duplicates, both raters' ratings kept, conflicts refused with nothing
+written."""
 
 from __future__ import annotations
 

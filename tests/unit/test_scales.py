@@ -12,10 +12,15 @@ from parley.store.annotation import DIALOGUE_SCALES, TURN_SCALES
 from parley.store.imports import abredial
 
 #: the CHECK clauses of migration m001, byte for byte, as databases written by every parley version hold them
-FROZEN = {"relevance": "relevance BETWEEN 1 AND 3", "interestingness": "interestingness BETWEEN 1 AND 3",
-          "understanding": "understanding BETWEEN 1 AND 3", "task_completion": "task_completion BETWEEN 1 AND 3",
-          "interest_arousal": "interest_arousal BETWEEN 1 AND 3", "efficiency": "efficiency IN (0, 1)",
-          "overall": "overall BETWEEN 1 AND 5"}
+FROZEN = {
+    "relevance": "relevance BETWEEN 1 AND 3",
+    "interestingness": "interestingness BETWEEN 1 AND 3",
+    "understanding": "understanding BETWEEN 1 AND 3",
+    "task_completion": "task_completion BETWEEN 1 AND 3",
+    "interest_arousal": "interest_arousal BETWEEN 1 AND 3",
+    "efficiency": "efficiency IN (0, 1)",
+    "overall": "overall BETWEEN 1 AND 5",
+}
 
 
 def test_check_constraints_are_generated_unchanged(tmp_path: Path) -> None:

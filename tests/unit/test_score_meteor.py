@@ -1,4 +1,5 @@
-"""METEOR against numbers produced by the real Meteor 1.5 jar (golden file written by hand from its output)."""
+"""METEOR against numbers produced by the real Meteor 1.5 jar (golden file written by hand from its
+output)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ def test_golden_file_is_a_few_dozen_pairs() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAS_JAR, reason="java or pycocoevalcap's meteor-1.5.jar is not installed (./setup.sh)")
+@pytest.mark.skipif(
+    not HAS_JAR, reason="java or pycocoevalcap's meteor-1.5.jar is not installed (./setup.sh)"
+)
 def test_the_jar_backend_reproduces_meteor_15() -> None:
     res = m.meteor(HYPS, REFS)
     assert res.backend == m.JAR_BACKEND

@@ -1,7 +1,8 @@
 """MultiWOZ Inform/Success/BLEU on hand-built dialogues whose verdicts are worked out by hand below.
 
-Facts used (bundled MultiWOZ DB, MIT): the cheap chinese restaurants in the centre are charlie chan, rice house and
-golden house; there are 17 chinese restaurants in all; TR9842 runs cambridge → ely on friday at 21:50.
+Facts used (bundled MultiWOZ DB, MIT): the cheap chinese restaurants in the centre are charlie chan, rice
+house and golden house; there are 17 chinese restaurants in all; TR9842 runs cambridge → ely on friday at
+21:50.
 """
 
 from __future__ import annotations
@@ -141,7 +142,8 @@ def test_bleu_equals_sacrebleu() -> None:
 
     hyps = ["the train leaves at 10:00 .", "i booked a table for two", "goodbye"]
     refs = ["the train departs at 10:00 .", "i have booked a table for 2 people", "goodbye !"]
-    assert corpus_bleu(hyps, refs, normalise=False) == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score)
+    expected = sacrebleu.corpus_bleu(hyps, [refs]).score
+    assert corpus_bleu(hyps, refs, normalise=False) == pytest.approx(expected)
     raw = ["Kettle's Yard is free.", "Don't worry!"]
     ref = ["kettle 's yard is free .", "do n't worry !"]
     assert bleu_normalise(raw[0]) == ref[0] and bleu_normalise(raw[1]) == ref[1]

@@ -32,7 +32,9 @@ def test_mwzeval_file_verdicts_are_mwzevals(files: tuple[Path, Path]) -> None:
     from parley.cli import main
 
     corpus, preds = files
-    res = CliRunner().invoke(main, ["score", "--mwzeval-file", str(preds), "--dialogues", str(corpus), "--json"])
+    res = CliRunner().invoke(
+        main, ["score", "--mwzeval-file", str(preds), "--dialogues", str(corpus), "--json"]
+    )
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     for did, case in CASES["cases"].items():
@@ -90,13 +92,17 @@ def test_venue_lookup_spellings() -> None:
     from parley.engine.mwdb import load_db
 
     db = load_db()
-    assert query("attraction", {"type": "multiple sports"}, db) == query("attraction", {"type": "mutliple sports"},
-                                                                          db) != []
+    assert (
+        query("attraction", {"type": "multiple sports"}, db)
+        == query("attraction", {"type": "mutliple sports"}, db)
+        != []
+    )
     assert query("restaurant", {"food": "portugese"}, db) == ["nandos", "nandos city centre"]
     assert query("attraction", {"name": "christ college"}, db) == ["christ's college"]
     assert "ask restaurant" in query("restaurant", {"name": "ask"}, db)
-    assert query("restaurant", {"food": "dontcare", "area": "centre"}, db) == query("restaurant", {"area": "centre"},
-                                                                                   db)
+    assert query("restaurant", {"food": "dontcare", "area": "centre"}, db) == query(
+        "restaurant", {"area": "centre"}, db
+    )
     late = query("train", {"departure": "cambridge", "day": "friday", "leaveAt": "23:00"}, db)
     later = {r["trainID"] for r in db.rows("train") if r["departure"] == "cambridge" and r["day"] == "friday"
              and r["leaveAt"] >= "23:00"}
@@ -105,12 +111,15 @@ def test_venue_lookup_spellings() -> None:
 
 
 def test_active_domain_multi_domain_fallback() -> None:
-    both = {"restaurant": {"food": "chinese", "area": "centre"}, "hotel": {"area": "north", "type": "guesthouse",
-                                                                         "name": "acorn guest house"}}
+    both = {
+        "restaurant": {"food": "chinese", "area": "centre"},
+        "hotel": {"area": "north", "type": "guesthouse", "name": "acorn guest house"},
+    }
     assert estimate_active_domains([both, both]) == [("hotel",), ("restaurant",)]
     # booking slots are not part of the state mwzeval sees
-    assert estimate_active_domains([{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "book_day": "monday"}},
-                                    {}]) == [("hotel",), ("hotel",), ("hotel",)]
+    assert estimate_active_domains(
+        [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "book_day": "monday"}}, {}]
+    ) == [("hotel",), ("hotel",), ("hotel",)]
 
 
 @pytest.mark.shared
@@ -120,8 +129,11 @@ def test_corpus_dialogues_get_mwzevals_verdicts(shared_data: Path) -> None:
     assert len(corpus) == len(ids)
     for c in corpus:
         did = mwzeval_dialogue_id(c.id)
-        s = score_dialogue(c.goal, [EvalTurn(r, st) for r, st in zip(c.system_turns, c.gold_states, strict=True)],
-                           booked=c.booked)
+        s = score_dialogue(
+            c.goal,
+            [EvalTurn(r, st) for r, st in zip(c.system_turns, c.gold_states, strict=True)],
+            booked=c.booked,
+        )
         want = CORPUS_VERDICTS["verdicts"][did]
         if did in CORPUS_VERDICTS["known_differences"]:
             assert (s.inform, s.success) != (want["inform"], want["success"]), did

@@ -1,4 +1,5 @@
-"""Corpus replay, stored-session scoring, mwzeval export, goal cards and the ``parley run --json`` golden output.
+"""Corpus replay, stored-session scoring, mwzeval export, goal cards and the ``parley run --json`` golden
+output.
 
 The corpus is tests/unit/golden/score_corpus.json: three dialogues written for these tests (facts from the
 bundled MultiWOZ DB only)."""
@@ -48,7 +49,10 @@ def test_gold_state_mapping() -> None:
     meta = {"hotel": {"book": {"booked": [], "stay": "2", "day": ""}, "semi": {"area": "North", "type":
                                                                              "not mentioned"}},
             "train": {"book": {"booked": []}, "semi": {"leaveAt": "9:15"}}}
-    assert state_from_metadata(meta) == {"hotel": {"area": "north", "book_stay": "2"}, "train": {"leaveAt": "09:15"}}
+    assert state_from_metadata(meta) == {
+        "hotel": {"area": "north", "book_stay": "2"},
+        "train": {"leaveAt": "09:15"},
+    }
 
 
 def test_corpus_scores_itself() -> None:
@@ -62,8 +66,16 @@ def test_replay_stores_one_batch_session_per_dialogue_and_condition(tmp_path: Pa
     store = open_store(tmp_path / "r.db")
     corpus = load_corpus(CORPUS)
     seen: list[tuple[str, int, int]] = []
-    runs = replay(corpus, EchoSystem(), store, conditions=["original", "disfluency"], system_spec="echo", seed=5,
-                  source="corpus.json", progress=lambda n, k, t: seen.append((n, k, t)))
+    runs = replay(
+        corpus,
+        EchoSystem(),
+        store,
+        conditions=["original", "disfluency"],
+        system_spec="echo",
+        seed=5,
+        source="corpus.json",
+        progress=lambda n, k, t: seen.append((n, k, t)),
+    )
     assert [r.name for r in runs] == ["original", "disfluency"]
     sessions = store.sessions(mode="batch")
     assert len(sessions) == 6
@@ -72,7 +84,11 @@ def test_replay_stores_one_batch_session_per_dialogue_and_condition(tmp_path: Pa
         by_cond.setdefault(s.condition["name"], []).append(s.source or "")
         assert s.goal and s.system_name == "echo"
     assert sorted(by_cond) == ["disfluency", "original"]
-    assert sorted(by_cond["original"]) == ["corpus.json#AUTH0001", "corpus.json#AUTH0002", "corpus.json#AUTH0003"]
+    assert sorted(by_cond["original"]) == [
+        "corpus.json#AUTH0001",
+        "corpus.json#AUTH0002",
+        "corpus.json#AUTH0003",
+    ]
     # conditions are paired: the same dialogue gets the same seed
     seeds = {(s.source, s.condition["name"]): s.seed for s in sessions}
     assert seeds[("corpus.json#AUTH0001", "original")] == seeds[("corpus.json#AUTH0001", "disfluency")] == \
@@ -153,9 +169,13 @@ def test_random_goals_are_satisfiable() -> None:
 
 
 def test_mwzeval_export_format() -> None:
-    turns = [EvalTurn("Charlie Chan is at Regent Street City Centre, call 01223361763.",
-                      {"restaurant": {"food": "chinese", "book_day": "friday"}, "train": {"leaveAt": "10:00"}},
-                      ("restaurant",))]
+    turns = [
+        EvalTurn(
+            "Charlie Chan is at Regent Street City Centre, call 01223361763.",
+            {"restaurant": {"food": "chinese", "book_day": "friday"}, "train": {"leaveAt": "10:00"}},
+            ("restaurant",),
+        )
+    ]
     out = to_mwzeval({"SNG0073.json": turns})
     assert out == {"sng0073": [{"response": "[name] is at [address], call [phone] .",
                                 "state": {"restaurant": {"food": "chinese"}, "train": {"leaveat": "10:00"}},
@@ -166,10 +186,19 @@ def test_summary_drop_and_paired_ci() -> None:
     from parley.engine.scoring.replay import ConditionRun, ReplayedDialogue, score_run
 
     corpus = load_corpus(CORPUS)
-    good = ConditionRun("original", [ReplayedDialogue(d.id, "x", tuple(EvalTurn(r, s) for r, s in zip(
-        d.system_turns, d.gold_states, strict=True))) for d in corpus])
-    bad = ConditionRun("noise", [ReplayedDialogue(d.id, "y", tuple(EvalTurn("sorry ?", {}) for _ in d.system_turns))
-                                 for d in corpus])
+    good = ConditionRun(
+        "original",
+        [
+            ReplayedDialogue(
+                d.id, "x", tuple(EvalTurn(r, s) for r, s in zip(d.system_turns, d.gold_states, strict=True))
+            )
+            for d in corpus
+        ],
+    )
+    bad = ConditionRun(
+        "noise",
+        [ReplayedDialogue(d.id, "y", tuple(EvalTurn("sorry ?", {}) for _ in d.system_turns)) for d in corpus],
+    )
     runs = [score_run(good, corpus), score_run(bad, corpus)]
     res = summarise(runs, corpus, n_boot=200, seed=1)["conditions"]
     assert res["original"]["combined"] == pytest.approx(200.0)
@@ -217,7 +246,9 @@ def test_run_cli_errors(tmp_path: Path) -> None:
 
     r = CliRunner().invoke(main, ["run", "--system", "echo", "--dialogues", str(tmp_path / "no.json")])
     assert r.exit_code == 2 and "no such file" in r.output
-    r = CliRunner().invoke(main, ["run", "--system", "echo", "--dialogues", str(CORPUS), "--condition", "bogus"])
+    r = CliRunner().invoke(
+        main, ["run", "--system", "echo", "--dialogues", str(CORPUS), "--condition", "bogus"]
+    )
     assert r.exit_code == 2 and "unknown rewriter" in r.output
     r = CliRunner().invoke(main, ["run", "--system", "nope", "--dialogues", str(CORPUS)])
     assert r.exit_code == 2 and "unknown system" in r.output
@@ -237,16 +268,21 @@ def test_score_multiwoz_cli_json_golden(tmp_path: Path) -> None:
 
         def respond(self, history: tuple[Message, ...]) -> SystemTurn:
             self.n += 1
-            return SystemTurn("charlie chan is cheap . the phone number is 01223361763 ." if self.n == 1 else
-                              "you are welcome , goodbye .",
-                              state={"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}})
+            return SystemTurn(
+                "charlie chan is cheap . the phone number is 01223361763 ."
+                if self.n == 1
+                else "you are welcome , goodbye .",
+                state={"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}},
+            )
 
     db = tmp_path / "r.db"
     store = open_store(db)
     replay(load_corpus(CORPUS), Deaf(), store, system_spec="deaf", source=str(CORPUS), seed=2,
            conditions=["original", "impolite:scenario=2"])
     store.close()
-    res = CliRunner().invoke(main, ["score", "--db", str(db), "--multiwoz", "--json", "--dialogues", str(CORPUS)])
+    res = CliRunner().invoke(
+        main, ["score", "--db", str(db), "--multiwoz", "--json", "--dialogues", str(CORPUS)]
+    )
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     assert got["multiwoz"]["conditions"]["deaf / original"]["n"] == 3

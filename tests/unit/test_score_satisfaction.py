@@ -37,8 +37,16 @@ def build_store(path: Path):  # type: ignore[no-untyped-def]
         store.add_session(SessionRecord(id=sid, mode="annotation", system_name="authored",
                                         started_at=f"2026-01-01T10:00:0{sid[1]}.000000+00:00"))
         for i, role in enumerate(("user", "system", "user", "system")):
-            store.add_turn(TurnRecord(session_id=sid, index=i, role=role, text=f"{role} {i}", id=f"{sid}-t{i}",
-                                      created_at="2026-01-01T10:00:00.000000+00:00"))
+            store.add_turn(
+                TurnRecord(
+                    session_id=sid,
+                    index=i,
+                    role=role,
+                    text=f"{role} {i}",
+                    id=f"{sid}-t{i}",
+                    created_at="2026-01-01T10:00:00.000000+00:00",
+                )
+            )
         for rater, (u, tc, ia, e, o, turns) in by_rater.items():
             for (rel, intr), idx in zip(turns, (1, 3), strict=True):
                 store.rate_turn(TurnRating(f"{sid}-t{idx}", rater, rel, intr))
@@ -115,9 +123,20 @@ def test_regressions_match_least_squares(report) -> None:  # type: ignore[no-unt
     c = _columns()
     y = c["overall"]
     assert report.regression["TC"]["r2"] == pytest.approx(_r2(y, [c["task_completion"]]), abs=1e-4)
-    assert report.regression["R+I"]["r2"] == pytest.approx(_r2(y, [c["relevance"], c["interestingness"]]), abs=1e-4)
-    full = [c[a] for a in ("interest_arousal", "task_completion", "understanding", "interestingness", "efficiency",
-                           "relevance")]
+    assert report.regression["R+I"]["r2"] == pytest.approx(
+        _r2(y, [c["relevance"], c["interestingness"]]), abs=1e-4
+    )
+    full = [
+        c[a]
+        for a in (
+            "interest_arousal",
+            "task_completion",
+            "understanding",
+            "interestingness",
+            "efficiency",
+            "relevance",
+        )
+    ]
     assert report.regression["IA+TC+U+I+E+R"]["r2"] == pytest.approx(_r2(y, full), abs=1e-4)
     assert list(report.regression) == ["R", "I", "R+I", "U", "TC", "IA", "E", "IA+TC+U+E", "R+TC", "IA+U+I+E",
                                        "IA+TC+U+I+E+R"]

@@ -1,5 +1,5 @@
-"""Units of analysis of the satisfaction statistics (rater, dialogue, the study's turn level) and the AB-ReDial
-CSVs read with each relevance coding; the CSVs here are written for this test."""
+"""Units of analysis of the satisfaction statistics (rater, dialogue, the study's turn level) and the
+AB-ReDial CSVs read with each relevance coding; the CSVs here are written for this test."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from scipy import stats
 from parley.engine.scoring.abredial import read_ratings
 from parley.engine.scoring.satisfaction import RatingRow, TurnValue, analyse
 
-DIALOGUES = """ConvId,utterance0,utterance1,understanding,task-completion,interest-arousal,efficiency,dialogue-overall,justification-text
+DIALOGUES = """ConvId,utterance0,utterance1,understanding,task-completion,interest-arousal,efficiency,\
+dialogue-overall,justification-text
 c1,USER\tany film tonight?,SYSTEM\ttry a western,3.0,3.0,3.0,1.0,5.0,fine
 c1,USER\tany film tonight?,SYSTEM\ttry a western,2.0,3.0,0.0,1.0,4.0,ok
 c2,USER\tsomething funny?,SYSTEM\ta comedy then,1.0,1.0,1.0,0.0,1.0,bad
@@ -49,11 +50,16 @@ def test_codings_count_what_they_drop(csvs: tuple[Path, Path]) -> None:
     paper = read_ratings(d, t, "paper")
     assert paper.coding == "paper" and len(paper.rows) == 6 and len(paper.turns) == 18
     assert paper.outside == {"relevance=4": 8, "relevance=0": 1, "interest_arousal=0": 1}
-    assert paper.dropped == {f"{a} (blank)": 1 for a in ("understanding", "task_completion", "interest_arousal",
-                                                          "efficiency", "overall")}
+    assert paper.dropped == {
+        f"{a} (blank)": 1
+        for a in ("understanding", "task_completion", "interest_arousal", "efficiency", "overall")
+    }
     shifted = read_ratings(d, t, "auto")
     assert shifted.coding == "shifted"
-    assert shifted.dropped["relevance=1 (not applicable)"] == 2 and shifted.dropped["relevance=0 (unexplained)"] == 1
+    assert (
+        shifted.dropped["relevance=1 (not applicable)"] == 2
+        and shifted.dropped["relevance=0 (unexplained)"] == 1
+    )
     assert [t.relevance for t in shifted.turns[:3]] == [3, 3, 2]
 
 
@@ -104,7 +110,13 @@ def test_abredial_dialogue_level_lands_on_the_independent_figures(shared_data: P
     r = read_ratings(folder / "annotated_dialogues.csv", folder / "annotated_turns.csv", "paper")
     dialogue = analyse(r.rows, r.turns).units["dialogue"]
     # issue 14: per-dialogue means from the raw CSVs, scales as in the files
-    expected = {"relevance": 0.416, "interestingness": 0.302, "understanding": 0.674, "task_completion": 0.769,
-                "interest_arousal": 0.702, "efficiency": 0.527}
+    expected = {
+        "relevance": 0.416,
+        "interestingness": 0.302,
+        "understanding": 0.674,
+        "task_completion": 0.769,
+        "interest_arousal": 0.702,
+        "efficiency": 0.527,
+    }
     for aspect, rho in expected.items():
         assert dialogue[aspect]["spearman"] == pytest.approx(rho, abs=0.0015), aspect

@@ -78,7 +78,8 @@ def _bot(url: str, extra: str = "") -> object:
 
 
 def test_served_model(served: str) -> None:
-    """One test (one server under pytest-xdist): completion, stream, concurrency, size cap, then the deadline."""
+    """One test (one server under pytest-xdist): completion, stream, concurrency, size cap, then the
+    deadline."""
     plain = _bot(served).respond(HISTORY)  # type: ignore[attr-defined]
     assert plain.text and plain.internals["http_status"] == 200
     assert plain.internals["url"] == f"{served}/v1/chat/completions"

@@ -44,8 +44,17 @@ def test_turn_rating_scales_checked(fresh_db, field, value):
     assert fresh_db.turn_ratings() == []
 
 
-@pytest.mark.parametrize("field,value", [("understanding", 4), ("task_completion", 0), ("interest_arousal", 0),
-                                         ("efficiency", 2), ("overall", 6), ("overall", 0)])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("understanding", 4),
+        ("task_completion", 0),
+        ("interest_arousal", 0),
+        ("efficiency", 2),
+        ("overall", 6),
+        ("overall", 0),
+    ],
+)
 def test_dialogue_rating_scales_checked_and_nothing_half_written(fresh_db, field, value):
     s = fresh_db.add_session(SessionRecord())
     kwargs = {"understanding": 2, "task_completion": 2, "interest_arousal": 2, "efficiency": 1, "overall": 3,

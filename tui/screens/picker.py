@@ -53,9 +53,9 @@ def split_trust(spec: str) -> tuple[str, str | None]:
 def spec_from_text(text: str, known: Sequence[str]) -> str:
     """Turn what the tester typed into a system spec.
 
-    ``multiwoz`` / ``hf-causal:model=...`` (a registered name) are used as they are; a folder holding a Hugging
-    Face ``config.json`` becomes ``hf-seq2seq:model=PATH`` or ``hf-causal:model=PATH`` by its architecture; a
-    hub id or any other path must say which system to use (ValueError with the hint).
+    ``multiwoz`` / ``hf-causal:model=...`` (a registered name) are used as they are; a folder holding a
+    Hugging Face ``config.json`` becomes ``hf-seq2seq:model=PATH`` or ``hf-causal:model=PATH`` by its
+    architecture; a hub id or any other path must say which system to use (ValueError with the hint).
     """
     text = text.strip()
     if not text:
@@ -83,7 +83,9 @@ class ModelPickerScreen(ModalScreen[Pick | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker_cancel")]
 
-    def __init__(self, systems: Sequence[tuple[str, str]], recent: Sequence[str] = (), current: str = "") -> None:
+    def __init__(
+        self, systems: Sequence[tuple[str, str]], recent: Sequence[str] = (), current: str = ""
+    ) -> None:
         super().__init__(classes="modal")
         self.systems = list(systems)
         self.recent = [r for r in recent if r]
@@ -93,7 +95,9 @@ class ModelPickerScreen(ModalScreen[Pick | None]):
         width = max((len(n) for n, _ in self.systems), default=8) + 2
         options: list[Option | None] = []
         for name, summary in self.systems:
-            line = Text("● " if name == self.current else "○ ", style="bold" if name == self.current else "dim")
+            line = Text(
+                "● " if name == self.current else "○ ", style="bold" if name == self.current else "dim"
+            )
             line.append(f"{name:<{width}}", style="bold")
             line.append(summary)
             options.append(Option(line, id=f"sys:{name}"))
@@ -110,8 +114,10 @@ class ModelPickerScreen(ModalScreen[Pick | None]):
                          "hf-causal:model=HUB_ID below (add trust_remote_code=true to let a checkpoint run "
                          "its own code: you will be asked) · switching starts a new session", classes="hint")
             yield OptionList(*options, id="systems")
-            yield Input(placeholder="spec / path / hub id, e.g. llm:model=/models/smol or remote:url=http://…",
-                        id="spec")
+            yield Input(
+                placeholder="spec / path / hub id, e.g. llm:model=/models/smol or remote:url=http://…",
+                id="spec",
+            )
             yield Static("", id="picker-error", classes="error")
 
     def on_mount(self) -> None:

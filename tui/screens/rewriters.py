@@ -1,8 +1,9 @@
 """The rewriter panel: toggle each rewriter and set its parameters → a new ``Chain``, or None (cancelled).
 
-Controls are built from each rewriter class's ``PARAMS`` (engine.rewrite.base.Param): a choice becomes a Select, a
-bool a Checkbox, a number an Input checked against ``lo``/``hi``. A rewriter whose module cannot be imported is
-shown disabled with the reason. A combination that cannot be built is reported in the panel, which stays open.
+Controls are built from each rewriter class's ``PARAMS`` (engine.rewrite.base.Param): a choice becomes a
+Select, a bool a Checkbox, a number an Input checked against ``lo``/``hi``. A rewriter whose module cannot be
+imported is shown disabled with the reason. A combination that cannot be built is reported in the panel, which
+stays open.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""The Scores screen: MultiWOZ scores by system and condition and the satisfaction analysis of the open database,
-as tables and terminal charts (textual-plotext). The numbers come from ``engine.scoring`` — the same code as
-``parley score`` — computed in a thread worker, which reports what it is computing and how far (a line and a
-progress bar; steps the screen has not shown yet merge into the latest); ``r`` recomputes, escape closes."""
+"""The Scores screen: MultiWOZ scores by system and condition and the satisfaction analysis of the open
+database, as tables and terminal charts (textual-plotext). The numbers come from ``engine.scoring`` — the same
+code as ``parley score`` — computed in a thread worker, which reports what it is computing and how far (a line
+and a progress bar; steps the screen has not shown yet merge into the latest); ``r`` recomputes, escape
+closes."""
 
 from __future__ import annotations
 
@@ -84,7 +85,9 @@ class ScoresScreen(Screen[None]):
         self.query_one(ProgressBar).display = True
         self._compute()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="scores", description="scoring the database")
+    @work(
+        thread=True, exclusive=True, exit_on_error=False, group="scores", description="scoring the database"
+    )
     def _compute(self) -> None:
         def step(what: str, done: int, total: int | None) -> None:
             self.post_message(self.Step(what, done, total))  # steps not yet shown are merged (can_replace)
@@ -127,8 +130,11 @@ class ScoresScreen(Screen[None]):
         if conds:
             names = [n.split(" / ", 1)[-1] for n in conds]
             # plotext's runtime keyword is `labels`; its type stub says `label`
-            plt.multiple_bar(names, [[conds[n].get(m) or 0.0 for n in conds] for m in ("inform", "success", "bleu")],
-                             labels=["Inform", "Success", "BLEU"])  # type: ignore[call-arg]
+            plt.multiple_bar(
+                names,
+                [[conds[n].get(m) or 0.0 for n in conds] for m in ("inform", "success", "bleu")],
+                labels=["Inform", "Success", "BLEU"],
+            )  # type: ignore[call-arg]
             plt.title("MultiWOZ by condition (%)")
         else:
             plt.title("no MultiWOZ scores")
@@ -140,9 +146,11 @@ class ScoresScreen(Screen[None]):
             corr = d.satisfaction["correlations"]
             names = list(corr)
             short = {a: k for k, a in ABBREV.items()}  # short labels fit, so plotext never drops some
-            plt.multiple_bar([short.get(n, n) for n in names],
-                             [[corr[n]["spearman"] or 0.0 for n in names],
-                              [PAPER_CORRELATIONS[n][0] for n in names]], labels=["these ratings", "paper"])  # type: ignore[call-arg]
+            plt.multiple_bar(
+                [short.get(n, n) for n in names],
+                [[corr[n]["spearman"] or 0.0 for n in names], [PAPER_CORRELATIONS[n][0] for n in names]],
+                labels=["these ratings", "paper"],
+            )  # type: ignore[call-arg]
             plt.title("Spearman ρ with overall (R I U TC IA E)")
             from rich.console import Group
 

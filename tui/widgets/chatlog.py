@@ -282,7 +282,8 @@ class ChatLog(VerticalScroll, can_focus=True):
         assert self.cursor is not None
         aspect = self.aspect
         if not aspect.valid(value):
-            self.post_message(self.Refused(f"{aspect.label} takes {aspect.lo}-{aspect.hi}; {value} is not a rating."))
+            why = f"{aspect.label} takes {aspect.lo}-{aspect.hi}; {value} is not a rating."
+            self.post_message(self.Refused(why))
             return
         self.post_message(self.Rate(self.cursor, aspect.key, value))
         # relevance first, then interestingness, then back to relevance for the next turn

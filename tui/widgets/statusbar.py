@@ -26,7 +26,10 @@ class StatusBar(Static):
         out = Text(no_wrap=True, overflow="ellipsis")
         parts = [
             ("system", self.system or "…"),
-            ("session", (self.session_id[:8] + (" locked" if self.locked else "")) if self.session_id else "—"),
+            (
+                "session",
+                (self.session_id[:8] + (" locked" if self.locked else "")) if self.session_id else "—",
+            ),
             ("tester", self.tester or "?"),
             ("db", self.db),
             ("rewriters", self.rewriters or "original"),
