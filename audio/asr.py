@@ -4,16 +4,18 @@
 ``transcribe`` or on an explicit ``load(progress)`` (call that from a worker thread: it takes ~2 s). The
 transcript keeps per-segment timings and average log-probabilities so a turn can store them.
 
-Speed settings (measured in bench/audio_bench.py): greedy decoding (``beam_size=1``), no conditioning on previous
-text, English forced for ``.en``/bundled models, a warm-up pass after loading, and ``cpu_threads`` = the number of
-cores up to 4. Silero VAD (bundled in faster-whisper) filters silence for microphone input; synthetic audio skips it.
+Speed settings (measured in bench/audio_bench.py): greedy decoding (``beam_size=1``), no conditioning on
+previous text, English forced for ``.en``/bundled models, a warm-up pass after loading, and ``cpu_threads`` =
+the number of cores up to 4. Silero VAD (bundled in faster-whisper) filters silence for microphone input;
+synthetic audio skips it.
 
-**Short encoder window** (``short_window``, off by default; the ``asr-real`` channel turns it on). faster-whisper
-pads every input to Whisper's 30 s window, so the encoder costs the same for a 5 s turn as for 30 s. With
-``short_window`` audio up to 29 s is padded to ``max(10 s, audio + 1 s)`` instead: about 2–3× faster ASR on a 5 s
-turn, for about 1–2 points more WER with tiny.en on our benchmark sentences (bench/results/audio.md; shorter
-padding than 10 s made Whisper hallucinate). The window is cut where faster-whisper hands the features to its
-public ``WhisperModel.encode`` (see :func:`_whisper_class`); nothing of faster-whisper is patched at run time.
+**Short encoder window** (``short_window``, off by default; the ``asr-real`` channel turns it on).
+faster-whisper pads every input to Whisper's 30 s window, so the encoder costs the same for a 5 s turn as for
+30 s. With ``short_window`` audio up to 29 s is padded to ``max(10 s, audio + 1 s)`` instead: about 2–3×
+faster ASR on a 5 s turn, for about 1–2 points more WER with tiny.en on our benchmark sentences
+(bench/results/audio.md; shorter padding than 10 s made Whisper hallucinate). The window is cut where
+faster-whisper hands the features to its public ``WhisperModel.encode`` (see :func:`_whisper_class`); nothing
+of faster-whisper is patched at run time.
 """
 
 from __future__ import annotations
@@ -49,12 +51,14 @@ class Transcript:
     model: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "segments": [dict(s) for s in self.segments], "avg_logprob": self.avg_logprob,
-                "audio_seconds": self.audio_seconds, "latency_ms": self.latency_ms, "model": self.model}
+        return {"text": self.text, "segments": [dict(s) for s in self.segments],
+                "avg_logprob": self.avg_logprob, "audio_seconds": self.audio_seconds,
+                "latency_ms": self.latency_ms, "model": self.model}
 
 
 def load_audio(audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
-    """Audio as float32 mono at 16 kHz, from a file (WAV/FLAC/OGG via soundfile, others via PyAV) or an array."""
+    """Audio as float32 mono at 16 kHz, from a file (WAV/FLAC/OGG via soundfile, others via PyAV) or an
+    array."""
     if isinstance(audio, (str, os.PathLike)):
         path = Path(audio)
         if not path.is_file():
@@ -147,7 +151,8 @@ class ASR:
         return self._whisper is not None
 
     def load(self, progress: Progress = None) -> ASR:
-        """Load the model (once) and run a short warm-up pass; raises :class:`LoadError` with a clear message."""
+        """Load the model (once) and run a short warm-up pass; raises :class:`LoadError` with a clear
+        message."""
         with self._lock:
             if self._whisper is None:
                 self._whisper = self._load(progress)
@@ -227,8 +232,8 @@ class ASR:
                 self._whisper.frames = None
         text = " ".join(s["text"] for s in segments if s["text"]).strip()
         return Transcript(text=text, segments=tuple(segments), avg_logprob=_weighted_logprob(segments),
-                          audio_seconds=round(seconds, 3), latency_ms=round((time.perf_counter() - t0) * 1000, 1),
-                          model=self.model)
+                          audio_seconds=round(seconds, 3),
+                          latency_ms=round((time.perf_counter() - t0) * 1000, 1), model=self.model)
 
 
 def _weighted_logprob(segments: list[dict]) -> float | None:

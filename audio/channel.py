@@ -1,14 +1,14 @@
 """The real TTS → ASR channel, rewriter ``asr-real`` (LAUG's speech-recognition perturbation, done for real).
 
-``asr-real:tts=piper,model=tiny.en,snr=20,speed=1.0,fast=true`` synthesises the user's text (piper with its sampling noise
-off, so the audio is deterministic), optionally adds white noise at ``snr`` dB (drawn from the step's seeded
-``ctx.rng``) and changes the speaking rate (``speed``), then transcribes it with faster-whisper at temperature 0 (``fast``: with a short encoder window, see
-:mod:`audio.asr`). The transcript is the rewritten text; ``info`` keeps the transcript details (segments,
-average log-probability, timings, the TTS actually used); ``changes`` lists the slot values of ``ctx.spans``
-that did not survive.
+``asr-real:tts=piper,model=tiny.en,snr=20,speed=1.0,fast=true`` synthesises the user's text (piper with its
+sampling noise off, so the audio is deterministic), optionally adds white noise at ``snr`` dB (drawn from the
+step's seeded ``ctx.rng``) and changes the speaking rate (``speed``), then transcribes it with faster-whisper
+at temperature 0 (``fast``: with a short encoder window, see :mod:`audio.asr`). The transcript is the
+rewritten text; ``info`` keeps the transcript details (segments, average log-probability, timings, the TTS
+actually used); ``changes`` lists the slot values of ``ctx.spans`` that did not survive.
 
-LAUG (Liu et al., 2021) used gTTS → DeepSpeech2; here both ends run offline on the bundled models. Models load on
-the first rewrite, or earlier with :meth:`RealASRChannel.load` from a worker.
+LAUG (Liu et al., 2021) used gTTS → DeepSpeech2; here both ends run offline on the bundled models. Models load
+on the first rewrite, or earlier with :meth:`RealASRChannel.load` from a worker.
 """
 
 from __future__ import annotations
@@ -39,11 +39,12 @@ class RealASRChannel:
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("tts", "choice", "piper", "speech synthesiser (piper voice; espeak-ng; coqui if installed)",
               choices=_TTS),
-        Param("model", "choice", "tiny.en", "Whisper model: bundled tiny.en or base (or a CTranslate2 folder)",
-              choices=_MODELS),
+        Param("model", "choice", "tiny.en",
+              "Whisper model: bundled tiny.en or base (or a CTranslate2 folder)", choices=_MODELS),
         Param("snr", "float", None, "white noise added at this signal-to-noise ratio in dB (none = clean)",
               lo=-10.0, hi=60.0),
-        Param("speed", "float", 1.0, "speaking rate (1.0 = the voice's own; 1.3 = 30% faster)", lo=0.5, hi=2.0),
+        Param("speed", "float", 1.0, "speaking rate (1.0 = the voice's own; 1.3 = 30% faster)",
+              lo=0.5, hi=2.0),
         Param("keep_audio", "bool", False, "save each synthesised utterance as WAV under the data dir"),
         Param("fast", "bool", True, "short Whisper window (max(10 s, audio+1 s), not 30 s): 2-3x faster ASR, "
               "1-2 points more WER"),
@@ -64,8 +65,8 @@ class RealASRChannel:
     def load(self, progress: Callable[[str], None] | None = None) -> RealASRChannel:
         """Load the synthesiser and the recogniser (slow the first time; call from a worker thread).
 
-        Raises :class:`~engine.types.LoadError` with a clear message when neither TTS backend nor the Whisper model
-        can be loaded.
+        Raises :class:`~engine.types.LoadError` with a clear message when neither TTS backend nor the Whisper
+        model can be loaded.
         """
         from parley.audio.asr import get_asr
         from parley.audio.tts import get_tts
@@ -79,7 +80,8 @@ class RealASRChannel:
     def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
         p = self.params
         if not text.strip():
-            return Rewrite(self.name, dict(p), ctx.seed, text, text, tuple(ctx.spans), (), {"transcript": text})
+            return Rewrite(self.name, dict(p), ctx.seed, text, text, tuple(ctx.spans), (),
+                           {"transcript": text})
         self.load()
         from parley.audio.asr import SAMPLE_RATE, resample
 
@@ -116,7 +118,8 @@ class RealASRChannel:
 
 
 def add_noise(audio: np.ndarray, snr_db: float, rng: np.random.Generator) -> np.ndarray:
-    """White Gaussian noise at ``snr_db`` relative to the power of the speech (samples above −40 dB of the peak)."""
+    """White Gaussian noise at ``snr_db`` relative to the power of the speech (samples above −40 dB of the
+    peak)."""
     if audio.size == 0:
         return audio
     peak = float(np.max(np.abs(audio)))
@@ -154,7 +157,8 @@ def survival(spans: tuple[Span, ...], transcript: str) -> tuple[tuple[dict[str, 
     """``(lost, kept)``: change records for slot values the transcript lost (with the closest words heard, if
     any), and spans of ``transcript`` where values survived verbatim (case-insensitive).
 
-    Values are compared after Whisper-style normalisation, so "seven thirty" keeps "7:30" and "four" keeps "4".
+    Values are compared after Whisper-style normalisation, so "seven thirty" keeps "7:30" and "four" keeps
+    "4".
     """
     words = _norm_tokens(transcript)
     lost: list[dict[str, Any]] = []
@@ -164,9 +168,11 @@ def survival(spans: tuple[Span, ...], transcript: str) -> tuple[tuple[dict[str, 
         if _present(_norm_tokens(sp.value), words):
             at = low.find(sp.value.lower())
             if at >= 0:
-                kept.append(Span(at, at + len(sp.value), sp.slot, transcript[at:at + len(sp.value)], sp.domain))
+                end = at + len(sp.value)
+                kept.append(Span(at, end, sp.slot, transcript[at:end], sp.domain))
             continue
-        lost.append({"slot": sp.slot, "before": sp.value, "after": _closest(sp.value, transcript), "kind": "asr"})
+        lost.append({"slot": sp.slot, "before": sp.value, "after": _closest(sp.value, transcript),
+                     "kind": "asr"})
     return tuple(lost), tuple(sorted(kept, key=lambda s: s.start))
 
 

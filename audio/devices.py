@@ -1,8 +1,8 @@
 """Audio device detection: is PortAudio installed, is there a microphone / a speaker.
 
 ``sounddevice`` needs the PortAudio shared library (Debian ``libportaudio2``): without it, importing raises
-``OSError``. On a machine with no sound card, ``query_devices(kind="input")`` raises ``PortAudioError``. Both are
-turned into an :class:`AudioStatus` with one clear sentence as ``reason``; nothing here raises.
+``OSError``. On a machine with no sound card, ``query_devices(kind="input")`` raises ``PortAudioError``. Both
+are turned into an :class:`AudioStatus` with one clear sentence as ``reason``; nothing here raises.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def import_sounddevice() -> Any:
     except (OSError, ImportError) as e:
         detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         if isinstance(e, ImportError) and "sounddevice" in detail and "portaudio" not in detail.lower():
-            raise AudioUnavailable("the sounddevice package is not installed (pip install sounddevice)") from None
+            raise AudioUnavailable("the sounddevice package is not installed "
+                                   "(pip install sounddevice)") from None
         raise AudioUnavailable(NO_PORTAUDIO) from None
     return sounddevice
 
@@ -64,7 +65,8 @@ def _check(kind: str) -> AudioStatus:
             raise ValueError("no default device")
     except Exception:
         if kind == "input":
-            reason = "No microphone (audio input device) was found; voice input is off, typed input keeps working."
+            reason = ("No microphone (audio input device) was found; voice input is off, typed input keeps "
+                      "working.")
         else:
             reason = "No audio output device (speakers) was found; replies cannot be played, only saved."
         return AudioStatus(False, reason, ins, outs)

@@ -65,9 +65,9 @@ class Tape:
             return self.t0 is not None and self.t0 + self._n / self.rate >= t
 
     def end_of(self, said: np.ndarray, start: float, stop: float) -> float | None:
-        """Where the tape heard ``said`` end (monotonic time), searching ``start``..``stop``: the best match of
-        its last second (normalised cross-correlation after pre-emphasis, so low-frequency room noise does not
-        blur the peak). None when the tape holds too little of that span."""
+        """Where the tape heard ``said`` end (monotonic time), searching ``start``..``stop``: the best match
+        of its last second (normalised cross-correlation after pre-emphasis, so low-frequency room noise does
+        not blur the peak). None when the tape holds too little of that span."""
         from scipy.signal import correlate, lfilter
 
         tail = lfilter([1.0, -0.97], [1.0], said[-self.rate:]).astype(np.float64)
@@ -108,8 +108,8 @@ def pacat(env: dict[str, str], procs: list[subprocess.Popen[bytes]], *args: str)
 
 def feed(noise_dbfs: float | None, seed: int) -> int:
     """The feeder process (``python -m parley.audio.rig --feed``): room noise into the microphone sink, paced
-    by the wall clock, with the speech of every raw float32 file named on stdin mixed in; prints, per file, the
-    monotonic time its last sample is due in the sink (CLOCK_MONOTONIC is shared by all processes)."""
+    by the wall clock, with the speech of every raw float32 file named on stdin mixed in; prints, per file,
+    the monotonic time its last sample is due in the sink (CLOCK_MONOTONIC is shared by all processes)."""
     with contextlib.suppress(OSError):  # a sound card is not starved by a busy CPU: nor is the rig (as root)
         os.nice(-10)
     procs: list[subprocess.Popen[bytes]] = []

@@ -1,13 +1,14 @@
-"""Text to speech: piper (default, bundled voice en_US joe medium), espeak-ng (fallback), Coqui TTS (optional).
+"""Text to speech: piper (default, bundled voice en_US joe medium), espeak-ng (fallback), Coqui TTS
+(optional).
 
-``get_tts("piper")`` returns a cached, loaded :class:`TTS`; when piper cannot load it falls back to espeak-ng and
-logs why (the reason is kept in ``tts.note``). Coqui ``TTS`` is an optional extra that downloads its models at
-run time and does not import against the torch used here: asking for it gives one clear message and, with
-``fallback=True`` (the default), the piper voice instead. ``speak()`` never raises on audio errors.
+``get_tts("piper")`` returns a cached, loaded :class:`TTS`; when piper cannot load it falls back to espeak-ng
+and logs why (the reason is kept in ``tts.note``). Coqui ``TTS`` is an optional extra that downloads its
+models at run time and does not import against the torch used here: asking for it gives one clear message and,
+with ``fallback=True`` (the default), the piper voice instead. ``speak()`` never raises on audio errors.
 
-piper is deterministic with ``noise_scale=0, noise_w_scale=0`` (``deterministic=True``); the channel and the tests
-use that. Synthesised sentences are kept in a small LRU cache keyed by phonemes and speed, so sentences that come
-back in a dialogue ("Yes, please.") cost nothing the second time.
+piper is deterministic with ``noise_scale=0, noise_w_scale=0`` (``deterministic=True``); the channel and the
+tests use that. Synthesised sentences are kept in a small LRU cache keyed by phonemes and speed, so sentences
+that come back in a dialogue ("Yes, please.") cost nothing the second time.
 """
 
 from __future__ import annotations
@@ -69,9 +70,10 @@ def get_tts(backend: str = "piper", progress: Progress = None, *, fallback: bool
             deterministic: bool = False) -> Any:
     """A loaded, cached synthesiser for ``backend`` ("piper" | "espeak" | "coqui").
 
-    With ``fallback`` a backend that cannot load is replaced (piper → espeak; coqui → piper → espeak), the reason
-    is logged and kept in the returned object's ``note``; :class:`LoadError` only when nothing works (or, without
-    ``fallback``, when the backend itself fails). ``deterministic`` turns piper's sampling noise off.
+    With ``fallback`` a backend that cannot load is replaced (piper → espeak; coqui → piper → espeak), the
+    reason is logged and kept in the returned object's ``note``; :class:`LoadError` only when nothing works
+    (or, without ``fallback``, when the backend itself fails). ``deterministic`` turns piper's sampling noise
+    off.
     """
     if backend not in _FACTORIES:
         raise LoadError(f"unknown TTS backend {backend!r} (choose from {', '.join(BACKENDS)})")
@@ -155,8 +157,8 @@ def stop_playback() -> None:
 def speak(text: str, backend: str = "piper", out_path: str | None = None) -> str | None:
     """Synthesise ``text``, save it to ``out_path`` (WAV) if given and play it if an output device exists.
 
-    Returns the saved path (None when not saved or on failure). Never raises on audio or model errors: they are
-    logged.
+    Returns the saved path (None when not saved or on failure). Never raises on audio or model errors: they
+    are logged.
     """
     try:
         tts = get_tts(backend)

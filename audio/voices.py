@@ -52,7 +52,8 @@ class PiperTTS:
 
     name = "piper"
 
-    def __init__(self, model_path: str | None = None, *, deterministic: bool = False, cache_size: int = 256) -> None:
+    def __init__(self, model_path: str | None = None, *, deterministic: bool = False,
+                 cache_size: int = 256) -> None:
         self.model_path = model_path
         self.deterministic = deterministic
         self.note: str | None = None
@@ -88,7 +89,8 @@ class PiperTTS:
         return self
 
     def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
-        """Float32 mono audio in [-1, 1] and its sample rate; ``speed`` > 1 speaks faster (piper length scale)."""
+        """Float32 mono audio in [-1, 1] and its sample rate; ``speed`` > 1 speaks faster (piper length
+        scale)."""
         self.load()
         return join_sentences(self.stream(text, speed), self.sample_rate), self.sample_rate
 
@@ -127,7 +129,8 @@ class PiperTTS:
 
 
 class EspeakTTS:
-    """The espeak-ng command-line synthesiser (Debian package ``espeak-ng``); robotic but always deterministic."""
+    """The espeak-ng command-line synthesiser (Debian package ``espeak-ng``); robotic but always
+    deterministic."""
 
     name = "espeak"
 
@@ -185,9 +188,10 @@ class CoquiTTS:
         try:
             from TTS.api import TTS as CoquiAPI  # noqa: N811
         except Exception as e:
-            detail = "it is not installed" if isinstance(e, ModuleNotFoundError) else f"it does not import ({e})"
-            raise LoadError(f"Coqui TTS is an optional backend and {detail}; it also downloads its voices at run "
-                            "time. Use piper (default) or espeak.") from None
+            missing = isinstance(e, ModuleNotFoundError)
+            detail = "it is not installed" if missing else f"it does not import ({e})"
+            raise LoadError(f"Coqui TTS is an optional backend and {detail}; it also downloads its voices at "
+                            "run time. Use piper (default) or espeak.") from None
         try:
             self._tts = CoquiAPI(self.model_name, progress_bar=False)
         except Exception as e:

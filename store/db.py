@@ -1,8 +1,8 @@
 """Opening a parley database and reading/writing records.
 
 One ``Store`` may be shared by threads: each thread gets its own SQLite connection. Every write is one
-``BEGIN IMMEDIATE`` transaction (so concurrent writers queue on the busy timeout instead of failing), WAL mode,
-foreign keys on.
+``BEGIN IMMEDIATE`` transaction (so concurrent writers queue on the busy timeout instead of failing), WAL
+mode, foreign keys on.
 """
 
 from __future__ import annotations
@@ -230,8 +230,8 @@ class Store:
 
     def end_session(self, session_id: str, *, lock: bool = False) -> None:
         with self.write() as conn:
-            conn.execute("UPDATE sessions SET ended_at = coalesce(ended_at, ?), locked = max(locked, ?) WHERE id = ?",
-                         [now(), int(lock), session_id])
+            conn.execute("UPDATE sessions SET ended_at = coalesce(ended_at, ?), locked = max(locked, ?) "
+                         "WHERE id = ?", [now(), int(lock), session_id])
 
     def ensure_rater(self, name: str) -> Rater:
         rec = Rater(name)
@@ -294,7 +294,8 @@ class Store:
                      '(SELECT "index" FROM turns WHERE id = turn_id), rater')
         return [from_row(TurnRating, r) for r in rows]
 
-    def dialogue_ratings(self, session_id: str | None = None, rater: str | None = None) -> list[DialogueRating]:
+    def dialogue_ratings(self, session_id: str | None = None,
+                         rater: str | None = None) -> list[DialogueRating]:
         rows = self.db.table("dialogue_ratings").rows_where(
             "(:session IS NULL OR session_id = :session) AND (:rater IS NULL OR rater = :rater)",
             {"session": session_id or None, "rater": rater or None}, order_by="session_id, rater")
@@ -315,7 +316,8 @@ class Store:
 
 
 def open_store(path: str | Path, *, readonly: bool = False) -> Store:
-    """Open (creating and migrating if needed) the database at ``path``; raises StoreError with one clear line."""
+    """Open (creating and migrating if needed) the database at ``path``; raises StoreError with one clear
+    line."""
     try:
         return Store(path, readonly=readonly)
     except sqlite3.DatabaseError as e:

@@ -24,7 +24,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Toggle speak replies", "speak every system reply aloud (this run)", "toggle_speak"),
     ("Save toggles as defaults", "keep this run's internals and spoken-replies toggles for later runs "
      "(config.toml)", "app.save_toggles"),
-    ("Scores", "satisfaction statistics and MultiWOZ metrics of the open database, with charts", "app.scores"),
+    ("Scores", "satisfaction statistics and MultiWOZ metrics of the open database, with charts",
+     "app.scores"),
     ("Change tester", "set the tester / rater name kept in settings", "app.change_tester"),
     ("Keys", "list every key and its binding id", "app.help"),
 )

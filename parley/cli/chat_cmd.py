@@ -17,7 +17,8 @@ from parley.errors import ParleyError
 @click.option("--system", "system_spec", default="multiwoz", show_default=True, metavar="NAME[:k=v,...]",
               help="System under test.")
 @click.option("--script", "script", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-              help="User turns, one per line ('-' reads stdin). Blank lines and lines starting with # are skipped.")
+              help="User turns, one per line ('-' reads stdin). Blank lines and lines starting with # are "
+                   "skipped.")
 @click.option("--audio-script", "audio_script", default=None, metavar="DIR|LIST",
               help="Spoken user turns instead: a folder of WAV files (by name) or a file listing them, one "
                    "per line. Each goes through the voice path (VAD, Whisper, rewriters, system, spoken "
@@ -63,7 +64,8 @@ def chat(system_spec: str, script: str | None, audio_script: str | None, asr_mod
     chain = Chain(rewrite_specs)
     system = load_system(system_spec, trust_remote_code)
     store = open_db(db_path)
-    session = Session(store, system, system_spec=system_spec, chain=chain, tester=tester, mode="batch", seed=seed)
+    session = Session(store, system, system_spec=system_spec, chain=chain, tester=tester, mode="batch",
+                      seed=seed)
     turns: Iterator[tuple[Any, dict[str, Any]]]
     if files is not None:
         turns = audio_turns(session, files, asr_model=asr_model, tts_backend=tts_backend, play=play)

@@ -25,14 +25,14 @@ def _console() -> Any:
 @click.command()
 @db_option
 @click.option("--satisfaction", is_flag=True,
-              help="Six-aspect satisfaction analysis of the stored ratings (distributions, Spearman/Pearson with "
-                   "overall impression, OLS R², Fleiss κ / Krippendorff α).")
+              help="Six-aspect satisfaction analysis of the stored ratings (distributions, Spearman/Pearson "
+                   "with overall impression, OLS R², Fleiss κ / Krippendorff α).")
 @click.option("--multiwoz", is_flag=True,
               help="MultiWOZ Inform/Success (BLEU when the reference dialogues are found) of stored sessions "
                    "that have a goal, by system and condition.")
 @click.option("--abredial", "abredial", type=click.Path(dir_okay=False), default=None,
-              help="--satisfaction: read the AB-ReDial dialogue CSV itself (values outside the study's scales "
-                   "included) instead of the database.")
+              help="--satisfaction: read the AB-ReDial dialogue CSV itself (values outside the study's "
+                   "scales included) instead of the database.")
 @click.option("--turn-file", "turn_file", type=click.Path(dir_okay=False), default=None,
               help="--abredial: the AB-ReDial turn CSV (relevance, interestingness per rated turn).")
 @click.option("--relevance-coding", type=click.Choice(["auto", "paper", "shifted"]), default="auto",
@@ -40,10 +40,12 @@ def _console() -> Any:
               help="--abredial: paper = relevance as written; shifted = 2/3/4 → 1/2/3, 1 = not applicable; "
                    "auto = shifted when a 4 occurs.")
 @click.option("--mwzeval-file", "mwzeval_file", type=click.Path(dir_okay=False), default=None,
-              help="Score model outputs in mwzeval's input format ({id: [{response, state, active_domains?}]}, "
-                   "as `parley run --mwzeval-out` writes) against --dialogues; no database needed.")
+              help="Score model outputs in mwzeval's input format ({id: [{response, state, "
+                   "active_domains?}]}, as `parley run --mwzeval-out` writes) against --dialogues; no "
+                   "database needed.")
 @click.option("--references", type=click.Path(dir_okay=False), default=None,
-              help="--mwzeval-file: mwzeval's delexicalised BLEU references (its data/references/mwz22.json).")
+              help="--mwzeval-file: mwzeval's delexicalised BLEU references (its "
+                   "data/references/mwz22.json).")
 @click.option("--dialogues", type=click.Path(dir_okay=False), default=None,
               help="--multiwoz: reference dialogue file for BLEU (default: the file each session came from); "
                    "--mwzeval-file: the MultiWOZ-format dialogues holding the goals (required).")
@@ -54,9 +56,10 @@ def _console() -> Any:
 @click.option("--plot", type=OutputPath(), default=None, help="Write a PNG plot (matplotlib).")
 @click.option("--html", "html_out", type=OutputPath(), default=None,
               help="Write a self-contained HTML report.")
-def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str | None, turn_file: str | None,
-          relevance_coding: str, mwzeval_file: str | None, references: str | None, dialogues: str | None,
-          latency: bool, as_json: bool, plot: str | None, html_out: str | None) -> None:
+def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str | None,
+          turn_file: str | None, relevance_coding: str, mwzeval_file: str | None, references: str | None,
+          dialogues: str | None, latency: bool, as_json: bool, plot: str | None,
+          html_out: str | None) -> None:
     """Score the sessions and ratings of a database (nothing is written to it), or a file of model outputs."""
     if mwzeval_file:
         _score_mwzeval_file(mwzeval_file, dialogues, references, as_json)
@@ -100,7 +103,8 @@ def _abredial_satisfaction(path: str, turn_file: str | None, coding: str) -> dic
     return {**analyse(ratings.rows, ratings.turns).to_json(), "source": ratings.summary()}
 
 
-def _emit(result: dict[str, Any], as_json: bool, plot: str | None, html_out: str | None, *, title: str) -> None:
+def _emit(result: dict[str, Any], as_json: bool, plot: str | None, html_out: str | None, *,
+          title: str) -> None:
     from parley.engine.scoring import report
 
     if plot:
@@ -129,7 +133,8 @@ def _emit(result: dict[str, Any], as_json: bool, plot: str | None, html_out: str
 
 
 def _score_mwzeval_file(path: str, dialogues: str | None, references: str | None, as_json: bool) -> None:
-    """``parley score --mwzeval-file``: Inform/Success (and mwzeval's BLEU with references) of a predictions file."""
+    """``parley score --mwzeval-file``: Inform/Success (and mwzeval's BLEU with references) of a
+    predictions file."""
     from parley.engine.scoring import mwzeval_file
     from parley.engine.scoring.corpus import load_corpus
 

@@ -23,7 +23,8 @@ def make_app(tmp_path: Path, system: str = "multiwoz", **kw: Any) -> ParleyApp:
                      seed=kw.pop("seed", 7), **kw)
 
 
-async def rate_dialogue(pilot: Any, keys: list[str], justification: str = "it found and booked a place") -> None:
+async def rate_dialogue(pilot: Any, keys: list[str],
+                        justification: str = "it found and booked a place") -> None:
     await pilot.press("ctrl+r")
     await pilot.pause()
     assert isinstance(pilot.app.screen, DialogueRatingScreen)
@@ -35,7 +36,8 @@ async def rate_dialogue(pilot: Any, keys: list[str], justification: str = "it fo
 
 async def test_full_rated_dialogue_lands_in_the_database(tmp_path: Path) -> None:
     app = make_app(tmp_path)
-    turns = ["I need a cheap restaurant in the centre", "italian food please", "book it for 2 people on friday at 18:00"]
+    turns = ["I need a cheap restaurant in the centre", "italian food please",
+             "book it for 2 people on friday at 18:00"]
     wanted = [(3, 2), (2, 1), (1, 3)]
     async with app.run_test(size=(110, 40)) as pilot:
         await settle(pilot)
@@ -67,7 +69,8 @@ async def test_full_rated_dialogue_lands_in_the_database(tmp_path: Path) -> None
     system_ids = [t.id for t in rows if t.role == "system"]
     assert [by_turn[i] for i in system_ids] == wanted
     (dr,) = store.dialogue_ratings(sess[0].id)
-    assert (dr.understanding, dr.task_completion, dr.interest_arousal, dr.efficiency, dr.overall) == (3, 2, 1, 0, 4)
+    given = (dr.understanding, dr.task_completion, dr.interest_arousal, dr.efficiency, dr.overall)
+    assert given == (3, 2, 1, 0, 4)
     assert dr.justification == "it found and booked a place" and dr.rater == "ana"
 
 

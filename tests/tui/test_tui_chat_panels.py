@@ -177,7 +177,8 @@ async def test_goal_as_a_dict_and_a_missing_goal_module(tmp_path: Path, monkeypa
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert "Find a cheap hotel." in str(app.screen.query_one(GoalCard).render())
-    monkeypatch.setitem(sys.modules, "parley.engine.scoring.goals", None)  # import fails as if not written yet
+    # the import fails as if the module were not written yet
+    monkeypatch.setitem(sys.modules, "parley.engine.scoring.goals", None)
     app = make_app(tmp_path, "tui-fake", goal="random")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
