@@ -19,6 +19,9 @@ keeps a courtesy marker, is not judged impolite by
 ``engine.rewrite.politeness`` or rambles — the rules' output gets one in-character remark
 written by the LLM instead (``info["engine"] == "rules+llm"``), checked to hold no slot value, digit or (unless
 allowed) offensive word.
+
+``backend=openai,url=URL,model=NAME`` asks the tester's own LLM behind an OpenAI-compatible endpoint instead
+(``impolite_openai``: the role-play prompt, the same checks, the rules when the check fails or the server errs).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from typing import Any, ClassVar
 
 from parley.engine.rewrite import impolite_lexicon as L
 from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.rewrite.impolite_check import check_llm_rewrite, check_rewrite
+from parley.engine.rewrite.impolite_openai import OPENAI_PARAMS, OpenAIBackend, backend_params
 from parley.engine.rewrite.impolite_rules import Protected, rewrite_rules
 from parley.engine.rewrite.util import check_params, sort_spans
 from parley.engine.types import LoadError, Rewrite
@@ -48,18 +53,33 @@ class ImpoliteRewriter:
         Param("intensity", "int", 2, "1 commands only, 2 plus a scenario move, 3 stronger", choices=(1, 2, 3),
               lo=1, hi=3),
         Param("profanity", "bool", False, "allow offensive words (intensity 3 only)"),
-        Param("model", "str", None, "Hugging Face seq2seq checkpoint (folder or hub id) instead of the rules"),
+        Param("model", "str", None, "Hugging Face seq2seq checkpoint (folder or hub id) instead of the rules "
+              "(with backend=openai: the served model's name)"),
         Param("llm", "bool", False, "prompt the bundled SmolLM2 instead of the rules"),
     )
 
     def __init__(self, **params: Any) -> None:
-        self.params: Mapping[str, Any] = check_params(self.name, self.PARAMS, params)
+        checked = check_params(self.name, self.PARAMS + OPENAI_PARAMS, params)
+        self.params: Mapping[str, Any] = backend_params(self.name, checked)
+        self._openai = OpenAIBackend(self.name, self.params) if "backend" in self.params else None
+
+    def close(self) -> None:
+        """Release the ``backend=openai`` client's connections (a request in flight ends at once)."""
+        if self._openai is not None:
+            self._openai.close()
 
     def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
         p = self.params
         spans = sort_spans(ctx.spans)
         info: dict[str, Any] = {"scenario": p["scenario"], "scenario_name": L.SCENARIOS[p["scenario"]]}
-        if p["model"] or p["llm"]:
+        if self._openai is not None:
+            out, more = self._openai.rewrite(text, spans, ctx)
+            info.update(more)
+            if out is not None:
+                info["engine"] = "openai"
+                located = Protected(text, spans).locate(out)
+                return Rewrite(self.name, dict(p), ctx.seed, text, out, located, (), info)
+        elif p["model"] or p["llm"]:
             try:
                 out = self._model_rewrite(text, spans, ctx)
                 info["engine"] = "model" if p["model"] else "llm"
@@ -130,27 +150,9 @@ class ImpoliteRewriter:
 
             model, tok = load_default_llm()
             out = _llm_generate(model, tok, text, spans, self.params["scenario"])
-            from parley.engine.rewrite.politeness import score
-
-            pol = score(out).score
-            if out and pol >= 0.5:
-                raise ValueError(f"the LLM rewrite is not impolite (politeness {pol:.2f})")
-            if len(out) > 3 * len(text) + 80:
-                raise ValueError("the LLM rewrite rambles (too long)")
-        missing = [s.value for s in spans if s.value not in out]
-        if not out:
-            raise ValueError("the model returned nothing")
-        if missing:
-            raise ValueError(f"the model dropped slot value(s): {', '.join(missing)}")
-        from parley.engine.rewrite.courtesy import markers
-        from parley.engine.spans import find_requests
-
-        lost = [r.value for r in find_requests(text) if r.value.lower() not in out.lower()]
-        if lost:
-            raise ValueError(f"the model dropped requested attribute(s): {', '.join(lost)}")
-        kept = markers(out)
-        if kept:
-            raise ValueError(f"the model kept courtesy: {', '.join(kept)}")
+            check_llm_rewrite(text, out, spans)
+            return out
+        check_rewrite(text, out, spans)
         return out
 
 

@@ -1,0 +1,187 @@
+"""The ``openai`` backend of the impoliteness rewriter: the tester's own LLM behind any OpenAI-compatible endpoint.
+
+``impolite:backend=openai,url=URL,model=NAME[,key_env=VAR][,timeout=30][,retries=1][,max_tokens=64]`` asks the
+endpoint — through :class:`engine.openai_client.ChatClient`, the client of the ``remote`` system, so with the same
+bounds (a deadline per attempt, a size cap, retries after connection errors, 429 and 5xx) — to say the user's
+sentence as the scenario's character would. The prompt gives the role-play instruction of the impolite-users
+corpus (Hu et al., Table I: a sarcastic customer in a bad mood, an impatient one, …; the wording here is
+parley's), the tone of the intensity, the slot values to keep and, when there is one, the assistant's last
+turn. Requests are deterministic: ``temperature`` 0 and the step's ``seed``.
+
+The reply is checked like the bundled LLM's (``impolite_check``): not empty, every slot value and requested
+attribute kept, no courtesy marker, impolite by ``engine.rewrite.politeness``, no more sentences than the
+original (one for a one-sentence request), no offensive word unless ``profanity=true,intensity=3``. When the
+check fails, or the server errs or times out, the rules rewrite the turn instead; ``Rewrite.info`` tells which:
+``engine`` ("openai" or "rules"), ``fallback`` (why), ``fallback_kind`` ("check" or the ``HttpFailure`` kind)
+and ``openai`` (url, model, status, attempts, elapsed_ms, the request's seed, the refused reply).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from parley.engine.http import MAX_RETRIES, Limits, short
+from parley.engine.rewrite import impolite_lexicon as L
+from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.rewrite.impolite_check import check_llm_rewrite, sentence_count
+from parley.engine.spec import SpecError
+from parley.engine.types import Span, TurnError
+
+#: parameters of the backend, validated with the rewriter's own (not shown in the rewriter panel)
+OPENAI_PARAMS: tuple[Param, ...] = (
+    Param("backend", "choice", "rules", "rules (optionally model=/llm=) or openai: an OpenAI-compatible "
+          "endpoint, falling back to the rules", choices=("rules", "openai")),
+    Param("url", "str", None, "backend=openai: base URL (http://host:port, …/v1 or …/chat/completions)"),
+    Param("key_env", "str", None, "backend=openai: environment variable holding the API key"),
+    Param("timeout", "float", 30.0, "backend=openai: seconds per attempt", lo=0, hi=3600),
+    Param("retries", "int", 1, "backend=openai: retries after a connection error, timeout, 429 or 5xx",
+          lo=0, hi=MAX_RETRIES),
+    Param("max_tokens", "int", 64, "backend=openai: longest reply, in tokens", lo=1, hi=4096),
+)
+KEYS = tuple(p.name for p in OPENAI_PARAMS)
+
+#: the role-play instruction of each scenario (after the corpus's Table I, in parley's words)
+ROLE_PLAY: dict[int, str] = {
+    1: "Imagine you are a sarcastic customer in a foul mood: every request comes out dripping with sarcasm.",
+    2: "Imagine you are an impatient customer who wants the information right now and hates waiting.",
+    3: "Imagine you are a customer in a terrible mood because something bad just happened to you (a row "
+       "with your partner, say), and you take it out on whoever you talk to.",
+    4: "Imagine you have just got off a long-haul flight, exhausted and starving, and you need this "
+       "information fast.",
+    5: "Imagine you are a spoilt brat with far too much money, used to getting whatever you want, who treats "
+       "the assistant as a servant.",
+    6: "Imagine you are asking for the third time because the assistant got it wrong twice already, and you "
+       "have had enough.",
+}
+TONE = {1: "curt and blunt", 2: "rude", 3: "very rude"}
+_LABEL = re.compile(r"^(?:the\s+)?(?:rewritten|rude|impolite)?\s*(?:message|sentence|version|rewrite|customer|"
+                    r"answer|reply)\s*:\s*", re.I)
+_QUOTES = "\"'“”‘’`"
+
+
+def backend_params(name: str, p: dict[str, Any]) -> dict[str, Any]:
+    """The effective params: with ``backend=rules`` the backend's keys go (they must not be given); with
+    ``backend=openai`` the endpoint's are checked (SpecError naming the problem)."""
+    defaults = {q.name: q.default for q in OPENAI_PARAMS}
+    if p["backend"] != "openai":
+        given = [k for k in KEYS if p[k] != defaults[k]]
+        if given:
+            raise SpecError(f"{name}: {', '.join(given)} applies to backend=openai only")
+        return {k: v for k, v in p.items() if k not in KEYS}
+    url = p["url"]
+    if not url or not str(url).startswith(("http://", "https://")):
+        raise SpecError(f"{name}: backend=openai needs url=http://… or https://… (the endpoint's base URL)")
+    if not p["model"]:
+        raise SpecError(f"{name}: backend=openai needs model=NAME (the served model's name)")
+    if p["llm"]:
+        raise SpecError(f"{name}: llm=true and backend=openai exclude each other")
+    if p["key_env"] is not None and not os.environ.get(str(p["key_env"])):
+        raise SpecError(f"environment variable {p['key_env']} (key_env) is not set")
+    limits(name, p)
+    return p
+
+
+def limits(name: str, p: Mapping[str, Any]) -> Limits:
+    try:
+        return Limits(timeout=p["timeout"], retries=p["retries"]).check()
+    except ValueError as e:
+        raise SpecError(f"{name}: {e}") from None
+
+
+def messages(text: str, spans: Sequence[Span], ctx: RewriteContext, p: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The chat request: the role-play instruction as the system message, the user's sentence after it."""
+    n = max(1, sentence_count(text, [s.value for s in spans]))
+    swear = "" if p["profanity"] and p["intensity"] == 3 else " and no swear words"
+    system = (
+        "You rewrite what a customer says to a travel booking assistant (hotels, restaurants, trains, taxis, "
+        f"attractions). {ROLE_PLAY[p['scenario']]} Say the same request the way that customer would: "
+        f"{TONE[p['intensity']]}, with no please, thanks, sorry, greeting or any other politeness{swear}. Keep "
+        "every name, place, day, time and number and every detail asked for (phone number, postcode, price, "
+        "reference…) exactly as written, and add no new request. Reply with the rewritten message only: "
+        f"{'one sentence' if n == 1 else f'at most {n} sentences'}, no quotes, no explanation."
+    )
+    user = ""
+    said = [m.text for m in ctx.history if m.role != "user"]
+    if said:
+        user += f"The assistant just said: {short(said[-1], 300)}\n"
+    user += f"Message: {text}"
+    keep = [s.value for s in spans]
+    if keep:
+        user += f"\nKeep these words exactly: {'; '.join(keep)}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def clean(reply: str) -> str:
+    """The rewrite in a reply: a leading label ("Rewritten message:") and enclosing quotes go; a reply of
+    several lines is refused."""
+    lines = [ln.strip() for ln in reply.strip().splitlines() if ln.strip()]
+    if len(lines) > 1:
+        raise ValueError(f"the LLM reply has {len(lines)} lines")
+    out = _LABEL.sub("", lines[0]) if lines else ""
+    if out[:1] in _QUOTES and out[:1]:
+        out = out[1:]
+        m = re.search(r"[\"'“”‘’`]([.!?]?)$", out)
+        if m:
+            out = out[:m.start()] + m.group(1)
+    return out.strip()
+
+
+class OpenAIBackend:
+    """One endpoint and model; the client is made at the first rewrite (thread-safe)."""
+
+    def __init__(self, name: str, p: Mapping[str, Any]) -> None:
+        self.p = p
+        self.url = str(p["url"])
+        self.model = str(p["model"])
+        self.limits = limits(name, p)
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def client(self) -> Any:
+        from parley.engine.openai_client import ChatClient
+
+        with self._lock:
+            if self._client is None:
+                self._client = ChatClient(self.url, self.model, key_env=self.p["key_env"], limits=self.limits,
+                                          temperature=0.0, max_tokens=int(self.p["max_tokens"]))
+            return self._client
+
+    def close(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def rewrite(self, text: str, spans: Sequence[Span], ctx: RewriteContext) -> tuple[str | None, dict[str, Any]]:
+        """The checked rewrite and what to record, or ``None`` and why the rules must take over."""
+        from parley.engine.openai_client import chat_url
+
+        meta: dict[str, Any] = {"url": chat_url(self.url), "model": self.model, "seed": ctx.seed,
+                                "temperature": 0.0}
+        info: dict[str, Any] = {"backend": "openai", "openai": meta}
+        try:
+            reply = self.client().complete(messages(text, spans, ctx, self.p), seed=ctx.seed)
+        except TurnError as e:
+            kind = getattr(e, "kind", "error")
+            meta["status"] = getattr(e, "status", None)
+            info.update(fallback=f"the server failed ({kind}): {short(str(e), 200)}", fallback_kind=kind)
+            return None, info
+        meta.update(url=reply.url, status=reply.status, attempts=reply.attempts,
+                    elapsed_ms=round(reply.elapsed_ms, 1), finish_reason=reply.finish_reason)
+        if reply.model:
+            meta["served_model"] = reply.model
+        try:
+            out = clean(reply.text)
+            check_llm_rewrite(text, out, spans, sentences=True)
+            rude = set(re.findall(r"[a-z']+", out.lower())) & L.OFFENSIVE_WORDS
+            if rude and not (self.p["profanity"] and self.p["intensity"] == 3):
+                raise ValueError("the LLM rewrite is offensive and profanity is off")
+        except ValueError as e:
+            meta["reply"] = short(reply.text, 300)
+            info.update(fallback=str(e), fallback_kind="check")
+            return None, info
+        return out, info
