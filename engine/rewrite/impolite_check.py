@@ -15,14 +15,15 @@ from parley.engine.types import Span
 POLITE = 0.5
 
 
-def sentence_count(text: str, values: Sequence[str] = ()) -> int:
-    """How many sentences ``text`` holds; the dots inside slot ``values`` ("St. John's") do not end one."""
-    from parley.engine.rewrite.courtesy import sentences
+def sentence_count(text: str, values: Sequence[str] = (), *, courtesy: bool = True) -> int:
+    """How many sentences ``text`` holds; the dots inside slot ``values`` ("St. John's") do not end one.
+    ``courtesy=False`` leaves out the sentences that are nothing but courtesy ("Thank you!", "Hello.")."""
+    from parley.engine.rewrite.courtesy import scrub, sentences
 
     for v in sorted(set(values), key=len, reverse=True):
         if v:
             text = text.replace(v, "X" * len(v))
-    return len([s for s in sentences(text) if re.search(r"\w", s)])
+    return len([s for s in sentences(text) if re.search(r"\w", s if courtesy else scrub(s))])
 
 
 def check_rewrite(original: str, out: str, spans: Sequence[Span]) -> None:
@@ -46,8 +47,8 @@ def check_rewrite(original: str, out: str, spans: Sequence[Span]) -> None:
 
 def check_llm_rewrite(original: str, out: str, spans: Sequence[Span], *, sentences: bool = False) -> None:
     """:func:`check_rewrite`, and what an instructed LLM gets wrong: still polite by
-    ``engine.rewrite.politeness``, rambling, or (``sentences=True``) more sentences than the original has (one
-    for a one-sentence request)."""
+    ``engine.rewrite.politeness``, rambling, or (``sentences=True``) more sentences than the original has (its
+    courtesy-only sentences such as "Thank you!" not counted; one for a one-sentence request)."""
     from parley.engine.rewrite.politeness import score
 
     check_rewrite(original, out, spans)
@@ -58,6 +59,6 @@ def check_llm_rewrite(original: str, out: str, spans: Sequence[Span], *, sentenc
         raise ValueError("the LLM rewrite rambles (too long)")
     if sentences:
         values = [s.value for s in spans]
-        have, allowed = sentence_count(out, values), max(1, sentence_count(original, values))
+        have, allowed = sentence_count(out, values), max(1, sentence_count(original, values, courtesy=False))
         if have > allowed:
             raise ValueError(f"the LLM rewrite has {have} sentences (at most {allowed})")

@@ -94,7 +94,7 @@ def limits(name: str, p: Mapping[str, Any]) -> Limits:
 
 def messages(text: str, spans: Sequence[Span], ctx: RewriteContext, p: Mapping[str, Any]) -> list[dict[str, str]]:
     """The chat request: the role-play instruction as the system message, the user's sentence after it."""
-    n = max(1, sentence_count(text, [s.value for s in spans]))
+    n = max(1, sentence_count(text, [s.value for s in spans], courtesy=False))
     swear = "" if p["profanity"] and p["intensity"] == 3 else " and no swear words"
     system = (
         "You rewrite what a customer says to a travel booking assistant (hotels, restaurants, trains, taxis, "
