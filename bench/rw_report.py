@@ -185,13 +185,46 @@ other words {cls['other']['sim']} %, slot words {cls['slot']['sim']} % (real: {c
 """
 
 
+def _openai(o: dict[str, Any]) -> str:
+    """impolite backend=openai against a local server (bench/rw_openai.py, kept in rw_openai.json)."""
+    if not o:
+        return ""
+    reasons = "; ".join(f"{k} {v}" for k, v in o["fallback_reasons"].items()) or "none"
+    scen = ", ".join(f"{k}: {v}" for k, v in o["by_scenario"].items())
+    acc = [r for r in o["rows"] if r["engine"] == "openai"][:3]
+    shown = "".join(f"\n- {r['before']!r} → {r['after']!r} (scenario {r['scenario']})" for r in acc)
+    return f"""
+## 5. Impoliteness through an OpenAI-compatible endpoint (`backend=openai`)
+
+- **Command:** `parley serve-bundled --port 8000 --threads 2` (`transformers serve`, the bundled
+  SmolLM2-135M-Instruct on the CPU), then `.venv/bin/python {o['command']}`; raw figures in
+  `bench/results/rw_openai.json`.
+- **Machine:** {o['machine']}, shared: load average {o['load_start']} at the start, {o['load_end']} at the end
+  (the server competes with every other job for 2 cores, so latencies are a ceiling, not an idle machine's).
+- **Date:** {o['date']}; {o['n']} generated polite requests, scenario 1 + i % 6, intensity from the spec
+  `{o['spec']}`, temperature 0, seed i; one warm-up request not counted; {o['total_s']} s in all.
+
+| latency per rewrite | p50 | p90 | max |
+|---|---|---|---|
+| as the caller sees it (request, check, rules when refused), ms | {o['wall_ms']['p50']} | {o['wall_ms']['p90']} | \
+{o['wall_ms']['max']} |
+| the server's answer, ms | {o['server_ms']['p50']} | {o['server_ms']['p90']} | — |
+
+Accepted (the model's rewrite passed the check): **{o['accepted_pct']} %**; by scenario (of 5): {scen}. Fallbacks
+to the rules, by reason: {reasons}. Every rewrite, accepted or not, kept its slot values and requested attributes
+in {o['kept_pct']} % of requests and was courtesy-free in {o['courtesy_free_pct']} %.{shown}
+"""
+
+
 def main() -> None:
     r = json.loads((RESULTS / "rw.json").read_text())
     asr = RESULTS / "rw_asr.json"
     a = json.loads(asr.read_text()) if asr.is_file() else {}
     before = RESULTS / "rw_asr_before.json"
     b = json.loads(before.read_text()) if before.is_file() else {}
-    (RESULTS / "rw.md").write_text(render(r, a) + _before(b))
+    op = RESULTS / "rw_openai.json"
+    o = json.loads(op.read_text()) if op.is_file() else {}
+    (RESULTS / "rw.md").write_text(render(r, a) + _before(b) + _openai(o))
 
 
 if __name__ == "__main__":

@@ -58,6 +58,12 @@ ROLE_PLAY: dict[int, str] = {
        "have had enough.",
 }
 TONE = {1: "curt and blunt", 2: "rude", 3: "very rude"}
+#: one worked example before the user's sentence (small models follow the format far better with one)
+EXAMPLE = (
+    {"role": "user", "content": "Message: Hi, could you please tell me the postcode of the museum? Thanks a lot.\n"
+                                "Keep these words exactly: museum"},
+    {"role": "assistant", "content": "Just tell me the postcode of the museum, I haven't got all day."},
+)
 _LABEL = re.compile(r"^(?:the\s+)?(?:rewritten|rude|impolite)?\s*(?:message|sentence|version|rewrite|customer|"
                     r"answer|reply)\s*:\s*", re.I)
 _QUOTES = "\"'“”‘’`"
@@ -112,7 +118,7 @@ def messages(text: str, spans: Sequence[Span], ctx: RewriteContext, p: Mapping[s
     keep = [s.value for s in spans]
     if keep:
         user += f"\nKeep these words exactly: {'; '.join(keep)}"
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": system}, *EXAMPLE, {"role": "user", "content": user}]
 
 
 def clean(reply: str) -> str:

@@ -116,7 +116,8 @@ def test_accepted_reply_and_the_request_sent(server: ChatServer) -> None:
     (body,) = server.requests
     assert body["model"] == "tiny" and body["temperature"] == 0 and body["seed"] == 7
     assert body["max_tokens"] == 64 and "stream" not in body
-    system, user = body["messages"]
+    system, example, answer, user = body["messages"]
+    assert example["role"] == "user" and answer["role"] == "assistant" and not markers(answer["content"])
     assert system["role"] == "system" and ROLE_PLAY[4] in system["content"]
     assert "very rude" in system["content"] and "one sentence" in system["content"]
     assert user["content"].splitlines() == ["The assistant just said: Hello! How can I help?",
