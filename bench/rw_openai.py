@@ -6,8 +6,9 @@ bundled SmolLM2-135M-Instruct), then
     .venv/bin/python bench/rw_openai.py --url http://127.0.0.1:8000 [--model smollm2] [--n 30] [--intensity 2]
 
 Requests: the first ``--n`` polite requests written for parley (``tests/polite_requests.generate`` with
-``random.Random(i)``), scenario ``1 + i % 6``, seed ``i``. One warm-up request is not counted. Figures: wall time
-per rewrite as the caller sees it (the request, the check and, when the reply is refused, the rules; p50/p90),
+``random.Random(i)``), scenario ``1 + i % 6``, seed ``i``. One warm-up request is not counted. Figures: wall
+time per rewrite as the caller sees it (the request, the check and, when the reply is refused, the rules;
+p50/p90),
 the server's time per request, the share of rewrites the model wrote (accepted) and why the others fell back,
 per scenario; every rewrite is checked to keep its slot values and requested attributes with no courtesy
 marker left. Raw figures to ``bench/results/rw_openai.json``; ``bench/rw_report.py`` renders them into rw.md.
@@ -60,8 +61,8 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "rw_openai.json"))
     a = ap.parse_args()
-    spec = (f"impolite:backend=openai,url={a.url},model={a.model},intensity={a.intensity},timeout={a.timeout},"
-            "retries=0")
+    spec = (f"impolite:backend=openai,url={a.url},model={a.model},intensity={a.intensity},"
+            f"timeout={a.timeout},retries=0")
     rws = {s: build_rewriter(f"{spec},scenario={s}") for s in range(1, 7)}
     load_start = os.getloadavg()
     t0 = time.time()
@@ -77,14 +78,23 @@ def main() -> None:
         info = dict(out.info)
         kept = all(v in out.after for v in req.values) and all(x in out.after.lower() for x in req.attrs)
         rows.append({"i": i, "scenario": sc, "before": req.text, "after": out.after, "engine": info["engine"],
-                     "fallback": info.get("fallback"), "reason": None if info["engine"] == "openai" else reason(info),
+                     "fallback": info.get("fallback"),
+                     "reason": None if info["engine"] == "openai" else reason(info),
                      "wall_ms": round(wall, 1), "server_ms": info["openai"].get("elapsed_ms"),
-                     "reply": info["openai"].get("reply"), "kept": kept, "courtesy_free": not markers(out.after)})
+                     "reply": info["openai"].get("reply"), "kept": kept,
+                     "courtesy_free": not markers(out.after)})
         print(f"{i:>3} sc{sc} {wall / 1000:6.1f}s {info['engine']:<6} {rows[-1]['reason'] or ''}", flush=True)
+        result = summary(a, spec, rows, t0, load_start)
+        Path(a.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")  # after every row
+    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=1))
+
+
+def summary(a: argparse.Namespace, spec: str, rows: list[dict[str, Any]], t0: float,
+            load_start: tuple[float, ...]) -> dict[str, Any]:
     walls = [r["wall_ms"] for r in rows]
     server = [r["server_ms"] for r in rows if r["server_ms"] is not None]
     accepted = [r for r in rows if r["engine"] == "openai"]
-    result = {
+    return {
         "command": "bench/rw_openai.py " + " ".join(sys.argv[1:]),
         "spec": spec, "n": len(rows), "machine": f"{platform.machine()}, {os.cpu_count()} cores, no GPU",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t0)),
@@ -94,13 +104,12 @@ def main() -> None:
         "server_ms": {"p50": pct(server, 50), "p90": pct(server, 90)},
         "accepted_pct": round(100 * len(accepted) / len(rows), 1),
         "fallback_reasons": dict(Counter(r["reason"] for r in rows if r["reason"]).most_common()),
-        "by_scenario": {sc: sum(r["engine"] == "openai" for r in rows if r["scenario"] == sc) for sc in range(1, 7)},
+        "by_scenario": {sc: f"{sum(r['engine'] == 'openai' for r in rows if r['scenario'] == sc)}/"
+                           f"{sum(r['scenario'] == sc for r in rows)}" for sc in range(1, 7)},
         "kept_pct": round(100 * sum(r["kept"] for r in rows) / len(rows), 1),
         "courtesy_free_pct": round(100 * sum(r["courtesy_free"] for r in rows) / len(rows), 1),
         "rows": rows,
     }
-    Path(a.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=1))
 
 
 if __name__ == "__main__":

@@ -206,13 +206,13 @@ def _openai(o: dict[str, Any]) -> str:
 
 | latency per rewrite | p50 | p90 | max |
 |---|---|---|---|
-| as the caller sees it (request, check, rules when refused), ms | {o['wall_ms']['p50']} | {o['wall_ms']['p90']} | \
-{o['wall_ms']['max']} |
+| as the caller sees it (request, check, rules when refused), ms | {o['wall_ms']['p50']} | \
+{o['wall_ms']['p90']} | {o['wall_ms']['max']} |
 | the server's answer, ms | {o['server_ms']['p50']} | {o['server_ms']['p90']} | — |
 
-Accepted (the model's rewrite passed the check): **{o['accepted_pct']} %**; by scenario (of 5): {scen}. Fallbacks
-to the rules, by reason: {reasons}. Every rewrite, accepted or not, kept its slot values and requested attributes
-in {o['kept_pct']} % of requests and was courtesy-free in {o['courtesy_free_pct']} %.{shown}
+Accepted (the model's rewrite passed the check): **{o['accepted_pct']} %**; by scenario (accepted/asked):
+{scen}. Fallbacks to the rules, by reason: {reasons}. Every rewrite, accepted or not, kept its slot values and
+requested attributes in {o['kept_pct']} % of requests and was courtesy-free in {o['courtesy_free_pct']} %.{shown}
 """
 
 

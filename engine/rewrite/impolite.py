@@ -20,8 +20,9 @@ keeps a courtesy marker, is not judged impolite by
 written by the LLM instead (``info["engine"] == "rules+llm"``), checked to hold no slot value, digit or (unless
 allowed) offensive word.
 
-``backend=openai,url=URL,model=NAME`` asks the tester's own LLM behind an OpenAI-compatible endpoint instead
-(``impolite_openai``: the role-play prompt, the same checks, the rules when the check fails or the server errs).
+``backend=openai,url=URL,model=NAME`` asks the tester's own LLM behind an OpenAI-compatible endpoint
+instead (``impolite_openai``: the role-play prompt, the same checks, the rules when the check fails or the
+server errs).
 """
 
 from __future__ import annotations

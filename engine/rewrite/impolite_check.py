@@ -27,8 +27,8 @@ def sentence_count(text: str, values: Sequence[str] = (), *, courtesy: bool = Tr
 
 
 def check_rewrite(original: str, out: str, spans: Sequence[Span]) -> None:
-    """Refuse ``out`` when it is empty, lost a slot value (``spans`` of ``original``) or a requested attribute,
-    or kept a courtesy marker."""
+    """Refuse ``out`` when it is empty, lost a slot value (``spans`` of ``original``) or a requested
+    attribute, or kept a courtesy marker."""
     from parley.engine.rewrite.courtesy import markers
     from parley.engine.spans import find_requests
 

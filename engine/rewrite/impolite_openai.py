@@ -1,19 +1,20 @@
-"""The ``openai`` backend of the impoliteness rewriter: the tester's own LLM behind any OpenAI-compatible endpoint.
+"""The ``openai`` backend of the impoliteness rewriter: the tester's own LLM behind any OpenAI-compatible
+endpoint.
 
 ``impolite:backend=openai,url=URL,model=NAME[,key_env=VAR][,timeout=30][,retries=1][,max_tokens=64]`` asks the
-endpoint — through :class:`engine.openai_client.ChatClient`, the client of the ``remote`` system, so with the same
-bounds (a deadline per attempt, a size cap, retries after connection errors, 429 and 5xx) — to say the user's
-sentence as the scenario's character would. The prompt gives the role-play instruction of the impolite-users
-corpus (Hu et al., Table I: a sarcastic customer in a bad mood, an impatient one, …; the wording here is
-parley's), the tone of the intensity, the slot values to keep and, when there is one, the assistant's last
-turn. Requests are deterministic: ``temperature`` 0 and the step's ``seed``.
+endpoint — through :class:`engine.openai_client.ChatClient`, the client of the ``remote`` system, so with the
+same bounds (a deadline per attempt, a size cap, retries after connection errors, 429 and 5xx) — to say the
+user's sentence as the scenario's character would. The prompt gives the role-play instruction of the
+impolite-users corpus (Hu et al., Table I: a sarcastic customer in a bad mood, an impatient one, …; the
+wording here is parley's), the tone of the intensity, the slot values to keep and, when there is one, the
+assistant's last turn. Requests are deterministic: ``temperature`` 0 and the step's ``seed``.
 
 The reply is checked like the bundled LLM's (``impolite_check``): not empty, every slot value and requested
 attribute kept, no courtesy marker, impolite by ``engine.rewrite.politeness``, no more sentences than the
 original (one for a one-sentence request), no offensive word unless ``profanity=true,intensity=3``. When the
-check fails, or the server errs or times out, the rules rewrite the turn instead; ``Rewrite.info`` tells which:
-``engine`` ("openai" or "rules"), ``fallback`` (why), ``fallback_kind`` ("check" or the ``HttpFailure`` kind)
-and ``openai`` (url, model, status, attempts, elapsed_ms, the request's seed, the refused reply).
+check fails, or the server errs or times out, the rules rewrite the turn instead; ``Rewrite.info`` tells
+which: ``engine`` ("openai" or "rules"), ``fallback`` (why), ``fallback_kind`` ("check" or the ``HttpFailure``
+kind) and ``openai`` (url, model, status, attempts, elapsed_ms, the request's seed, the refused reply).
 """
 
 from __future__ import annotations
@@ -60,12 +61,12 @@ ROLE_PLAY: dict[int, str] = {
 TONE = {1: "curt and blunt", 2: "rude", 3: "very rude"}
 #: one worked example before the user's sentence (small models follow the format far better with one)
 EXAMPLE = (
-    {"role": "user", "content": "Message: Hi, could you please tell me the postcode of the museum? Thanks a lot.\n"
-                                "Keep these words exactly: museum"},
+    {"role": "user", "content": "Message: Hi, could you please tell me the postcode of the museum? "
+                                "Thanks a lot.\nKeep these words exactly: museum"},
     {"role": "assistant", "content": "Just tell me the postcode of the museum, I haven't got all day."},
 )
-_LABEL = re.compile(r"^(?:the\s+)?(?:rewritten|rude|impolite)?\s*(?:message|sentence|version|rewrite|customer|"
-                    r"answer|reply)\s*:\s*", re.I)
+_LABEL = re.compile(r"^(?:the\s+)?(?:rewritten|rude|impolite)?\s*"
+                    r"(?:message|sentence|version|rewrite|customer|answer|reply)\s*:\s*", re.I)
 _QUOTES = "\"'“”‘’`"
 
 
@@ -98,16 +99,18 @@ def limits(name: str, p: Mapping[str, Any]) -> Limits:
         raise SpecError(f"{name}: {e}") from None
 
 
-def messages(text: str, spans: Sequence[Span], ctx: RewriteContext, p: Mapping[str, Any]) -> list[dict[str, str]]:
+def messages(text: str, spans: Sequence[Span], ctx: RewriteContext,
+             p: Mapping[str, Any]) -> list[dict[str, str]]:
     """The chat request: the role-play instruction as the system message, the user's sentence after it."""
     n = max(1, sentence_count(text, [s.value for s in spans], courtesy=False))
     swear = "" if p["profanity"] and p["intensity"] == 3 else " and no swear words"
     system = (
         "You rewrite what a customer says to a travel booking assistant (hotels, restaurants, trains, taxis, "
         f"attractions). {ROLE_PLAY[p['scenario']]} Say the same request the way that customer would: "
-        f"{TONE[p['intensity']]}, with no please, thanks, sorry, greeting or any other politeness{swear}. Keep "
-        "every name, place, day, time and number and every detail asked for (phone number, postcode, price, "
-        "reference…) exactly as written, and add no new request. Reply with the rewritten message only: "
+        f"{TONE[p['intensity']]}, with no please, thanks, sorry, greeting or any other politeness{swear}. "
+        "Keep every name, place, day, time and number and every detail asked for (phone number, "
+        "postcode, price, reference…) exactly as written, and add no new request. Reply with the rewritten "
+        "message only: "
         f"{'one sentence' if n == 1 else f'at most {n} sentences'}, no quotes, no explanation."
     )
     user = ""
@@ -162,7 +165,8 @@ class OpenAIBackend:
         if client is not None:
             client.close()
 
-    def rewrite(self, text: str, spans: Sequence[Span], ctx: RewriteContext) -> tuple[str | None, dict[str, Any]]:
+    def rewrite(self, text: str, spans: Sequence[Span],
+                ctx: RewriteContext) -> tuple[str | None, dict[str, Any]]:
         """The checked rewrite and what to record, or ``None`` and why the rules must take over."""
         from parley.engine.openai_client import chat_url
 

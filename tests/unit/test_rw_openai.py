@@ -120,8 +120,9 @@ def test_accepted_reply_and_the_request_sent(server: ChatServer) -> None:
     assert example["role"] == "user" and answer["role"] == "assistant" and not markers(answer["content"])
     assert system["role"] == "system" and ROLE_PLAY[4] in system["content"]
     assert "very rude" in system["content"] and "one sentence" in system["content"]
-    assert user["content"].splitlines() == ["The assistant just said: Hello! How can I help?",
-                                            f"Message: {TEXT}", f"Keep these words exactly: {'; '.join(values)}"]
+    assert user["content"].splitlines() == [
+        "The assistant just said: Hello! How can I help?", f"Message: {TEXT}",
+        f"Keep these words exactly: {'; '.join(values)}"]
     json.dumps(out.to_json())  # every step is stored as JSON
 
 
