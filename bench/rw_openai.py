@@ -47,9 +47,13 @@ def reason(info: dict[str, Any]) -> str:
     if info.get("fallback_kind") != "check":
         return f"server: {info.get('fallback_kind')}"
     text = str(info["fallback"]).replace("the model ", "").replace("the LLM ", "")
-    for cut in (":", "(", " has "):
+    if " lines" in text:
+        return "reply of several lines"
+    if " sentences" in text:
+        return "too many sentences"
+    for cut in (":", "("):
         text = text.split(cut)[0]
-    return "reply " + text.strip() if text.startswith("reply") else text.strip()
+    return text.strip()
 
 
 def main() -> None:

@@ -196,9 +196,9 @@ def _openai(o: dict[str, Any]) -> str:
     return f"""
 ## 5. Impoliteness through an OpenAI-compatible endpoint (`backend=openai`)
 
-- **Command:** `parley serve-bundled --port 8000 --threads 2` (`transformers serve`, the bundled
-  SmolLM2-135M-Instruct on the CPU), then `.venv/bin/python {o['command']}`; raw figures in
-  `bench/results/rw_openai.json`.
+- **Command:** `parley serve-bundled --port 18732 --threads 1` (`transformers serve`, the bundled
+  SmolLM2-135M-Instruct on the CPU; with `--threads 2` at load ~8 a probe's requests took 25-240 s each), then
+  `.venv/bin/python {o['command']}`; raw figures in `bench/results/rw_openai.json`.
 - **Machine:** {o['machine']}, shared: load average {o['load_start']} at the start, {o['load_end']} at the end
   (the server competes with every other job for 2 cores, so latencies are a ceiling, not an idle machine's).
 - **Date:** {o['date']}; {o['n']} generated polite requests, scenario 1 + i % 6, intensity from the spec
