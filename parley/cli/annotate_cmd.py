@@ -6,13 +6,13 @@ heavy imports stay inside the commands.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from parley.cli.common import SEED, OutputPath, db_option, open_db
+from parley.display import json_text
 from parley.errors import ParleyError
 
 _NO_DB = "import dialogues first: parley import FILE --format ..., or pass --db"
@@ -134,9 +134,8 @@ def assign(db_path: str | None, raters: str, per_dialogue: int, seed: int, copie
     write_copies(store, written)
     store.close()
     if as_json:
-        click.echo(json.dumps({"selected": report.selected, "already_assigned": report.already,
-                               "added": report.added, "copies": [str(p) for p in written]},
-                              ensure_ascii=False))
+        click.echo(json_text({"selected": report.selected, "already_assigned": report.already,
+                               "added": report.added, "copies": [str(p) for p in written]}))
         return
     strata = sorted({s for per in report.added.values() for s in per})
     table = Table(title=literal(f"{report.total} assignment(s) added in {store.path} ({report.selected} "
@@ -182,7 +181,7 @@ def progress(databases: tuple[str, ...], db_path: str | None, as_json: bool) -> 
                           + " (a coordinator makes them with parley assign)")
     if as_json:
         for r in rows:
-            click.echo(json.dumps(r.to_json(), ensure_ascii=False))
+            click.echo(json_text(r.to_json()))
         return
     table = Table(title=literal("progress per rater: " + ", ".join(str(s.path) for s in stores)))
     for col in ("rater", "assigned", "rated", "skipped", "in progress", "to do"):

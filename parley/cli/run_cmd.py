@@ -3,7 +3,6 @@ processes or Ray — and score them. A thin layer over :mod:`engine.batch`."""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import click
 from click.core import ParameterSource
 
 from parley.cli.common import SEED, OutputPath, check_trust, db_option, load_system, open_db, trust_option
+from parley.display import json_text
 from parley.errors import ParleyError
 
 #: the options that define a run (with --resume they must agree with the stored run, or be left out)
@@ -284,7 +284,7 @@ def run(
             )
             click.echo(f"report written to {html_out}", err=True)
     if as_json:
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False))
+        click.echo(json_text(result, indent=2, allow_nan=False))
     else:
         from rich.console import Console
 
