@@ -130,6 +130,17 @@ def test_run_output_paths_checked_before_the_work(option: str, tmp_path: Path) -
     assert not db.exists(), "the run was stored although its output could not be written"
 
 
+@pytest.mark.parametrize(("spec", "needle"), [("nosuch", "unknown system"),
+                                              ("remote", "url"), ("echo --trust-remote-code", "trust")])
+def test_run_checks_the_system_before_reading_the_corpus(spec: str, needle: str, tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    system, *flags = spec.split()
+    line = one_line_error(cli(["run", "--system", system, *flags, "--dialogues", str(tmp_path / "absent.json"),
+                               "--db", str(db)]))
+    assert needle in line and "absent.json" not in line
+    assert not db.exists(), "a database was created for a run whose system spec is wrong"
+
+
 def test_run_condition_given_twice(tmp_path: Path) -> None:
     dialogues = tmp_path / "d.json"
     dialogues.write_text(json.dumps({"d1.json": {"log": [{"text": "hi", "metadata": {}}]}}), encoding="utf-8")
