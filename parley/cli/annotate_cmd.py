@@ -49,7 +49,8 @@ def _selection(kw: dict[str, Any]) -> Any:
 
 @click.command()
 @db_option
-@click.option("--rater", default=None, help="Your rater name (default: the tester name in the settings).")
+@click.option("--rater", default=None,
+              help="Your rater name (default: `parley --tester NAME`, else the tester name in the settings).")
 @click.option("--blind", is_flag=True,
               help="Hide system names, sources and rewriter conditions; dialogues come in a seeded random "
                    "order (always on for a list assigned by `parley assign`).")
@@ -71,7 +72,8 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
     from parley.store.annotation import Annotation, parse_turns
 
     settings = load_settings()
-    rater = (rater or settings.tester or "").strip()
+    group = click.get_current_context().find_root().params  # `parley --tester NAME rate`: the rater is NAME
+    rater = (rater or group.get("tester") or settings.tester or "").strip()
     if not rater:
         raise ParleyError("give your name with --rater NAME (or set tester in the settings)")
     try:
