@@ -198,3 +198,58 @@ def test_kill_9_with_three_turns_typed_against_a_slow_bot_keeps_all_three(tmp_pa
     store = open_store(db)
     (session,) = store.sessions()
     assert session.tester == "ana" and [t.role for t in store.turns(session.id)] == ["user"] * 3
+
+
+# -- quitting while a remote bot trickles its reply --------------------------------------------------------
+@pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system")
+def test_quit_while_a_bot_trickles_cancels_and_exits_within_two_seconds(tmp_path: Path) -> None:
+    """Issue 13.6: a bot trickling a byte every 1.5 s (deadlines far away) must not hold the TUI: ctrl+q, then
+    "cancel", ends the process within 2 s and keeps the turn as ``cancelled``."""
+    from tests.bots import serving
+
+    db = tmp_path / "t.db"
+    with serving() as bot:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        command = [sys.executable, "-m", "parley", "--db", str(db), "--tester", "ana", "--system",
+                   f"remote:url={bot.url}/trickle,timeout=60,turn_timeout=60,retries=0"]
+        proc = subprocess.Popen(command, env=tui_env(tmp_path), stdin=slave, stdout=slave, stderr=slave,
+                                cwd=tmp_path, start_new_session=True)
+        os.close(slave)
+        screen = bytearray()
+
+        def drain() -> None:
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                screen.extend(chunk)
+
+        threading.Thread(target=drain, daemon=True).start()
+        try:
+            assert wait_for(lambda: b"remote:url=" in screen), "the system did not load"
+            os.write(master, b"one\r")
+            assert wait_for(lambda: user_turns(db) == [("one", "pending")]), "the turn was not stored"
+            assert wait_for(lambda: bot.hits != [], 30), "the bot was never asked"
+            os.write(master, b"\x11")  # ctrl+q
+            assert wait_for(lambda: b"Cancel them" in screen, 30), "no quit dialog"
+            os.write(master, b"c")
+            t0 = time.monotonic()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pytest.fail("the TUI did not exit within 10 s of cancel")
+            took = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(30)
+            os.close(master)
+    assert took <= 2.0, f"exit took {took:.1f} s"
+    assert proc.returncode == 0
+    assert user_turns(db) == [("one", "cancelled")]
+    (session,) = open_store(db).sessions()
+    assert session.ended_at is not None
