@@ -39,8 +39,8 @@ _JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}]")
 
 
 def json_text(value: object, **kwargs: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False, **kwargs)`` safe to print to a terminal: JSON already escapes C0
-    controls; DEL, C1 controls (``\\x9b`` is a one-byte CSI) and bidirectional overrides are escaped too
+    """``json.dumps(value, ensure_ascii=False, **kwargs)`` safe to print to a terminal: JSON already escapes
+    C0 controls; DEL, C1 controls (``\\x9b`` is a one-byte CSI) and bidirectional overrides are escaped too
     (``\\u009b``), so the line decodes to exactly the same value."""
     import json
 

@@ -121,7 +121,8 @@ def select(store: Store, selection: Selection) -> list[Candidate]:
 
 def turn_conditions(store: Store) -> dict[str, list[str]]:
     """Per session, the conditions its user turns ran under (each turn stores the chain in force as
-    ``internals.condition``), in the order they were first used; sessions whose turns record none are absent."""
+    ``internals.condition``), in the order they were first used; sessions whose turns record none are
+    absent."""
     rows = store.db.execute(
         "SELECT session_id, json_extract(CASE WHEN json_valid(internals) THEN internals END, "
         "'$.condition.name') AS c, min(\"index\") AS first FROM turns WHERE role = 'user' "
@@ -133,8 +134,8 @@ def turn_conditions(store: Store) -> dict[str, list[str]]:
 
 
 def shown_condition(stored: str, used: list[str] | None) -> str:
-    """What ``parley sessions`` shows: the one condition the turns used, or ``mixed (a, b)`` when the rewriters
-    changed mid-session; the session's stored condition when its turns record none."""
+    """What ``parley sessions`` shows: the one condition the turns used, or ``mixed (a, b)`` when the
+    rewriters changed mid-session; the session's stored condition when its turns record none."""
     if not used:
         return stored
     return used[0] if len(used) == 1 else f"mixed ({', '.join(used)})"

@@ -58,11 +58,13 @@ def _commands(tmp_path: Path, bad: str) -> dict[str, list[str]]:
         "merge": ["merge", bad, db, "--out", str(tmp_path / "merged.db")],
         "import dstc11 --pred": ["import", logs, "--format", "dstc11", "--pred", bad, "--db", db],
         "sktod run --knowledge": ["sktod", "run", "--logs", logs, "--knowledge", bad, "--out", pred],
-        "sktod run --entity-mapping": ["sktod", "run", "--logs", logs, "--entity-mapping", bad, "--out", pred],
+        "sktod run --entity-mapping": ["sktod", "run", "--logs", logs, "--entity-mapping", bad,
+                                       "--out", pred],
         "sktod score --pred": ["sktod", "score", "--labels", labels, "--pred", bad],
         "score --abredial": ["score", "--satisfaction", "--abredial", bad],
         "score --mwzeval-file": ["score", "--mwzeval-file", bad, "--dialogues", dialogues],
-        "score --dialogues": ["score", "--mwzeval-file", _file(tmp_path, "p.json", b"{}"), "--dialogues", bad],
+        "score --dialogues": ["score", "--mwzeval-file", _file(tmp_path, "p.json", b"{}"),
+                              "--dialogues", bad],
         "score --references": ["score", "--mwzeval-file", _file(tmp_path, "p.json", b"{}"), "--dialogues",
                                dialogues, "--references", bad],
         "progress": ["progress", bad],
@@ -151,8 +153,8 @@ def test_run_output_paths_checked_before_the_work(option: str, tmp_path: Path) -
 def test_run_checks_the_system_before_reading_the_corpus(spec: str, needle: str, tmp_path: Path) -> None:
     db = tmp_path / "p.db"
     system, *flags = spec.split()
-    line = one_line_error(cli(["run", "--system", system, *flags, "--dialogues", str(tmp_path / "absent.json"),
-                               "--db", str(db)]))
+    absent = str(tmp_path / "absent.json")
+    line = one_line_error(cli(["run", "--system", system, *flags, "--dialogues", absent, "--db", str(db)]))
     assert needle in line and "absent.json" not in line
     assert not db.exists(), "a database was created for a run whose system spec is wrong"
 
