@@ -10,7 +10,7 @@ and bidirectional overrides as ``\\x9b`` / ``\\u202e``.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -33,6 +33,19 @@ def _picture(m: re.Match[str]) -> str:
 def visible(text: object, *, one_line: bool = False) -> str:
     """``text`` with every control character made visible (tabs and, unless ``one_line``, newlines kept)."""
     return (_UNSAFE_LINES if one_line else _UNSAFE).sub(_picture, str(text))
+
+
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}]")
+
+
+def json_text(value: object, **kwargs: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, **kwargs)`` safe to print to a terminal: JSON already escapes
+    C0 controls; DEL, C1 controls (``\\x9b`` is a one-byte CSI) and bidirectional overrides are escaped too
+    (``\\u009b``), so the line decodes to exactly the same value."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def literal(text: object, style: str = "", *, one_line: bool = False) -> Text:

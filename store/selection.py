@@ -117,3 +117,25 @@ def select(store: Store, selection: Selection) -> list[Candidate]:
     """The rateable dialogues ``selection`` covers, in the order they were stored."""
     ids = resolve_ids(store, selection.sessions) if selection.sessions else None
     return [c for c in candidates(store) if (ids is None or c.id in ids) and selection.matches(c)]
+
+
+def turn_conditions(store: Store) -> dict[str, list[str]]:
+    """Per session, the conditions its user turns ran under (each turn stores the chain in force as
+    ``internals.condition``), in the order they were first used; sessions whose turns record none are
+    absent."""
+    rows = store.db.execute(
+        "SELECT session_id, json_extract(CASE WHEN json_valid(internals) THEN internals END, "
+        "'$.condition.name') AS c, min(\"index\") AS first FROM turns WHERE role = 'user' "
+        "GROUP BY session_id, c HAVING c IS NOT NULL ORDER BY session_id, first").fetchall()
+    used: dict[str, list[str]] = {}
+    for session_id, name, _ in rows:
+        used.setdefault(session_id, []).append(str(name))
+    return used
+
+
+def shown_condition(stored: str, used: list[str] | None) -> str:
+    """What ``parley sessions`` shows: the one condition the turns used, or ``mixed (a, b)`` when the
+    rewriters changed mid-session; the session's stored condition when its turns record none."""
+    if not used:
+        return stored
+    return used[0] if len(used) == 1 else f"mixed ({', '.join(used)})"

@@ -6,13 +6,13 @@ heavy imports stay inside the commands.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from parley.cli.common import SEED, OutputPath, db_option, open_db
+from parley.display import json_text
 from parley.errors import ParleyError
 
 _NO_DB = "import dialogues first: parley import FILE --format ..., or pass --db"
@@ -49,7 +49,8 @@ def _selection(kw: dict[str, Any]) -> Any:
 
 @click.command()
 @db_option
-@click.option("--rater", default=None, help="Your rater name (default: the tester name in the settings).")
+@click.option("--rater", default=None,
+              help="Your rater name (default: `parley --tester NAME`, else the tester name in the settings).")
 @click.option("--blind", is_flag=True,
               help="Hide system names, sources and rewriter conditions; dialogues come in a seeded random "
                    "order (always on for a list assigned by `parley assign`).")
@@ -71,7 +72,8 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
     from parley.store.annotation import Annotation, parse_turns
 
     settings = load_settings()
-    rater = (rater or settings.tester or "").strip()
+    group = click.get_current_context().find_root().params  # `parley --tester NAME rate`: the rater is NAME
+    rater = (rater or group.get("tester") or settings.tester or "").strip()
     if not rater:
         raise ParleyError("give your name with --rater NAME (or set tester in the settings)")
     try:
@@ -134,9 +136,8 @@ def assign(db_path: str | None, raters: str, per_dialogue: int, seed: int, copie
     write_copies(store, written)
     store.close()
     if as_json:
-        click.echo(json.dumps({"selected": report.selected, "already_assigned": report.already,
-                               "added": report.added, "copies": [str(p) for p in written]},
-                              ensure_ascii=False))
+        click.echo(json_text({"selected": report.selected, "already_assigned": report.already,
+                               "added": report.added, "copies": [str(p) for p in written]}))
         return
     strata = sorted({s for per in report.added.values() for s in per})
     table = Table(title=literal(f"{report.total} assignment(s) added in {store.path} ({report.selected} "
@@ -170,19 +171,24 @@ def progress(databases: tuple[str, ...], db_path: str | None, as_json: bool) -> 
     from parley.display import literal
     from parley.store import open_store
     from parley.store.assign import rater_progress
+    from parley.store.migrations import migrations
 
     paths = list(databases)
     for p in paths:
         if not Path(p).is_file():
             raise ParleyError(f"{p}: no such database file")
     stores = [open_store(p, readonly=True) for p in paths] or [open_db(db_path, readonly=True, hint=_NO_DB)]
+    for store in stores:  # read-only: an older (or empty) database is not upgraded, so it lacks tables
+        if migrations.pending(store.db):
+            raise ParleyError(f"{store.path}: an empty database or one written by an older parley; "
+                              f"upgrade it first by opening it once (parley sessions --db {store.path})")
     rows = rater_progress(stores)
     if not rows:
         raise ParleyError("no assignments in " + ", ".join(str(s.path) for s in stores)
                           + " (a coordinator makes them with parley assign)")
     if as_json:
         for r in rows:
-            click.echo(json.dumps(r.to_json(), ensure_ascii=False))
+            click.echo(json_text(r.to_json()))
         return
     table = Table(title=literal("progress per rater: " + ", ".join(str(s.path) for s in stores)))
     for col in ("rater", "assigned", "rated", "skipped", "in progress", "to do"):

@@ -3,7 +3,6 @@ processes or Ray — and score them. A thin layer over :mod:`engine.batch`."""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import click
 from click.core import ParameterSource
 
 from parley.cli.common import SEED, OutputPath, check_trust, db_option, load_system, open_db, trust_option
+from parley.display import json_text
 from parley.errors import ParleyError
 
 #: the options that define a run (with --resume they must agree with the stored run, or be left out)
@@ -49,6 +49,16 @@ def _progress_bar() -> Any:
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Speed(),
                     TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                     console=Console(stderr=True), transient=False)
+
+
+def _check_system(spec: str, trust_remote_code: bool) -> None:
+    """The system spec is valid (its name, parameters, ``--trust-remote-code``) without loading anything."""
+    from parley.engine.spec import parse_spec
+    from parley.engine.systems import build_system
+
+    if trust_remote_code:
+        check_trust(parse_spec(spec).name)
+    build_system(spec, trust_remote_code=trust_remote_code)  # a system loads in load(): this only checks
 
 
 @click.command()
@@ -176,13 +186,13 @@ def run(
     from parley.engine.batch.play import WorkerSpec, build_chains
     from parley.engine.batch.run import RunError, RunInterrupted, RunParams, execute, open_run
     from parley.engine.scoring.replay import summary
-    from parley.engine.spec import parse_spec
     from parley.store.runs import count_done, get_run
 
     if resume and new_run:
         raise ParleyError("--resume and --new exclude each other")
     if not resume:
-        # every condition checked before the database is touched
+        # the system and every condition checked before the corpus is read or the database touched
+        _check_system(system_spec, trust_remote_code)
         build_chains(list(conditions) or ["original"])
     store = open_db(db_path)
     try:
@@ -224,16 +234,11 @@ def run(
             )
         names = list(build_chains(params.conditions))
         kind = choose(backend, params.system_spec, workers)
-        if trust_remote_code:
-            check_trust(parse_spec(params.system_spec).name)
+        if resume:
+            _check_system(params.system_spec, trust_remote_code)
         local = None
         if kind == "thread" and workers == 1:
             local = load_system(params.system_spec, trust_remote_code)
-        else:
-            from parley.engine.systems import build_system
-
-            # the spec is checked here; workers load it
-            build_system(params.system_spec, trust_remote_code=trust_remote_code)
         run_rec, continued = open_run(store, params, resume=resume, new=new_run)
         done = count_done(store, run_rec.id)
         if continued:
@@ -284,7 +289,7 @@ def run(
             )
             click.echo(f"report written to {html_out}", err=True)
     if as_json:
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False))
+        click.echo(json_text(result, indent=2, allow_nan=False))
     else:
         from rich.console import Console
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
 from parley.cli.common import OutputPath, db_option, open_db
+from parley.display import json_text
 from parley.errors import ParleyError
 
 _NO_DB = "hold a session first, or pass --db"
@@ -21,6 +21,7 @@ _NO_DB = "hold a session first, or pass --db"
 def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
     """List the sessions in the database: id, start, mode, system, condition, turns, ratings."""
     from parley.display import literal
+    from parley.store.selection import shown_condition, turn_conditions
 
     store = open_db(db_path, must_exist=True, hint=_NO_DB)
     rows = []
@@ -28,14 +29,17 @@ def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
         "SELECT session_id, count(*) FROM turns GROUP BY session_id").fetchall()}
     rated = {r[0]: r[1] for r in store.db.execute(
         "SELECT session_id, count(*) FROM dialogue_ratings GROUP BY session_id").fetchall()}
+    used = turn_conditions(store)
     for s in store.sessions(limit=limit):
         cond = s.condition.get("name") if isinstance(s.condition, dict) else None
         rows.append({"id": s.id, "started_at": s.started_at, "ended_at": s.ended_at, "mode": s.mode,
-                     "tester": s.tester, "system": s.system_name, "condition": cond or "original",
+                     "tester": s.tester, "system": s.system_name,
+                     "condition": shown_condition(str(cond or "original"), used.get(s.id)),
+                     "conditions_used": used.get(s.id, []),
                      "turns": counts.get(s.id, 0), "dialogue_ratings": rated.get(s.id, 0)})
     if as_json:
         for r in rows:
-            click.echo(json.dumps(r, ensure_ascii=False))
+            click.echo(json_text(r))
         return
     from rich.console import Console
     from rich.table import Table

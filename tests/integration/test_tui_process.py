@@ -18,6 +18,7 @@ import termios
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -157,18 +158,29 @@ def wait_for(predicate, seconds: float = 90.0) -> bool:  # type: ignore[no-untyp
     return False
 
 
-@pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system")
-def test_kill_9_with_three_turns_typed_against_a_slow_bot_keeps_all_three(tmp_path: Path,
-                                                                          slow_bot: str) -> None:
-    db = tmp_path / "t.db"
+class Tui:
+    """``parley`` running in a pseudo-terminal (100x30): what it has shown, and keys to send it."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], master: int) -> None:
+        self.proc, self.master, self.screen = proc, master, bytearray()
+
+    def press(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def shown(self, text: bytes, seconds: float = 90.0) -> bool:
+        return wait_for(lambda: text in self.screen, seconds)
+
+
+@contextmanager
+def tui_in_pty(db: Path, home: Path, system: str) -> Iterator[Tui]:
+    """The TUI as a process on ``db`` with ``system``; its process group is killed when the block ends."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    command = [sys.executable, "-m", "parley", "--db", str(db), "--tester", "ana",
-               "--system", f"remote:url={slow_bot},timeout=60,retries=0"]
-    proc = subprocess.Popen(command, env=tui_env(tmp_path), stdin=slave, stdout=slave, stderr=slave,
-                            cwd=tmp_path, start_new_session=True)
+    command = [sys.executable, "-m", "parley", "--db", str(db), "--tester", "ana", "--system", system]
+    proc = subprocess.Popen(command, env=tui_env(home), stdin=slave, stdout=slave, stderr=slave, cwd=home,
+                            start_new_session=True)
     os.close(slave)
-    screen = bytearray()
+    tui = Tui(proc, master)
 
     def drain() -> None:  # keep the terminal's buffer flowing, and remember what was shown
         while True:
@@ -178,23 +190,61 @@ def test_kill_9_with_three_turns_typed_against_a_slow_bot_keeps_all_three(tmp_pa
                 return
             if not chunk:
                 return
-            screen.extend(chunk)
+            tui.screen.extend(chunk)
 
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
+    threading.Thread(target=drain, daemon=True).start()
     try:
-        assert wait_for(lambda: b"ype to the system" in screen), "the chat did not start"
-        assert wait_for(lambda: b"remote:url=" in screen), "the system did not load"
-        os.write(master, b"one\r")
+        yield tui
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(30)
+        os.close(master)
+
+
+@pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system")
+def test_kill_9_with_three_turns_typed_against_a_slow_bot_keeps_all_three(tmp_path: Path,
+                                                                          slow_bot: str) -> None:
+    db = tmp_path / "t.db"
+    with tui_in_pty(db, tmp_path, f"remote:url={slow_bot},timeout=60,retries=0") as tui:
+        assert tui.shown(b"ype to the system"), "the chat did not start"
+        assert tui.shown(b"remote:url="), "the system did not load"
+        tui.press(b"one\r")
         assert wait_for(lambda: len(user_turns(db)) == 1), "the first turn was not stored"
         for n, text in enumerate((b"two\r", b"three\r"), start=2):  # while the bot still thinks about "one"
-            os.write(master, text)
+            tui.press(text)
             assert wait_for(lambda n=n: len(user_turns(db)) == n, 30), f"stored: {user_turns(db)}"
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(30)
-        os.close(master)
     assert user_turns(db) == [("one", "pending"), ("two", "pending"), ("three", "pending")]
     store = open_store(db)
     (session,) = store.sessions()
     assert session.tester == "ana" and [t.role for t in store.turns(session.id)] == ["user"] * 3
+
+
+# -- quitting while a remote bot trickles its reply --------------------------------------------------------
+@pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system")
+def test_quit_while_a_bot_trickles_cancels_and_exits_within_two_seconds(tmp_path: Path) -> None:
+    """Issue 13.6: a bot trickling a byte every 1.5 s (deadlines far away) must not hold the TUI: ctrl+q, then
+    "cancel", ends the process within 2 s and keeps the turn as ``cancelled``."""
+    from tests.bots import serving
+
+    db = tmp_path / "t.db"
+    with serving() as bot, tui_in_pty(
+            db, tmp_path, f"remote:url={bot.url}/trickle,timeout=60,turn_timeout=60,retries=0") as tui:
+        assert tui.shown(b"remote:url="), "the system did not load"
+        tui.press(b"one\r")
+        assert wait_for(lambda: user_turns(db) == [("one", "pending")]), "the turn was not stored"
+        assert wait_for(lambda: bot.hits != [], 30), "the bot was never asked"
+        tui.press(b"\x11")  # ctrl+q
+        assert tui.shown(b"Cancel them", 30), "no quit dialog"
+        tui.press(b"c")
+        t0 = time.monotonic()
+        try:
+            tui.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the TUI did not exit within 10 s of cancel")
+        took = time.monotonic() - t0
+    assert took <= 2.0, f"exit took {took:.1f} s"
+    assert tui.proc.returncode == 0
+    assert user_turns(db) == [("one", "cancelled")]
+    (session,) = open_store(db).sessions()
+    assert session.ended_at is not None

@@ -158,3 +158,21 @@ def test_assignments_are_balanced_per_condition_and_in_all(tmp_path: Path, strat
         assert len(rows) == len(set(rows))
     assert assign(store, names, seed=seed, per_dialogue=per_dialogue).total == 0
     store.close()
+
+
+def test_tester_given_before_rate_is_the_rater(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PARLEY_TESTER", "ann")  # the settings' tester
+    store = study(tmp_path)
+    zed = Annotation(store, "zed")
+    for sid in zed.queue:
+        zed.skip(sid, "not mine to judge")
+    store.close()
+    import parley.tui.launch
+
+    def launch(ann: Annotation, **_: object) -> None:
+        raise AssertionError(f"the rating screen opened for {ann.rater!r}")
+
+    monkeypatch.setattr(parley.tui.launch, "rate", launch)
+    r = CliRunner().invoke(main, ["--tester", "zed", "--db", str(tmp_path / "s.db"), "rate"],
+                           catch_exceptions=False)
+    assert r.exit_code == 0 and "zed has rated or skipped all 6 dialogue(s)" in r.output, r.output

@@ -35,6 +35,10 @@ def _commands(tmp_path: Path, bad: str) -> dict[str, list[str]]:
     """Every command reading a user file, with ``bad`` in the place of that file."""
     db = str(tmp_path / "p.db")
     logs = _good_logs(tmp_path)
+    pred = str(tmp_path / "pred.json")
+    labels = _file(tmp_path, "labels.json", json.dumps([{"target": False}]).encode())
+    log = [{"text": "hi", "metadata": {}}, {"text": "hello", "metadata": {}}]
+    dialogues = _file(tmp_path, "d.json", json.dumps({"d1.json": {"log": log}}).encode())
     return {
         "import multiwoz": ["import", bad, "--format", "multiwoz", "--db", db],
         "import dstc11": ["import", bad, "--format", "dstc11", "--db", db],
@@ -52,6 +56,20 @@ def _commands(tmp_path: Path, bad: str) -> dict[str, list[str]]:
         "export --db": ["export", "--format", "jsonl", "--out", str(tmp_path / "o.jsonl"), "--force",
                         "--db", bad],
         "merge": ["merge", bad, db, "--out", str(tmp_path / "merged.db")],
+        "import dstc11 --pred": ["import", logs, "--format", "dstc11", "--pred", bad, "--db", db],
+        "sktod run --knowledge": ["sktod", "run", "--logs", logs, "--knowledge", bad, "--out", pred],
+        "sktod run --entity-mapping": ["sktod", "run", "--logs", logs, "--entity-mapping", bad,
+                                       "--out", pred],
+        "sktod score --pred": ["sktod", "score", "--labels", labels, "--pred", bad],
+        "score --abredial": ["score", "--satisfaction", "--abredial", bad],
+        "score --mwzeval-file": ["score", "--mwzeval-file", bad, "--dialogues", dialogues],
+        "score --dialogues": ["score", "--mwzeval-file", _file(tmp_path, "p.json", b"{}"),
+                              "--dialogues", bad],
+        "score --references": ["score", "--mwzeval-file", _file(tmp_path, "p.json", b"{}"), "--dialogues",
+                               dialogues, "--references", bad],
+        "progress": ["progress", bad],
+        "assign --db": ["assign", "--raters", "a,b", "--db", bad],
+        "train tod --data": ["train", "tod", "--data", bad, "--out", str(tmp_path / "ckpt"), "--steps", "1"],
     }
 
 
@@ -130,6 +148,17 @@ def test_run_output_paths_checked_before_the_work(option: str, tmp_path: Path) -
     assert not db.exists(), "the run was stored although its output could not be written"
 
 
+@pytest.mark.parametrize(("spec", "needle"), [("nosuch", "unknown system"),
+                                              ("remote", "url"), ("echo --trust-remote-code", "trust")])
+def test_run_checks_the_system_before_reading_the_corpus(spec: str, needle: str, tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    system, *flags = spec.split()
+    absent = str(tmp_path / "absent.json")
+    line = one_line_error(cli(["run", "--system", system, *flags, "--dialogues", absent, "--db", str(db)]))
+    assert needle in line and "absent.json" not in line
+    assert not db.exists(), "a database was created for a run whose system spec is wrong"
+
+
 def test_run_condition_given_twice(tmp_path: Path) -> None:
     dialogues = tmp_path / "d.json"
     dialogues.write_text(json.dumps({"d1.json": {"log": [{"text": "hi", "metadata": {}}]}}), encoding="utf-8")
@@ -145,7 +174,10 @@ TRICKY = [b"", b"[]", b"{}", b"null", b"[[]]", b"[{}]", b'[{"target": true}]', D
 FILE_COMMANDS = ["import multiwoz", "import dstc11", "import dstc11 --labels", "import jsonl",
                  "import abredial", "run --dialogues", "sktod run --logs", "sktod score --labels",
                  "sktod train --logs",
-                 "chat --script", "score --db", "sessions --db", "export --db", "merge"]
+                 "chat --script", "score --db", "sessions --db", "export --db", "merge",
+                 "import dstc11 --pred", "sktod run --knowledge", "sktod run --entity-mapping",
+                 "sktod score --pred", "score --abredial", "score --mwzeval-file", "score --dialogues",
+                 "score --references", "progress", "assign --db", "train tod --data"]
 
 
 @pytest.mark.parametrize("name", FILE_COMMANDS)
@@ -161,3 +193,23 @@ def test_arbitrary_bytes_never_a_traceback(name: str, tmp_path_factory: pytest.T
 
     check()
 
+
+
+def test_progress_on_an_older_database_is_one_line_and_leaves_it_untouched(tmp_path: Path) -> None:
+    from sqlite_utils import Database
+
+    from parley.store.migrations import migrations
+
+    old = tmp_path / "old.db"
+    migrations.apply(Database(old), stop_before="m005_assignments")  # a rater copy from before parley assign
+    before = old.read_bytes()
+    for argv in (["progress", str(old)], ["progress", "--db", str(old)]):
+        assert "older parley" in one_line_error(cli(argv))
+    assert old.read_bytes() == before
+
+
+def test_sktod_run_on_an_empty_knowledge_file_is_one_line(tmp_path: Path) -> None:
+    kb = _file(tmp_path, "knowledge.json", b"{}")
+    line = one_line_error(cli(["sktod", "run", "--logs", _good_logs(tmp_path), "--knowledge", kb,
+                               "--out", str(tmp_path / "pred.json")]))
+    assert "knowledge.json" in line and "no reviews" in line and not (tmp_path / "pred.json").exists()

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from parley.display import escape, literal, visible
+from parley.display import escape, json_text, literal, visible
 
 
 def test_escape_sequences_become_visible() -> None:
@@ -30,3 +30,13 @@ def test_rendered_output_holds_no_control_characters(s: str) -> None:
         console.print(literal(s, one_line=True))
     out = cap.get()
     assert not any(ord(c) < 0x20 and c != "\n" or 0x7F <= ord(c) <= 0x9F for c in out)
+
+
+@given(st.recursive(st.none() | st.text() | st.integers(),
+                    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(), kids, max_size=3)))
+def test_json_text_holds_no_control_characters_and_decodes_unchanged(value: object) -> None:
+    import json
+
+    out = json_text(value)
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u202a\u202e\u2066\u2069" for c in out)
+    assert json.loads(out) == value

@@ -1,0 +1,59 @@
+"""``parley sessions`` as a tester reads it: the condition each session really ran under (``mixed`` when the
+rewriters changed mid-session, counted from the turns), and ``--json`` lines that cannot drive a terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from parley.cli import main
+from parley.engine.rewrite.chain import Chain
+from parley.engine.session import Session
+from parley.engine.systems import build_system
+from parley.store import open_store
+from tests.unit.clihelpers import cli
+
+
+def _sessions(db: Path, *extra: str) -> str:
+    r = CliRunner().invoke(main, ["sessions", "--db", str(db), *extra], env={"COLUMNS": "250"},
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+def test_rewriters_switched_mid_session_show_mixed_with_the_conditions_used(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    store = open_store(db)
+    plain = Session(store, build_system("echo"), system_spec="echo", tester="ada")
+    plain.turn("one")
+    plain.end()
+    mixed = Session(store, build_system("echo"), system_spec="echo", tester="bea")
+    mixed.turn("one")
+    mixed.set_chain(Chain(["wp"]))
+    mixed.turn("two")
+    mixed.turn("three")
+    mixed.end()
+    late = Session(store, build_system("echo"), system_spec="echo", tester="cy")
+    late.set_chain(Chain(["wp"]))  # switched before the first turn: the session record still says original
+    late.turn("one")
+    late.end()
+    store.close()
+    wp = Chain(["wp"]).name
+    rows = {r["tester"]: r for r in map(json.loads, _sessions(db, "--json").splitlines())}
+    assert rows["ada"]["condition"] == "original" and rows["ada"]["conditions_used"] == ["original"]
+    assert rows["bea"]["condition"] == f"mixed (original, {wp})"
+    assert rows["bea"]["conditions_used"] == ["original", wp]
+    assert rows["cy"]["condition"] == wp
+    assert f"mixed (original, {wp})" in _sessions(db)
+
+
+def test_json_lines_escape_c1_controls_and_bidi_overrides(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    name = "ev\x9b31mil\x85\u202egnp\x7f"  # \x9b is a one-byte CSI for terminals that take 8-bit controls
+    r = cli(["chat", "--system", "echo", "--script", "-", "--tester", name, "--db", str(db)], input="hi\n")
+    assert r.exit_code == 0, r.output
+    out = _sessions(db, "--json")
+    assert not any(0x7F <= ord(c) <= 0x9F or c == "\u202e" for c in out), ascii(out)
+    assert "\\u009b" in out and json.loads(out)["tester"] == name  # escaped, not lost
