@@ -139,6 +139,15 @@ def clean(reply: str) -> str:
     return out.strip()
 
 
+def recase(out: str, spans: Sequence[Span]) -> str:
+    """Slot values spelt as the user spelt them: a model that writes "North" for "north" keeps the value (the
+    check then compares exactly)."""
+    for value in {s.value for s in spans}:
+        if value and value not in out:
+            out = re.sub(re.escape(value), lambda _m, v=value: v, out, count=1, flags=re.IGNORECASE)
+    return out
+
+
 class OpenAIBackend:
     """One endpoint and model; the client is made at the first rewrite (thread-safe)."""
 
@@ -185,7 +194,7 @@ class OpenAIBackend:
         if reply.model:
             meta["served_model"] = reply.model
         try:
-            out = clean(reply.text)
+            out = recase(clean(reply.text), spans)
             check_llm_rewrite(text, out, spans, sentences=True)
             rude = set(re.findall(r"[a-z']+", out.lower())) & L.OFFENSIVE_WORDS
             if rude and not (self.p["profanity"] and self.p["intensity"] == 3):

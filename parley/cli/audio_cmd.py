@@ -5,7 +5,6 @@ Heavy imports (faster_whisper, piper, sounddevice) happen inside the audio funct
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ from typing import Any
 import click
 
 from parley.cli.common import OutputPath
+from parley.display import json_text
 from parley.errors import ParleyError
 
 _VERSIONED = ("parley-tod", "faster-whisper", "ctranslate2", "onnxruntime", "piper-tts", "sounddevice",
@@ -72,7 +72,7 @@ def doctor(as_json: bool) -> None:
     """Check audio and models: PortAudio, microphone and speakers, bundled ASR/TTS/LLM models, versions."""
     report = doctor_report()
     if as_json:
-        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        click.echo(json_text(report, indent=2))
         return
 
     def mark(ok: bool) -> str:
@@ -159,7 +159,7 @@ def transcribe(audio_file: str, model: str, as_json: bool, vad: bool, fast: bool
     except (ValueError, FileNotFoundError) as e:  # not a readable audio file
         raise ParleyError(str(e)) from None
     if as_json:
-        click.echo(json.dumps({"file": str(path), **tr.to_json()}, ensure_ascii=False))
+        click.echo(json_text({"file": str(path), **tr.to_json()}))
     else:
         click.echo(tr.text)
 

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from parley.cli.common import SEED, db_option, load_system, open_db, read_lines, trust_option
+from parley.display import json_text
 from parley.errors import ParleyError
 
 
@@ -79,7 +80,7 @@ def chat(system_spec: str, script: str | None, audio_script: str | None, asr_mod
                 failures += 1
             if as_json:
                 reply = ex.reply if ex else None
-                click.echo(json.dumps({
+                click.echo(json_text({
                     "turn": n, "user": ex.typed if ex else None, "final": ex.final if ex else None,
                     "system": reply.text if reply else None,
                     "state": {d: dict(s) for d, s in reply.state.items()} if reply else {},
@@ -88,7 +89,7 @@ def chat(system_spec: str, script: str | None, audio_script: str | None, asr_mod
                     "acts": [dict(a) for a in reply.acts] if reply else [],
                     "internals": dict(reply.internals) if reply else {},
                     **({"error": ex.error} if ex and ex.error else {}), **extra,
-                }, ensure_ascii=False, default=str))
+                }, default=str))
             elif ex is None:
                 error, heard = visible(str(extra.get("error"))), visible(str(extra.get("audio_in")))
                 click.echo(f"USER   [{error}: {heard}]")

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from parley.cli.common import SEED, read_lines
+from parley.display import json_text
 from parley.errors import ParleyError
 
 
@@ -83,11 +84,11 @@ def rewrite(specs: tuple[str, ...], seed: int, report: bool, no_ppl: bool, list_
         befores.append(line)
         afters.append(res.after)
         if not report:
-            click.echo(json.dumps({
+            click.echo(json_text({
                 "before": res.before, "after": res.after,
                 "steps": [{"name": s.name, "params": dict(s.params), "after": s.after,
                            "changes": [dict(c) for c in s.changes]} for s in res.steps],
-            }, ensure_ascii=False))
+            }))
     if report:
         impolite = any(spec.name == "impolite" for spec in chain.specs)
         click.echo(json.dumps(make_report(befores, afters, ppl=not no_ppl, impolite=impolite)))

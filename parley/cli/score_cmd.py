@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from parley.cli.common import OutputPath, db_option, open_db
+from parley.display import json_text
 from parley.errors import ParleyError
 
 
@@ -115,7 +115,7 @@ def _emit(result: dict[str, Any], as_json: bool, plot: str | None, html_out: str
         report.html_report(result, html_out, title=title)
         click.echo(f"report written to {html_out}", err=True)
     if as_json:
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        click.echo(json_text(result, indent=2))
         return
     console = _console()
     if "multiwoz" in result:
@@ -145,7 +145,7 @@ def _score_mwzeval_file(path: str, dialogues: str | None, references: str | None
     refs = mwzeval_file.load_references(references) if references else None
     result = mwzeval_file.score(preds, load_corpus(dialogues), refs)
     if as_json:
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        click.echo(json_text(result, indent=2))
         return
     bleu = "–" if result["bleu"] is None else f"{result['bleu']:.2f}"
     click.echo(f"{result['n']} dialogues  Inform {result['inform']:.1f}  Success {result['success']:.1f}  "

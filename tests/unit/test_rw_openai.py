@@ -267,3 +267,13 @@ def test_whatever_the_server_says_values_survive_and_courtesy_goes(
     assert all(a in out.after.lower() for a in req.attrs), (req.text, out.after, out.info)
     assert not markers(out.after), (req.text, out.after, out.info)
     assert out.info["engine"] in ("openai", "rules")
+
+
+def test_a_value_in_another_case_is_kept_as_the_user_wrote_it() -> None:
+    from parley.engine.rewrite.impolite_openai import recase
+    from parley.engine.types import Span
+
+    spans = [Span(0, 5, "area", "north"), Span(10, 27, "name", "Acorn Guest House")]
+    assert recase("Find me one in the North, now. ACORN GUEST HOUSE.", spans) == \
+        "Find me one in the north, now. Acorn Guest House."
+    assert recase("north only", spans[:1]) == "north only"
