@@ -6,9 +6,9 @@
    a requested attribute (goal 0);
 3. impoliteness per scenario and intensity on polite requests written for parley
    (``tests/polite_requests.py``): courtesy-free share, slot + request preservation, whole sentences, ACC
-   (parley's politeness scorer, not the paper's classifier), BLEU to the original, median perplexity ratio rewrite/original under
-   SmolLM2-135M-Instruct (goal ≤ 1.5), throughput (goal ≥ 2,000 utt/s); the same figures but PPL on the
-   MultiWOZ test user turns.
+   (parley's politeness scorer, not the paper's classifier), BLEU to the original, median perplexity ratio
+   rewrite/original under SmolLM2-135M-Instruct (goal ≤ 1.5), throughput (goal ≥ 2,000 utt/s); the same
+   figures but PPL on the MultiWOZ test user turns.
 
     PARLEY_SHARED_DATA=../shared/data .venv/bin/python bench/rw_bench.py \\
         [--n-polite 300] [--n-ppl 100] [--ppl-intensities 2] [--no-ppl]

@@ -1,7 +1,7 @@
 """User-side rewriters, applied by ``engine.rewrite.chain.Chain`` in the fixed order of ``ORDER``.
 
-One rewriter per module; each is registered here by name with a ``module:Class`` target so listing them imports
-nothing heavy. Build one from a spec string with ``build_rewriter("impolite:scenario=2")``.
+One rewriter per module; each is registered here by name with a ``module:Class`` target so listing them
+imports nothing heavy. Build one from a spec string with ``build_rewriter("impolite:scenario=2")``.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from parley.engine.types import Message, Rewrite, Span
 class RewriteContext:
     """What a rewriter may look at besides the text.
 
-    ``rng`` is seeded per (session seed, turn, rewriter) by the chain: same seed + same input + same params gives
-    the same output. ``spans`` are the protected slot values of the text as it reaches this rewriter.
+    ``rng`` is seeded per (session seed, turn, rewriter) by the chain: same seed + same input + same params
+    gives the same output. ``spans`` are the protected slot values of the text as it reaches this rewriter.
     """
 
     rng: random.Random
@@ -45,8 +45,8 @@ def step_seed(session_seed: int, turn_index: int, name: str) -> int:
 class Param:
     """A rewriter parameter as the TUI panel and ``--help`` show it.
 
-    ``kind`` is "int", "float", "bool" or "choice"; ``choices`` lists allowed values for "choice" (and may list
-    allowed ints); ``lo``/``hi`` bound numbers.
+    ``kind`` is "int", "float", "bool" or "choice"; ``choices`` lists allowed values for "choice" (and may
+    list allowed ints); ``lo``/``hi`` bound numbers.
     """
 
     name: str

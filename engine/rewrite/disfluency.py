@@ -1,15 +1,15 @@
 """Speech disfluency (LAUG "SD", Liu et al. 2021): filled pauses, repeats, restarts and repairs.
 
 - **filled pauses** ("uh", "um", "you know", ...) and **repeats** ("to, to") are inserted at *interruption
-  points*. LAUG predicts these with a tagger trained on Switchboard; we use a positional heuristic instead: gaps
-  after function words ("to", "the", "for", "I", ...) and before slot values weigh more, the utterance start a
-  little more; never before punctuation or a clitic, inside a protected span, inside a number ("two hundred",
-  "3 people"), a capitalised name or a requested attribute ("phone number"). Only plain words are repeated
-  (never a number, a name or a slot value).
+  points*. LAUG predicts these with a tagger trained on Switchboard; we use a positional heuristic instead:
+  gaps after function words ("to", "the", "for", "I", ...) and before slot values weigh more, the utterance
+  start a little more; never before punctuation or a clitic, inside a protected span, inside a number
+  ("two hundred", "3 people"), a capitalised name or a requested attribute ("phone number"). Only plain words
+  are repeated (never a number, a name or a slot value).
 - **restarts** put a false start before the utterance ("I just", "well, you know,", ...).
-- **repairs** say another value of the same slot first: "<other value>, sorry, I mean <value>"; the other value
-  comes from the MultiWOZ databases (``engine.rewrite.values``). The value itself stays, so the label does not
-  change; each repair is reported in ``Rewrite.changes`` with ``kind="repair"``.
+- **repairs** say another value of the same slot first: "<other value>, sorry, I mean <value>"; the other
+  value comes from the MultiWOZ databases (``engine.rewrite.values``). The value itself stays, so the label
+  does not change; each repair is reported in ``Rewrite.changes`` with ``kind="repair"``.
 
 Word lists and weights: our own estimates, ordered as disfluency studies of Switchboard report them
 (Shriberg 1994; Lickley 1995: "uh" is the most frequent filler, then "um", then discourse markers such as

@@ -1,24 +1,24 @@
 """Impolite users (Hu et al.): rewrite a polite user turn as one of six role-play characters would say it.
 
-Rule-based by default, written by the team after what the paper's corpus analysis reports (Table IV): gratitude
-and courtesy go, requests become commands ("find", "get", "give", "book"), impatience comes in. The rules
-(``engine.rewrite.impolite_rules``) recognise what each sentence asks for — a question, an indirect request, a
-statement of need, thanks or a greeting followed by a request (``impolite_parse``) — and say it again bluntly or
-in the scenario's voice (``impolite_voice``, frames in ``impolite_lexicon``): sarcasm (1), impatience (2), a bad
-mood (3), fatigue and hunger (4), entitlement (5), the third time asking, counted and quoted from the dialogue
-history (6). Every courtesy marker goes as a whole expression (``engine.rewrite.courtesy``) and no inserted phrase
-adds one. Intensity 1 says the request bluntly, 2 in the scenario's voice, 3 with stronger frames and a remark;
-offensive words only at intensity 3 and only with ``profanity=true``. Slot values (``ctx.spans``) and requested
-attributes (``engine.spans.find_requests``) are kept verbatim.
+Rule-based by default, written by the team after what the paper's corpus analysis reports (Table IV):
+gratitude and courtesy go, requests become commands ("find", "get", "give", "book"), impatience comes in. The
+rules (``engine.rewrite.impolite_rules``) recognise what each sentence asks for — a question, an indirect
+request, a statement of need, thanks or a greeting followed by a request (``impolite_parse``) — and say it
+again bluntly or in the scenario's voice (``impolite_voice``, frames in ``impolite_lexicon``): sarcasm (1),
+impatience (2), a bad mood (3), fatigue and hunger (4), entitlement (5), the third time asking, counted and
+quoted from the dialogue history (6). Every courtesy marker goes as a whole expression
+(``engine.rewrite.courtesy``) and no inserted phrase adds one. Intensity 1 says the request bluntly, 2 in the
+scenario's voice, 3 with stronger frames and a remark; offensive words only at intensity 3 and only with
+``profanity=true``. Slot values (``ctx.spans``) and requested attributes (``engine.spans.find_requests``) are
+kept verbatim.
 
 ``model=PATH|HUB_ID`` rewrites with a Hugging Face seq2seq checkpoint (e.g. a T5/BART fine-tuned on
-polite→impolite pairs); ``llm=true`` prompts the bundled SmolLM2 for a whole rewrite. Both fall back to the rules,
-with the reason in ``Rewrite.info["fallback"]``, when the model cannot be loaded or its output loses a slot value.
-When the LLM's rewrite is unusable — it loses a slot value or a requested attribute (SmolLM2-135M often does),
-keeps a courtesy marker, is not judged impolite by
-``engine.rewrite.politeness`` or rambles — the rules' output gets one in-character remark
-written by the LLM instead (``info["engine"] == "rules+llm"``), checked to hold no slot value, digit or (unless
-allowed) offensive word.
+polite→impolite pairs); ``llm=true`` prompts the bundled SmolLM2 for a whole rewrite. Both fall back to the
+rules, with the reason in ``Rewrite.info["fallback"]``, when the model cannot be loaded or its output loses a
+slot value. When the LLM's rewrite is unusable — it loses a slot value or a requested attribute (SmolLM2-135M
+often does), keeps a courtesy marker, is not judged impolite by ``engine.rewrite.politeness`` or rambles — the
+rules' output gets one in-character remark written by the LLM instead (``info["engine"] == "rules+llm"``),
+checked to hold no slot value, digit or (unless allowed) offensive word.
 
 ``backend=openai,url=URL,model=NAME`` asks the tester's own LLM behind an OpenAI-compatible endpoint
 instead (``impolite_openai``: the role-play prompt, the same checks, the rules when the check fails or the

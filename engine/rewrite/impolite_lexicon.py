@@ -1,10 +1,10 @@
-"""Phrases for the rule-based impoliteness rewriter, written by the parley team for the six role-play scenarios of
-the impolite-users corpus (Table I). None contains a slot value (a test checks that ``find_spans`` finds nothing),
-so adding them never changes what the user asks for.
+"""Phrases for the rule-based impoliteness rewriter, written by the parley team for the six role-play
+scenarios of the impolite-users corpus (Table I). None contains a slot value (a test checks that
+``find_spans`` finds nothing), so adding them never changes what the user asks for.
 
 Each scenario has ``pre`` (said before the request) and ``post`` (after it) phrases at two strengths: ``mild``
-(used from intensity 2) and ``strong`` (intensity 3). ``{n}``/``{nth}`` in scenario 6 are filled from the dialogue
-history (how many times the user has asked), ``{quote}`` with the start of the system's last answer.
+(used from intensity 2) and ``strong`` (intensity 3). ``{n}``/``{nth}`` in scenario 6 are filled from the
+dialogue history (how many times the user has asked), ``{quote}`` with the start of the system's last answer.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ normalised by the original's length, the usual reading:
 - ``word``: word Levenshtein distance / words of the original,
 - ``slot``: share of the original's slot values that no longer occur in the rewrite.
 
-Both texts are first normalised (lower case, punctuation removed, spaces collapsed) because the speech-recognition
-augmentation outputs neither; otherwise SR's character rate would be dominated by capitals and full stops. The
-rate of a corpus is the mean of the per-utterance rates (``micro=False``) or total distance / total length
-(``micro=True``).
+Both texts are first normalised (lower case, punctuation removed, spaces collapsed) because the
+speech-recognition augmentation outputs neither; otherwise SR's character rate would be dominated by capitals
+and full stops. The rate of a corpus is the mean of the per-utterance rates (``micro=False``) or total
+distance / total length (``micro=True``).
 
 Style transfer (Hu et al., impolite users, Table V): ACC = share of rewrites judged impolite (percent) —
 judged here by parley's own politeness scorer (:data:`ACC_JUDGE`), not the paper's BERT classifier — BLEU =

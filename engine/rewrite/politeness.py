@@ -2,12 +2,13 @@
 
 No politeness classifier ships offline, so ``score(text)`` detects the paper's strategies — gratitude,
 deference, greeting, apologising, "please" (inside a sentence; at the start it counts less), indirect "by the
-way", direct question, direct start, counterfactual ("could/would you") and indicative ("can/will you") modals,
-hedges, factuality, first- and second-person starts, and positive/negative sentiment from the VADER lexicon —
-plus a few cues of *impoliteness* the 2013 request corpus rarely shows but rude customers do (commands at the
-start, impatience words, sarcasm markers, insults and profanity, shouting). Each cue has a hand-set weight whose
-sign follows the paper's findings; the weighted sum plus a small bias (a neutral request counts as polite) goes
-through a logistic function into a score in [0, 1]. ``score < 0.5`` is labelled impolite.
+way", direct question, direct start, counterfactual ("could/would you") and indicative ("can/will you")
+modals, hedges, factuality, first- and second-person starts, and positive/negative sentiment from the VADER
+lexicon — plus a few cues of *impoliteness* the 2013 request corpus rarely shows but rude customers do
+(commands at the start, impatience words, sarcasm markers, insults and profanity, shouting). Each cue has a
+hand-set weight whose sign follows the paper's findings; the weighted sum plus a small bias (a neutral request
+counts as polite) goes through a logistic function into a score in [0, 1]. ``score < 0.5`` is labelled
+impolite.
 """
 
 from __future__ import annotations

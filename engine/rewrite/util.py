@@ -97,8 +97,8 @@ def sort_spans(spans: Iterable[Span]) -> list[Span]:
 def assemble(toks: Iterable[Tok], spans: Sequence[Span]) -> tuple[str, tuple[Span, ...]]:
     """Join tokens with single spaces and return the text with the surviving spans' new offsets.
 
-    A token marked with a span whose value it still contains keeps that span (a rewriter that changed the value
-    clears ``Tok.span``).
+    A token marked with a span whose value it still contains keeps that span (a rewriter that changed the
+    value clears ``Tok.span``).
     """
     parts: list[str] = []
     out: list[Span] = []

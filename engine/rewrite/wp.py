@@ -1,11 +1,11 @@
 """Word perturbation (LAUG "WP", SC-EDA): EDA's four operations outside slot values, plus slot-value replacement.
 
-Per utterance one EDA operation (Wei & Zou 2019) is picked at random — synonym replacement, random insertion of a
-synonym of some word, random swap of two words, random deletion — and applied n = max(1, ⌊α·words⌋) times
-(α = 0.1 as in LAUG). Words inside protected slot values are never touched by these four. Separately, each slot
-value is replaced with probability ``slot`` by another value of the same slot from the MultiWOZ databases
-(``engine.rewrite.values``); the label changes with it, so every replacement is reported in ``Rewrite.changes``
-and the new value is a protected span of the output.
+Per utterance one EDA operation (Wei & Zou 2019) is picked at random — synonym replacement, random insertion
+of a synonym of some word, random swap of two words, random deletion — and applied n = max(1, ⌊α·words⌋) times
+(α = 0.1 as in LAUG). Words inside protected slot values are never touched by these four. Separately, each
+slot value is replaced with probability ``slot`` by another value of the same slot from the MultiWOZ databases
+(``engine.rewrite.values``); the label changes with it, so every replacement is reported in
+``Rewrite.changes`` and the new value is a protected span of the output.
 
 Synonyms come from ``assets/lexicons/synonyms.tsv``, a list the team wrote for this vocabulary (no WordNet
 download at run time).
