@@ -49,7 +49,8 @@ class SimulatedASR:
     name = "asr-sim"
     PARAMS: ClassVar[tuple[Param, ...]] = (
         Param("wer", "float", 0.23, "base probability that a word is misrecognised", lo=0.0, hi=1.0),
-        Param("liaison", "float", 0.5, "probability that a known liaison pair is run together", lo=0.0, hi=1.0),
+        Param("liaison", "float", 0.5, "probability that a known liaison pair is run together",
+              lo=0.0, hi=1.0),
         Param("numbers", "bool", True, "speak numbers and times ('13:45' -> 'thirteen forty five')"),
     )
 

@@ -65,7 +65,8 @@ class Chain:
         steps: list[Rewrite] = []
         for spec, rw in zip(self.specs, self._rewriters, strict=True):
             s = step_seed(seed, turn_index, spec.name)
-            ctx = RewriteContext(rng=random.Random(s), seed=s, history=tuple(history), spans=find_spans(current))
+            ctx = RewriteContext(rng=random.Random(s), seed=s, history=tuple(history),
+                                 spans=find_spans(current))
             step = rw.rewrite(current, ctx)
             steps.append(step)
             current = step.after

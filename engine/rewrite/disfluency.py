@@ -54,7 +54,8 @@ class DisfluencyRewriter:
 
     name = "disfluency"
     PARAMS: ClassVar[tuple[Param, ...]] = (
-        Param("rate", "float", 0.15, "interruption points per word gap (filled pauses and repeats)", lo=0.0, hi=1.0),
+        Param("rate", "float", 0.15, "interruption points per word gap (filled pauses and repeats)",
+              lo=0.0, hi=1.0),
         Param("repeat_share", "float", 0.25, "share of interruption points that are repeats, not pauses",
               lo=0.0, hi=1.0),
         Param("restart", "float", 0.25, "probability of a false start before the utterance", lo=0.0, hi=1.0),
@@ -153,7 +154,8 @@ class DisfluencyRewriter:
             counts["restart"] += 1
 
         after, new_spans = assemble(out, spans)
-        return Rewrite(self.name, dict(p), ctx.seed, text, after, new_spans, tuple(changes), {"counts": counts})
+        return Rewrite(self.name, dict(p), ctx.seed, text, after, new_spans, tuple(changes),
+                       {"counts": counts})
 
 
 _NUMBER_WORDS = frozenset(words("zero one two three four five six seven eight nine ten eleven twelve "

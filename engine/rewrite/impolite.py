@@ -91,11 +91,13 @@ class ImpoliteRewriter:
                 # the LLM answered but its text was unusable: it may still add a remark to the rules' output
                 info["_retry_remark"] = isinstance(e, ValueError)
         info["engine"] = "rules"
-        after, new_spans, moves = rewrite_rules(text, spans, ctx, p["scenario"], p["intensity"], p["profanity"])
+        after, new_spans, moves = rewrite_rules(text, spans, ctx, p["scenario"], p["intensity"],
+                                                p["profanity"])
         info["moves"] = moves
         retry = bool(info.pop("_retry_remark", False))
         if p["llm"] and "fallback" in info and text.strip() and retry:
-            # the small LLM could not keep the slot values: let it add one in-character remark to the rules' output
+            # the small LLM could not keep the slot values: let it add one in-character remark to the
+            # rules' output
             try:
                 remark = self._llm_remark(ctx)
                 after = f"{after} {remark}"
@@ -134,7 +136,7 @@ class ImpoliteRewriter:
             raise ValueError("the LLM remark is offensive and profanity is off")
         return remark
 
-    # ---- model-based variants ---------------------------------------------------------------------------------
+    # ---- model-based variants -----------------------------------------------------------------------------
 
     def _model_rewrite(self, text: str, spans: list[Any], ctx: RewriteContext) -> str:
         import torch
@@ -187,8 +189,8 @@ def _generate(model: Any, tok: Any, msgs: list[dict[str, str]], max_new_tokens: 
 def _llm_generate(model: Any, tok: Any, text: str, spans: list[Any], scenario: int) -> str:
     keep = "; ".join(s.value for s in spans)
     system = ("You rewrite a customer's message to a booking assistant so that it sounds rude and impolite, "
-              f"like a customer who is {L.SCENARIOS[scenario]}. Keep the same request and meaning. No thanks, "
-              "no please. Reply with the rewritten message only.")
+              f"like a customer who is {L.SCENARIOS[scenario]}. Keep the same request and meaning. "
+              "No thanks, no please. Reply with the rewritten message only.")
     user = f"Message: {text}" + (f"\nKeep these words exactly: {keep}" if keep else "")
     msgs = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     out = _generate(model, tok, msgs, max_new_tokens=60)

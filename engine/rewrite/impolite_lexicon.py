@@ -23,15 +23,18 @@ Phrases = dict[str, dict[str, tuple[str, ...]]]
 MOVES: dict[int, Phrases] = {
     1: {
         "pre": {
-            "mild": ("Oh, wonderful, another chat with a machine.", "Let me guess, this is going to take ages.",
-                     "Oh joy.", "Here we go again.", "Brace yourself, this is a tough one.",
-                     "Let's see if you can manage this."),
-            "strong": ("Wow, I can hardly wait to see you mess this up.", "Oh great, a bot. Just what my day needed.",
-                       "Congratulations, you get to ruin my evening too.", "Oh brilliant, a genius assistant."),
+            "mild": ("Oh, wonderful, another chat with a machine.",
+                     "Let me guess, this is going to take ages.", "Oh joy.", "Here we go again.",
+                     "Brace yourself, this is a tough one.", "Let's see if you can manage this."),
+            "strong": ("Wow, I can hardly wait to see you mess this up.",
+                       "Oh great, a bot. Just what my day needed.",
+                       "Congratulations, you get to ruin my evening too.",
+                       "Oh brilliant, a genius assistant."),
         },
         "post": {
-            "mild": ("Think you can handle that?", "If that's not too much for you.", "Shocking request, I know.",
-                     "Take your time, I've only got all week.", "Surely even you can do that."),
+            "mild": ("Think you can handle that?", "If that's not too much for you.",
+                     "Shocking request, I know.", "Take your time, I've only got all week.",
+                     "Surely even you can do that."),
             "strong": ("Try not to strain yourself.", "I'm sure it's the hardest thing you've ever done.",
                        "Go on, amaze me.", "What a surprise it would be if you got it right."),
         },
@@ -80,22 +83,23 @@ MOVES: dict[int, Phrases] = {
     },
     5: {
         "pre": {
-            "mild": ("Listen, I'm used to better.", "Money is no object, obviously.", "I only accept the finest.",
-                     "Now, I'm very particular."),
+            "mild": ("Listen, I'm used to better.", "Money is no object, obviously.",
+                     "I only accept the finest.", "Now, I'm very particular."),
             "strong": ("Do you know who you're talking to?", "Daddy pays for everything, so do as I say.",
                        "I don't do ordinary, so pay attention."),
         },
         "post": {
             "mild": ("And it had better be worth my money.", "I expect to be treated properly.",
                      "Nothing shabby.", "I'm not used to waiting."),
-            "strong": ("Don't waste my time with anything beneath me.", "I could buy your whole company, you know.",
+            "strong": ("Don't waste my time with anything beneath me.",
+                       "I could buy your whole company, you know.",
                        "Or I'll make sure your manager hears about it."),
         },
     },
     6: {
         "pre": {
-            "mild": ("For the {nth} time.", "Again.", "I'm asking this {n} times now.", "Listen carefully this time.",
-                     "Let me say it again."),
+            "mild": ("For the {nth} time.", "Again.", "I'm asking this {n} times now.",
+                     "Listen carefully this time.", "Let me say it again."),
             "strong": ("This is the {nth} time I'm asking, so get it right.",
                        "You got it wrong twice already.", "How many times do I have to repeat myself?",
                        "\"{quote}\"? That's not what I asked for."),

@@ -230,8 +230,8 @@ def _profane(out: list[str], rng: Any) -> list[str]:
         out.append(rng.choice(L.PROFANITY_TAILS))
     else:
         for i, s in enumerate(out):
-            new = re.sub(r"\b(a|the)\s+(?=[a-z]{3,})", lambda m: f"{m.group(1)} {rng.choice(L.PROFANITY_ADJ)} ",
-                         s, count=1)
+            new = re.sub(r"\b(a|the)\s+(?=[a-z]{3,})",
+                         lambda m: f"{m.group(1)} {rng.choice(L.PROFANITY_ADJ)} ", s, count=1)
             if new != s:
                 out[i] = new
                 break

@@ -34,7 +34,7 @@ _NT = re.compile(r"\s+n't\b")
 
 
 def normalise(text: str) -> str:
-    """Lower case, punctuation removed (word-internal apostrophes kept), single spaces; "John 's" → "john's"."""
+    """Lower case, punctuation removed (apostrophes inside words kept), one space: "John 's" → "john's"."""
     t = _NT.sub("n't", _CLITIC.sub("'", text.lower()))
     t = _PUNCT.sub(" ", t)
     return _SPACES.sub(" ", t).strip()

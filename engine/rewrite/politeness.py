@@ -32,7 +32,8 @@ STRATEGIES: tuple[tuple[str, re.Pattern[str], float, str], ...] = (
     ("deference", _rx("great", "good", "nice", "excellent", "wonderful", "lovely", "perfect", "awesome"),
      0.35, "start"),
     ("greeting", _rx("hi", "hello", "hey", r"good (?:morning|afternoon|evening)"), 0.5, "start"),
-    ("apologizing", _rx("sorry", "apologi[sz]e", "apologies", "excuse me", "forgive me", "pardon"), 0.6, "any"),
+    ("apologizing", _rx("sorry", "apologi[sz]e", "apologies", "excuse me", "forgive me", "pardon"),
+     0.6, "any"),
     ("please_start", _rx("please"), 0.2, "start"),
     ("please", _rx("please", "kindly"), 0.6, "inner"),
     ("indirect_btw", _rx("by the way", "incidentally"), 0.4, "any"),
@@ -56,10 +57,10 @@ STRATEGIES: tuple[tuple[str, re.Pattern[str], float, str], ...] = (
                        "all day", "waste", "waiting", "get on with it", "come on", "finally", "about time",
                        "(?:for|whatever) the last time", "whatever"), -0.8, "count"),
     ("complaint", _rx("again", "third time", "twice", "wrong", "useless", "how hard", "can't you",
-                      "cannot you", "incompetent", "pathetic", "ridiculous", "nonsense", "rubbish", "seriously",
-                      "not in the mood", "don't mess", "told you", "ever", "ugh", "don't start", "what a day",
-                      "spare me", "don't make", "keep it short", "no mood", "don't you dare", "i'm done",
-                      "repeat myself", "get it right", "not what i asked"), -0.7, "count"),
+                      "cannot you", "incompetent", "pathetic", "ridiculous", "nonsense", "rubbish",
+                      "seriously", "not in the mood", "don't mess", "told you", "ever", "ugh", "don't start",
+                      "what a day", "spare me", "don't make", "keep it short", "no mood", "don't you dare",
+                      "i'm done", "repeat myself", "get it right", "not what i asked"), -0.7, "count"),
     ("fatigue", _rx("exhausted", "starving", "famished", "jet-lagged", "too tired", "collapse", "lose it",
                     "barely", "no food", "long flight"), -0.5, "count"),
     ("sarcasm", _rx("oh great", "oh wonderful", "oh joy", "wow", "genius", "brilliant", "surely",
@@ -81,7 +82,7 @@ _SENT = re.compile(r"(?<=[.!?])\s+")
 
 @dataclass(frozen=True)
 class Politeness:
-    """``score`` in [0, 1] (1 = polite); ``label`` "polite" or "impolite"; ``features`` the cues that fired."""
+    """``score`` in [0, 1] (1 = polite); ``label`` "polite" or "impolite"; ``features`` cues that fired."""
 
     score: float
     label: str
@@ -114,8 +115,8 @@ def score(text: str) -> Politeness:
         if where == "start":
             hit = 1.0 if _starts(sentences, pat) else 0.0
         elif where == "inner":
-            hit = 1.0 if any(pat.search(s.strip()[1:]) and not pat.match(s.strip().lower()) for s in sentences) \
-                else 0.0
+            hit = 1.0 if any(pat.search(s.strip()[1:]) and not pat.match(s.strip().lower())
+                             for s in sentences) else 0.0
         elif where == "count":
             hit = float(min(3, len(pat.findall(low))))
         else:

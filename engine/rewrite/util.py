@@ -17,7 +17,9 @@ def words(s: str) -> tuple[str, ...]:
 
 @dataclass
 class Tok:
-    """A word-like unit of a rewritten text; ``span`` is the index of the protected span it belongs to (or None).
+    """A word-like unit of a rewritten text.
+
+    ``span`` is the index of the protected span it belongs to (or None).
 
     A whole protected span is one ``Tok`` (LAUG: "each span is regarded as one whole word").
     """
@@ -31,7 +33,7 @@ _TOKEN = re.compile(r"\S+")
 
 
 def tokenize(text: str, spans: Iterable[Span]) -> list[Tok]:
-    """Split on whitespace; the words a protected span touches become one token (with their glued punctuation)."""
+    """Split on whitespace; the words a protected span touches become one token (with glued punctuation)."""
     valid = sorted((s for s in spans if 0 <= s.start < s.end <= len(text)), key=lambda s: s.start)
     toks: list[Tok] = []
     j = 0
@@ -54,7 +56,7 @@ def detok(toks: Iterable[Tok]) -> str:
 
 
 def relocate(text: str, spans: Iterable[Span]) -> tuple[Span, ...]:
-    """Find each span's value again in ``text`` (left to right, whole words) and return the spans that survive."""
+    """Find each span's value again in ``text`` (left to right, whole words); return those that survive."""
     out: list[Span] = []
     pos = 0
     for sp in sorted(spans, key=lambda s: s.start):

@@ -1,4 +1,4 @@
-"""Another value of the same slot, drawn from the MultiWOZ databases (disfluency repairs, wp slot replacement)."""
+"""Another value of the same slot, drawn from the MultiWOZ databases (disfluency repairs, wp slot swaps)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def _other_time(value: str, rng: random.Random) -> str:
         h = int(m.group(1))
         minute = int(m.group(3))
         for _ in range(10):
-            nh = (h + rng.choice((-3, -2, -1, 1, 2, 3))) % 24 if "m" not in m.group(4).lower() else rng.randint(1, 12)
+            nh = ((h + rng.choice((-3, -2, -1, 1, 2, 3))) % 24 if "m" not in m.group(4).lower()
+                  else rng.randint(1, 12))
             nm = rng.choice((0, 15, 30, 45, minute))
             if (nh, nm) != (h, minute):
                 break
@@ -71,8 +72,9 @@ def other_value(span: Span, rng: random.Random, db: Any = None) -> str | None:
     value = span.value
     if slot in ("book_people", "book_stay", "stars"):
         return _other_count(value, rng)
-    if slot in ("leaveAt", "arriveBy", "book_time") or re.match(r"^\d{1,2}([:.]\d{2})?\s?([ap]\.?m\.?)?$", value,
-                                                                re.I):
+    if slot in ("leaveAt", "arriveBy", "book_time") or re.match(
+        r"^\d{1,2}([:.]\d{2})?\s?([ap]\.?m\.?)?$", value, re.I
+    ):
         out = _other_time(value, rng)
         return out if out != value else None
     if slot in ("day", "book_day"):

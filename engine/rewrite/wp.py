@@ -1,4 +1,4 @@
-"""Word perturbation (LAUG "WP", SC-EDA): EDA's four operations outside slot values, plus slot-value replacement.
+"""Word perturbation (LAUG "WP", SC-EDA): EDA's four operations outside slot values, and slot-value swaps.
 
 Per utterance one EDA operation (Wei & Zou 2019) is picked at random — synonym replacement, random insertion
 of a synonym of some word, random swap of two words, random deletion — and applied n = max(1, ⌊α·words⌋) times
@@ -54,7 +54,8 @@ class WordPerturbation:
 
     name = "wp"
     PARAMS: ClassVar[tuple[Param, ...]] = (
-        Param("alpha", "float", 0.1, "share of words an EDA operation touches (at least one)", lo=0.0, hi=1.0),
+        Param("alpha", "float", 0.1, "share of words an EDA operation touches (at least one)",
+              lo=0.0, hi=1.0),
         Param("op", "choice", "random", "EDA operation: one at random per utterance, or a fixed one",
               choices=("random", *OPS)),
         Param("slot", "float", 0.39, "probability that a slot value is replaced by another DB value",
