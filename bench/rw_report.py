@@ -77,7 +77,8 @@ asr-real: {'; '.join(g['top_real'][:8])}.
 
 def _runs(r: dict[str, Any]) -> str:
     runs = r.get("runs", [])[1:]
-    return "".join(f"; {', '.join(x['parts'])} measured again {x['date']} (load {x['load_start']})" for x in runs)
+    return "".join(f"; {', '.join(x['parts'])} measured again {x['date']} (load {x['load_start']})"
+                   for x in runs)
 
 
 def _pct(x: float | None) -> str:
@@ -90,10 +91,13 @@ def render(r: dict[str, Any], a: dict[str, Any]) -> str:
     return f"""# User-side rewriters — benchmark results
 
 - **Commands:** `PARLEY_SHARED_DATA=../shared/data .venv/bin/python bench/rw_bench.py`
-  (defaults `--n-polite 300 --n-ppl 50 --ppl-intensities 2 --multiwoz-intensities 2`: the PPL ratio on the first
-  50 requests), `.venv/bin/python bench/rw_asr.py --n 100 --multiwoz 60`, then `.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
+  (defaults `--n-polite 300 --n-ppl 50 --ppl-intensities 2 \
+--multiwoz-intensities 2`: the PPL ratio on the first
+  50 requests), `.venv/bin/python bench/rw_asr.py --n 100 --multiwoz 60`, then \
+`.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
 - **Machine:** {r['machine']}, no GPU, shared with up to 7 other engineers' jobs: load average
-  {r['load_start']} at the start and up to {r.get('load_end', '—')} at the end of a run, so every throughput below
+  {r['load_start']} at the start and up to {r.get('load_end', '—')} at the end of a run, so every \
+throughput below
   is a floor, not what an idle machine gives.
 - **Date:** {r['date']}{_runs(r)}.
 - **Data:** the {r['n_turns']:,} user turns of the 1,000 MultiWOZ test dialogues (read at run time from
@@ -179,7 +183,8 @@ def _before(b: dict[str, Any]) -> str:
 **Before** (asr-sim as it was before this round, `wer=0.13`, run {b['date']} on the first {g['n']} of the same
 generated requests): WER {g['wer_sim']} % (real {g['wer_real']} %), Jaccard of confused words
 **{g['changed_jaccard']}**, real-channel errors also made by asr-sim {_pct(g['real_changes_sim_also_made'])},
-shared substitution pair types {g['pairs_shared_types']}; error rate on function words {cls['function']['sim']} %,
+shared substitution pair types {g['pairs_shared_types']}; error rate on function words \
+{cls['function']['sim']} %,
 other words {cls['other']['sim']} %, slot words {cls['slot']['sim']} % (real: {cls['function']['real']} /
 {cls['other']['real']} / {cls['slot']['real']} %). Its top substitutions: {'; '.join(g['top_sim'][:6])}.
 """
@@ -212,7 +217,8 @@ def _openai(o: dict[str, Any]) -> str:
 
 Accepted (the model's rewrite passed the check): **{o['accepted_pct']} %**; by scenario (accepted/asked):
 {scen}. Fallbacks to the rules, by reason: {reasons}. Every rewrite, accepted or not, kept its slot values and
-requested attributes in {o['kept_pct']} % of requests and was courtesy-free in {o['courtesy_free_pct']} %.{shown}
+requested attributes in {o['kept_pct']} % of requests and was courtesy-free in \
+{o['courtesy_free_pct']} %.{shown}
 """
 
 
