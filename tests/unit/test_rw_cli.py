@@ -8,7 +8,8 @@ from click.testing import CliRunner
 
 from parley.cli import main
 
-LINES = "Could you please find me a cheap hotel in the north ? Thank you !\nI need a train at 13:45 for 3 people .\n"
+LINES = ("Could you please find me a cheap hotel in the north ? Thank you !\n"
+         "I need a train at 13:45 for 3 people .\n")
 
 
 def test_jsonl_with_steps_in_chain_order() -> None:

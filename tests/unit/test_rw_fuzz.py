@@ -19,10 +19,12 @@ _REWRITERS = {s: build_rewriter(s) for s in SPECS}
 _HIST = (Message("user", "I need a hotel ."), Message("system", "Which area ?"))
 
 # mixes of real dialogue words, slot values, digits and punctuation with arbitrary unicode
-_words = st.sampled_from(["please", "thank", "you", "could", "I", "would", "like", "a", "cheap", "hotel", "in",
-                          "the", "centre", "13:45", "3", "people", "Cambridge", "for", "?", ".", "!", ",", "'s",
-                          "\U000f0001", "٣", "²", "1e5", "£5", "2nd", "00:00", "24:99", "\n", "\t"])
-_text = st.one_of(st.text(max_size=200), st.lists(st.one_of(_words, st.text(max_size=6)), max_size=40).map(" ".join))
+_words = st.sampled_from(["please", "thank", "you", "could", "I", "would", "like", "a", "cheap", "hotel",
+                          "in", "the", "centre", "13:45", "3", "people", "Cambridge", "for", "?", ".", "!",
+                          ",", "'s", "\U000f0001", "٣", "²", "1e5", "£5", "2nd", "00:00", "24:99", "\n",
+                          "\t"])
+_text = st.one_of(st.text(max_size=200),
+                  st.lists(st.one_of(_words, st.text(max_size=6)), max_size=40).map(" ".join))
 
 
 def _run(spec: str, text: str, seed: int) -> None:

@@ -63,11 +63,13 @@ def _tiny_gpt2():
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
     vocab = {"<eos>": 0, "<pad>": 1, "[UNK]": 2}
-    for w in ["i", "want", "a", "cheap", "hotel", "in", "the", "north", "find", "me", "now", "give", "address"]:
+    for w in ["i", "want", "a", "cheap", "hotel", "in", "the", "north", "find", "me", "now", "give",
+              "address"]:
         vocab[w] = len(vocab)
     tk = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
     tk.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<eos>", pad_token="<pad>", unk_token="[UNK]")
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<eos>", pad_token="<pad>",
+                                  unk_token="[UNK]")
     import torch
 
     torch.manual_seed(0)

@@ -48,8 +48,8 @@ def test_different_seeds_vary(spec: str) -> None:
     assert len(outs) > 8
 
 
-@pytest.mark.parametrize("spec", ("impolite", "impolite:scenario=3,intensity=3", "impolite:scenario=5,intensity=1",
-                                  "disfluency:repair=0", "wp:slot=0"))
+@pytest.mark.parametrize("spec", ("impolite", "impolite:scenario=3,intensity=3",
+                                  "impolite:scenario=5,intensity=1", "disfluency:repair=0", "wp:slot=0"))
 def test_protected_values_survive(spec: str) -> None:
     rw = build_rewriter(spec)
     for seed in range(15):
@@ -152,7 +152,8 @@ def test_impolite_profanity_only_at_intensity_3_with_flag() -> None:
         n = 0
         for s in range(20):
             for t in SAMPLES:
-                words = set(rw.rewrite(t, ctx(t, s)).after.lower().replace(",", " ").replace(".", " ").split())
+                words = set(rw.rewrite(t, ctx(t, s)).after.lower()
+                            .replace(",", " ").replace(".", " ").split())
                 n += bool(words & OFFENSIVE_WORDS)
         return n
 
@@ -164,9 +165,12 @@ def test_impolite_profanity_only_at_intensity_3_with_flag() -> None:
 
 def test_impolite_scenario6_uses_history() -> None:
     rw = build_rewriter("impolite:scenario=6,intensity=3")
-    hist = (Message("user", "I need a hotel ."), Message("system", "There are many guest houses to choose from ."),
-            Message("user", "I want one with wifi ."), Message("system", "What part of town would you like ?"),
-            Message("user", "Any part ."), Message("system", "What part of town would you like ?"))
+    hist = (Message("user", "I need a hotel ."),
+            Message("system", "There are many guest houses to choose from ."),
+            Message("user", "I want one with wifi ."),
+            Message("system", "What part of town would you like ?"),
+            Message("user", "Any part ."),
+            Message("system", "What part of town would you like ?"))
     t = "I would like a cheap hotel ."
     outs = " ".join(rw.rewrite(t, ctx(t, s, hist)).after for s in range(30))
     assert "fourth time" in outs or "four times" in outs
@@ -183,8 +187,9 @@ def test_impolite_model_fallback_reason() -> None:
 
 
 @pytest.mark.parametrize(("spec", "msg"), [
-    ("impolite:scenario=7", "scenario"), ("impolite:intensity=0", "intensity"), ("impolite:colour=red", "colour"),
-    ("impolite:profanity=3", "profanity"), ("disfluency:rate=2", "rate"), ("wp:op=shuffle", "op"),
+    ("impolite:scenario=7", "scenario"), ("impolite:intensity=0", "intensity"),
+    ("impolite:colour=red", "colour"), ("impolite:profanity=3", "profanity"), ("disfluency:rate=2", "rate"),
+    ("wp:op=shuffle", "op"),
     ("asr-sim:wer=-0.1", "wer"), ("asr-sim:numbers=maybe", "numbers"),
 ])
 def test_bad_params_raise_spec_error(spec: str, msg: str) -> None:
