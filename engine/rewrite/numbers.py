@@ -1,58 +1,58 @@
 """Numbers, times and prices as a speaker says them (and an ASR system writes them).
 
+The words come from num2words, in parley's spoken style: no "and", no hyphens, no commas ("one hundred five",
+"twenty three"); long digit strings digit by digit; times as "seventeen oh five".
+
 >>> spoken_time("13:45")
 'thirteen forty five'
 >>> spoken_number("23.60")
 'twenty three point six zero'
+>>> spoken_int(1105)
+'one thousand one hundred five'
+>>> spoken_ordinal(22)
+'twenty second'
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-_ONES = tuple(re.findall(r"\w+", "zero one two three four five six seven eight nine ten eleven twelve "
-                                  "thirteen fourteen fifteen sixteen seventeen eighteen nineteen"))
-_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+from num2words import num2words
+
+#: from here on an integer is said digit by digit (a reference, not an amount)
+_DIGIT_BY_DIGIT = 10**12
 _ORDINAL_SUFFIX = re.compile(r"^(\d+)(st|nd|rd|th)$", re.IGNORECASE)
-_ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
-             "nine": "ninth", "twelve": "twelfth"}
 
 
+def _spoken(n: int, to: str) -> str:
+    """num2words' English in parley's style: "one hundred and twenty-one" → "one hundred twenty one"."""
+    words = num2words(n, lang="en", to=to).replace(",", " ").replace("-", " ").split()
+    return " ".join(w for w in words if w != "and")
+
+
+@lru_cache(maxsize=4096)
 def spoken_int(n: int) -> str:
-    """0 ≤ n < 10**12 in words, British style without "and" ("one hundred five")."""
+    """``n`` in words without "and" ("one hundred five"); from 10**12 on digit by digit."""
     if n < 0:
         return "minus " + spoken_int(-n)
-    if n < 20:
-        return _ONES[n]
-    if n < 100:
-        t, o = divmod(n, 10)
-        return _TENS[t] + ("" if o == 0 else " " + _ONES[o])
-    if n < 1000:
-        h, r = divmod(n, 100)
-        return _ONES[h] + " hundred" + ("" if r == 0 else " " + spoken_int(r))
-    for size, word in ((10**9, "billion"), (10**6, "million"), (1000, "thousand")):
-        if n >= size:
-            q, r = divmod(n, size)
-            if q >= 1000 and size == 10**9:
-                return " ".join(spoken_digits(str(n)))
-            return spoken_int(q) + " " + word + ("" if r == 0 else " " + spoken_int(r))
-    return str(n)  # unreachable
+    if n >= _DIGIT_BY_DIGIT:
+        return " ".join(spoken_digits(str(n)))
+    return _spoken(n, "cardinal")
 
 
 def spoken_digits(s: str) -> list[str]:
-    return [_ONES[int(c)] for c in s if c in "0123456789"]
+    return [spoken_int(int(c)) for c in s if c in "0123456789"]
 
 
+@lru_cache(maxsize=1024)
 def spoken_ordinal(n: int) -> str:
-    words = spoken_int(n).split(" ")
-    last = words[-1]
-    if last in _ORDINALS:
-        words[-1] = _ORDINALS[last]
-    elif last.endswith("y"):
-        words[-1] = last[:-1] + "ieth"
-    else:
-        words[-1] = last + "th"
-    return " ".join(words)
+    """``n`` as an ordinal ("second", "twenty first"); from 10**12 on digit by digit, the last one ordinal."""
+    if n < 0:
+        return "minus " + spoken_ordinal(-n)
+    if n >= _DIGIT_BY_DIGIT:
+        return " ".join([*spoken_digits(str(n // 10)), _spoken(n % 10, "ordinal")])
+    return _spoken(n, "ordinal")
 
 
 def spoken_number(s: str) -> str:
@@ -86,7 +86,7 @@ def spoken_time(s: str) -> str:
     if mins is None or mins == "00":
         out = head + ("" if ap else " hundred" if h > 12 or h == 0 else " o'clock")
     elif mins.startswith("0"):
-        out = f"{head} oh {_ONES[int(mins[1])]}"
+        out = f"{head} oh {spoken_int(int(mins[1]))}"
     else:
         out = f"{head} {spoken_int(int(mins))}"
     if ap:
