@@ -143,8 +143,11 @@ def recase(out: str, spans: Sequence[Span]) -> str:
     """Slot values spelt as the user spelt them: a model that writes "North" for "north" keeps the value (the
     check then compares exactly)."""
     for value in {s.value for s in spans}:
-        if value and value not in out:
-            out = re.sub(re.escape(value), lambda _m, v=value: v, out, count=1, flags=re.IGNORECASE)
+        if not value or value in out:
+            continue
+        m = re.search(re.escape(value), out, flags=re.IGNORECASE)
+        if m:
+            out = out[: m.start()] + value + out[m.end():]
     return out
 
 
