@@ -99,7 +99,7 @@ class LLMSystem:
                  check: bool = True, trust_remote_code: bool = False, allow_pickle: bool = False,
                  db_dir: Text | None = None, threads: Annotated[int, Field(ge=0, le=64)] = 0,
                  prefix_cache: bool = True, strict: bool = False, delex: bool = True,
-                 copy_bias: Annotated[float, Field(ge=0, le=20)] = 1.0) -> None:
+                 copy_bias: Annotated[float, Field(ge=0, le=20)] = 3.0) -> None:
         self.model_ref = str(model if model is not None else "smollm2").strip() or "smollm2"
         self.max_new_tokens = max_new_tokens
         self.seed = seed
