@@ -92,3 +92,11 @@ def test_cuisines_the_database_lacks_stay_the_users_constraint(tmp_path: Path) -
     assert acts(t[0], "nooffer") and "northern european" in t[0]["system"]
     assert t[1]["state"]["restaurant"]["food"] == "north african"
     assert t[1]["state"]["restaurant"]["area"] == "south" and acts(t[1], "nooffer")
+
+
+def test_the_same_section_of_town_is_the_area_of_the_venue_talked_about(tmp_path: Path) -> None:
+    t = chat("same_section.txt", tmp_path)
+    assert t[0]["state"]["restaurant"]["area"] == "east" and acts(t[1], "book")
+    assert t[2]["state"]["attraction"] == {"type": "museum", "area": "east"}
+    offer = acts(t[2], "offer", "name")[0]["value"]
+    assert load_db().find("attraction", offer)["area"] == "east"
