@@ -274,7 +274,9 @@ class LLMSystem:
             raise
         except Exception as e:
             raise TurnError(f"llm: the MultiWOZ pipeline failed: {type(e).__name__}: {e}") from e
-        required = required_values(decision.acts, self.strict)
+        # what the template says of the acts' values: a value the draft itself leaves out (the taxi's time after
+        # "Booked! A [car] will pick you up") cannot be demanded of the rewrite, whose fallback is that draft
+        required = [p for p in required_values(decision.acts, self.strict) if not missing_values(draft, [p])]
         internals: dict[str, Any] = {
             "model": self.model_ref, "template": draft, "required": [v for _, v in required],
             "db_count": dict(decision.db_count), "offered": dict(decision.offered),
