@@ -14,7 +14,7 @@ the rewriters and ASR would.
 asr-sim) to measure how much each costs the tracker.
 
 Usage: .venv/bin/python bench/mw_bench.py [--limit N] [--errors N] [--mode own|read|both] [--noise R]
-       [--chain SPEC ...] [--json]
+       [--chain SPEC ...] [--data FILE] [--json]
 """
 
 from __future__ import annotations
@@ -134,13 +134,15 @@ def main() -> None:
                     help="lower-case, strip punctuation and misspell this share of words (0 = only the first two)")
     ap.add_argument("--chain", action="append", default=[], metavar="SPEC",
                     help="apply this user-side rewriter first (repeatable, e.g. --chain disfluency --chain asr-sim)")
+    ap.add_argument("--data", type=Path, default=DATA,
+                    help="MultiWOZ dialogues (default: ConvLab-3 test; develop on val.json.zip, never on test)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    if not DATA.exists():
-        sys.exit(f"missing {DATA}")
+    if not args.data.exists():
+        sys.exit(f"missing {args.data}")
     from parley.engine.systems.mw.dst_eval import load_multiwoz
 
-    dialogues = load_multiwoz(DATA)
+    dialogues = load_multiwoz(args.data)
     if args.limit:
         dialogues = dict(list(dialogues.items())[: args.limit])
     modes = ("own", "read") if args.mode == "both" else (args.mode,)

@@ -99,7 +99,7 @@ class LLMSystem:
                  check: bool = True, trust_remote_code: bool = False, allow_pickle: bool = False,
                  db_dir: Text | None = None, threads: Annotated[int, Field(ge=0, le=64)] = 0,
                  prefix_cache: bool = True, strict: bool = False, delex: bool = True,
-                 copy_bias: Annotated[float, Field(ge=0, le=20)] = 1.0) -> None:
+                 copy_bias: Annotated[float, Field(ge=0, le=20)] = 3.0) -> None:
         self.model_ref = str(model if model is not None else "smollm2").strip() or "smollm2"
         self.max_new_tokens = max_new_tokens
         self.seed = seed
@@ -274,7 +274,9 @@ class LLMSystem:
             raise
         except Exception as e:
             raise TurnError(f"llm: the MultiWOZ pipeline failed: {type(e).__name__}: {e}") from e
-        required = required_values(decision.acts, self.strict)
+        # what the template says of the acts' values: a value the draft itself leaves out (the taxi's time after
+        # "Booked! A [car] will pick you up") cannot be demanded of the rewrite, whose fallback is that draft
+        required = [p for p in required_values(decision.acts, self.strict) if not missing_values(draft, [p])]
         internals: dict[str, Any] = {
             "model": self.model_ref, "template": draft, "required": [v for _, v in required],
             "db_count": dict(decision.db_count), "offered": dict(decision.offered),

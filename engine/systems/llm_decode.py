@@ -21,6 +21,7 @@ from typing import Any
 
 #: tokens a clerk's sentence is made of: words, spaces and ordinary punctuation (no code, no markup)
 _CLEAN = re.compile(r"^[ A-Za-z'’,.!?;:\-\[]*$")
+_ENDS = re.compile(r"[.!?]")
 BANNED_WORDS = ("sorry", "ai", "apologize", "apologise", "apologies", "confusion", "afraid", "unable", "equipped")
 
 
@@ -76,6 +77,13 @@ def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: 
 
     remaining = [tokenizer.encode(p + "]", add_special_tokens=False) for p in dict.fromkeys(placeholders)]
     qmark = [i for i, t in enumerate(vocab.texts) if "?" in t] if vocab.texts else []
+    # one sentence about as long as the draft's: the placeholders come in before the budget runs out, and no
+    # sentence ends while one is missing (a small model otherwise opens with a sentence of its own)
+    budget = max_new_tokens
+    if one_sentence and copy:
+        budget = min(max_new_tokens, int(1.5 * len(tokenizer.encode(plain, add_special_tokens=False))) + 6)
+    enders = [i for i, t in enumerate(vocab.texts) if _ENDS.search(t)] if one_sentence else []
+    finals = [i for i, t in enumerate(vocab.texts) if t.strip() in (".", "!", "?")] if one_sentence else []
     out: list[int] = []
     inside: list[int] | None = None  # tokens written so far inside an open placeholder
     free = 0
@@ -99,12 +107,19 @@ def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: 
                 z[vocab.banned] = float("-inf")
                 if remaining or (question and not asked):
                     z[vocab.stop_mask] = float("-inf")
-                if remaining and max_new_tokens - free <= 2 * len(remaining):  # running short: open one now
+                if remaining and enders:
+                    z[enders] = float("-inf")
+                if remaining and budget - free <= 2 * len(remaining):  # running short: open one now
                     z[~vocab.open_mask] = float("-inf")
                 if not remaining:
                     z[vocab.open_mask] = float("-inf")
                 if not question and qmark:
                     z[qmark] = float("-inf")
+                if not remaining and finals and free >= budget:  # over budget: end the sentence now
+                    keep = torch.full_like(z, float("-inf"))
+                    ends = [i for i in finals if (vocab.texts[i].strip() == "?") == (question and not asked)]
+                    keep[ends or finals] = z[ends or finals]
+                    z = keep
             tok = int(torch.argmax(z))
             if not torch.isfinite(z[tok]) or (inside is None and (tok in vocab.stops
                                                                    or free >= max_new_tokens + 8)):

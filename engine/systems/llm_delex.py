@@ -114,6 +114,8 @@ def sentences(text: str) -> list[str]:
 
 
 _WORD = re.compile(r"[a-z]{4,}")
+#: "no", "not", "n't", "never", ...: a rewrite that adds one says the opposite of the draft ("but I [count] not")
+_NEGATION = re.compile(r"\b(?:no|not|never|nothing|none|nobody|cannot)\b|n't\b")
 
 
 def check_sentence(out: str, sentence: str) -> str | None:
@@ -126,6 +128,11 @@ def check_sentence(out: str, sentence: str) -> str | None:
         return "moved a placeholder"
     if len(re.findall(r"[.!?](?=\s+\S)", out)) > len(re.findall(r"[.!?](?=\s+\S)", sentence)):
         return "wrote more than one sentence"
+    if len(_NEGATION.findall(out.lower())) > len(_NEGATION.findall(sentence.lower())):
+        return "added a negation"
+    words = re.findall(r"[a-z']+", _PLACEHOLDER.sub(" ", out.lower()))
+    if any(words.count(w) >= 3 and words.count(w) > sentence.lower().count(w) for w in set(words)):
+        return "repeated itself"
     keep = set(_WORD.findall(_PLACEHOLDER.sub(" ", sentence.lower())))
     have = set(_WORD.findall(_PLACEHOLDER.sub(" ", out.lower())))
     if keep and len(keep & have) < 0.5 * len(keep):

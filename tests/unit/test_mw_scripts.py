@@ -81,3 +81,22 @@ def test_json_lines_carry_the_internals(tmp_path: Path) -> None:
     assert all({"state", "acts", "internals"} <= set(x) for x in t)
     assert t[0]["internals"]["db_count"]["restaurant"] > 0
     assert t[3]["internals"]["nlu"]["checks"]  # the NLU read the questions as checks
+
+
+def test_cuisines_the_database_lacks_stay_the_users_constraint(tmp_path: Path) -> None:
+    t = chat("cuisines.txt", tmp_path)
+    db = load_db()
+    assert not any(r["food"] in ("northern european", "north african") for r in db.rows("restaurant"))
+    # "northern european": one cuisine, neither the area north nor plain european
+    assert t[0]["state"]["restaurant"] == {"pricerange": "expensive", "food": "northern european"}
+    assert acts(t[0], "nooffer") and "northern european" in t[0]["system"]
+    assert t[1]["state"]["restaurant"]["food"] == "north african"
+    assert t[1]["state"]["restaurant"]["area"] == "south" and acts(t[1], "nooffer")
+
+
+def test_the_same_section_of_town_is_the_area_of_the_venue_talked_about(tmp_path: Path) -> None:
+    t = chat("same_section.txt", tmp_path)
+    assert t[0]["state"]["restaurant"]["area"] == "east" and acts(t[1], "book")
+    assert t[2]["state"]["attraction"] == {"type": "museum", "area": "east"}
+    offer = acts(t[2], "offer", "name")[0]["value"]
+    assert load_db().find("attraction", offer)["area"] == "east"

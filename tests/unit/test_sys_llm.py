@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,6 +201,8 @@ def test_the_model_sees_placeholders_one_sentence_at_a_time_and_the_values_come_
     ("[name] serves [food] for 2, call [phone].", "wrote a value itself"),
     ("As an AI, [name] [food] [phone].", "refused"),
     ("[name] serves [food]? Call [phone]?", "asked a question"),
+    ("[name] does not serve [food] food, phone [phone].", "added a negation"),
+    ("[name] serves [food] food food food, phone [phone].", "repeated itself"),
 ])
 def test_delex_check_reasons(reply: str, reason: str) -> None:
     """The one sentence to reword spoiled: the turn falls back to the template, naming why."""
@@ -223,11 +226,25 @@ def test_delexicalise_and_fill_round_trip() -> None:
                               "reference [reference]?", delex) is None
 
 
-@pytest.mark.slow
-def test_constrained_decoding_keeps_every_placeholder() -> None:
+def _rewrite(user: str, draft: str) -> tuple[LLMSystem, str, int]:
+    """The bundled model's constrained rewrite of a delexicalised draft: ``(system, raw text, new tokens)``."""
     system = build_system("llm:seed=1")
     system.load()
+    raw, _, new = system._generate_delex(system.prompt(user, draft), placeholders(draft))
+    return system, raw, new
+
+
+@pytest.mark.slow
+def test_constrained_decoding_keeps_every_placeholder() -> None:
     draft = "[name] is a [pricerange] [food] restaurant in the [area]. Shall I book a table?"
-    raw, _, new = system._generate_delex(system.prompt("a cheap place in the north", draft), placeholders(draft))
+    _, raw, new = _rewrite("a cheap place in the north", draft)
     assert sorted(placeholders(raw)) == sorted(placeholders(draft))
     assert not any(c.isdigit() for c in raw) and "?" in raw and new > 0
+
+
+@pytest.mark.slow
+def test_the_rewrite_is_one_sentence_about_as_long_as_the_draft() -> None:
+    system, raw, new = _rewrite("", "I have [count] places to stay that fit.")
+    words = len(system.tokenizer.encode("I have   places to stay that fit.", add_special_tokens=False))
+    assert placeholders(raw) == ["count"] and new <= int(1.5 * words) + 6 + len(placeholders(raw)) * 4
+    assert len(re.findall(r"[.!?]", raw)) == 1 and raw.rstrip()[-1] in ".!"

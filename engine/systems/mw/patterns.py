@@ -50,6 +50,12 @@ FOODS = {
     "bbq": "barbeque", "bistro": "bistro", "canapes": "canapes", "christmas": "christmas", "creative": "creative",
     "crossover": "crossover", "cantonese": "cantonese", "sri lankan": "sri lankan", "australasian": "australasian",
     "light bites": "light bites", "caribean": "caribbean", "panasian": "panasian", "pan asian": "panasian",
+    "eastern european": "eastern european", "northern european": "northern european",
+    "latin american": "latin american", "modern american": "modern american", "modern eclectic": "modern eclectic",
+    "modern global": "modern global", "modern english": "modern english", "molecular gastronomy":
+    "molecular gastronomy", "new zealand": "new zealand", "north african": "north african",
+    "north indian": "north indian", "south african": "south african", "south indian": "south indian",
+    "romanian": "romanian", "the americas": "the americas",
 }
 FOOD_RE = rx(r"\b(" + "|".join(sorted(map(re.escape, FOODS), key=len, reverse=True)) + r")(?:e?s)?\b")
 

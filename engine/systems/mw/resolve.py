@@ -97,10 +97,13 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
 
 
 _SAME = re.compile(r"\b(?:same|that|(?:my|our|the) (?:entire|whole)|all (?:of )?(?:my|our|the)) (day|night|area"
-                   r"|part of town|side of town|price ?range|price|group|party|number of people|amount of people"
+                   r"|part of town|side of town|section of town|section|location|neighbou?rhood|vicinity"
+                   r"|price ?range|price|group|party|number of people|amount of people"
                    r"|people|number|time)\b")
 _SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area": ("area",),
-               "part of town": ("area",), "side of town": ("area",), "price range": ("pricerange",),
+               "part of town": ("area",), "side of town": ("area",),
+               "section of town": ("area",), "section": ("area",), "location": ("area",), "neighborhood": ("area",),
+               "neighbourhood": ("area",), "vicinity": ("area",), "price range": ("pricerange",),
                "pricerange": ("pricerange",), "price": ("pricerange",), "group": ("book_people",),
                "party": ("book_people",), "number of people": ("book_people",), "amount of people": ("book_people",),
                "people": ("book_people",), "number": ("book_people",), "time": ("book_time", "leaveAt", "arriveBy")}
