@@ -196,7 +196,10 @@ def test_ctrl_c_stops_fast_and_the_run_resumes(tmp_path: Path) -> None:
     with serving(latency=0.3) as slow:
         args = [str(Path(sys.executable).with_name("parley")), "run", "--system", f"remote:url={slow.url}/ok",
                 "--dialogues", str(corpus), "--workers", "4", "--bootstrap", "0", "--json", "--db", str(db)]
-        proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # ctrl+c as a terminal delivers it: SIGINT at its default in the child, even when this suite runs as a
+        # background job (whose shell set SIGINT to "ignore", which every child would inherit)
+        proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 120
         while _stored(db) < 2 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
