@@ -4,11 +4,13 @@ Measures turn latency (p50/p95 of ``respond``) and DST quality (joint goal accur
 gold belief states, in two settings:
 
 - ``own``: the tracker ignores the corpus's system turns and relies on its own decisions (what a live session
-  does); it cannot know which venue the corpus's wizard offered, so accepted offers ("yes, book it") miss the name.
-- ``read``: the tracker also reads the corpus's system turns (offered names, asked slots) — the usual DST setting.
+  does); it cannot know which venue the corpus's wizard offered, so accepted offers ("yes, book it") miss the
+  name.
+- ``read``: the tracker also reads the corpus's system turns (offered names, asked slots) — the usual DST
+  setting.
 
-``--noise R`` feeds sloppy user text instead (lower-case, no punctuation, a typo in a share R of the words), as
-the rewriters and ASR would.
+``--noise R`` feeds sloppy user text instead (lower-case, no punctuation, a typo in a share R of the words),
+as the rewriters and ASR would.
 
 ``--chain SPEC`` passes every user turn through parley's user-side rewriters first (impolite, disfluency, wp,
 asr-sim) to measure how much each costs the tracker.
@@ -30,7 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-#: ../shared/data beside the checkout (or beside the folder of git worktrees, e.g. /work/wt/NAME → /work/shared)
+#: ../shared/data beside the checkout (or beside the folder of git worktrees, e.g. /work/wt/NAME →
+#: /work/shared)
 SHARED = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
               ROOT.parent / "shared" / "data")
 DATA = SHARED / "multiwoz" / "convlab3" / "test.json.zip"

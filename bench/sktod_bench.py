@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python bench/sktod_bench.py [--cache DIR] [--ship] [--swap]``
 
-Val's dialogues are split in two halves by dialogue (``engine.sktod.train.val_half``: instances sharing a first
-turn stay together). Everything learned is fitted on half 0 — the selection/KTD model shipped in
+Val's dialogues are split in two halves by dialogue (``engine.sktod.train.val_half``: instances sharing a
+first turn stay together). Everything learned is fitted on half 0 — the selection/KTD model shipped in
 ``assets/sktod/model`` (``--ship`` rewrites it) and the answer style of ``engine.sktod.summary`` — and every
 figure is measured on half 1:
 

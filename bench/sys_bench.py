@@ -5,9 +5,10 @@ and the start-up time of every embedded system.
     .venv/bin/python bench/sys_bench.py --dialogues 50       # plus the first 50 MultiWOZ test dialogues
     .venv/bin/python bench/sys_bench.py --fresh              # also time a first GGUF conversion (temp cache)
 
-For ``llm`` it reports per dialogue set: turns, fallback rate (a turn falls back when no sentence of the model's
-rewrite passes the check), the share of turns whose wording differs from the template, p50/p90 turn latency and
-the fallback reasons. Every figure is printed with the machine's load average: other jobs share these 2 cores.
+For ``llm`` it reports per dialogue set: turns, fallback rate (a turn falls back when no sentence of the
+model's rewrite passes the check), the share of turns whose wording differs from the template, p50/p90 turn
+latency and the fallback reasons. Every figure is printed with the machine's load average: other jobs share
+these 2 cores.
 """
 
 from __future__ import annotations

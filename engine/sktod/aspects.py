@@ -1,5 +1,5 @@
-"""A small aspect lexicon for hotel and restaurant reviews (team-written), used by selection features and by the
-aspect-aware sentiment of the generator."""
+"""A small aspect lexicon for hotel and restaurant reviews (team-written), used by selection features and by
+the aspect-aware sentiment of the generator."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def aspects_of(text: str) -> frozenset[str]:
 
 
 def snippet_aspects(text: str, name: str = "") -> frozenset[str]:
-    """Aspects of a review sentence or FAQ, not counting the venue's own name ("Dojo Noodle Bar" is no food)."""
+    """Aspects of a review sentence or FAQ, not counting the venue's own name ("Dojo Noodle Bar" is no
+    food)."""
     if name:
         words = [w for w in re.findall(r"[a-z0-9]+", name.lower()) if w not in ("the", "and", "of")]
         if words:

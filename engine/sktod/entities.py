@@ -1,10 +1,10 @@
 """Entity tracking (ET) as in the SK-TOD paper: fuzzy n-gram matching of normalised entity names.
 
-Every entity name (plus its aliases from an entity-mapping file, plus variants from a few normalisation rules) is
-compared with every n-gram of each dialogue turn, n = the alias length in words, with rapidfuzz's LCS-based
-``ratio``; a score ≥ ``threshold`` (0.95) is a mention. The output is the set of entities of the *last* turn that
-mentions any. A mention inside a longer mention of another entity in the same turn is dropped ("nandos" within
-"nandos city centre").
+Every entity name (plus its aliases from an entity-mapping file, plus variants from a few normalisation rules)
+is compared with every n-gram of each dialogue turn, n = the alias length in words, with rapidfuzz's LCS-based
+``ratio``; a score ≥ ``threshold`` (0.95) is a mention. The output is the set of entities of the *last* turn
+that mentions any. A mention inside a longer mention of another entity in the same turn is dropped ("nandos"
+within "nandos city centre").
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ _GENERIC = ("hotel", "restaurant", "guest house", "guesthouse", "bed and breakfa
 
 
 def normalise(text: str) -> str:
-    """Lower case, ``&`` → ``and``, apostrophes dropped, punctuation → spaces, ``guesthouse`` → ``guest house``."""
+    """Lower case, ``&`` → ``and``, apostrophes dropped, punctuation → spaces, ``guesthouse`` → ``guest
+    house``."""
     t = text.lower().replace("&", " and ").replace("'", "").replace("’", "")
     t = " ".join(_WORD.findall(t))
     t = re.sub(r"\bguesthouses?\b", "guest house", t)
@@ -72,7 +73,8 @@ class EntityTracker:
         for e in kb.entities():
             key = e.name.lower()
             aliases = list(mapping.get(key, ())) + list(mapping.get(normalise(e.name), ()))
-            # an alias that is another entity's own name points at that entity ("nandos" vs "nandos city centre")
+            # an alias that is another entity's own name points at that entity ("nandos" vs "nandos city
+            # centre")
             aliases = [a for a in aliases if normalise(a) not in own or normalise(a) == normalise(e.name)]
             for v in sorted(name_variants(e.name, aliases)):
                 ents, names = self._by_n.setdefault(len(v.split()), ([], []))

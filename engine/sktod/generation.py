@@ -113,8 +113,8 @@ def _name(raw: str) -> str:
 def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.Random) -> str:
     """One or two sentences about one entity: the majority view, the minority view and their proportion.
 
-    Reviews are counted once (a review with several selected sentences counts by its mean compound). A positive
-    majority is claimed only when positive reviews outnumber negative ones.
+    Reviews are counted once (a review with several selected sentences counts by its mean compound). A
+    positive majority is claimed only when positive reviews outnumber negative ones.
     """
     by_doc: dict[int, list[float]] = {}
     for o in opinions:
@@ -277,7 +277,8 @@ class TemplateGenerator:
 
 
 def absa_input(context: Sequence[str], opinions: Sequence[Opinion], aspects: frozenset[str]) -> str:
-    """The paper's ABSA-enhanced generator input: dialogue context, then each snippet + "<aspect> is great/ok/bad"."""
+    """The paper's ABSA-enhanced generator input: dialogue context, then each snippet + "<aspect> is
+    great/ok/bad"."""
     word = aspect_word(aspects)
     tag = {"positive": "great", "neutral": "ok", "negative": "bad"}
     know = " ".join(f"{o.snippet.snippet.text} {word} is {tag[o.label]}." for o in opinions)
@@ -285,7 +286,8 @@ def absa_input(context: Sequence[str], opinions: Sequence[Opinion], aspects: fro
 
 
 class ModelGenerator:
-    """Any seq2seq (T5/BART) or causal (GPT-2 style) checkpoint by folder or hub id, fed :func:`absa_input`."""
+    """Any seq2seq (T5/BART) or causal (GPT-2 style) checkpoint by folder or hub id, fed
+    :func:`absa_input`."""
 
     def __init__(self, model: str, seed: int = 0, max_new_tokens: int = 60) -> None:
         self.model_ref = model

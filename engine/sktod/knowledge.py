@@ -1,8 +1,9 @@
 """Subjective knowledge in the DSTC11 track 5 format: loading, snippets, and the embedded review KB.
 
 ``knowledge.json`` is ``domain → entity_id → {name, reviews: {doc_id: {sentences: {sent_id: str}, ...}},
-faqs: {doc_id: {question, answer}}}`` with string ids; labels and predictions refer to snippets with integer ids
-(``{"domain", "entity_id", "doc_type", "doc_id", "sent_id"?}``). A *snippet* is one review sentence or one FAQ.
+faqs: {doc_id: {question, answer}}}`` with string ids; labels and predictions refer to snippets with integer
+ids (``{"domain", "entity_id", "doc_type", "doc_id", "sent_id"?}``). A *snippet* is one review sentence or one
+FAQ.
 """
 
 from __future__ import annotations

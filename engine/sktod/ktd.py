@@ -2,9 +2,9 @@
 
 Detectors, all on the last user turn:
 
-- ``prototype`` (default, offline, no training): all-MiniLM-L6-v2 embeddings compared with team-written example
-  turns (assets/sktod/ktd_prototypes.json): mean cosine of the 3 nearest knowledge-seeking examples minus that of
-  the 3 nearest ordinary ones, plus a small bonus when the turn names a review aspect;
+- ``prototype`` (default, offline, no training): all-MiniLM-L6-v2 embeddings compared with team-written
+  example turns (assets/sktod/ktd_prototypes.json): mean cosine of the 3 nearest knowledge-seeking examples
+  minus that of the 3 nearest ordinary ones, plus a small bonus when the turn names a review aspect;
 - ``logreg`` (fitted by ``parley sktod train``): logistic regression on the embedding, weights in ``ktd.npz``;
 - ``hf``: a fine-tuned sequence classifier (folder or hub id; label 1 = knowledge-seeking).
 """

@@ -1,12 +1,12 @@
-"""The bundled all-MiniLM-L6-v2 sentence encoder run with numpy: no torch import, so ``--system sktod`` starts in
-seconds.
+"""The bundled all-MiniLM-L6-v2 sentence encoder run with numpy: no torch import, so ``--system sktod`` starts
+in seconds.
 
-sentence-transformers would give the same vectors (a test compares the two), but importing it pulls in torch and
-transformers, which takes 10-30 s on a busy 2-core machine, longer than everything else the SK-TOD pipeline loads.
-The model is small (6 BERT layers, 384 dimensions): its forward pass is a few matrix products per layer. This
-module reads the same files sentence-transformers reads (``model.safetensors``, ``tokenizer.json``,
-``sentence_bert_config.json``, ``config.json``) and does exactly what its modules.json says: the BERT encoder,
-mean pooling over the attention mask, L2 normalisation.
+sentence-transformers would give the same vectors (a test compares the two), but importing it pulls in torch
+and transformers, which takes 10-30 s on a busy 2-core machine, longer than everything else the SK-TOD
+pipeline loads. The model is small (6 BERT layers, 384 dimensions): its forward pass is a few matrix products
+per layer. This module reads the same files sentence-transformers reads (``model.safetensors``,
+``tokenizer.json``, ``sentence_bert_config.json``, ``config.json``) and does exactly what its modules.json
+says: the BERT encoder, mean pooling over the attention mask, L2 normalisation.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 ``Pipeline()`` works offline with bundled parts (MiniLM prototypes for KTD, MiniLM cosine for KS, VADER
 templates for generation) on the embedded review KB; ``Pipeline(model_dir=...)`` loads a folder written by
-``parley sktod train``; ``knowledge=`` points at any DSTC11 ``knowledge.json`` (an ``entity_mapping.json`` beside
-it is used for aliases).
+``parley sktod train``; ``knowledge=`` points at any DSTC11 ``knowledge.json`` (an ``entity_mapping.json``
+beside it is used for aliases).
 """
 
 from __future__ import annotations
@@ -203,7 +203,8 @@ class Pipeline:
 
 
 def default_model_dir() -> Path | None:
-    """The selection/KTD model shipped in assets (fitted on half of DSTC11 val, see assets/sktod/README.md)."""
+    """The selection/KTD model shipped in assets (fitted on half of DSTC11 val, see
+    assets/sktod/README.md)."""
     from parley.assets import asset_path
 
     p = asset_path("sktod", "model")

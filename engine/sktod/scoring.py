@@ -3,9 +3,9 @@
 Official (``scripts/scores.py`` of the track, re-implemented):
 
 - detection: P/R/F over ``target``;
-- selection: micro P/R/F over knowledge references after removing duplicate *predictions* (references are taken
-  as they are), FAQ references match without ``sent_id``; every instance where the reference or the prediction
-  has knowledge counts; ``em_acc`` = exact set match over those instances;
+- selection: micro P/R/F over knowledge references after removing duplicate *predictions* (references are
+  taken as they are), FAQ references match without ``sent_id``; every instance where the reference or the
+  prediction has knowledge counts; ``em_acc`` = exact set match over those instances;
 - generation: BLEU (sacreBLEU corpus score), METEOR and ROUGE-1/2/L F (rouge-score, stemmer on) over the turns
   both mark as target; each sum is re-weighted as P = sum/(TP+FP), R = sum/(TP+FN) and reported as their F.
 
@@ -34,7 +34,8 @@ def _ratio_prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
 
 
 def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    """Binary P/R/F (scikit-learn, zero division → 0) of ``tp`` hits, ``fp`` false alarms and ``fn`` misses."""
+    """Binary P/R/F (scikit-learn, zero division → 0) of ``tp`` hits, ``fp`` false alarms and ``fn``
+    misses."""
     from sklearn.metrics import precision_recall_fscore_support
 
     y_true = [1] * tp + [0] * fp + [1] * fn
@@ -59,7 +60,8 @@ def dedupe(refs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def match_counts(gold: Sequence[Mapping[str, Any]], pred: Sequence[Mapping[str, Any]]) -> tuple[int, int, int, int]:
-    """(tp, fp, fn, exact) as the official scorer counts them: every gold × pred pair that matches is a hit."""
+    """(tp, fp, fn, exact) as the official scorer counts them: every gold × pred pair that matches is a
+    hit."""
     gk = [ref_key(g) for g in gold]
     pk = [ref_key(p) for p in pred]
     tp = sum(1 for g in gk for p in pk if g == p)
@@ -76,7 +78,8 @@ def _is_target(obj: Label) -> bool:
 def official_scores(labels: Sequence[Label], preds: Sequence[Label], meteor: bool | str = True) -> dict[str, Any]:
     """The official score dict ``{"detection", "selection", "generation"}`` (see module docstring).
 
-    ``meteor``: False skips it; True picks the best backend; a backend name (``engine.scoring.meteor``) forces it.
+    ``meteor``: False skips it; True picks the best backend; a backend name (``engine.scoring.meteor``) forces
+    it.
     """
     if len(labels) != len(preds):
         raise ValueError(f"labels has {len(labels)} entries but predictions has {len(preds)}")
@@ -165,8 +168,8 @@ def corpus_bleu(hyps: Sequence[str], refs: Sequence[str]) -> float:
 def average_precision(ranked: Sequence[Any], gold: set[Any]) -> float:
     """AP of one ranked list of keys against a gold key set (gold items never ranked count as misses).
 
-    scikit-learn's AP over the ranked list (ranks as scores) covers the gold items it holds; scaling by the share
-    of gold items ranked counts the others as misses.
+    scikit-learn's AP over the ranked list (ranks as scores) covers the gold items it holds; scaling by the
+    share of gold items ranked counts the others as misses.
     """
     hits = [k in gold for k in ranked]
     if not gold or not any(hits):
@@ -216,8 +219,10 @@ def entity_accuracy(gold_sets: Sequence[set[tuple[str, int]]], pred_sets: Sequen
 
 
 def report(labels: Sequence[Label], preds: Sequence[Label]) -> dict[str, Any]:
-    """Breakdowns on the knowledge-seeking turns of ``labels``: KTD confusion, ET (from the ``entities`` field of a
-    prediction when present, else from the entities of its selected knowledge) and KS (instance/snippet/mAP)."""
+    """Breakdowns on the knowledge-seeking turns of ``labels``: KTD confusion, ET (from the ``entities`` field
+    of a
+    prediction when present, else from the entities of its selected knowledge) and KS
+    (instance/snippet/mAP)."""
     tp = sum(1 for r, h in zip(labels, preds, strict=True) if _is_target(r) and _is_target(h))
     fp = sum(1 for r, h in zip(labels, preds, strict=True) if not _is_target(r) and _is_target(h))
     fn = sum(1 for r, h in zip(labels, preds, strict=True) if _is_target(r) and not _is_target(h))

@@ -6,10 +6,10 @@ Scorers:
 - ``cosine`` (default, no training): bi-encoder cosine with the bundled MiniLM, plus ``aspect_boost`` when the
   snippet names the aspect the question asks about; a candidate is kept when its score is within ``margin`` of
   the best candidate and above ``absolute``;
-- ``mlp`` (fitted by ``parley sktod train``): a small numpy MLP over the element-wise product of the question and
-  snippet embeddings plus signals (cosine, distance to the best cosine, z-score and rank in the candidate set,
-  aspect-keyword match, word overlap, FAQ flag, number of entities); its threshold is tuned on held-out data and
-  stored with the model;
+- ``mlp`` (fitted by ``parley sktod train``): a small numpy MLP over the element-wise product of the question
+  and snippet embeddings plus signals (cosine, distance to the best cosine, z-score and rank in the candidate
+  set, aspect-keyword match, word overlap, FAQ flag, number of entities); its threshold is tuned on held-out
+  data and stored with the model;
 - ``cross`` : a sentence-transformers cross-encoder checkpoint by path, with a stored threshold.
 """
 
@@ -197,7 +197,8 @@ OPINION = re.compile(r"\b(people|guests?|reviews?|reviewers?|customers?|visitors
 
 def on_aspect(question: str, chosen: Sequence[ScoredSnippet], ranked: Sequence[ScoredSnippet],
              limit: int = 5) -> list[ScoredSnippet]:
-    """Snippets about the asked aspect win over those about a neighbouring one ("is the food good?": the reviews
+    """Snippets about the asked aspect win over those about a neighbouring one ("is the food good?": the
+    reviews
     of the food, not the FAQ about vegetarian options). Without a known aspect in the question, unchanged."""
     asked = aspects_of(question)
     if not asked:
@@ -216,7 +217,8 @@ def on_aspect(question: str, chosen: Sequence[ScoredSnippet], ranked: Sequence[S
 
 
 def dedupe_text(chosen: Sequence[ScoredSnippet]) -> list[ScoredSnippet]:
-    """The best-scored copy of each sentence of an entity (knowledge bases repeat sentences across reviews)."""
+    """The best-scored copy of each sentence of an entity (knowledge bases repeat sentences across
+    reviews)."""
     seen: set[tuple[str, int, str]] = set()
     out = []
     for s in chosen:

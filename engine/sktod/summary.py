@@ -1,6 +1,7 @@
-"""Answers that summarise what reviewers say, in their words: the clause of each selected snippet that is about the
-asked aspect, turned into reported speech ("I loved the view" → "they loved the view"), grouped by sentiment
-(majority first, the minority after "but"), with the entity's name and an opening that answers a yes/no question.
+"""Answers that summarise what reviewers say, in their words: the clause of each selected snippet that is
+about the asked aspect, turned into reported speech ("I loved the view" → "they loved the view"), grouped by
+sentiment (majority first, the minority after "but"), with the entity's name and an opening that answers a
+yes/no question.
 
 The phrasings are parley's own; which of them an answer uses is chosen by :data:`STYLE`, fitted on one half of
 DSTC11 val's dialogues (``bench/sktod_bench.py --fit-style``) and scored on the other half.
@@ -108,7 +109,8 @@ NOUNS = frozenset(["view", "views", "room", "rooms", "bed", "beds", "bathroom", 
 
 
 def question_phrase(question: str, aspects: frozenset[str]) -> str:
-    """The aspect as the user named it ("the room views", "the outdoor seating"), else the lexicon's phrase."""
+    """The aspect as the user named it ("the room views", "the outdoor seating"), else the lexicon's
+    phrase."""
     words = re.findall(r"[a-z][a-z\-]*", question.lower())
     best: list[str] = []
     run: list[str] = []
@@ -168,7 +170,8 @@ def _join(clauses: Sequence[str]) -> str:
 
 def abstract(name: str, opinions: Sequence[Opinion], question: str, aspects: frozenset[str],
              style: dict[str, str] | None = None) -> str:
-    """"Yes, according to guests, the wifi at X is fast and reliable, though one found it slow." — the aspect as
+    """"Yes, according to guests, the wifi at X is fast and reliable, though one found it slow." — the aspect
+    as
     the user named it, the majority's adjectives, the minority's after "though"."""
     st = {**STYLE, **(style or {})}
     ranked = sorted(opinions, key=lambda o: -o.snippet.score)

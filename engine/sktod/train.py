@@ -1,7 +1,8 @@
-"""Fit the SK-TOD pipeline on DSTC11-format data: KTD logistic regression and the KS scorer with its threshold.
+"""Fit the SK-TOD pipeline on DSTC11-format data: KTD logistic regression and the KS scorer with its
+threshold.
 
-``train(...)`` splits the instances by dialogue (the first user turn identifies a dialogue) into a fitting part
-and a held-out part, fits on the first, tunes the KS threshold on the second and writes a model folder:
+``train(...)`` splits the instances by dialogue (the first user turn identifies a dialogue) into a fitting
+part and a held-out part, fits on the first, tunes the KS threshold on the second and writes a model folder:
 ``config.json`` + ``ktd.npz`` + ``selection.npz`` (numpy arrays, no pickles), loadable by
 ``engine.sktod.pipeline.Pipeline(model_dir=...)``.
 """
@@ -43,7 +44,8 @@ def dialogue_of(log: Sequence[dict[str, Any]]) -> int:
 
 
 def val_half(log: Sequence[dict[str, Any]]) -> int:
-    """0 or 1: the half of DSTC11 val an instance's dialogue belongs to. The default model shipped in assets is
+    """0 or 1: the half of DSTC11 val an instance's dialogue belongs to. The default model shipped in assets
+    is
     fitted on half 0; the benchmark scores half 1."""
     return dialogue_of(log) % 2
 
@@ -152,8 +154,8 @@ def train(logs: Sequence[Any], labels: Sequence[Any], kb: KnowledgeBase, out_dir
     """Fit KTD + KS on ``logs``/``labels`` (or on ``train_indices`` of them) and save a model folder.
 
     With ``cross_encoder`` (a checkpoint path or hub id) no KS scorer is fitted: the cross-encoder scores the
-    candidates and only its threshold is tuned on the held-out part. Returns a summary: instance counts, the tuned
-    threshold and the held-out instance F.
+    candidates and only its threshold is tuned on the held-out part. Returns a summary: instance counts, the
+    tuned threshold and the held-out instance F.
     """
     if len(logs) != len(labels):
         raise ValueError(f"logs has {len(logs)} instances but labels has {len(labels)}")

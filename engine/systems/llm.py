@@ -3,20 +3,21 @@
 ``llm[:model=smollm2|PATH|HUB_ID][,max_new_tokens=40][,seed=N][,check=true][,allow_pickle=true][,db_dir=DIR]
 [,threads=0][,prefix_cache=true][,strict=false]`` (checkpoint code runs only with ``--trust-remote-code``)
 
-The ``multiwoz`` pipeline (rule NLU, state tracking, DB query, policy) decides *what* to say — dialogue acts and
-the offered venue — and its template NLG writes a draft. The LLM (default: the bundled SmolLM2-135M-Instruct, see
-:mod:`engine.smollm`) rewrites the draft for the user's last message in a short prompt with one example, greedy,
-at most ``max_new_tokens`` (≤ 40 by default) new tokens, stopping at the first line break, or as soon as the
-reply is a refusal (it would fall back anyway). The KV cache of the static part of the prompt (instructions and
-example) is computed once and reused. ``threads=0`` picks torch threads per turn: 1 when the CPUs are busy with
-other work (two contending OpenMP threads ran 7x slower here), else 2.
+The ``multiwoz`` pipeline (rule NLU, state tracking, DB query, policy) decides *what* to say — dialogue acts
+and the offered venue — and its template NLG writes a draft. The LLM (default: the bundled
+SmolLM2-135M-Instruct, see
+:mod:`engine.smollm`) rewrites the draft for the user's last message in a short prompt with one example,
+greedy, at most ``max_new_tokens`` (≤ 40 by default) new tokens, stopping at the first line break, or as soon
+as the reply is a refusal (it would fall back anyway). The KV cache of the static part of the prompt
+(instructions and example) is computed once and reused. ``threads=0`` picks torch threads per turn: 1 when the
+CPUs are busy with other work (two contending OpenMP threads ran 7x slower here), else 2.
 
 The reply is checked before it is shown. The template draft is shown instead when the reply drops a required
 value of the acts (venue names, phone numbers, booking references, train ids, postcodes, times; with
 ``strict=true`` every value of the acts), invents a number, refuses or hedges, asks a question the policy did
-not decide, drops the draft's question, is far longer than the draft, or is empty. ``internals["fallback"]`` is
-then true and ``internals["reason"]`` says why. ``check=false`` shows the LLM's words unchecked (for studying the
-model itself).
+not decide, drops the draft's question, is far longer than the draft, or is empty. ``internals["fallback"]``
+is then true and ``internals["reason"]`` says why. ``check=false`` shows the LLM's words unchecked (for
+studying the model itself).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def _stop_on_refusal(tokenizer: Any, prompt_len: int) -> Any:
 
 
 def _cache_kwarg() -> str:
-    """``generate``'s name for a pre-filled KV cache (``cache`` from transformers 5, ``past_key_values`` before)."""
+    """``generate``'s name for a pre-filled KV cache (``cache`` from transformers 5, ``past_key_values``
+    before)."""
     import transformers
 
     major = int(transformers.__version__.split(".")[0])
@@ -148,7 +150,8 @@ class LLMSystem:
             self._pipeline.reset(seed)
 
     def prompt(self, user: str, draft: str) -> list[dict[str, str]]:
-        """The chat messages sent to the LLM (with ``delex``: one delexicalised sentence, no customer turn)."""
+        """The chat messages sent to the LLM (with ``delex``: one delexicalised sentence, no customer
+        turn)."""
         if self.delex:
             return [{"role": "system", "content": DELEX_PROMPT}, *DELEX_EXAMPLE,
                     {"role": "user", "content": f"Draft: {draft}"}]
@@ -274,7 +277,8 @@ class LLMSystem:
             raise
         except Exception as e:
             raise TurnError(f"llm: the MultiWOZ pipeline failed: {type(e).__name__}: {e}") from e
-        # what the template says of the acts' values: a value the draft itself leaves out (the taxi's time after
+        # what the template says of the acts' values: a value the draft itself leaves out (the taxi's time
+        # after
         # "Booked! A [car] will pick you up") cannot be demanded of the rewrite, whose fallback is that draft
         required = [p for p in required_values(decision.acts, self.strict) if not missing_values(draft, [p])]
         internals: dict[str, Any] = {

@@ -1,7 +1,8 @@
-"""The check an ``llm`` reply must pass before it is shown instead of the template draft (see engine.systems.llm).
+"""The check an ``llm`` reply must pass before it is shown instead of the template draft (see
+engine.systems.llm).
 
-Pure functions over strings and act dicts: which act values a reply must keep, which it dropped, and why a reply
-is refused (refusals, invented numbers, questions the policy did not decide, ...).
+Pure functions over strings and act dicts: which act values a reply must keep, which it dropped, and why a
+reply is refused (refusals, invented numbers, questions the policy did not decide, ...).
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def required_values(acts: tuple[Mapping[str, Any], ...], strict: bool = False) -
 
 
 def missing_values(text: str, required: list[tuple[str, str]]) -> list[str]:
-    """Required values not found in ``text`` (case-blind; phones ignoring spaces; times in 24h or 12h form)."""
+    """Required values not found in ``text`` (case-blind; phones ignoring spaces; times in 24h or 12h
+    form)."""
     low = _norm(text)
     digits = re.sub(r"[\s-]", "", low)
     missing = []
@@ -100,7 +102,8 @@ def check_reply(reply: str, draft: str, required: list[tuple[str, str]], user: s
 
 
 def tidy(raw: str) -> str:
-    """First line, quotes stripped, cut back to the last full sentence when generation stopped mid-sentence."""
+    """First line, quotes stripped, cut back to the last full sentence when generation stopped
+    mid-sentence."""
     text = raw.strip().split("\n", 1)[0].strip().strip('"').strip()
     text = re.sub(r"^(assistant|clerk|answer|reply)\s*:\s*", "", text, flags=re.I)
     if text and text[-1] not in ".!?":

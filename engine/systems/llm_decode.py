@@ -1,17 +1,17 @@
-"""Constrained greedy decoding for ``llm``'s delexicalised drafts: the model writes the words, the placeholders
-come in the draft's order and nothing else can carry a value.
+"""Constrained greedy decoding for ``llm``'s delexicalised drafts: the model writes the words, the
+placeholders come in the draft's order and nothing else can carry a value.
 
 At every step the model picks its most likely token among the allowed ones:
 
 - no digits anywhere (every number of the reply is a placeholder filled in afterwards);
-- no brackets except an opening ``[`` while placeholders remain; once the model opens one, the next placeholder
-  of the draft (``name]``) is written for it;
+- no brackets except an opening ``[`` while placeholders remain; once the model opens one, the next
+  placeholder of the draft (``name]``) is written for it;
 - no end of reply (or line break) before every placeholder is used; when the free tokens run short, the next
   ``[`` is forced, so the reply always carries all of them;
 - a few words that start refusals ("sorry", "AI") are not available to a tourist-office clerk.
 
-So a reply can only fail the later check for style (a dropped question, too long), never for a lost or invented
-value.
+So a reply can only fail the later check for style (a dropped question, too long), never for a lost or
+invented value.
 """
 
 from __future__ import annotations
@@ -65,9 +65,10 @@ def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: 
     """Greedy decoding after the prompt ``ids`` (``past`` holds the KV cache of ``ids[:, :start]``, or None).
 
     Inside a placeholder the model chooses which of the remaining ones it writes (token by token among their
-    tokenisations); ``question``: the reply must ask (the draft does), else it may not; ``one_sentence``: stop at
-    the first sentence end once every placeholder is in; ``copy_bias`` is added to the logits of the tokens of
-    ``copy`` (the draft sentence), so the model rewords it rather than wanders off. Returns ``(reply text, number
+    tokenisations); ``question``: the reply must ask (the draft does), else it may not; ``one_sentence``: stop
+    at the first sentence end once every placeholder is in; ``copy_bias`` is added to the logits of the tokens
+    of ``copy`` (the draft sentence), so the model rewords it rather than wanders off. Returns ``(reply text,
+    number
     of tokens generated)``."""
     import torch
 

@@ -1,5 +1,5 @@
-"""Delexicalised drafts for ``llm``: the model rewrites ``[name] is a [stars] star [type] in the [area].`` and the
-values are filled in after generation, so it can neither drop nor invent a name, number or reference.
+"""Delexicalised drafts for ``llm``: the model rewrites ``[name] is a [stars] star [type] in the [area].`` and
+the values are filled in after generation, so it can neither drop nor invent a name, number or reference.
 
 :func:`delexicalise` replaces every value the acts (and the offered venue) put into the template draft with a
 placeholder named after its slot; :func:`check_placeholders` says why a rewrite may not be used (a placeholder
@@ -39,7 +39,8 @@ def _forms(slot: str, value: str) -> list[str]:
 
 def delexicalise(text: str, acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None = None,
                  ) -> tuple[str, dict[str, str]]:
-    """``(draft with placeholders, {placeholder: the text it replaced})``; values not found stay as they are."""
+    """``(draft with placeholders, {placeholder: the text it replaced})``; values not found stay as they
+    are."""
     pairs: list[tuple[str, str]] = []
     for a in acts:
         slot, value = a.get("slot"), a.get("value")
@@ -114,12 +115,14 @@ def sentences(text: str) -> list[str]:
 
 
 _WORD = re.compile(r"[a-z]{4,}")
-#: "no", "not", "n't", "never", ...: a rewrite that adds one says the opposite of the draft ("but I [count] not")
+#: "no", "not", "n't", "never", ...: a rewrite that adds one says the opposite of the draft ("but I [count]
+#: not")
 _NEGATION = re.compile(r"\b(?:no|not|never|nothing|none|nobody|cannot)\b|n't\b")
 
 
 def check_sentence(out: str, sentence: str) -> str | None:
-    """Why a rewrite of one draft sentence may not replace it: the placeholder check, plus it must keep some of
+    """Why a rewrite of one draft sentence may not replace it: the placeholder check, plus it must keep some
+    of
     the sentence's own words (the small model otherwise drifts to another topic) and stay short."""
     reason = check_placeholders(out, sentence)
     if reason:

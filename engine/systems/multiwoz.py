@@ -64,7 +64,7 @@ class MultiwozSystem:
         self._user_turns = 0
         self._turn = 0
 
-    # -- lifecycle -----------------------------------------------------------------------------------------------
+    # -- lifecycle -------------------------------------------------------------------------------------------
     def load(self, progress: Progress = None) -> None:
         """Load the databases and build the lexicon (a fraction of a second; done on first use otherwise)."""
         if self._db is not None:
@@ -95,7 +95,7 @@ class MultiwozSystem:
         self._user_turns = 0
         self._turn = 0
 
-    # -- the pipeline ----------------------------------------------------------------------------------------------
+    # -- the pipeline ----------------------------------------------------------------------------------------
     def decide(self, history: tuple[Message, ...]) -> Decision:
         """NLU + DST + DB + policy for the last user message; updates the tracker. No wording."""
         self.load()

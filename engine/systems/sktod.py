@@ -1,9 +1,9 @@
 """``sktod``: the MultiWOZ pipeline for ordinary turns, plus answers from customer reviews (DSTC11 track 5).
 
 When knowledge-seeking turn detection fires on the user's turn, the SK-TOD branch answers: tracked entities →
-selected review sentences/FAQs → an answer saying what most reviewers say and what the others say. Otherwise the
-turn goes to ``engine.systems.multiwoz.MultiwozSystem``. ``SystemTurn.internals["knowledge"]`` shows the KTD
-score, the tracked entities and the selected snippets with their scores and sentiment.
+selected review sentences/FAQs → an answer saying what most reviewers say and what the others say. Otherwise
+the turn goes to ``engine.systems.multiwoz.MultiwozSystem``. ``SystemTurn.internals["knowledge"]`` shows the
+KTD score, the tracked entities and the selected snippets with their scores and sentiment.
 
 Spec parameters: ``model=DIR`` (a folder from ``parley sktod train``; by default the model shipped in assets,
 ``model=untrained`` for none), ``knowledge=FILE`` (a DSTC11 knowledge.json; the embedded KB by default),
@@ -98,7 +98,8 @@ class SKTODSystem:
 
 
 def _off_topic(question: str, pred: Prediction) -> bool:
-    """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions it."""
+    """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions
+    it."""
     from parley.engine.sktod.aspects import aspects_of, snippet_aspects
 
     asked = aspects_of(question)

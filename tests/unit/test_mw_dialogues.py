@@ -201,7 +201,8 @@ def test_indexed_search_matches_db_query() -> None:
 def test_accepting_the_relaxed_alternative() -> None:
     bot = MultiwozSystem(seed=3)
     t = talk(bot, "any mexican restaurants in the centre?", "ok book me there for 6 people at 12:30 on sunday")
-    assert acts(t[0], "nooffer") and acts(t[0], "select")[0]["slot"] == "area"  # the food is what was just asked
+    # the food is what was just asked
+    assert acts(t[0], "nooffer") and acts(t[0], "select")[0]["slot"] == "area"
     assert t[1].state["restaurant"]["area"] != "centre"
     assert acts(t[1], "book", "restaurant")
 

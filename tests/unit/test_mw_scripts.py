@@ -1,5 +1,6 @@
 """Scripted dialogues through ``parley chat --script --json`` (issue 15, items 1 and 2): what the embedded
-``multiwoz`` system understood (state, acts, internals) checked against the MultiWOZ database, turn by turn."""
+``multiwoz`` system understood (state, acts, internals) checked against the MultiWOZ database, turn by
+turn."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def test_a_question_about_one_hotel_is_no_filter_for_the_next(tmp_path: Path) ->
     t = chat("parking_question.txt", tmp_path)
     assert acts(t[1], "affirm", "parking") or acts(t[1], "negate", "parking")
     assert "parking" not in t[1]["state"]["hotel"]
-    assert acts(t[2], "book") and t[2]["internals"]["venue"] == t[0]["internals"]["venue"]  # "book it": that one
+    # "book it": that one
+    assert acts(t[2], "book") and t[2]["internals"]["venue"] == t[0]["internals"]["venue"]
     assert t[3]["state"]["hotel"] == {"pricerange": "expensive", "area": "centre"}
     offered = load_db().find("hotel", t[3]["internals"]["venue"])
     assert offered["pricerange"] == "expensive" and offered["area"] == "centre"

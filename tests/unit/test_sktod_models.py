@@ -1,4 +1,5 @@
-"""SK-TOD with the bundled MiniLM (slow): selection, the pipeline, training a model folder, the system, the CLI."""
+"""SK-TOD with the bundled MiniLM (slow): selection, the pipeline, training a model folder, the system, the
+CLI."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def pipeline():
 
 
 def synthetic_data() -> tuple[list, list]:
-    """DSTC11-format logs/labels over the embedded KB: aspect questions with gold = sentences on that aspect."""
+    """DSTC11-format logs/labels over the embedded KB: aspect questions with gold = sentences on that
+    aspect."""
     kb = load_knowledge()
     logs, labels = [], []
     for e in kb.entities():

@@ -162,12 +162,13 @@ def test_a_dropped_question_falls_back() -> None:
     assert check_reply("What part of town do you prefer?", "Which area would you like?", []) is None
 
 
-# -- delexicalised drafts (the default) ---------------------------------------------------------------------------
+# -- delexicalised drafts (the default) ----------------------------------------------------------------------
 S1, S2 = "[name] serves [food] food, phone [phone].", "I booked [time]."  # DRAFT delexicalised, by sentence
 
 
 def _delex(reply: str | dict[str, str]) -> tuple[LLMSystem, list[str]]:
-    """The llm system on the stub pipeline; the model's rewrite of each draft sentence comes from ``reply``."""
+    """The llm system on the stub pipeline; the model's rewrite of each draft sentence comes from
+    ``reply``."""
     system = LLMSystem()
     system.model, system.tokenizer, system._pipeline = object(), object(), StubPipeline()
     seen: list[str] = []
@@ -186,7 +187,8 @@ def test_the_model_sees_placeholders_one_sentence_at_a_time_and_the_values_come_
     system, seen = _delex({S1: "[name] serves lovely [food] food; their phone is [phone].",
                            S2: "I have booked [time] for you."})
     turn = system.respond((Message("user", "book it"),))
-    assert [m.split("Draft: ", 1)[1] for m in seen] == [S1]  # "I booked [time]." has one word: nothing to reword
+    # "I booked [time]." has one word: nothing to reword
+    assert [m.split("Draft: ", 1)[1] for m in seen] == [S1]
     assert not any("Golden House" in m or "01842753771" in m for m in seen)
     assert turn.text == "Golden House serves lovely chinese food; their phone is 01842753771. I booked 18:30."
     assert turn.internals["fallback"] is False and turn.internals["delex_draft"] == f"{S1} {S2}"
@@ -227,7 +229,8 @@ def test_delexicalise_and_fill_round_trip() -> None:
 
 
 def _rewrite(user: str, draft: str) -> tuple[LLMSystem, str, int]:
-    """The bundled model's constrained rewrite of a delexicalised draft: ``(system, raw text, new tokens)``."""
+    """The bundled model's constrained rewrite of a delexicalised draft: ``(system, raw text, new
+    tokens)``."""
     system = build_system("llm:seed=1")
     system.load()
     raw, _, new = system._generate_delex(system.prompt(user, draft), placeholders(draft))

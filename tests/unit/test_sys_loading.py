@@ -1,4 +1,5 @@
-"""Loading safety: pickle-only checkpoints refused unless allowed, weights_only torch.load, fast offline errors."""
+"""Loading safety: pickle-only checkpoints refused unless allowed, weights_only torch.load, fast offline
+errors."""
 
 from __future__ import annotations
 

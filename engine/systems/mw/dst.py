@@ -35,7 +35,9 @@ class Tracker:
         self.state: dict[str, dict[str, str]] = {}
         self.requested: dict[str, list[str]] = {}
         self.checks: dict[str, list[tuple[str, str]]] = {}
-        self.flexible: set[tuple[str, str]] = set()  # (domain, time slot) the user does not mind  # domain → (slot, value) asked about the venue
+        # (domain, time slot) the user does not mind
+        # domain → (slot, value) asked about the venue
+        self.flexible: set[tuple[str, str]] = set()
         self.offered: dict[str, str] = {}
         self.heard: dict[str, str] = {}  # venues named in system turns the pipeline did not write (listen.py)
         self.booked: dict[str, str] = {}  # domain → reference of the last booking
@@ -104,8 +106,10 @@ class Tracker:
                                                  and any(s.startswith("book_") or s == "book"
                                                          for s in self.sys_requested)):
             self.wants_booking[d] = True
-        # The state holds what the user said: a venue the system offered enters it only when the user names it.
-        # Reading a corpus (passive), the wizard's offer accepted by the user is taken, as the corpus annotates.
+        # The state holds what the user said: a venue the system offered enters it only when the user names
+        # it.
+        # Reading a corpus (passive), the wizard's offer accepted by the user is taken, as the corpus
+        # annotates.
         engaged = "book" in intents or "affirm" in intents or book_info or bool(self.requested.get(d))
         if self.passive and d in VENUE and self.offered.get(d) and not self.state.get(d, {}).get("name") and engaged \
                 and (self.wants_booking.get(d) or self.last_offer_domain == d) and "reqalts" not in intents \

@@ -1,10 +1,11 @@
-"""Scoring a belief tracker against MultiWOZ gold states: joint goal accuracy (JGA) and slot precision/recall/F1.
+"""Scoring a belief tracker against MultiWOZ gold states: joint goal accuracy (JGA) and slot
+precision/recall/F1.
 
 Gold states come from the corpus's system-turn metadata ``{domain: {"book": {...}, "semi": {...}}}``;
 :func:`gold_state` maps them to parley's naming (semi slots by name, book slots as ``book_*``; empty, "not
 mentioned" and "none" values dropped). Both sides go through :func:`normalise_value` (don't-care spellings,
-``HH:MM`` times, ``centre``/``center``, hotel and attraction type spellings, leading "the" of names, and — when a
-database is given — names mapped to their DB spelling), so a tracker is not punished for spelling.
+``HH:MM`` times, ``centre``/``center``, hotel and attraction type spellings, leading "the" of names, and —
+when a database is given — names mapped to their DB spelling), so a tracker is not punished for spelling.
 
 >>> s = DstScores()
 >>> s.add({"hotel": {"area": "north"}}, {"hotel": {"area": "north", "stars": "4"}})

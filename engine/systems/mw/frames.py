@@ -16,16 +16,19 @@ class NluContext:
     """What the NLU may know about the dialogue so far."""
 
     active_domain: str | None = None
-    sys_requested: tuple[str, ...] = ()  # slots the system asked for last turn ("leaveAt", "book_people", ...)
+    # slots the system asked for last turn ("leaveAt", "book_people", ...)
+    sys_requested: tuple[str, ...] = ()
     state: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     offered: Mapping[str, str] = field(default_factory=dict)
     offer_domain: str | None = None  # the domain of the offer / booking question the system just made
-    venues: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # attributes of offered/named venues
+    # attributes of offered/named venues
+    venues: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class NluResult:
-    """What one user utterance says: ``inform`` as ``(domain, slot, value)``, ``requests`` as ``(domain, slot)``."""
+    """What one user utterance says: ``inform`` as ``(domain, slot, value)``, ``requests`` as ``(domain,
+    slot)``."""
 
     text: str
     domain: str | None

@@ -66,7 +66,8 @@ def _distinct(text: str) -> str:
 
 @dataclass(frozen=True)
 class NameMention:
-    """A venue name (domain ``restaurant``/``hotel``/``attraction``), a train station (domain ``station``) or a
+    """A venue name (domain ``restaurant``/``hotel``/``attraction``), a train station (domain ``station``) or
+    a
     hospital department (domain ``department``)."""
 
     start: int

@@ -121,7 +121,8 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
                 out.append(rng.choice(T.RELAX_NOVALUES).format(slot=word, n=n))
         elif act in ("affirm", "negate") and slot in T.CHECK:
             yes, no = T.CHECK[str(slot)]
-            if slot in ("parking", "internet"):  # the value is the venue's yes/no, the act says if it was wanted
+            # the value is the venue's yes/no, the act says if it was wanted
+            if slot in ("parking", "internet"):
                 line = yes if value == "yes" else no
                 line = line if act == "affirm" or value == "no" else line.replace("Yes, it", "It")
             else:
@@ -186,7 +187,8 @@ def _subject(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None)
 
 
 def _named(line: str, name: str) -> str:
-    """"Yes, it's in the north." → "Yes, Acorn Guest House is in the north." (first sentence about a venue)."""
+    """"Yes, it's in the north." → "Yes, Acorn Guest House is in the north." (first sentence about a
+    venue)."""
     for pro, verb in (("it's", "is"), ("it has", "has"), ("it doesn't", "doesn't"), ("it serves", "serves")):
         for lead in ("Yes, ", "No, ", ""):
             start = lead + (pro if lead else pro[:1].upper() + pro[1:])

@@ -1,7 +1,7 @@
 """Text normalisation for the rule NLU: cleaning, number words and clock times.
 
-Everything here works on lower-case text with single spaces, so offsets found in :func:`clean` output stay valid
-for every later step (names are masked with ``#`` of the same length, never removed).
+Everything here works on lower-case text with single spaces, so offsets found in :func:`clean` output stay
+valid for every later step (names are masked with ``#`` of the same length, never removed).
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ _KEEP_S = {"it", "that", "what", "there", "he", "she", "who", "let", "here", "wh
 
 
 def clean(text: str) -> str:
-    """Lower-case, ASCII-fold, drop punctuation (keeping ``:`` ``'`` ``&`` ``.`` between digits), fix common spellings.
+    """Lower-case, ASCII-fold, drop punctuation (keeping ``:`` ``'`` ``&`` ``.`` between digits), fix common
+    spellings.
 
     >>> clean("I'd like a CHEAP place in the center, please!")
     "i'd like a cheap place in the centre please"

@@ -1,4 +1,5 @@
-"""Regular expressions and word lists of the rule NLU (all over cleaned, number-normalised lower-case text)."""
+"""Regular expressions and word lists of the rule NLU (all over cleaned, number-normalised lower-case
+text)."""
 
 from __future__ import annotations
 

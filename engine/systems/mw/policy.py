@@ -1,7 +1,7 @@
 """Rule policy: from the tracked state and the database to dialogue acts (:class:`Decision`).
 
-Asks for missing constraints, says how many venues match, offers one, answers requested attributes, books with a
-reference number that depends only on the session seed and the booking, relaxes a constraint when nothing
+Asks for missing constraints, says how many venues match, offers one, answers requested attributes, books with
+a reference number that depends only on the session seed and the booking, relaxes a constraint when nothing
 matches. Acts are dicts ``{"act", "domain", "slot", "value"}``.
 """
 
@@ -51,7 +51,8 @@ def _h(*parts: object) -> int:
 
 
 def reference(seed: int, domain: str, venue: str, n: int) -> str:
-    """A booking reference: 8 upper-case letters/digits, a function of (seed, domain, venue, booking number)."""
+    """A booking reference: 8 upper-case letters/digits, a function of (seed, domain, venue, booking
+    number)."""
     alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
     x = _h("ref", seed, domain, venue.lower(), n)
     return "".join(alphabet[(x >> (5 * i)) & 31] for i in range(8))
@@ -79,8 +80,10 @@ class Policy:
         self.seen: dict[str, list[str]] = {}
         self.taxi: dict[str, str] = {}
         self._fresh: dict[str, set[str]] = {}  # slots the user just gave: relaxed last
-        self.pending_relax: tuple[str, str, str] | None = None  # (domain, slot, value) proposed after no match
-        self.pending_search = False  # the proposal was a search for another venue ("shall I look for one ...?")
+        # (domain, slot, value) proposed after no match
+        self.pending_relax: tuple[str, str, str] | None = None
+        # the proposal was a search for another venue ("shall I look for one ...?")
+        self.pending_search = False
 
     def decide(self, tr: Tracker, nlu: NluResult) -> Decision:
         acts: list[dict[str, Any]] = []
@@ -89,7 +92,8 @@ class Policy:
         intents = set(nlu.intents)
         d = tr.active_domain
         pending, self.pending_relax = self.pending_relax, None
-        # "yes" takes the proposal; "book it" takes it after no match, but means the venue on the table when the
+        # "yes" takes the proposal; "book it" takes it after no match, but means the venue on the table when
+        # the
         # proposal was to look for another one
         takes = set() if self.pending_search and "book" in intents else {"affirm", "book"}
         self.pending_search = False
@@ -123,7 +127,7 @@ class Policy:
                         db_count=counts, offered=dict(tr.offered), venue=dict(venue) if venue else None,
                         active_domain=d)
 
-    # -- helpers -------------------------------------------------------------------------------------------------
+    # -- helpers ---------------------------------------------------------------------------------------------
     def _rng(self, tr: Tracker, domain: str) -> random.Random:
         return random.Random(_h("pick", self.seed, domain, tr.turns))
 
@@ -179,14 +183,14 @@ class Policy:
         tr.wants_booking[domain] = False
         acts.append(_act("book", domain, "reference", ref))
 
-    # -- venues: restaurant, hotel, attraction --------------------------------------------------------------------
+    # -- venues: restaurant, hotel, attraction ---------------------------------------------------------------
     def _venue(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
                sys_req: list[str]) -> dict[str, Any] | None:
         from parley.engine.systems.mw.venue import venue_turn
 
         return venue_turn(self, d, tr, nlu, acts, counts, sys_req)
 
-    # -- train, taxi, hospital, police --------------------------------------------------------------------------
+    # -- train, taxi, hospital, police -----------------------------------------------------------------------
     def _train(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
                sys_req: list[str]) -> dict[str, Any] | None:
         from parley.engine.systems.mw.transport import train_turn

@@ -19,7 +19,8 @@ def act(name: str, domain: str, slot: str | None = None, value: Any = None) -> d
 
 
 def _request(acts: list[dict[str, Any]], sys_req: list[str], domain: str, missing: list[str]) -> None:
-    """Ask for (at most two of) the missing slots; asking for a departure time also accepts an arrival time."""
+    """Ask for (at most two of) the missing slots; asking for a departure time also accepts an arrival
+    time."""
     for s in missing[:2]:
         acts.append(act("request", domain, s))
         sys_req.append(s)
@@ -171,7 +172,8 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
 
 def _complete_trip(tr: Tracker) -> None:
     """Fill what a taxi trip leaves implicit from the venues of the dialogue: the other end when exactly one
-    other venue is on the table ("a taxi from the museum" after booking a hotel), and the arrival time when the
+    other venue is on the table ("a taxi from the museum" after booking a hotel), and the arrival time when
+    the
     trip goes to the restaurant booked ("to the restaurant for my reservation")."""
     taxi = tr.state.setdefault("taxi", {})
     venues: list[tuple[str, str]] = []

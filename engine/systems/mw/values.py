@@ -92,7 +92,8 @@ _RANGE = re.compile(r"\bfrom (" + "|".join(P.DAYS) + r") (?:through|to|until|til
 
 
 def negated(before: str) -> bool:
-    """Is the amenity named right after ``before`` negated ("doesn't need parking", not "no, I need parking")?"""
+    """Is the amenity named right after ``before`` negated ("doesn't need parking", not "no, I need
+    parking")?"""
     m = P.NEG_BEFORE.search(before)
     if not m:
         return False

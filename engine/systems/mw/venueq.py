@@ -1,4 +1,5 @@
-"""Questions about the venue on the table: "is it expensive?", "does it have parking?", "is it in the centre?".
+"""Questions about the venue on the table: "is it expensive?", "does it have parking?", "is it in the
+centre?".
 
 Once a venue has been offered, named or booked, a yes/no question about *it* asks for one of its attributes;
 the value in the question is what the user wants checked, not a new search constraint. :func:`venue_checks`
