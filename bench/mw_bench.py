@@ -134,11 +134,14 @@ def main() -> None:
     ap.add_argument("--mode", choices=("own", "read", "both"), default="both")
     ap.add_argument("--slot", default="", help="with --errors: only turns where this domain-slot is wrong")
     ap.add_argument("--noise", type=float, default=-1.0,
-                    help="lower-case, strip punctuation and misspell this share of words (0 = only the first two)")
+                    help="lower-case, strip punctuation and misspell this share of words (0 = only the first "
+                         "two)")
     ap.add_argument("--chain", action="append", default=[], metavar="SPEC",
-                    help="apply this user-side rewriter first (repeatable, e.g. --chain disfluency --chain asr-sim)")
+                    help="apply this user-side rewriter first (repeatable, e.g. --chain disfluency --chain "
+                         "asr-sim)")
     ap.add_argument("--data", type=Path, default=DATA,
-                    help="MultiWOZ dialogues (default: ConvLab-3 test; develop on val.json.zip, never on test)")
+                    help="MultiWOZ dialogues (default: ConvLab-3 test; develop on val.json.zip, never on "
+                         "test)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not args.data.exists():

@@ -91,8 +91,8 @@ def startup_seconds(cache: str) -> dict:
     runs = []
     for _ in range(2):
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                             env={**os.environ, "PARLEY_CACHE": cache})
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                             check=True, env={**os.environ, "PARLEY_CACHE": cache})
         runs.append({"load_s": float(out.stdout.split()[-1]), "process_s": time.perf_counter() - t0,
                      "load_avg": load_avg()})
     return {"cold": runs[0], "warm": runs[1]}
@@ -117,8 +117,10 @@ def main() -> None:
     logs = json.loads((DATA / "val" / "logs.json").read_text())
     labels = json.loads((DATA / "val" / "labels.json").read_text())
     kb = KnowledgeBase.load(DATA / "knowledge.json")
-    result: dict = {"machine": "2-core x86_64 CPU, no GPU", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                    "command": "python " + " ".join(sys.argv), "instances": len(logs), "load_start": load_avg()}
+    result: dict = {"machine": "2-core x86_64 CPU, no GPU",
+                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                    "command": "python " + " ".join(sys.argv), "instances": len(logs),
+                    "load_start": load_avg()}
     halves = [[i for i in range(len(logs)) if val_half(logs[i]) == h] for h in (0, 1)]
     result["half_sizes"] = [len(h) for h in halves]
     enc = shared_encoder(None)
@@ -178,7 +180,8 @@ def print_summary(r: dict) -> None:
     s = r["startup"]
     print(f"start-up (fresh process): cold {s['cold']['load_s']:.1f} s, warm {s['warm']['load_s']:.1f} s "
           f"(process {s['warm']['process_s']:.1f} s, load {s['warm']['load_avg']}); embedding "
-          f"{r['embed_seconds']:.0f} s; default run on all val (warm) {r['default_run_all_seconds_warm']:.0f} s")
+          f"{r['embed_seconds']:.0f} s; default run on all val (warm) "
+          f"{r['default_run_all_seconds_warm']:.0f} s")
 
 
 if __name__ == "__main__":

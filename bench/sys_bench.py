@@ -33,9 +33,10 @@ sys.path.insert(0, str(REPO))
 TOUR = [
     "I need a cheap restaurant in the north", "italian please", "what's the phone number?",
     "book a table for 3 at 17:30 on friday", "what kind of food do they serve and is it expensive?",
-    "I also need a guesthouse in the north with free parking", "book it for 3 nights from monday for 2 people",
-    "I need a cheap hotel in the north for 2 people", "does it have parking?",
-    "I want a train to cambridge on friday", "arriving by 10:00 please", "thanks, that's all. bye",
+    "I also need a guesthouse in the north with free parking",
+    "book it for 3 nights from monday for 2 people", "I need a cheap hotel in the north for 2 people",
+    "does it have parking?", "I want a train to cambridge on friday", "arriving by 10:00 please",
+    "thanks, that's all. bye",
 ]
 
 
@@ -52,9 +53,10 @@ def startup(spec: str, cache: str | None = None) -> dict:
             f"s = build_system({spec!r}); s.load(); print(time.perf_counter() - t0)")
     env = {**os.environ, **({"PARLEY_CACHE": cache} if cache else {})}
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True, env=env)
-    return {"load_s": round(float(out.stdout.split()[-1]), 2), "process_s": round(time.perf_counter() - t0, 2),
-            "load_avg": load_avg()}
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
+                         env=env)
+    return {"load_s": round(float(out.stdout.split()[-1]), 2),
+            "process_s": round(time.perf_counter() - t0, 2), "load_avg": load_avg()}
 
 
 def corpus_dialogues(n: int) -> list[list[str]]:

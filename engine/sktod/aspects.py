@@ -12,17 +12,21 @@ ASPECTS: dict[str, tuple[str, tuple[str, ...]]] = {
                           "bandwidth")),
     "parking": ("the parking", ("parking", "park ", "parked", "car ", "cars", "garage", "vehicle")),
     "breakfast": ("the breakfast", ("breakfast", "morning meal", "buffet", "brunch")),
-    "noise": ("the noise level", ("noise", "noisy", "quiet", "loud", "peaceful", "sleep", "soundproof", "traffic")),
-    "cleanliness": ("the cleanliness", ("clean", "dirty", "spotless", "tidy", "hygien", "dust", "stain", "filth",
-                                        "sanit", "housekeep", "mess", "smell")),
-    "staff": ("the staff", ("staff", "service", "friendly", "rude", "helpful", "reception", "waiter", "waitress",
-                            "server", "host", "manager", "employee", "attentive", "welcom", "front desk")),
+    "noise": ("the noise level", ("noise", "noisy", "quiet", "loud", "peaceful", "sleep", "soundproof",
+                                  "traffic")),
+    "cleanliness": ("the cleanliness", ("clean", "dirty", "spotless", "tidy", "hygien", "dust", "stain",
+                                        "filth", "sanit", "housekeep", "mess", "smell")),
+    "staff": ("the staff", ("staff", "service", "friendly", "rude", "helpful", "reception", "waiter",
+                            "waitress", "server", "host", "manager", "employee", "attentive", "welcom",
+                            "front desk")),
     "food": ("the food", ("food", "dish", "meal", "taste", "tasty", "delicious", "menu", "portion", "flavo",
-                          "cook", "overcook", "undercook", "chef", "cuisine", "fresh", "dessert", "course", "main",
-                          "starter", "bland", "salty", "spic", "sauce", "plate", "pasta", "pizza", "noodle", "curry",
-                          "rice", "steak", "burger", "fish", "chicken", "dumpling", "sushi", "ramen", "tapas")),
+                          "cook", "overcook", "undercook", "chef", "cuisine", "fresh", "dessert", "course",
+                          "main", "starter", "bland", "salty", "spic", "sauce", "plate", "pasta", "pizza",
+                          "noodle", "curry", "rice", "steak", "burger", "fish", "chicken", "dumpling",
+                          "sushi", "ramen", "tapas")),
     # dietary options are a neighbouring aspect of the food, not the food itself
-    "dietary": ("the dietary options", ("vegetarian", "vegan", "gluten", "halal", "kosher", "allerg", "dietary")),
+    "dietary": ("the dietary options", ("vegetarian", "vegan", "gluten", "halal", "kosher", "allerg",
+                                        "dietary")),
     "atmosphere": ("the atmosphere", ("atmospher", "ambienc", "ambianc", "decor", "décor", "vibe", "music",
                                       "cozy", "cosy", "romantic", "lighting", "interior", "design", "style")),
     "price": ("the prices", ("price", "value", "expensive", "cheap", "cost", "worth", "money", "afford",
@@ -62,7 +66,8 @@ def snippet_aspects(text: str, name: str = "") -> frozenset[str]:
     if name:
         words = [w for w in re.findall(r"[a-z0-9]+", name.lower()) if w not in ("the", "and", "of")]
         if words:
-            text = re.sub(r"\b(?:the\s+)?" + r"\W+".join(map(re.escape, words)) + r"\b", " ", text, flags=re.I)
+            text = re.sub(r"\b(?:the\s+)?" + r"\W+".join(map(re.escape, words)) + r"\b", " ", text,
+                          flags=re.I)
     return aspects_of(text)
 
 

@@ -131,8 +131,8 @@ class Encoder:
             # slower than one
             with threadpool_limits(1, "blas"):
                 return self._model.encode(texts, batch_size=batch_size)
-        return self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                                  show_progress_bar=False)
+        return self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                  convert_to_numpy=True, show_progress_bar=False)
 
     @property
     def dim(self) -> int:

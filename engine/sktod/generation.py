@@ -36,7 +36,8 @@ EXTRA_LEXICON: dict[str, float] = {
 
 _CLAUSE = re.compile(r"[;:]|,?\s+\b(?:but|however|although|though|yet|while|whereas|except)\b", re.I)
 
-NUMBER = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+NUMBER = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+          "twelve")
 
 
 def number(n: int) -> str:
@@ -124,8 +125,8 @@ def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.R
     neu = len(by_doc) - pos - neg
     n = pos + neg + neu
     P = phrase[:1].upper() + phrase[1:]
-    ctx = {"name": name, "phrase": phrase, "Phrase": P, "n": number(n), "pos": number(pos), "neg": number(neg),
-           "neu": number(neu)}
+    ctx = {"name": name, "phrase": phrase, "Phrase": P, "n": number(n), "pos": number(pos),
+           "neg": number(neg), "neu": number(neu)}
     if n == 0:
         return _pick(rng, ("I could not find any reviews of {name} that mention {phrase}.",
                            "None of the reviews of {name} say anything about {phrase}.")).format(**ctx)
@@ -143,8 +144,10 @@ def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.R
         label = "positive" if pos else "negative" if neg else "neutral"
         return _pick(rng, opts[label]).format(**ctx)
     if pos == neg == 0:
-        return _pick(rng, ("Guests mention {phrase} at {name} ({n} reviews) without a strong opinion either way.",
-                           "The {n} reviews that mention {phrase} at {name} are neither positive nor negative.")
+        return _pick(rng, ("Guests mention {phrase} at {name} ({n} reviews) without a strong opinion either "
+                           "way.",
+                           "The {n} reviews that mention {phrase} at {name} are neither positive nor "
+                           "negative.")
                      ).format(**ctx)
     if pos == n:
         return _pick(rng, ("All {n} guests who mentioned {phrase} at {name} were positive about it.",
@@ -172,21 +175,22 @@ def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.R
         minority = ("{m} liked it" if pos and not neu else "{m} were neutral" if not pos
                     else "the other {m} were positive or neutral")
         ctx["minority"] = minority.format(**ctx)
-        return _pick(rng, ("Most guests — {k} of {n} — were unhappy with {phrase} at {name}, although {minority}.",
+        return _pick(rng, ("Most guests — {k} of {n} — were unhappy with {phrase} at {name}, although "
+                           "{minority}.",
                            "Reviews of {phrase} at {name} are mostly poor: {k} of {n} guests complained and "
                            "{minority}.",
                            "The majority of reviews ({k} of {n}) criticise {phrase} at {name}; {minority}.")
                      ).format(**ctx)
     if pos > neg:
-        return _pick(rng, ("Reviews of {phrase} at {name} lean positive: {pos} of {n} guests liked it, {neg} did "
-                           "not and {neu} had no strong view.",
-                           "More guests liked {phrase} at {name} than not — {pos} positive, {neg} negative and "
-                           "{neu} neutral out of {n}.")).format(**ctx)
+        return _pick(rng, ("Reviews of {phrase} at {name} lean positive: {pos} of {n} guests liked it, {neg} "
+                           "did not and {neu} had no strong view.",
+                           "More guests liked {phrase} at {name} than not — {pos} positive, {neg} negative "
+                           "and {neu} neutral out of {n}.")).format(**ctx)
     if neg > pos:
-        return _pick(rng, ("Reviews of {phrase} at {name} lean negative: {neg} of {n} guests complained, {pos} "
-                           "liked it and {neu} had no strong view.",
-                           "More guests were unhappy with {phrase} at {name} than pleased — {neg} negative, {pos} "
-                           "positive and {neu} neutral out of {n}.")).format(**ctx)
+        return _pick(rng, ("Reviews of {phrase} at {name} lean negative: {neg} of {n} guests complained, "
+                           "{pos} liked it and {neu} had no strong view.",
+                           "More guests were unhappy with {phrase} at {name} than pleased — {neg} negative, "
+                           "{pos} positive and {neu} neutral out of {n}.")).format(**ctx)
     return _pick(rng, ("Opinions on {phrase} at {name} are split: {pos} positive, {neg} negative"
                        + (" and {neu} neutral." if neu else "."),
                        "Guests disagree about {phrase} at {name} — {pos} liked it and {neg} did not.")
@@ -202,7 +206,8 @@ class TemplateGenerator:
     overrides :data:`engine.sktod.summary.STYLE`.
     """
 
-    def __init__(self, seed: int = 0, follow_up: float | None = None, style: dict[str, str] | None = None) -> None:
+    def __init__(self, seed: int = 0, follow_up: float | None = None,
+                 style: dict[str, str] | None = None) -> None:
         from parley.engine.sktod.summary import FOLLOW_UP
 
         self.seed = seed
@@ -218,7 +223,8 @@ class TemplateGenerator:
 
         return {**STYLE, **(self.style or {})}.get("faq") == "plain"
 
-    def opinions(self, question: str, selected: Sequence[ScoredSnippet]) -> tuple[list[Opinion], frozenset[str]]:
+    def opinions(self, question: str, selected: Sequence[ScoredSnippet]) -> tuple[list[Opinion],
+                                                                                  frozenset[str]]:
         asp = aspects_of(question)
         if not asp:  # the question names no known aspect: use what the selected reviews talk about
             counts: dict[str, int] = {}
@@ -255,7 +261,8 @@ class TemplateGenerator:
                 best = top.snippet.snippet
                 answer = (best.answer or best.text).strip()
                 named = name.lower().removeprefix("the ") in answer.lower()
-                parts.append(answer if named or len(order) == 1 and self._faq_plain() else f"{name}: {answer}")
+                parts.append(answer if named or len(order) == 1 and self._faq_plain()
+                             else f"{name}: {answer}")
             if reviews:
                 from parley.engine.sktod.summary import STYLE
 
@@ -318,7 +325,8 @@ class ModelGenerator:
         except LoadError as e:
             raise LoadError(f"cannot load generator {self.model_ref!r}: {e}") from None
 
-    def generate(self, question: str, selected: Sequence[ScoredSnippet], context: Sequence[str] = ()) -> Answer:
+    def generate(self, question: str, selected: Sequence[ScoredSnippet],
+                 context: Sequence[str] = ()) -> Answer:
         import torch
 
         self.load()

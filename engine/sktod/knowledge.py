@@ -102,7 +102,8 @@ class KnowledgeBase:
                         snips.append(Snippet(domain, eid, "review", int(did_s), int(sid_s), str(sent), name))
                 for did_s, faq in (ent.get("faqs") or {}).items():
                     text = f"{faq.get('question', '')} {faq.get('answer', '')}".strip()
-                    snips.append(Snippet(domain, eid, "faq", int(did_s), None, text, name, str(faq.get("answer", ""))))
+                    snips.append(Snippet(domain, eid, "faq", int(did_s), None, text, name,
+                                         str(faq.get("answer", ""))))
                 self._snippets[(domain, eid)] = snips
                 for s in snips:
                     self._by_key[s.key] = s

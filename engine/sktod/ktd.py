@@ -82,7 +82,8 @@ class Detector:
 
                 try:  # the shared loader: safetensors preferred, offline hub ids fail fast
                     src = resolve(str(m.classifier))
-                    mod, tok = load_pretrained(src.ref, pretrained_kwargs(src), AutoModelForSequenceClassification)
+                    mod, tok = load_pretrained(src.ref, pretrained_kwargs(src),
+                                               AutoModelForSequenceClassification)
                 except LoadError as e:
                     raise LoadError(f"cannot load KTD classifier {m.classifier!r}: {e}") from None
                 self._hf = (tok, mod)

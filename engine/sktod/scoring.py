@@ -59,7 +59,8 @@ def dedupe(refs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return out
 
 
-def match_counts(gold: Sequence[Mapping[str, Any]], pred: Sequence[Mapping[str, Any]]) -> tuple[int, int, int, int]:
+def match_counts(gold: Sequence[Mapping[str, Any]],
+                 pred: Sequence[Mapping[str, Any]]) -> tuple[int, int, int, int]:
     """(tp, fp, fn, exact) as the official scorer counts them: every gold × pred pair that matches is a
     hit."""
     gk = [ref_key(g) for g in gold]
@@ -75,7 +76,8 @@ def _is_target(obj: Label) -> bool:
     return obj.get("target") is True
 
 
-def official_scores(labels: Sequence[Label], preds: Sequence[Label], meteor: bool | str = True) -> dict[str, Any]:
+def official_scores(labels: Sequence[Label], preds: Sequence[Label],
+                    meteor: bool | str = True) -> dict[str, Any]:
     """The official score dict ``{"detection", "selection", "generation"}`` (see module docstring).
 
     ``meteor``: False skips it; True picks the best backend; a backend name (``engine.scoring.meteor``) forces
@@ -208,7 +210,8 @@ def selection_breakdown(golds: Sequence[Sequence[Mapping[str, Any]]],
             "snip_prec": sp, "snip_rec": sr, "snip_f1": sf, "map": ap / d}
 
 
-def entity_accuracy(gold_sets: Sequence[set[tuple[str, int]]], pred_sets: Sequence[set[tuple[str, int]]]) -> dict:
+def entity_accuracy(gold_sets: Sequence[set[tuple[str, int]]],
+                    pred_sets: Sequence[set[tuple[str, int]]]) -> dict:
     """ET instance accuracy (exact entity set) with the paper's two error kinds (missing / spurious)."""
     n = len(gold_sets)
     exact = sum(1 for g, p in zip(gold_sets, pred_sets, strict=True) if g == p)

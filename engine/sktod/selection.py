@@ -32,9 +32,9 @@ SCALAR_FEATURES = ("cos", "cos_minus_best", "cos_z", "rank_frac", "is_top", "asp
                    "q_has_aspect", "overlap", "overlap_q", "is_faq", "inv_entities", "inv_candidates")
 
 _STOP_TEXT = ("a an the and or but if of to in on at for with by from is are was were be been being do does "
-                   "did have has had i me my we our you your they them their it its this that these those there "
-                   "here what which who how any some can could would should will just so very too also not no "
-                   "as about into than then out up more most place hotel restaurant guests guest")
+                   "did have has had i me my we our you your they them their it its this that these those "
+                   "there here what which who how any some can could would should will just so very too also "
+                   "not no as about into than then out up more most place hotel restaurant guests guest")
 _STOP = frozenset(_STOP_TEXT.split())
 
 
@@ -191,8 +191,8 @@ class Selector:
 
 
 #: a question about what people think (answered by reviews, not by the venue's FAQ)
-OPINION = re.compile(r"\b(people|guests?|reviews?|reviewers?|customers?|visitors?|say|says|think|thought|opinions?|"
-                     r"good|bad|nice|great|decent|worth|like|liked|how (is|was|are|were))\b", re.I)
+OPINION = re.compile(r"\b(people|guests?|reviews?|reviewers?|customers?|visitors?|say|says|think|thought|"
+                     r"opinions?|good|bad|nice|great|decent|worth|like|liked|how (is|was|are|were))\b", re.I)
 
 
 def on_aspect(question: str, chosen: Sequence[ScoredSnippet], ranked: Sequence[ScoredSnippet],
@@ -236,7 +236,8 @@ def apply_threshold(scored: Sequence[ScoredSnippet], m: SelectionModel) -> list[
     if m.kind == "cosine":
         keep = [s for s in scored if s.score >= best - m.margin and s.score >= m.absolute]
     else:
-        keep = [s for s in scored if s.score >= m.threshold or (m.relative > 0 and s.score >= m.relative * best)]
+        keep = [s for s in scored if s.score >= m.threshold
+                or (m.relative > 0 and s.score >= m.relative * best)]
     if not keep and m.keep_best:
         keep = [scored[0]]
     return keep

@@ -26,16 +26,17 @@ STYLE: dict[str, str] = {"frame": "the_reviews", "yes": "yes", "both": "but", "c
 #: the chance of closing with a follow-up question (fitted with STYLE)
 FOLLOW_UP = 0.6
 
-_FILLER = re.compile(r"^(?:and|but|also|so|plus|however|overall|honestly|personally|sadly|unfortunately|luckily"
-                     r"|thankfully|fortunately|happily|still|then|although|though|as well|in addition|besides"
-                     r"|on the other hand|on top of that|to be honest|i must say|i have to say|i'd say|i think)\b"
-                     r",?\s*", re.I)
-_PRONOUNS = [(r"\bI was\b", "they were"), (r"\bI am\b", "they are"), (r"\bI'm\b", "they're"), (r"\bI've\b", "they've"),
-             (r"\bI'd\b", "they'd"), (r"\bI\b", "they"), (r"\bmy\b", "their"), (r"\bme\b", "them"),
-             (r"\bmyself\b", "themselves"), (r"\bwe\b", "they"), (r"\bWe\b", "they"), (r"\bour\b", "their"),
-             (r"\bOur\b", "their"), (r"\bus\b", "them"), (r"\bwe're\b", "they're"), (r"\bwe've\b", "they've")]
-_SPLIT = re.compile(r"\s*(?:;|:|,\s*(?:but|although|though|while|whereas|however)\b|\s(?:but|although|though|whereas"
-                    r"|however)\b|\.\s)\s*", re.I)
+_FILLER = re.compile(r"^(?:and|but|also|so|plus|however|overall|honestly|personally|sadly|unfortunately|"
+                     r"luckily|thankfully|fortunately|happily|still|then|although|though|as well|in addition|"
+                     r"besides|on the other hand|on top of that|to be honest|i must say|i have to say|"
+                     r"i'd say|i think)\b,?\s*", re.I)
+_PRONOUNS = [(r"\bI was\b", "they were"), (r"\bI am\b", "they are"), (r"\bI'm\b", "they're"),
+             (r"\bI've\b", "they've"), (r"\bI'd\b", "they'd"), (r"\bI\b", "they"), (r"\bmy\b", "their"),
+             (r"\bme\b", "them"), (r"\bmyself\b", "themselves"), (r"\bwe\b", "they"), (r"\bWe\b", "they"),
+             (r"\bour\b", "their"), (r"\bOur\b", "their"), (r"\bus\b", "them"), (r"\bwe're\b", "they're"),
+             (r"\bwe've\b", "they've")]
+_SPLIT = re.compile(r"\s*(?:;|:|,\s*(?:but|although|though|while|whereas|however)\b|\s(?:but|although|though|"
+                    r"whereas|however)\b|\.\s)\s*", re.I)
 _YESNO = re.compile(r"^\s*(?:(?:so|and|but|also|ok|okay|well|great|thanks|thank you)[,!.]?\s+)*"
                     r"(?:is|are|does|do|did|has|have|can|could|will|would|was|were)\b", re.I)
 
@@ -75,14 +76,15 @@ GOOD = ("amazing", "excellent", "great", "good", "fantastic", "wonderful", "love
         "quiet", "peaceful", "relaxing", "calm", "comfortable", "comfy", "cosy", "cozy", "spacious", "bright",
         "modern", "delicious", "tasty", "fresh", "generous", "convenient", "central", "handy", "affordable",
         "reasonable", "cheap", "fair", "easy", "free", "plentiful", "varied", "efficient", "pleasant",
-        "charming", "romantic", "lively", "warm", "impressive", "outstanding", "decent", "fine", "solid", "ample",
-        "secure", "safe", "smooth", "prompt", "professional", "enjoyable", "authentic", "flavourful")
+        "charming", "romantic", "lively", "warm", "impressive", "outstanding", "decent", "fine", "solid",
+        "ample", "secure", "safe", "smooth", "prompt", "professional", "enjoyable", "authentic", "flavourful")
 BAD = ("slow", "unreliable", "patchy", "spotty", "weak", "noisy", "loud", "dirty", "filthy", "stained",
        "dusty", "smelly", "musty", "rude", "unhelpful", "unfriendly", "cold", "lukewarm", "bland", "stale",
        "overcooked", "greasy", "soggy", "cramped", "tiny", "small", "uncomfortable", "hard", "old", "dated",
        "outdated", "worn", "tired", "expensive", "overpriced", "pricey", "limited", "poor", "bad", "terrible",
        "awful", "horrible", "disappointing", "mediocre", "average", "crowded", "busy", "dark", "difficult",
-       "inconvenient", "far", "broken", "unclean", "disruptive", "frustrating", "confusing", "chaotic", "dull")
+       "inconvenient", "far", "broken", "unclean", "disruptive", "frustrating", "confusing", "chaotic",
+       "dull")
 _ADJ = {w: "positive" for w in GOOD} | {w: "negative" for w in BAD}
 _INTENS = ("very", "really", "extremely", "super", "incredibly", "quite", "so", "truly", "pretty", "always")
 
@@ -105,7 +107,19 @@ def adjectives(text: str, want: str, aspects: frozenset[str], limit: int = 2) ->
 
 
 #: nouns a question names its aspect with (team-written); compounds of them ("room views") are kept whole
-NOUNS = frozenset(["view", "views", "room", "rooms", "bed", "beds", "bathroom", "bathrooms", "shower", "showers", "wifi", "wi-fi", "internet", "connection", "signal", "breakfast", "breakfasts", "buffet", "parking", "car", "park", "garage", "staff", "service", "services", "employees", "waiters", "waiter", "servers", "server", "reception", "receptionist", "host", "hosts", "owner", "owners", "food", "meal", "meals", "dishes", "dish", "menu", "portions", "portion", "dessert", "desserts", "drinks", "drink", "beer", "beers", "wine", "wines", "cocktails", "coffee", "bar", "selection", "options", "choice", "choices", "outdoor", "seating", "patio", "terrace", "garden", "atmosphere", "ambience", "ambiance", "decor", "decoration", "music", "vibe", "location", "area", "neighbourhood", "neighborhood", "price", "prices", "value", "cost", "rates", "noise", "level", "sound", "cleanliness", "hygiene", "pool", "gym", "spa", "amenities", "facilities", "lobby", "check-in", "checkout", "check-out", "wait", "waiting", "time", "times", "queue", "vegetarian", "vegan", "accommodation", "accommodations", "stay", "experience"])
+NOUNS = frozenset(["view", "views", "room", "rooms", "bed", "beds", "bathroom", "bathrooms", "shower",
+                   "showers", "wifi", "wi-fi", "internet", "connection", "signal", "breakfast", "breakfasts",
+                   "buffet", "parking", "car", "park", "garage", "staff", "service", "services", "employees",
+                   "waiters", "waiter", "servers", "server", "reception", "receptionist", "host", "hosts",
+                   "owner", "owners", "food", "meal", "meals", "dishes", "dish", "menu", "portions",
+                   "portion", "dessert", "desserts", "drinks", "drink", "beer", "beers", "wine", "wines",
+                   "cocktails", "coffee", "bar", "selection", "options", "choice", "choices", "outdoor",
+                   "seating", "patio", "terrace", "garden", "atmosphere", "ambience", "ambiance", "decor",
+                   "decoration", "music", "vibe", "location", "area", "neighbourhood", "neighborhood",
+                   "price", "prices", "value", "cost", "rates", "noise", "level", "sound", "cleanliness",
+                   "hygiene", "pool", "gym", "spa", "amenities", "facilities", "lobby", "check-in",
+                   "checkout", "check-out", "wait", "waiting", "time", "times", "queue", "vegetarian",
+                   "vegan", "accommodation", "accommodations", "stay", "experience"])
 
 
 def question_phrase(question: str, aspects: frozenset[str]) -> str:
@@ -193,7 +207,8 @@ def abstract(name: str, opinions: Sequence[Opinion], question: str, aspects: fro
         return ""
     phrase = question_phrase(question, aspects)
     subject = f"{phrase} at {name}" if phrase != "it" else name
-    be = "are" if re.search(r"s$", phrase.split()[-1]) and phrase != "it" and not phrase.endswith("ss") else "is"
+    be = "are" if re.search(r"s$",
+                            phrase.split()[-1]) and phrase != "it" and not phrase.endswith("ss") else "is"
     yes = ""
     if is_yes_no(question) and st["yes"] == "yes":
         yes = "Yes, " if side == "positive" else "Unfortunately, "
@@ -214,7 +229,8 @@ def abstract(name: str, opinions: Sequence[Opinion], question: str, aspects: fro
     return text
 
 
-def compose(name: str, v: Views, question: str, rng: random.Random, style: dict[str, str] | None = None) -> str:
+def compose(name: str, v: Views, question: str, rng: random.Random,
+            style: dict[str, str] | None = None) -> str:
     """One or two sentences about one entity: what most reviewers say, then what the others say."""
     st = {**STYLE, **(style or {})}
     n = int(st["n"])

@@ -144,7 +144,8 @@ def fit_ktd(indices: Sequence[int], logs: Sequence[Any], labels: Sequence[Any], 
     clf = LogisticRegression(C=4.0, max_iter=2000)
     clf.fit(x, y)
     return KTDModel(kind="logreg", threshold=0.0,
-                    weights={"coef": clf.coef_.astype("float32"), "intercept": clf.intercept_.astype("float32")})
+                    weights={"coef": clf.coef_.astype("float32"),
+                             "intercept": clf.intercept_.astype("float32")})
 
 
 def train(logs: Sequence[Any], labels: Sequence[Any], kb: KnowledgeBase, out_dir: str | Path,

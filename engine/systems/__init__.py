@@ -14,7 +14,8 @@ from parley.engine.types import DialogueSystem
 
 SYSTEMS = Registry("system")
 SYSTEMS.register("multiwoz", "parley.engine.systems.multiwoz:MultiwozSystem",
-                 "embedded MultiWOZ pipeline: rule NLU, DST, DB query, policy, template NLG (default, offline)")
+                 "embedded MultiWOZ pipeline: rule NLU, DST, DB query, policy, template NLG (default, "
+                 "offline)")
 SYSTEMS.register("llm", "parley.engine.systems.llm:LLMSystem",
                  "MultiWOZ pipeline verbalised by a small chat LLM (bundled SmolLM2-135M, offline)")
 SYSTEMS.register("hf-seq2seq", "parley.engine.systems.hf_seq2seq:Seq2SeqSystem",

@@ -22,8 +22,9 @@ ALIASES = {
     "ref": "reference", "reference": "reference", "id": "trainID", "trainid": "trainID", "train": "trainID",
     "leave": "leaveAt", "leaveat": "leaveAt", "arrive": "arriveBy", "arriveby": "arriveBy",
     "choice": "choice", "count": "choice", "car": "car", "people": "book_people", "stay": "book_stay",
-    "entrance": "entrance fee", "fee": "entrance fee", "entrancefee": "entrance fee", "price_range": "pricerange", "post": "postcode",
-    "addr": "address", "dest": "destination", "depart": "departure", "ticket": "price", "open": "openhours",
+    "entrance": "entrance fee", "fee": "entrance fee", "entrancefee": "entrance fee",
+    "price_range": "pricerange", "post": "postcode", "addr": "address", "dest": "destination",
+    "depart": "departure", "ticket": "price", "open": "openhours",
 }
 NAME_KEYS = frozenset({"name", "trainID"})
 KEEP_ROWS = 5

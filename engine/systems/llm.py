@@ -44,22 +44,23 @@ from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 from parley.params import Text
 from parley.progress import Progress
 
-DELEX_PROMPT = ("You are a friendly clerk at the Cambridge tourist office. Say the draft sentence in your own "
-                "words, with the same meaning. Copy every word in square brackets, such as [name], exactly. "
-                "One sentence.")
+DELEX_PROMPT = ("You are a friendly clerk at the Cambridge tourist office. Say the draft sentence in your "
+                "own words, with the same meaning. Copy every word in square brackets, such as [name], "
+                "exactly. One sentence.")
 DELEX_EXAMPLE = (
     {"role": "user", "content": "Draft: [name] is a [stars] star [type] in the [area]."},
     {"role": "assistant", "content": "[name] is a lovely [stars] star [type] in the [area]."},
     {"role": "user", "content": "Draft: Shall I book it for you?"},
     {"role": "assistant", "content": "Would you like me to book it?"},
 )
-SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the customer in "
-                 "your own friendly words. Keep names, numbers and times exactly. One or two sentences.")
+SYSTEM_PROMPT = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the "
+                 "customer in your own friendly words. Keep names, numbers and times exactly. One or two "
+                 "sentences.")
 EXAMPLE = (
-    {"role": "user", "content": "Customer: I need a hotel in the north.\nDraft: Acorn Guest House is a 4 star "
-                                "guesthouse in the north. Shall I book it?"},
-    {"role": "assistant", "content": "How about the Acorn Guest House? It's a lovely 4 star guesthouse in the "
-                                     "north. Would you like me to book it?"},
+    {"role": "user", "content": "Customer: I need a hotel in the north.\nDraft: Acorn Guest House is a 4 "
+                                "star guesthouse in the north. Shall I book it?"},
+    {"role": "assistant", "content": "How about the Acorn Guest House? It's a lovely 4 star guesthouse in "
+                                     "the north. Would you like me to book it?"},
 )
 MAX_TOKENS_LIMIT = 256
 _PH = re.compile(r"\[[a-z]+\d?\]")
@@ -228,7 +229,8 @@ class LLMSystem:
                 out = self.model.generate(ids, attention_mask=torch.ones_like(ids),
                                           max_new_tokens=self.max_new_tokens, do_sample=False, num_beams=1,
                                           eos_token_id=eos or None, **kwargs,
-                                          pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else eos[0])
+                                          pad_token_id=tok.pad_token_id if tok.pad_token_id is not None
+                                          else eos[0])
         finally:
             torch.set_num_threads(previous)
         self._last_threads = threads
@@ -253,7 +255,8 @@ class LLMSystem:
             start = abs(n) if past is not None else 0
             draft = messages[-1]["content"].rsplit("Draft: ", 1)[-1]
             text, new = decode_delex(self.model, self.tokenizer, self._vocab, ids, past, start, slots,
-                                     self.max_new_tokens, question="?" in draft if question is None else question,
+                                     self.max_new_tokens,
+                                     question="?" in draft if question is None else question,
                                      one_sentence=True, copy=draft, copy_bias=self.copy_bias)
             end = re.search(r"\]\s*([.!?]?)\s*$", draft)
             if end and re.search(r"\]\s*$", text):  # stopped at the last placeholder, as the draft does
@@ -298,7 +301,8 @@ class LLMSystem:
                 counts = [0, 0]
 
                 def one(sentence: str) -> str:
-                    raw, n_prompt, n_new = self._generate_delex(self.prompt("", sentence), placeholders(sentence))
+                    raw, n_prompt, n_new = self._generate_delex(self.prompt("", sentence),
+                                                                placeholders(sentence))
                     raws.append(raw)
                     counts[0] += n_prompt
                     counts[1] += n_new

@@ -16,12 +16,14 @@ from parley.text import fold as _norm
 #: words of the prompt's example that must not leak into a reply
 EXAMPLE_WORDS = ("acorn",)
 #: act slots whose values must survive verbalisation
-REQUIRED_SLOTS = frozenset({"name", "phone", "ref", "reference", "trainid", "id", "postcode", "leaveat", "arriveby",
-                            "time", "book_time", "car"})
+REQUIRED_SLOTS = frozenset({"name", "phone", "ref", "reference", "trainid", "id", "postcode", "leaveat",
+                            "arriveby", "time", "book_time", "car"})
 STRICT_SKIP = frozenset({"yes", "no", "true", "false", "dontcare", "free", "none"})
 TIME_SLOTS = frozenset({"leaveat", "arriveby", "time", "book_time"})
-REFUSALS = re.compile(r"\b(i'm not sure|i'm sorry for (the|any) (confusion|misunderstanding)|as an? (ai|language model|"
-                      r"text-based)|i'?m (not able|unable) to|i (can ?not|can't) (help|assist|provide))\b", re.I)
+REFUSALS = re.compile(r"\b(i'm not sure|i'm sorry for (the|any) (confusion|misunderstanding)|as an? (ai|"
+                      r"language model|text-based)|i'?m (not able|unable) to|i (can ?not|can't) (help|assist|"
+                      r"provide))\b",
+                      re.I)
 
 
 

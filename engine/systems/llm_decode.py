@@ -22,7 +22,8 @@ from typing import Any
 #: tokens a clerk's sentence is made of: words, spaces and ordinary punctuation (no code, no markup)
 _CLEAN = re.compile(r"^[ A-Za-z'’,.!?;:\-\[]*$")
 _ENDS = re.compile(r"[.!?]")
-BANNED_WORDS = ("sorry", "ai", "apologize", "apologise", "apologies", "confusion", "afraid", "unable", "equipped")
+BANNED_WORDS = ("sorry", "ai", "apologize", "apologise", "apologies", "confusion", "afraid", "unable",
+                "equipped")
 
 
 class Vocabulary:

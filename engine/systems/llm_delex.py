@@ -17,15 +17,17 @@ from parley.engine.systems.llm_check import REFUSALS
 #: act/venue slot → placeholder name (one word the small model copies easily)
 SLOT_NAMES = {"name": "name", "food": "food", "area": "area", "pricerange": "pricerange", "stars": "stars",
               "type": "type", "phone": "phone", "address": "address", "postcode": "postcode",
-              "reference": "reference", "ref": "reference", "book_time": "time", "time": "time", "book_day": "day",
-              "day": "day", "book_people": "people", "people": "people", "book_stay": "nights", "stay": "nights",
-              "trainID": "trainid", "leaveAt": "leaves", "arriveBy": "arrives", "price": "price",
-              "duration": "duration", "choice": "count", "car type": "car", "entrance fee": "fee",
-              "departure": "from", "destination": "to", "department": "department", "openhours": "hours"}
+              "reference": "reference", "ref": "reference", "book_time": "time", "time": "time",
+              "book_day": "day", "day": "day", "book_people": "people", "people": "people",
+              "book_stay": "nights", "stay": "nights", "trainID": "trainid", "leaveAt": "leaves",
+              "arriveBy": "arrives", "price": "price", "duration": "duration", "choice": "count",
+              "car type": "car", "entrance fee": "fee", "departure": "from", "destination": "to",
+              "department": "department", "openhours": "hours"}
 VENUE_SLOTS = ("name", "food", "area", "pricerange", "stars", "type", "phone", "address", "postcode")
 _PLACEHOLDER = re.compile(r"\[([a-z]+\d?)\]")
-_TYPE_WORDS = {"swimmingpool": "swimming pool", "mutliple sports": "multiple sports venue", "concerthall": "concert hall",
-               "entertainment": "entertainment venue", "architecture": "historic building", "boat": "boat trip"}
+_TYPE_WORDS = {"swimmingpool": "swimming pool", "mutliple sports": "multiple sports venue",
+               "concerthall": "concert hall", "entertainment": "entertainment venue",
+               "architecture": "historic building", "boat": "boat trip"}
 
 
 def _forms(slot: str, value: str) -> list[str]:
@@ -148,7 +150,12 @@ def check_sentence(out: str, sentence: str) -> str | None:
 
 
 #: words a rewording may add without adding content
-FRIENDLY = frozenset(["lovely", "great", "good", "nice", "wonderful", "happy", "glad", "sure", "please", "would", "like", "love", "could", "help", "really", "very", "just", "also", "that", "with", "your", "there", "here", "this", "will", "have", "what", "when", "which", "some", "more", "definitely", "certainly", "absolutely", "perfect", "fine", "well", "today", "right", "away", "found", "looks", "sounds", "seems", "quite", "place", "spot", "option", "choice"])
+FRIENDLY = frozenset(["lovely", "great", "good", "nice", "wonderful", "happy", "glad", "sure", "please",
+                      "would", "like", "love", "could", "help", "really", "very", "just", "also", "that",
+                      "with", "your", "there", "here", "this", "will", "have", "what", "when", "which",
+                      "some", "more", "definitely", "certainly", "absolutely", "perfect", "fine", "well",
+                      "today", "right", "away", "found", "looks", "sounds", "seems", "quite", "place", "spot",
+                      "option", "choice"])
 
 
 def rewrite(draft: str, generate: Any) -> tuple[str, int, int, list[str]]:
@@ -172,5 +179,6 @@ def rewrite(draft: str, generate: Any) -> tuple[str, int, int, list[str]]:
         else:
             parts.append(sent)
             reasons.append(why)
-    return " ".join(parts), done, sum(1 for x in todo if len(_WORD.findall(_PLACEHOLDER.sub(" ", x.lower()))) >= 2), \
+    return " ".join(parts), done, sum(1 for x in todo
+                                      if len(_WORD.findall(_PLACEHOLDER.sub(" ", x.lower()))) >= 2), \
         reasons

@@ -74,7 +74,8 @@ class MultiwozSystem:
         try:
             self._db = load_db(Path(self.db_dir) if self.db_dir else None)
         except (OSError, ValueError) as e:
-            raise LoadError(f"cannot load the MultiWOZ databases from {self.db_dir or 'the bundled assets'}: {e}") \
+            raise LoadError(f"cannot load the MultiWOZ databases from {self.db_dir or 'the bundled assets'}: "
+                            f"{e}") \
                 from None
         self._lex = lexicon_for(self._db)
         self.policy = Policy(self._db, self.seed)

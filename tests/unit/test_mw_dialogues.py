@@ -55,7 +55,8 @@ def test_restaurant_search_and_booking() -> None:
 def test_booking_asks_for_missing_details() -> None:
     bot = MultiwozSystem(seed=1)
     t = talk(bot, "book me a table at the curry garden", "on sunday", "4 people at 7pm")
-    assert {a["slot"] for a in acts(t[0], "request", "restaurant")} == {"book_day", "book_time", "book_people"}
+    assert {a["slot"] for a in acts(t[0], "request", "restaurant")} == {"book_day", "book_time",
+                                                                        "book_people"}
     assert {a["slot"] for a in acts(t[1], "request", "restaurant")} == {"book_time", "book_people"}
     assert acts(t[2], "book", "restaurant")
     assert t[2].state["restaurant"]["book_time"] == "19:00"
@@ -133,9 +134,11 @@ def test_booking_reference_deterministic_per_seed() -> None:
     assert ref(7) == ref(7)
     assert ref(7) != ref(8)
     bot = MultiwozSystem(seed=7)
-    first = acts(talk(bot, "book a table at curry garden for 2 people on monday at 18:00")[0], "book")[0]["value"]
+    first = acts(talk(bot, "book a table at curry garden for 2 people on monday at 18:00")[0],
+                 "book")[0]["value"]
     bot.reset()
-    again = acts(talk(bot, "book a table at curry garden for 2 people on monday at 18:00")[0], "book")[0]["value"]
+    again = acts(talk(bot, "book a table at curry garden for 2 people on monday at 18:00")[0],
+                 "book")[0]["value"]
     assert first == again == ref(7)
 
 
@@ -191,8 +194,10 @@ def test_indexed_search_matches_db_query() -> None:
     search = Search(db)
     for cons in ({"departure": "cambridge", "destination": "ely", "day": "monday"},
                  {"departure": "cambridge", "destination": "ely", "day": "monday", "leaveAt": "12:15"},
-                 {"departure": "london kings cross", "destination": "cambridge", "day": "friday", "arriveBy": "9:30"},
-                 {"departure": "cambridge", "destination": "norwich", "day": "dontcare", "leaveAt": "dontcare"},
+                 {"departure": "london kings cross", "destination": "cambridge", "day": "friday",
+                  "arriveBy": "9:30"},
+                 {"departure": "cambridge", "destination": "norwich", "day": "dontcare",
+                  "leaveAt": "dontcare"},
                  {"destination": "cambridge", "arriveBy": "10:00"}):
         assert search.query("train", cons) == db.query("train", cons)
     assert search.query("restaurant", {"food": "chinese"}) == db.query("restaurant", {"food": "chinese"})
@@ -200,7 +205,8 @@ def test_indexed_search_matches_db_query() -> None:
 
 def test_accepting_the_relaxed_alternative() -> None:
     bot = MultiwozSystem(seed=3)
-    t = talk(bot, "any mexican restaurants in the centre?", "ok book me there for 6 people at 12:30 on sunday")
+    t = talk(bot, "any mexican restaurants in the centre?",
+             "ok book me there for 6 people at 12:30 on sunday")
     # the food is what was just asked
     assert acts(t[0], "nooffer") and acts(t[0], "select")[0]["slot"] == "area"
     assert t[1].state["restaurant"]["area"] != "centre"

@@ -21,8 +21,10 @@ from parley.engine.systems.mw.dst_eval import (
 )
 
 META = {
-    "restaurant": {"book": {"booked": [{"name": "x", "reference": "ABC"}], "time": "18:30", "day": "", "people": "4"},
-                   "semi": {"food": "not mentioned", "pricerange": "cheap", "name": "The Lucky Star", "area": "center"}},
+    "restaurant": {"book": {"booked": [{"name": "x", "reference": "ABC"}], "time": "18:30", "day": "",
+                            "people": "4"},
+                   "semi": {"food": "not mentioned", "pricerange": "cheap", "name": "The Lucky Star",
+                            "area": "center"}},
     "hotel": {"book": {"booked": [], "stay": "", "day": "", "people": ""},
               "semi": {"parking": "free", "type": "guest house", "internet": "do n't care", "stars": ""}},
     "attraction": {"book": {"booked": []}, "semi": {"type": "swimming pool", "name": "", "area": "none"}},
@@ -68,7 +70,8 @@ def test_evaluate_on_a_tiny_corpus(tmp_path: Path) -> None:
     dia = {"log": [
         {"text": "a cheap place to eat in the centre", "metadata": {}},
         {"text": "what food?", "metadata": {"restaurant": {"book": {"booked": []},
-                                                           "semi": {"pricerange": "cheap", "area": "centre"}}}},
+                                                           "semi": {"pricerange": "cheap",
+                                                                    "area": "centre"}}}},
         {"text": "italian", "metadata": {}},
         {"text": "ok", "metadata": {"restaurant": {"book": {"booked": []},
                                                    "semi": {"pricerange": "cheap", "area": "centre",

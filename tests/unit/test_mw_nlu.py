@@ -133,8 +133,10 @@ def test_taxi_between_the_two_places(lex) -> None:  # type: ignore[no-untyped-de
 
 
 def test_stay_as_a_day_range_and_references(lex) -> None:  # type: ignore[no-untyped-def]
-    got = informs(parse("book for 6 people from tuesday through thursday", NluContext(active_domain="hotel"), lex))
-    assert got == {("hotel", "book_people"): "6", ("hotel", "book_day"): "tuesday", ("hotel", "book_stay"): "2"}
+    got = informs(parse("book for 6 people from tuesday through thursday", NluContext(active_domain="hotel"),
+                        lex))
+    assert got == {("hotel", "book_people"): "6", ("hotel", "book_day"): "tuesday",
+                   ("hotel", "book_stay"): "2"}
     ctx = NluContext(active_domain="train", state={"hotel": {"book_day": "tuesday"}})
     r = parse("I want the train the same day as the hotel, leaving broxbourne", ctx, lex)
     assert r.domain == "train"
@@ -159,7 +161,9 @@ def test_more_phrasings(lex, text: str, domain: str, expected: dict) -> None:  #
 
 def test_amenity_negation(lex) -> None:  # type: ignore[no-untyped-def]
     ctx = NluContext(active_domain="hotel")
-    assert informs(parse("a guesthouse that doesn't have free parking", ctx, lex))[("hotel", "parking")] == "no"
+    assert informs(parse("a guesthouse that doesn't have free parking", ctx,
+                         lex))[("hotel", "parking")] == "no"
     assert informs(parse("no, I just need free parking", ctx, lex))[("hotel", "parking")] == "yes"
-    assert informs(parse("it does nt matter", NluContext(active_domain="hotel", sys_requested=("area",)), lex)) == {
+    assert informs(parse("it does nt matter", NluContext(active_domain="hotel", sys_requested=("area",)),
+                         lex)) == {
         ("hotel", "area"): "dontcare"}

@@ -68,13 +68,15 @@ def test_loader_errors(tmp_path) -> None:
 
 
 def test_any_knowledge_file_loads(tmp_path) -> None:
-    data = {"hotel": {"7": {"name": "TEST HOUSE", "reviews": {"0": {"sentences": {"0": "Nice.", "1": "Loud."}}},
+    data = {"hotel": {"7": {"name": "TEST HOUSE", "reviews": {"0": {"sentences": {"0": "Nice.",
+                                                                                  "1": "Loud."}}},
                             "faqs": {"3": {"question": "Pets?", "answer": "No."}}}}}
     f = tmp_path / "k.json"
     f.write_text(json.dumps(data))
     kb = KnowledgeBase.load(f)
     assert len(kb) == 3
-    assert [s.key for s in kb.snippets("hotel", 7)] == [("hotel", 7, "review", 0, 0), ("hotel", 7, "review", 0, 1),
+    assert [s.key for s in kb.snippets("hotel", 7)] == [("hotel", 7, "review", 0, 0),
+                                                        ("hotel", 7, "review", 0, 1),
                                                        ("hotel", 7, "faq", 3, None)]
 
 
@@ -96,7 +98,8 @@ def test_tracks_last_turn_with_entities(tracker: EntityTracker) -> None:
 
 def test_tracking_is_fuzzy_but_strict(tracker: EntityTracker) -> None:
     # one wrong letter in a long name still matches (ratio ≥ 0.95); in a short name it does not
-    assert [e.name for e in tracker.track(["is the univercity arms hotel quiet?"])] == ["UNIVERSITY ARMS HOTEL"]
+    assert [e.name
+            for e in tracker.track(["is the univercity arms hotel quiet?"])] == ["UNIVERSITY ARMS HOTEL"]
     assert tracker.track(["is gonvile quiet?"]) == []
     assert [e.name for e in tracker.track(["what do people say about nando's?"])] == ["NANDOS"]
     assert [e.name for e in tracker.track(["is the Lensfield noisy?"])] == ["THE LENSFIELD HOTEL"]
@@ -105,12 +108,14 @@ def test_tracking_is_fuzzy_but_strict(tracker: EntityTracker) -> None:
 
 def _ops(texts: list[str], question: str) -> list[Opinion]:
     gen = TemplateGenerator()
-    snips = [ScoredSnippet(Snippet("hotel", 1, "review", i, 0, t, "TEST HOUSE"), 0.9) for i, t in enumerate(texts)]
+    snips = [ScoredSnippet(Snippet("hotel", 1, "review", i, 0, t, "TEST HOUSE"), 0.9) for i,
+             t in enumerate(texts)]
     return gen.opinions(question, snips)[0]
 
 
 NEGATIVE = ["The wifi kept dropping all evening.", "Internet was painfully slow and unreliable.",
-            "The wifi did not work in our room, which was frustrating.", "Terrible connection, I gave up on it."]
+            "The wifi did not work in our room, which was frustrating.",
+            "Terrible connection, I gave up on it."]
 
 
 def test_all_negative_never_claims_positive_majority() -> None:
@@ -136,16 +141,18 @@ def test_mixed_opinions_state_majority_and_proportion() -> None:
 
 def test_aspect_aware_clause() -> None:
     s = Sentiment()
-    label, _, clause = s.score("The breakfast was lovely, but the wifi was painfully slow.", frozenset({"wifi"}))
+    label, _, clause = s.score("The breakfast was lovely, but the wifi was painfully slow.",
+                               frozenset({"wifi"}))
     assert label == "negative" and "wifi" in clause
-    label, _, _ = s.score("The breakfast was lovely, but the wifi was painfully slow.", frozenset({"breakfast"}))
+    label, _, _ = s.score("The breakfast was lovely, but the wifi was painfully slow.",
+                          frozenset({"breakfast"}))
     assert label == "positive"
 
 
 def test_generate_mentions_entities_and_faq() -> None:
     gen = TemplateGenerator()
-    snips = [ScoredSnippet(Snippet("hotel", 1, "faq", 0, None, "Pets? No, pets are not allowed.", "TEST HOUSE",
-                                   "No, pets are not allowed."), 0.9)]
+    snips = [ScoredSnippet(Snippet("hotel", 1, "faq", 0, None, "Pets? No, pets are not allowed.",
+                                   "TEST HOUSE", "No, pets are not allowed."), 0.9)]
     ans = gen.generate("Can I bring my dog?", snips)
     assert "pets are not allowed" in ans.text and "Test House" in ans.text
 

@@ -54,8 +54,8 @@ def synthetic_data() -> tuple[list, list]:
                          {"speaker": "U", "text": q.format(n="it")}])
             labels.append({"target": True, "knowledge": gold, "response": f"Guests talk about the {aspect}."})
         for t in ORDINARY:
-            logs.append([{"speaker": "U", "text": f"I am staying at {title}."}, {"speaker": "S", "text": "OK."},
-                         {"speaker": "U", "text": t}])
+            logs.append([{"speaker": "U", "text": f"I am staying at {title}."},
+                         {"speaker": "S", "text": "OK."}, {"speaker": "U", "text": t}])
             labels.append({"target": False})
     return logs, labels
 
@@ -241,7 +241,8 @@ def test_system_says_when_a_venue_has_no_reviews(pipeline) -> None:
 
     class AvalonBase(StubBase):
         def respond(self, history):
-            return SystemTurn(text="How about a guesthouse in the north?", state={"hotel": {"name": "avalon"}})
+            return SystemTurn(text="How about a guesthouse in the north?",
+                              state={"hotel": {"name": "avalon"}})
 
     s = SKTODSystem(base=AvalonBase)
     s.reset(0)
@@ -287,7 +288,8 @@ def test_train_tunes_a_cross_encoder_threshold(tmp_path: Path, pipeline) -> None
 
     ce = _tiny_classifier(tmp_path, 1)
     logs, labels = synthetic_data()
-    cfg = train(logs[:60], labels[:60], load_knowledge(), tmp_path / "m", dev_fraction=0.5, cross_encoder=str(ce))
+    cfg = train(logs[:60], labels[:60], load_knowledge(), tmp_path / "m", dev_fraction=0.5,
+                cross_encoder=str(ce))
     assert cfg["selection"]["kind"] == "cross" and cfg["selection"]["cross_encoder"] == str(ce)
     assert not (tmp_path / "m" / "selection.npz").exists()
     p = Pipeline(model_dir=tmp_path / "m")
@@ -302,7 +304,8 @@ def test_system_says_when_no_review_mentions_the_asked_aspect(pipeline) -> None:
 
     class ArburyBase(StubBase):
         def respond(self, history):
-            return SystemTurn(text="How about Arbury Lodge Guesthouse?", state={"hotel": {"name": "arbury lodge"}})
+            return SystemTurn(text="How about Arbury Lodge Guesthouse?",
+                              state={"hotel": {"name": "arbury lodge"}})
 
     s = SKTODSystem(base=ArburyBase)
     s.reset(0)

@@ -55,7 +55,8 @@ def test_generation_reweighting_hand_computed() -> None:
     assert s["rouge_1"] == pytest.approx((1 + 2 / 3) / 3)
     assert s["rouge_2"] == pytest.approx(1 / 3)
     assert s["rouge_l"] == pytest.approx((1 + 1 / 3) / 3)
-    bleu = sacrebleu.corpus_bleu(["the wifi is fast", "quiet rooms"], [["the wifi is fast", "the rooms are quiet"]])
+    bleu = sacrebleu.corpus_bleu(["the wifi is fast", "quiet rooms"],
+                                 [["the wifi is fast", "the rooms are quiet"]])
     assert s["bleu"] == pytest.approx(bleu.score / 100 * 2 / 3)
     assert s["meteor"] is None and "disabled" in s["meteor_note"]
 

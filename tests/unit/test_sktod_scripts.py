@@ -27,7 +27,8 @@ def chat(tmp_path: Path) -> list[dict[str, Any]]:
 def test_answers_stay_on_the_asked_aspect(tmp_path: Path) -> None:
     turns = chat(tmp_path)
     for turn, aspect, venue in zip(turns, ("food", "wifi", "breakfast"),
-                                   ("DOJO NOODLE BAR", "ACORN GUEST HOUSE", "ACORN GUEST HOUSE"), strict=True):
+                                   ("DOJO NOODLE BAR", "ACORN GUEST HOUSE", "ACORN GUEST HOUSE"),
+                                   strict=True):
         know = turn["internals"]["knowledge"]
         assert turn["internals"]["branch"] == "sktod" and know["ktd"]["fired"]
         assert [e["name"] for e in know["entities"]] == [venue]

@@ -58,7 +58,8 @@ def test_delta_mode_merges_and_deletes() -> None:
     fmt = load_format("mintl")
     prev = {"restaurant": {"area": "north", "food": "chinese"}}
     assert parse_belief("[restaurant] area <null> food thai", fmt, prev) == {"restaurant": {"food": "thai"}}
-    assert parse_belief("[hotel] stars 4", fmt, prev) == {"restaurant": prev["restaurant"], "hotel": {"stars": "4"}}
+    assert parse_belief("[hotel] stars 4", fmt, prev) == {"restaurant": prev["restaurant"],
+                                                          "hotel": {"stars": "4"}}
 
 
 def test_db_segments() -> None:
@@ -115,10 +116,12 @@ def test_lexicalise_from_rows_state_and_references() -> None:
     out = lexicalise("[value_name] and [value_name] serve [value_food] food. [value_choice] in all. "
                      "booked for [value_people] on [value_day] at [value_time], ref [value_reference] .",
                      db, "restaurant", result, state, seed=3, turn=1)
-    assert out.text.startswith(f"{first['name']} and {second['name']} serve chinese food. {result.count} in all.")
+    assert out.text.startswith(f"{first['name']} and {second['name']} serve chinese food. {result.count} in "
+                               "all.")
     assert "booked for 2 on monday at 18:30, ref " in out.text and out.text.endswith(".")
     ref = out.filled["[value_reference]"]
-    assert len(ref) == 8 and ref == lexicalise("[value_reference]", db, "restaurant", result, state, 3, 1).text
+    assert len(ref) == 8 and ref == lexicalise("[value_reference]", db, "restaurant", result, state, 3,
+                                               1).text
     assert out.unfilled == ()
 
 

@@ -11,11 +11,11 @@ from parley.engine.systems import build_system
 from parley.engine.types import LoadError, Message, TurnError
 
 _TEXT = ("i want a cheap chinese restaurant in the centre please book it for 2 people on monday at 18:30 "
-    "food area pricerange name phone is there are [value_name] [value_phone] [value_choice] [value_reference] "
-    "[value_address] [value_postcode] [restaurant_name] [restaurant_phone] [restaurant] [hotel] [train] [inform] "
-    "[request] [db_0] [db_1] [db_2] [db_3] serves at on and reference number thanks what would you like day "
-    "translate dialogue to belief state: system response: people time leave arrive destination departure "
-    "cambridge london kings cross restaurant ok , . ? hi hello inform choice")
+    "food area pricerange name phone is there are [value_name] [value_phone] [value_choice] "
+    "[value_reference] [value_address] [value_postcode] [restaurant_name] [restaurant_phone] [restaurant] "
+    "[hotel] [train] [inform] [request] [db_0] [db_1] [db_2] [db_3] serves at on and reference number thanks "
+    "what would you like day translate dialogue to belief state: system response: people time leave arrive "
+    "destination departure cambridge london kings cross restaurant ok , . ? hi hello inform choice")
 WORDS = _TEXT.split()
 SPECIALS = ["<pad>", "</s>", "<unk>", "<sos_u>", "<eos_u>", "<sos_b>", "<eos_b>", "<sos_db>", "<eos_db>",
             "<sos_a>", "<eos_a>", "<sos_r>", "<eos_r>", "<|endoftext|>", "<|context|>", "<|endofcontext|>",
@@ -31,8 +31,8 @@ def _tokenizer(folder: Path):  # type: ignore[no-untyped-def]
     vocab = {t: i for i, t in enumerate(dict.fromkeys(SPECIALS + WORDS))}
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", eos_token="</s>",
-                                   additional_special_tokens=SPECIALS[3:])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>",
+                                   eos_token="</s>", additional_special_tokens=SPECIALS[3:])
     fast.save_pretrained(str(folder))
     return fast
 
@@ -61,7 +61,8 @@ def gpt2_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tok = _tokenizer(folder)
     torch.manual_seed(0)
     cfg = GPT2Config(vocab_size=len(tok), n_embd=16, n_layer=1, n_head=2, n_positions=256,
-                     bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+                     bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id,
+                     pad_token_id=tok.pad_token_id)
     GPT2LMHeadModel(cfg).save_pretrained(str(folder))
     return folder
 
@@ -113,7 +114,8 @@ def test_seq2seq_scripted_belief_db_lexicalise(t5_dir: Path) -> None:
         "<sos_r> [value_name] serves chinese food , phone [value_phone] . <eos_r>",
     ], causal=False)
     turn = system.respond((Message("user", USER),))
-    assert calls[0].startswith("translate dialogue to belief state: <sos_context> <sos_u> i want a cheap chinese")
+    assert calls[0].startswith("translate dialogue to belief state: <sos_context> <sos_u> i want a cheap "
+                               "chinese")
     assert calls[1].startswith("translate dialogue to system response:")
     assert "<sos_db> [db_3] <eos_db>" in calls[1] or "<sos_db> [db_2] <eos_db>" in calls[1]
     assert turn.state == {"restaurant": {"food": "chinese", "area": "centre", "pricerange": "cheap"}}
@@ -162,7 +164,8 @@ def test_history_from_elsewhere_is_rebuilt_from_text(gpt2_dir: Path) -> None:
     system = build_system(f"hf-causal:model={gpt2_dir},format=simpletod")
     system.load()
     calls = _script_generate(system, ["restaurant food chinese <|endofbelief|>",
-                                      "restaurant inform choice <|endofaction|> <|response|> ok . <|endofresponse|>"],
+                                      "restaurant inform choice <|endofaction|> <|response|> ok . <|"
+                                      "endofresponse|>"],
                              causal=True)
     history = (Message("user", "hi"), Message("system", "hello there"), Message("user", USER))
     turn = system.respond(history)
@@ -204,7 +207,8 @@ def test_lexicalised_reply_is_stored_by_the_session(gpt2_dir: Path, tmp_path: Pa
     system = build_system(f"hf-causal:model={gpt2_dir}")
     system.load()
     _script_generate(system, ["[restaurant] food chinese area centre <eos_b>",
-                              "[restaurant] [inform] phone <eos_a> <sos_r> [value_name] , [value_phone] . <eos_r>"],
+                              "[restaurant] [inform] phone <eos_a> <sos_r> [value_name] , [value_phone] . "
+                              "<eos_r>"],
                      causal=True)
     store = open_store(tmp_path / "parley.db")
     session = Session(store, system, system_spec="hf-causal")
@@ -223,12 +227,15 @@ def test_lexicalised_reply_is_stored_by_the_session(gpt2_dir: Path, tmp_path: Pa
 
 @pytest.mark.parametrize(("outputs", "reason"), [
     (["restaurant food chinese , restaurant area"], "no end marker <|endofbelief|>"),
-    (["restaurant phone is , restaurant food chinese <|endofbelief|>"], "outside the ontology: restaurant phone is"),
-    (["restaurant food chinese <|endofbelief|>", "restaurant inform name <|endofaction|> <|response|> [value_name] "
+    (["restaurant phone is , restaurant food chinese <|endofbelief|>"],
+     "outside the ontology: restaurant phone is"),
+    (["restaurant food chinese <|endofbelief|>", "restaurant inform name <|endofaction|> <|response|> "
+                                                 "[value_name] "
       "is"], "no end marker <|endofresponse|>"),
     (["restaurant food chinese <|endofbelief|>", "<|endofaction|> <|response|> <|endofresponse|>"], "empty"),
 ])
-def test_malformed_generation_becomes_the_fallback_reply(gpt2_dir: Path, outputs: list[str], reason: str) -> None:
+def test_malformed_generation_becomes_the_fallback_reply(gpt2_dir: Path, outputs: list[str],
+                                                         reason: str) -> None:
     from parley.engine.systems.hf_base import FALLBACK
 
     system = build_system(f"hf-causal:model={gpt2_dir},format=simpletod")

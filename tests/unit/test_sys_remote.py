@@ -14,7 +14,8 @@ from parley.engine.spec import SpecError
 from parley.engine.systems import build_system
 from parley.engine.types import Message, TurnError
 
-HISTORY = (Message("user", "I need a cheap hotel"), Message("system", "Which area?"), Message("user", "north"))
+HISTORY = (Message("user", "I need a cheap hotel"), Message("system", "Which area?"),
+           Message("user", "north"))
 
 
 class Handler(BaseHTTPRequestHandler):

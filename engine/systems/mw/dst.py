@@ -15,9 +15,9 @@ from parley.engine.systems.mw.nlu import NluContext, NluResult
 
 VENUE = ("restaurant", "hotel", "attraction")
 #: the user starts a search ("I need a cheap hotel", "find me another restaurant")
-SEARCH_RE = re.compile(r"\b(?:i need|i'm looking|i am looking|looking for|find me|find a|find an|i want|i'd like"
-                       r"|i would like|we need|we want|we're looking|another|a different|also need|search for"
-                       r"|is there|are there|do you have|can you find|could you find|recommend)\b")
+SEARCH_RE = re.compile(r"\b(?:i need|i'm looking|i am looking|looking for|find me|find a|find an|i want|"
+                       r"i'd like|i would like|we need|we want|we're looking|another|a different|also need|"
+                       r"search for|is there|are there|do you have|can you find|could you find|recommend)\b")
 #: a venue named as a place of reference ("a restaurant near the Cityroomz hotel"), not as the one sought
 NEAR_RE = re.compile(r"\b(?:near|close to|nearby|next to|around|from|same area as|walking distance)\b")
 
@@ -57,7 +57,8 @@ class Tracker:
                 vid = self.state.get(d, {}).get("name") or self.offered.get(d)
                 row = db.find(d, vid) if vid else None
                 if row:
-                    venues[d] = {k: str(row[k]) for k in ("area", "pricerange", "stars", "type", "food") if k in row}
+                    venues[d] = {k: str(row[k]) for k in ("area", "pricerange", "stars", "type", "food")
+                                 if k in row}
         return NluContext(active_domain=self.active_domain, sys_requested=self.sys_requested,
                           state=self.state, offered=self.offered, offer_domain=self.last_offer_domain,
                           venues=venues)
@@ -111,11 +112,13 @@ class Tracker:
         # Reading a corpus (passive), the wizard's offer accepted by the user is taken, as the corpus
         # annotates.
         engaged = "book" in intents or "affirm" in intents or book_info or bool(self.requested.get(d))
-        if self.passive and d in VENUE and self.offered.get(d) and not self.state.get(d, {}).get("name") and engaged \
+        if self.passive and d in VENUE and self.offered.get(d) and not self.state.get(d,
+                                                                                      {}).get("name") and engaged \
                 and (self.wants_booking.get(d) or self.last_offer_domain == d) and "reqalts" not in intents \
                 and not any(s != "name" and not s.startswith("book_") for dom, s in self.changed if dom == d):
             self.state.setdefault(d, {})["name"] = self.offered[d]
-        if "reqalts" in intents and d in self.offered and self.state.get(d, {}).get("name") == self.offered[d] \
+        if "reqalts" in intents and d in self.offered and self.state.get(d,
+                                                                         {}).get("name") == self.offered[d] \
                 and (d, "name") not in self.changed:
             del self.state[d]["name"]
 
@@ -165,6 +168,6 @@ class Tracker:
                 self.booked_before.setdefault(dom, []).append(self.booked.pop(dom))
 
     def to_json(self) -> dict[str, Any]:
-        return {"state": self.snapshot(), "requested": copy.deepcopy(self.requested), "offered": dict(self.offered),
-                "booked": dict(self.booked), "active_domain": self.active_domain,
-                "sys_requested": list(self.sys_requested)}
+        return {"state": self.snapshot(), "requested": copy.deepcopy(self.requested),
+                "offered": dict(self.offered), "booked": dict(self.booked),
+                "active_domain": self.active_domain, "sys_requested": list(self.sys_requested)}

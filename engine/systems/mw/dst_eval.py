@@ -50,8 +50,8 @@ class _Names:
         self.choices: list[str] = []
         if db is not None:
             self.choices = list(dict.fromkeys(
-                [*db.values("restaurant", "name"), *db.values("hotel", "name"), *db.values("attraction", "name"),
-                 *db.places]))
+                [*db.values("restaurant", "name"), *db.values("hotel", "name"),
+                 *db.values("attraction", "name"), *db.places]))
         self.cache: dict[str, str] = {}
 
     def __call__(self, v: str) -> str:
@@ -163,8 +163,8 @@ class DstScores:
         return 2 * p * r / (p + r) if p + r else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"turns": self.turns, "jga": self.jga, "slot_precision": self.precision, "slot_recall": self.recall,
-                "slot_f1": self.f1}
+        return {"turns": self.turns, "jga": self.jga, "slot_precision": self.precision,
+                "slot_recall": self.recall, "slot_f1": self.f1}
 
 
 def load_multiwoz(path: Path | str) -> dict[str, Any]:

@@ -40,9 +40,9 @@ class NluResult:
     checks: tuple[tuple[str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "domain": self.domain, "domains": list(self.domains), "intents": list(self.intents),
-                "inform": [list(x) for x in self.inform], "requests": [list(x) for x in self.requests],
-                "checks": [list(x) for x in self.checks]}
+        return {"text": self.text, "domain": self.domain, "domains": list(self.domains),
+                "intents": list(self.intents), "inform": [list(x) for x in self.inform],
+                "requests": [list(x) for x in self.requests], "checks": [list(x) for x in self.checks]}
 
 
 def slots_of(domain: str) -> tuple[str, ...]:
@@ -73,11 +73,11 @@ def domain_for(slot: str, primary: str | None, mentioned: list[str], ctx: NluCon
     for d in order:
         if slot in slots_of(d):
             return d
-    defaults = {"food": "restaurant", "stars": "hotel", "parking": "hotel", "internet": "hotel", "book_stay": "hotel",
-                "pricerange": "restaurant", "area": "restaurant", "book_time": "restaurant",
-                "book_day": "restaurant", "book_people": "restaurant", "day": "train", "leaveAt": "train",
-                "arriveBy": "train", "departure": "train", "destination": "train", "type": "attraction",
-                "department": "hospital"}
+    defaults = {"food": "restaurant", "stars": "hotel", "parking": "hotel", "internet": "hotel",
+                "book_stay": "hotel", "pricerange": "restaurant", "area": "restaurant",
+                "book_time": "restaurant", "book_day": "restaurant", "book_people": "restaurant",
+                "day": "train", "leaveAt": "train", "arriveBy": "train", "departure": "train",
+                "destination": "train", "type": "attraction", "department": "hospital"}
     if not order:
         return defaults.get(slot)
     # the domain talked about has no such slot ("east please" after a question about the train): the one

@@ -14,10 +14,11 @@ from parley.engine.mwdb import MultiwozDB
 
 # aliases → canonical station names (the train DB's departure/destination values)
 STATION_ALIASES = {
-    "kings cross": "london kings cross", "london kings cross": "london kings cross", "kings x": "london kings cross",
-    "liverpool street": "london liverpool street", "london liverpool": "london liverpool street",
-    "liverpool st": "london liverpool street", "birmingham": "birmingham new street",
-    "birmingham new street": "birmingham new street", "stansted": "stansted airport", "stansted airport":
+    "kings cross": "london kings cross", "london kings cross": "london kings cross",
+    "kings x": "london kings cross", "liverpool street": "london liverpool street",
+    "london liverpool": "london liverpool street", "liverpool st": "london liverpool street",
+    "birmingham": "birmingham new street", "birmingham new street": "birmingham new street",
+    "stansted": "stansted airport", "stansted airport":
     "stansted airport", "bishops stortford": "bishops stortford", "bishop stortford": "bishops stortford",
     "stortford": "bishops stortford", "kings lynn": "kings lynn", "king lynn": "kings lynn", "peterborough":
     "peterborough", "leicester": "leicester", "ely": "ely", "norwich": "norwich", "stevenage": "stevenage",
@@ -26,34 +27,41 @@ STATION_ALIASES = {
 
 # words that look like names but are common English: only taken as names in a naming context
 RISKY_NAMES = {"ask", "the place", "good luck", "the junction", "home from home", "the gallery", "avalon",
-               "cote", "nusha", "ely", "j restaurant", "the man on the moon", "tenpin", "limehouse", "allenbell"}
-_NAMING_CONTEXT = re.compile(r"\b(called|named|at|about|the|for|book|reserve|to|from|is|visit|info on|in|into)\s+$")
-_GENERIC = {"restaurant", "hotel", "guest house", "guesthouse", "the", "house", "cafe", "bar", "college", "museum",
-            "gallery", "church", "theatre", "cinema", "pool", "park", "lodge", "centre", "cambridge", "city",
-            "kitchen", "the restaurant", "the hotel", "bed and breakfast", "hall", "garden", "the museum"}
+               "cote", "nusha", "ely", "j restaurant", "the man on the moon", "tenpin", "limehouse",
+               "allenbell"}
+_NAMING_CONTEXT = re.compile(r"\b(called|named|at|about|the|for|book|reserve|to|from|is|visit|info on|in|"
+                             r"into)\s+$")
+_GENERIC = {"restaurant", "hotel", "guest house", "guesthouse", "the", "house", "cafe", "bar", "college",
+            "museum", "gallery", "church", "theatre", "cinema", "pool", "park", "lodge", "centre",
+            "cambridge", "city", "kitchen", "the restaurant", "the hotel", "bed and breakfast", "hall",
+            "garden", "the museum"}
 
 
-_GENERIC_WORDS = {"the", "restaurant", "hotel", "guest", "house", "guesthouse", "and", "bar", "cafe", "college",
-                  "museum", "gallery", "church", "theatre", "cinema", "pool", "park", "lodge", "centre", "cambridge",
-                  "city", "kitchen", "bed", "breakfast", "hall", "garden", "gardens", "of", "at", "a", "in", "on",
-                  "street", "road", "station", "train", "to", "from", "for", "by", "b"}
-_STOP = {"the", "a", "an", "and", "to", "from", "for", "in", "on", "at", "of", "by", "is", "it", "i", "me", "my", "you",
-         "we", "need", "want", "would", "like", "book", "find", "get", "also", "please", "with", "that", "this",
-         "there", "what", "where", "any", "some", "or", "be", "are", "can", "could", "no", "yes", "not"}
+_GENERIC_WORDS = {"the", "restaurant", "hotel", "guest", "house", "guesthouse", "and", "bar", "cafe",
+                  "college", "museum", "gallery", "church", "theatre", "cinema", "pool", "park", "lodge",
+                  "centre", "cambridge", "city", "kitchen", "bed", "breakfast", "hall", "garden", "gardens",
+                  "of", "at", "a", "in", "on", "street", "road", "station", "train", "to", "from", "for",
+                  "by", "b"}
+_STOP = {"the", "a", "an", "and", "to", "from", "for", "in", "on", "at", "of", "by", "is", "it", "i", "me",
+         "my", "you", "we", "need", "want", "would", "like", "book", "find", "get", "also", "please", "with",
+         "that", "this", "there", "what", "where", "any", "some", "or", "be", "are", "can", "could", "no",
+         "yes", "not"}
 
 
 def _risky(alias: str) -> bool:
-    return alias in RISKY_NAMES or ("the " + alias) in RISKY_NAMES or alias in ("place", "junction", "gallery")
+    return alias in RISKY_NAMES or ("the " + alias) in RISKY_NAMES or alias in ("place", "junction",
+                                                                                "gallery")
 
 
 def _common_words() -> set[str]:
     from parley.engine.systems.mw import patterns as P
 
     words = set(P.FOODS) | set(P.ATTRACTION_TYPES) | set(P.DAYS) | set(P.AREAS)
-    words |= {"north", "south", "east", "west", "centre", "expensive", "moderate", "cheap", "parking", "internet",
-              "guesthouse", "reference", "address", "postcode", "number", "people", "train", "taxi", "thanks",
-              "please", "station", "tickets", "leaving", "arriving", "departure", "destination", "restaurant",
-              "attraction", "something", "another", "anything", "information", "looking", "booking", "reservation"}
+    words |= {"north", "south", "east", "west", "centre", "expensive", "moderate", "cheap", "parking",
+              "internet", "guesthouse", "reference", "address", "postcode", "number", "people", "train",
+              "taxi", "thanks", "please", "station", "tickets", "leaving", "arriving", "departure",
+              "destination", "restaurant", "attraction", "something", "another", "anything", "information",
+              "looking", "booking", "reservation"}
     return words
 
 
@@ -84,8 +92,8 @@ def _variants(name: str) -> set[str]:
         out.add(n[4:])
     else:
         out.add("the " + n)
-    for suffix in (" restaurant", " hotel", " guest house", " guesthouse", " restaurant and bar", " cambridge",
-                   " and bar", " cafe"):
+    for suffix in (" restaurant", " hotel", " guest house", " guesthouse", " restaurant and bar",
+                   " cambridge", " and bar", " cafe"):
         if n.endswith(suffix) and len(n) - len(suffix) >= 4:
             base = n[: -len(suffix)]
             out.add(base)
@@ -127,7 +135,8 @@ class Lexicon:
                  "cherry hinton water park": ("attraction", "cherry hinton water play")}
         for k, (d, canon) in extra.items():
             if canon in db.values(d, "name") or canon.replace("'", "") in db.values(d, "name"):
-                self.alias.setdefault(k, (d, canon if canon in db.values(d, "name") else canon.replace("'", "")))
+                self.alias.setdefault(k, (d, canon if canon in db.values(d, "name")
+                                          else canon.replace("'", "")))
         self.max_len = max(len(a.split()) for a in self.alias)
         # fuzzy keys: the distinctive words of each alias ("j restaurant" → "j": too short, never fuzzy)
         self.fuzzy: dict[str, str] = {}

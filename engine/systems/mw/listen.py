@@ -14,9 +14,10 @@ from parley.engine.systems.mw.normalise import clean
 from parley.engine.systems.mw.patterns import TRAIN_ID_RE
 
 _ASKS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
-    (re.compile(r"how many (people|persons|guests|tickets|seats|will be|in your party)|for how many|party size"
-                r"|number of (people|guests|tickets)"), ("book_people",)),
-    (re.compile(r"how many (nights|days)|how long (will|would) you (be staying|like to stay)|length of (your )?stay"),
+    (re.compile(r"how many (people|persons|guests|tickets|seats|will be|in your party)|for how many|"
+                r"party size|number of (people|guests|tickets)"), ("book_people",)),
+    (re.compile(r"how many (nights|days)|how long (will|would) you (be staying|like to stay)|"
+                r"length of (your )?stay"),
      ("book_stay",)),
     (re.compile(r"what day|which day|day (would|will)|what night|which night|starting (on )?what|arrival day"),
      ("day", "book_day")),
@@ -24,24 +25,28 @@ _ASKS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
                 r"|preferred time|a time"), ("leaveAt", "arriveBy", "book_time")),
     (re.compile(r"departure time|time .{0,20}(depart|leave)|leave (by|at|after)|when .{0,25}(depart|leave)"),
      ("leaveAt",)),
-    (re.compile(r"(what time|when) .{0,30}arriv|arrival time|arrive by (what|when)|arrive by\b"), ("arriveBy",)),
-    (re.compile(r"where (are|will) you (be )?(depart|leav|com|travel(l)?ing from)|departure (station|site|location)"
-                r"|departing from|leaving from|where from|pick you up|from where|pickup location"), ("departure",)),
-    (re.compile(r"where (are|will|would) you (be )?(going|headed|heading|travel(l)?ing to|like to go)|destination"
-                r"|going to|where to|drop you off|arriving (in|at)"), ("destination",)),
+    (re.compile(r"(what time|when) .{0,30}arriv|arrival time|arrive by (what|when)|arrive by\b"),
+     ("arriveBy",)),
+    (re.compile(r"where (are|will) you (be )?(depart|leav|com|travel(l)?ing from)|departure (station|site|"
+                r"location)|departing from|leaving from|where from|pick you up|from where|pickup location"),
+     ("departure",)),
+    (re.compile(r"where (are|will|would) you (be )?(going|headed|heading|travel(l)?ing to|like to go)|"
+                r"destination|going to|where to|drop you off|arriving (in|at)"), ("destination",)),
     (re.compile(r"area|part of (town|the city)|side of town|location"), ("area",)),
     (re.compile(r"price ?range|price point|budget|how expensive|cheap or|expensive or"), ("pricerange",)),
     (re.compile(r"type of food|kind of food|cuisine|food type|what food"), ("food",)),
     (re.compile(r"stars|star rating"), ("stars",)),
-    (re.compile(r"type of (attraction|place)|kind of (attraction|place)|what type|what kind|preference for a type"),
+    (re.compile(r"type of (attraction|place)|kind of (attraction|place)|what type|what kind|"
+                r"preference for a type"),
      ("type",)),
-    (re.compile(r"hotel or (a )?guest ?house|guest ?house or (a )?hotel|hotel versus|guest ?house versus"), ("type",)),
+    (re.compile(r"hotel or (a )?guest ?house|guest ?house or (a )?hotel|hotel versus|guest ?house versus"),
+     ("type",)),
     (re.compile(r"(something|anything) (in particular|specific)|particular (type|kind)"), ("type",)),
     (re.compile(r"parking"), ("parking",)),
     (re.compile(r"internet|wifi"), ("internet",)),
-    (re.compile(r"(would|shall|should|can|do) (you like )?(me|i|you want me) (to )?(book|reserve|make)|like (me )?to "
-                r"book|like a reservation|want (me )?to book|like to reserve|book (it|that|a table|a room|seats)"
-                r"|make a (reservation|booking)"), ("book",)),
+    (re.compile(r"(would|shall|should|can|do) (you like )?(me|i|you want me) (to )?(book|reserve|make)|"
+                r"like (me )?to book|like a reservation|want (me )?to book|like to reserve|book (it|that|"
+                r"a table|a room|seats)|make a (reservation|booking)"), ("book",)),
 ]
 
 
@@ -65,7 +70,8 @@ def listen(text: str, tr: Tracker, lex: Lexicon) -> None:
     for pat, slots in _ASKS:
         if pat.search(questions):
             asked.extend(s for s in slots if s not in asked)
-    if asked and re.search(r"prefer|particular|specific|in mind|certain|any (area|price|type)|looking for|versus|matter",
+    if asked and re.search(r"prefer|particular|specific|in mind|certain|any (area|price|type)|looking for|"
+                           r"versus|matter",
                            questions):
         asked.append("pref")
     tr.sys_requested = tuple(asked)

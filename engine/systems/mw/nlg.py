@@ -37,8 +37,9 @@ def _pretty(slot: str, value: str) -> str:
         return _title(value)
     if slot == "type":
         return {"swimmingpool": "swimming pool", "mutliple sports": "multiple sports venue",
-                "concerthall": "concert hall", "nightclub": "nightclub", "entertainment": "entertainment venue",
-                "architecture": "historic building", "boat": "boat trip"}.get(value, value)
+                "concerthall": "concert hall", "nightclub": "nightclub",
+                "entertainment": "entertainment venue", "architecture": "historic building",
+                "boat": "boat trip"}.get(value, value)
     if slot == "address":
         return _title(value)
     if slot == "postcode":
@@ -213,7 +214,8 @@ def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
         if "arriveBy" in c:
             parts.append(f"arriving by {c['arriveBy']}")
         return " ".join(parts)
-    noun = {"restaurant": "restaurants", "hotel": "places to stay", "attraction": "attractions"}.get(domain, domain)
+    noun = {"restaurant": "restaurants", "hotel": "places to stay", "attraction": "attractions"}.get(domain,
+                                                                                                     domain)
     if domain == "hotel" and c.get("type") in ("hotel", "guesthouse"):
         noun = c["type"] + "s"
     if domain == "attraction" and "type" in c:

@@ -41,8 +41,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     # domains mentioned, by position
     mentions: list[tuple[int, str]] = []
     # "the same day as the hotel", "near the restaurant": references, not new requests for those domains
-    scan = re.sub(r"\b(?:as|near|close to|nearby|next to|around|than) (?:the|my|our|that) \w+(?: booking| reservation)?"
-                  r"|\b(?:the|my|our) (?:restaurant|hotel|train|taxi) (?:reservation|booking)",
+    scan = re.sub(r"\b(?:as|near|close to|nearby|next to|around|than) (?:the|my|our|that) \w+(?: booking|"
+                  r" reservation)?|\b(?:the|my|our) (?:restaurant|hotel|train|taxi) (?:reservation|booking)",
                   lambda m: " " * len(m.group(0)), plain)
     if ctx.active_domain == "taxi" or P.DOMAIN_WORDS["taxi"].search(plain):
         # "from the hotel to the museum": references to venues, not new requests for those domains
@@ -52,9 +52,11 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
             mentions.append((m.start(), dom))
     # answering the taxi's "where from / to / when?": places are trip ends, whatever words come with them
     trip_asked = ctx.active_domain == "taxi" and any(
-        s in ("departure", "destination", "leaveAt", "arriveBy") for s in ctx.sys_requested) and not re.search(
+        s in ("departure", "destination", "leaveAt", "arriveBy")
+        for s in ctx.sys_requested) and not re.search(
         r"\b(trains?|book a (room|table)|also (need|want|looking))\b", plain)
-    taxi_ctx = any(d == "taxi" for _, d in mentions) or trip_asked or (ctx.active_domain == "taxi" and not any(
+    taxi_ctx = any(d == "taxi" for _, d in mentions) or trip_asked or (ctx.active_domain == "taxi"
+                                                                       and not any(
         d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
     if trip_asked:
         mentions = [(i, d) for i, d in mentions if d not in ("train", "restaurant", "hotel", "attraction")]
@@ -62,8 +64,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         if nm.domain == "department":
             mentions.append((where[key], "hospital"))
         elif nm.domain == "station":
-            cued = bool(re.search(r"\b(from|leav\w*|depart\w*|arriv\w* (in|at)|going to|go to|get to|travel\w* to"
-                                  r"|heading to|train to)\s+$", tn[:where[key]]))
+            cued = bool(re.search(r"\b(from|leav\w*|depart\w*|arriv\w* (in|at)|going to|go to|get to|"
+                                  r"travel\w* to|heading to|train to)\s+$", tn[:where[key]]))
             # "travelling to Cambridge and looking for a restaurant": a trip, not a train request
             cued = cued and not any(d in ("restaurant", "hotel", "attraction") for _, d in mentions)
             if (nm.value != "cambridge" or cued or any(d == "train" for _, d in mentions)) and not taxi_ctx:
@@ -106,22 +108,24 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
 
 FOOD_ONLY = re.compile(r"\b(food|cuisine|restaurant)\b")
 #: cuisines that name nothing else ("british" could be a museum, "world" a trip)
-CUISINE = re.compile(r"\b(italian|chinese|indian|thai|japanese|korean|mexican|lebanese|turkish|vietnamese|french"
-                     r"|spanish|portuguese|mediterranean|gastropub|seafood|african|north american|modern european"
-                     r"|asian oriental|european|international|tapas|sushi|pizza|noodles|curry)\b")
+CUISINE = re.compile(r"\b(italian|chinese|indian|thai|japanese|korean|mexican|lebanese|turkish|vietnamese|"
+                     r"french|spanish|portuguese|mediterranean|gastropub|seafood|african|north american|"
+                     r"modern european|asian oriental|european|international|tapas|sushi|pizza|noodles|"
+                     r"curry)\b")
 
 
 def _intents(t: str) -> tuple[str, ...]:
     out = []
     checks = [("greet", P.GREET_RE), ("thanks", P.THANKS_RE), ("bye", P.BYE_RE), ("affirm", P.AFFIRM_RE),
-              ("negate", P.NEGATE_RE), ("book", P.BOOK_RE), ("nobook", P.NOBOOK_RE), ("reqalts", P.REQALTS_RE),
-              ("recommend", P.RECOMMEND_RE), ("correct", P.CORRECT_RE)]
+              ("negate", P.NEGATE_RE), ("book", P.BOOK_RE), ("nobook", P.NOBOOK_RE),
+              ("reqalts", P.REQALTS_RE), ("recommend", P.RECOMMEND_RE), ("correct", P.CORRECT_RE)]
     for name, pat in checks:
         if pat.search(t):
             out.append(name)
     if "nobook" in out and "book" in out:
         out.remove("book")
-    if "bye" in out and re.search(r"\bno thank", t) and not P.BYE_RE.search(re.sub(r"\bno thank(s| you)", "", t)) \
+    if "bye" in out and re.search(r"\bno thank", t) and not P.BYE_RE.search(re.sub(r"\bno thank(s| you)", "",
+                                                                                   t)) \
             and len(t.split()) > 5:
         out.remove("bye")  # "no thanks, I don't want to book": a refusal, not a goodbye
     if "bye" in out and "negate" in out and len(t.split()) <= 6:

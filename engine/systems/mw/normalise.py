@@ -17,26 +17,30 @@ _SPELLING = {
     "wi fi": "wifi", "wi-fi": "wifi", "b&b": "bed and breakfast", "b & b": "bed and breakfast",
     "guest-house": "guest house", "tommorow": "tomorrow", "tomorow": "tomorrow", "pls": "please",
     "plz": "please", "thx": "thanks", "ty": "thank you", "wednsday": "wednesday", "wendesday": "wednesday",
-    "thrusday": "thursday", "thurs": "thursday", "tues": "tuesday", "weds": "wednesday", "saterday": "saturday",
-    "fri": "friday", "sat": "saturday", "mon": "monday", "resturant": "restaurant", "restaraunt": "restaurant",
-    "restuarant": "restaurant", "hotle": "hotel", "moderatly": "moderately", "expencive": "expensive",
-    "cheep": "cheap", "atraction": "attraction", "musuem": "museum", "collage": "college", "postal code": "postcode",
-    "post code": "postcode", "zip code": "postcode", "zipcode": "postcode",
-    "telephone": "phone", "e mail": "email",
+    "thrusday": "thursday", "thurs": "thursday", "tues": "tuesday", "weds": "wednesday",
+    "saterday": "saturday", "fri": "friday", "sat": "saturday", "mon": "monday", "resturant": "restaurant",
+    "restaraunt": "restaurant", "restuarant": "restaurant", "hotle": "hotel", "moderatly": "moderately",
+    "expencive": "expensive", "cheep": "cheap", "atraction": "attraction", "musuem": "museum",
+    "collage": "college", "postal code": "postcode", "post code": "postcode", "zip code": "postcode",
+    "zipcode": "postcode", "telephone": "phone", "e mail": "email",
 }
-_SPELL_RE = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(_SPELLING, key=len, reverse=True)) + r")\b")
+_SPELL_RE = re.compile(r"\b(" + "|".join(re.escape(k)
+                                         for k in sorted(_SPELLING, key=len, reverse=True)) + r")\b")
 
 _CONTRACTIONS = [
-    (re.compile(r"\b(do|does|did|is|are|was|were|could|would|should|ca|wo|have|has|had|need) n'?t\b"), r"\1n't"),
+    (re.compile(r"\b(do|does|did|is|are|was|were|could|would|should|ca|wo|have|has|had|need) n'?t\b"),
+     r"\1n't"),
     (re.compile(r"\b(i|you|we|they|he|she|it|that|there|what|who|let) '(m|s|re|ve|ll|d)\b"), r"\1'\2"),
-    (re.compile(r"\bdont\b"), "don't"), (re.compile(r"\bdoesnt\b"), "doesn't"), (re.compile(r"\bim\b"), "i'm"),
-    (re.compile(r"\bcant\b"), "can't"), (re.compile(r"\bwont\b"), "won't"), (re.compile(r"\bisnt\b"), "isn't"),
-    (re.compile(r"\bdidnt\b"), "didn't"), (re.compile(r"\bcannot\b"), "can't"),
+    (re.compile(r"\bdont\b"), "don't"), (re.compile(r"\bdoesnt\b"), "doesn't"),
+    (re.compile(r"\bim\b"), "i'm"), (re.compile(r"\bcant\b"), "can't"), (re.compile(r"\bwont\b"), "won't"),
+    (re.compile(r"\bisnt\b"), "isn't"), (re.compile(r"\bdidnt\b"), "didn't"),
+    (re.compile(r"\bcannot\b"), "can't"),
 ]
 
 
 _POSSESSIVE = re.compile(r"\b(\w+)'s\b")
-_KEEP_S = {"it", "that", "what", "there", "he", "she", "who", "let", "here", "where", "how", "this", "when", "why"}
+_KEEP_S = {"it", "that", "what", "there", "he", "she", "who", "let", "here", "where", "how", "this", "when",
+           "why"}
 
 
 def clean(text: str) -> str:
@@ -64,9 +68,9 @@ def clean(text: str) -> str:
 
 
 _UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
 }
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
 _NUM_RE = re.compile(
@@ -79,9 +83,11 @@ _SPECIAL = [
     (re.compile(r"\b(for|by) myself\b"), "1 people"),
     (re.compile(r"\b(just|only) for (me|myself|1|one)\b(?! nights?| days?| weeks?)"), "for 1 people"),
     (re.compile(r"\b(a )?couple of (people|persons|us|nights|days|guests)\b"), r"2 \2"),
-    (re.compile(r"\b(me|myself|i) and (a|my|one) (friend|wife|husband|partner|colleague|son|daughter|mother|father"
-                r"|mom|mum|dad|boyfriend|girlfriend|fiance|fiancee|spouse|sister|brother|boss|coworker)\b"), "2 people"),
-    (re.compile(r"\b(travell?ing|staying|going|eating|dining|be) (alone|solo|by myself|on my own)\b"), r"\1 1 people"),
+    (re.compile(r"\b(me|myself|i) and (a|my|one) (friend|wife|husband|partner|colleague|son|daughter|mother|"
+                r"father|mom|mum|dad|boyfriend|girlfriend|fiance|fiancee|spouse|sister|brother|boss|coworker)\b"),
+     "2 people"),
+    (re.compile(r"\b(travell?ing|staying|going|eating|dining|be) (alone|solo|by myself|on my own)\b"),
+     r"\1 1 people"),
     (re.compile(r"\bmy (wife|husband|partner|friend|girlfriend|boyfriend) and (i|me)\b"), "2 people"),
     (re.compile(r"\bboth of us\b"), "2 people"),
     (re.compile(r"\b(a|one) single (person|ticket)\b"), "1 people"),
@@ -124,15 +130,18 @@ _HOUR_AMPM = re.compile(r"\b(1[0-2]|0?[1-9])\s*(a\s?m|p\s?m|o'?\s?clock|oclock)\
 _PHRASE = re.compile(
     r"\b(quarter|half|[1-5]?\d)(?: minutes)? (past|after|to|til|till|before) ([01]?\d|2[0-3])\b" + _AMPM
 )
-_FOURDIGIT = re.compile(r"\b(?:at|by|after|before|around|about|leave|leaves|arrive|arrives)\s+([01]\d|2[0-3])([0-5]\d)\b")
+_FOURDIGIT = re.compile(r"\b(?:at|by|after|before|around|about|leave|leaves|arrive|arrives)\s+([01]\d|"
+                        r"2[0-3])([0-5]\d)\b")
 _BARE = re.compile(
     r"\b(?:at|by|after|before|around|about|until|till|from|leaves?|arrives?|leaving|arriving|depart(?:ing|s)?)\s+"
     r"(?:about |around |approximately )?(1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b"
-    r"(?! (?:people|persons|person|guests|adults|of us|nights?|days?|stars?|tickets?|seats?|minutes?|hours?|pounds?"
-    r"|that|which|who|of|with|serv\w*|more|other|thing|place|restaurant|hotel|attraction|train|taxi|for \d))"
+    r"(?! (?:people|persons|person|guests|adults|of us|nights?|days?|stars?|tickets?|seats?|minutes?|hours?|"
+    r"pounds?|that|which|who|of|with|serv\w*|more|other|thing|place|restaurant|hotel|attraction|train|taxi|"
+    r"for \d))"
 )
-_SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|arrive)\s+)?([01]?\d|2[0-3]) ([0-5]\d)"
-                     r"(?:\s*(a\s?m|p\s?m))?\b(?! (?:people|persons|nights?|days?|minutes?|pounds?))")
+_SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|arrive)\s+)?([01]?\d|"
+                     r"2[0-3]) ([0-5]\d)(?:\s*(a\s?m|p\s?m))?\b(?! (?:people|persons|nights?|days?|minutes?|"
+                     r"pounds?))")
 _WORDTIME = re.compile(r"\b(noon|midday|midnight|lunchtime|lunch time)\b")
 _PM_AFTER = re.compile(r"^\s*(?:in the )?(evening|afternoon|tonight|at night|pm)\b")
 _AM_AFTER = re.compile(r"^\s*(?:in the )?(morning|am)\b")
@@ -216,19 +225,20 @@ british chinese european french gastropub indian international italian japanese 
 portuguese seafood spanish turkish vietnamese vegetarian three seven eight eleven twelve twenty thirty fourty forty
 fifty quarter after before afternoon evening morning tomorrow tonight somewhere something anything expensive price
 pricerange stars star rating looking recommend another different free boat concert sports church churches park""".split()  # noqa: SIM905
-_VOCAB += ["welsh", "greek", "german", "polish", "russian", "scottish", "swedish", "danish", "tuscan", "halal",
-           "kosher", "moroccan", "persian", "caribbean", "brazilian", "belgian", "australian", "indonesian",
-           "malaysian", "singaporean", "cantonese", "barbeque", "polynesian", "venetian", "catalan", "basque",
-           "afghan", "cuban", "jamaican", "irish", "swiss", "thai", "fusion", "creative", "traditional", "unusual"]
+_VOCAB += ["welsh", "greek", "german", "polish", "russian", "scottish", "swedish", "danish", "tuscan",
+           "halal", "kosher", "moroccan", "persian", "caribbean", "brazilian", "belgian", "australian",
+           "indonesian", "malaysian", "singaporean", "cantonese", "barbeque", "polynesian", "venetian",
+           "catalan", "basque", "afghan", "cuban", "jamaican", "irish", "swiss", "thai", "fusion", "creative",
+           "traditional", "unusual"]
 _BY_FIRST: dict[str, list[str]] = {}
 for _w in _VOCAB:
     _BY_FIRST.setdefault(_w[0], []).append(_w)
-_KNOWN = set(_VOCAB) | {"worth", "forth", "mouth", "brain", "drain", "trait", "cheat", "these", "those", "there",
-                        "three", "their", "where", "which", "while", "would", "could", "should", "maybe", "about",
-                        "leaves", "starts", "plans", "place", "places", "table", "tables", "party", "great", "thing",
-                        "things", "think", "train's", "parks", "stays", "staying", "nightly", "booked", "books",
-                        "prices", "priced", "pricey", "leave", "least", "lease", "arrives", "arrived", "depart",
-                        "departs", "departed", "numbers", "phones", "number"}
+_KNOWN = set(_VOCAB) | {"worth", "forth", "mouth", "brain", "drain", "trait", "cheat", "these", "those",
+                        "there", "three", "their", "where", "which", "while", "would", "could", "should",
+                        "maybe", "about", "leaves", "starts", "plans", "place", "places", "table", "tables",
+                        "party", "great", "thing", "things", "think", "train's", "parks", "stays", "staying",
+                        "nightly", "booked", "books", "prices", "priced", "pricey", "leave", "least", "lease",
+                        "arrives", "arrived", "depart", "departs", "departed", "numbers", "phones", "number"}
 
 
 def _known() -> set[str]:

@@ -143,7 +143,8 @@ class Policy:
         for slot in slots:
             if slot == "reference":
                 ref = tr.booked.get(domain)
-                acts.append(_act("inform", domain, "reference", ref) if ref else _act("nobook", domain, "reference"))
+                acts.append(_act("inform", domain, "reference", ref) if ref
+                            else _act("nobook", domain, "reference"))
                 continue
             if row is None:
                 continue
@@ -203,8 +204,8 @@ class Policy:
 
         return taxi_turn(self, tr, nlu, acts, counts, sys_req)
 
-    def _hospital(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
-                  sys_req: list[str]) -> dict[str, Any] | None:
+    def _hospital(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]],
+                  counts: dict[str, int], sys_req: list[str]) -> dict[str, Any] | None:
         dept = tr.state.get("hospital", {}).get("department")
         rows = self.search.query("hospital", {"department": dept} if dept else {})
         counts["hospital"] = len(rows)

@@ -39,9 +39,9 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
             val = _ref_name(m.group(1), ctx)
             if val:
                 places.append((m.start(), m.start(), val, None))
-        if not holders and re.search(r"\bbetween (?:the |these |those |both |my |our )?(?:(?:2|two) )?(?:places?"
-                                     r"|locations?|venues?|spots?|sites?)\b|\bbetween (?:them|both|the (?:2|two))\b"
-                                     r"|\bboth places\b", tn):
+        if not holders and re.search(r"\bbetween (?:the |these |those |both |my |our )?(?:(?:2|"
+                                     r"two) )?(?:places?|locations?|venues?|spots?|sites?)\b|"
+                                     r"\bbetween (?:them|both|the (?:2|two))\b|\bboth places\b", tn):
             # "a taxi between the two places": from the venue being talked about to the other one
             named: list[tuple[str, str]] = []
             for d in ("restaurant", "hotel", "attraction"):
@@ -72,8 +72,8 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
             if nm is not None and not is_station:
                 b.add(nm.domain, "name", nm.value, start)
             elif is_station and (frm or to) and (value != "cambridge" or domain == "train"):
-                b.add("train", "departure" if frm and (not to or frm.start() > to.start()) else "destination", value,
-                      start)
+                b.add("train", "departure" if frm and (not to or frm.start() > to.start()) else "destination",
+                      value, start)
             continue
         if frm and to:
             slot = "departure" if frm.start() > to.start() else "destination"
@@ -85,7 +85,8 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
             slot = "departure"
         else:
             asked = [s for s in ctx.sys_requested if s in ("departure", "destination")]
-            have = {**ctx.state.get(travel, {}), **{s: v for (d, s), (_, v) in b.items.items() if d == travel}}
+            have = {**ctx.state.get(travel, {}), **{s: v for (d, s),
+                                                    (_, v) in b.items.items() if d == travel}}
             if asked:
                 slot = asked[0]
             elif have.get("departure") and not have.get("destination"):
@@ -97,22 +98,23 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
         b.add(travel, slot, value, prio)
 
 
-_SAME = re.compile(r"\b(?:same|that|(?:my|our|the) (?:entire|whole)|all (?:of )?(?:my|our|the)) (day|night|area"
-                   r"|part of town|side of town|section of town|section|location|neighbou?rhood|vicinity"
+_SAME = re.compile(r"\b(?:same|that|(?:my|our|the) (?:entire|whole)|all (?:of )?(?:my|our|the)) (day|night|"
+                   r"area|part of town|side of town|section of town|section|location|neighbou?rhood|vicinity"
                    r"|price ?range|price|group|party|number of people|amount of people"
                    r"|people|number|time)\b")
 _SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area": ("area",),
                "part of town": ("area",), "side of town": ("area",),
-               "section of town": ("area",), "section": ("area",), "location": ("area",), "neighborhood": ("area",),
-               "neighbourhood": ("area",), "vicinity": ("area",), "price range": ("pricerange",),
-               "pricerange": ("pricerange",), "price": ("pricerange",), "group": ("book_people",),
-               "party": ("book_people",), "number of people": ("book_people",), "amount of people": ("book_people",),
-               "people": ("book_people",), "number": ("book_people",), "time": ("book_time", "leaveAt", "arriveBy")}
+               "section of town": ("area",), "section": ("area",), "location": ("area",),
+               "neighborhood": ("area",), "neighbourhood": ("area",), "vicinity": ("area",),
+               "price range": ("pricerange",), "pricerange": ("pricerange",), "price": ("pricerange",),
+               "group": ("book_people",), "party": ("book_people",), "number of people": ("book_people",),
+               "amount of people": ("book_people",), "people": ("book_people",), "number": ("book_people",),
+               "time": ("book_time", "leaveAt", "arriveBy")}
 
 
 _NEAR = re.compile(r"\b(?:near|close to|nearby|next to|not far from|walking distance (?:of|from|to)|around)"
-                   r" (?:the|my|our|that) (restaurant|hotel|guest ?house|attraction|museum|college|church|theatre"
-                   r"|cinema|park|pool|club|nightclub|gallery|place)\b")
+                   r" (?:the|my|our|that) (restaurant|hotel|guest ?house|attraction|museum|college|church|"
+                   r"theatre|cinema|park|pool|club|nightclub|gallery|place)\b")
 
 
 def same(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> None:

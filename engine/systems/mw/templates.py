@@ -9,7 +9,8 @@ GENERAL = {
     "domain": ["I can help with restaurants, hotels, attractions, trains, taxis, the hospital or the police. "
                "What do you need?",
                "What can I help you find today: a restaurant, a hotel, something to see, a train or a taxi?",
-               "How can I help? I know about places to eat and stay, attractions, trains and taxis in Cambridge."],
+               "How can I help? I know about places to eat and stay, attractions, trains and taxis in "
+               "Cambridge."],
     "repeat": ["Sorry, I didn't catch that. Could you say it again?",
                "I'm not sure I understood. Could you rephrase that?",
                "Sorry, could you tell me again what you're looking for?"],
@@ -43,19 +44,23 @@ OFFER = {
 BOOK_QUESTION = {
     "restaurant": ["Would you like me to book a table?", "Shall I reserve a table for you?",
                    "Do you want me to make a reservation?"],
-    "hotel": ["Would you like me to book a room?", "Shall I book it for you?", "Do you want me to reserve a room?"],
-    "train": ["Shall I book seats on it?", "Would you like me to book tickets?", "Do you want tickets for it?"],
+    "hotel": ["Would you like me to book a room?", "Shall I book it for you?",
+              "Do you want me to reserve a room?"],
+    "train": ["Shall I book seats on it?", "Would you like me to book tickets?",
+              "Do you want tickets for it?"],
 }
 
 MORE_INFO = {
-    "attraction": ["Would you like the address or the entrance fee?", "Shall I give you the address and phone number?",
+    "attraction": ["Would you like the address or the entrance fee?",
+                   "Shall I give you the address and phone number?",
                    "Do you want any more details, like the entrance fee?"],
 }
 
 BOOKED = {
     "restaurant": ["Done! Your table at {name} is booked for {book_people} on {book_day} at {book_time}. "
                    "The reference number is {reference}.",
-                   "Booked: {name}, {book_day} at {book_time}, {book_people} people. Your reference is {reference}.",
+                   "Booked: {name}, {book_day} at {book_time}, {book_people} people. Your reference is "
+                   "{reference}.",
                    "I've reserved a table for {book_people} at {name} on {book_day} at {book_time}. "
                    "Reference: {reference}."],
     "hotel": ["Done! {Name} is booked for {book_people} people, {book_stay} nights from {book_day}. "
@@ -66,8 +71,10 @@ BOOKED = {
               "Your reference is {reference}."],
     "train": ["I've booked {book_people} tickets on {trainID}; the total is {price}, payable at the station. "
               "Reference: {reference}.",
-              "Done: {book_people} seats on {trainID} for {price} in total. The reference number is {reference}.",
-              "Your tickets on {trainID} are booked for {book_people} people ({price}). Reference: {reference}."],
+              "Done: {book_people} seats on {trainID} for {price} in total. The reference number is "
+              "{reference}.",
+              "Your tickets on {trainID} are booked for {book_people} people ({price}). Reference: "
+              "{reference}."],
     "taxi": ["Your taxi is booked: look out for a {car}. The driver's number is {phone}.",
              "Booked! A {car} will pick you up; you can reach the driver on {phone}.",
              "I've booked a {car} for you. Contact number: {phone}."],
@@ -98,15 +105,18 @@ ASK_FRAME = ["Could you tell me {what}?", "Can you let me know {what}?", "May I 
 
 SLOT_WORDS = {
     "phone": "phone number", "address": "address", "postcode": "postcode", "area": "area", "pricerange":
-    "price range", "food": "food", "stars": "star rating", "trainID": "train ID", "price": "price", "duration":
+    "price range", "food": "food", "stars": "star rating", "trainID": "train ID", "price": "price",
+    "duration":
     "journey time", "leaveAt": "departure time", "arriveBy": "arrival time", "entrance fee": "entrance fee",
-    "type": "type", "internet": "internet", "parking": "parking", "name": "name", "openhours": "opening hours",
-    "department": "department", "reference": "reference number", "car type": "car", "day": "day", "departure":
+    "type": "type", "internet": "internet", "parking": "parking", "name": "name",
+    "openhours": "opening hours", "department": "department", "reference": "reference number",
+    "car type": "car", "day": "day", "departure":
     "departure station", "destination": "destination", "book_people": "number of people", "book_day": "day",
     "book_time": "time", "book_stay": "number of nights",
 }
 INFORM = ["The {slot} is {value}.", "Its {slot} is {value}.", "{Slot}: {value}."]
-INFORM_NAMED = ["The {slot} of {Name} is {value}.", "{Name}'s {slot} is {value}.", "For {Name}, the {slot} is {value}."]
+INFORM_NAMED = ["The {slot} of {Name} is {value}.", "{Name}'s {slot} is {value}.",
+                "For {Name}, the {slot} is {value}."]
 
 #: yes/no answers about the venue on the table: slot → (yes, no), ``{value}`` is the venue's own value
 CHECK = {

@@ -10,15 +10,16 @@ from parley.engine.systems.mw.normalise import find_times
 
 #: "parking doesn't matter", "wifi is not important", ... around an amenity mention
 _DONTCARE_AMENITY = re.compile(
-    r"(doesn't|does not|don't|do not) (really )?(matter|care|mind|need to (include|have)|have to (include|have))"
-    r"|not (important|needed|necessary)|either way")
+    r"(doesn't|does not|don't|do not) (really )?(matter|care|mind|need to (include|have)|have to (include|"
+    r"have))|not (important|needed|necessary)|either way")
 
 def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder) -> None:
     """Food, area, price range, stars, parking, internet, hotel and attraction types, days."""
     for m in P.FOOD_RE.finditer(plain):
         word = m.group(1)
         if word in ("world", "traditional", "unusual", "creative", "christmas", "fish", "english", "curry",
-                    "pizza", "noodles", "sushi") and not re.search(r"\b(food|cuisine|restaurant|place|serves?)\b",
+                    "pizza", "noodles",
+                    "sushi") and not re.search(r"\b(food|cuisine|restaurant|place|serves?)\b",
                                                                    plain):
             continue
         b.add("restaurant", "food", P.FOODS[word], m.start())
@@ -43,7 +44,8 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
         for m in regex.finditer(plain):
             # the words around this amenity, not across another one or a new clause ("... parking. I do not
             # care about internet" says nothing about the parking)
-            before = re.split(r"\b(?:wifi|internet|parking|and|but|i|we)\b", plain[max(0, m.start() - 40): m.start()])
+            before = re.split(r"\b(?:wifi|internet|parking|and|but|i|we)\b",
+                              plain[max(0, m.start() - 40): m.start()])
             after = re.split(r"\b(?:wifi|internet|parking|and|but|i|we)\b", plain[m.end(): m.end() + 30])[0]
             if _DONTCARE_AMENITY.search(before[-1] + " " + m.group(0) + " " + after) or (
                     len(before) == 1 and _DONTCARE_AMENITY.search(before[0])):
@@ -52,21 +54,24 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
                 near = plain[max(0, m.start() - 40): m.start()]
                 value = "yes"
                 if negated(near):  # "I don't need parking" is no requirement; "one without parking" is
-                    value = "dontcare" if re.search(r"\b(need|needs|require|necessary|bother)\w*\W+(?:\w+\W+){0,3}$",
+                    value = "dontcare" if re.search(r"\b(need|needs|require|necessary|"
+                                                    r"bother)\w*\W+(?:\w+\W+){0,3}$",
                                                      near) else "no"
                 b.add("hotel", slot, value, m.start())
     for m in re.finditer(r"\b(guest ?houses?|bed and breakfasts?|b and b)\b", plain):
-        if re.search(r"\b(hotels? or (an? )?|either (an? )?(hotel )?(or )?(an? )?)$", plain[: m.start()]) or re.match(
+        if re.search(r"\b(hotels? or (an? )?|either (an? )?(hotel )?(or )?(an? )?)$",
+                     plain[: m.start()]) or re.match(
                 r"\s*(or (an? )?(hotel|other|something else)|either)", plain[m.end():]):
             b.add("hotel", "type", "dontcare", m.start())  # "a hotel or a guesthouse, either is fine"
         elif not re.search(r"\b(not|no|rather than|instead of|don't (want|need|like)|do not (want|need|like)"
-                           r"|doesn't have to be|without)( an?| any| to stay in an?)?\s+$", plain[: m.start()]):
+                           r"|doesn't have to be|without)( an?| any| to stay in an?)?\s+$",
+                           plain[: m.start()]):
             b.add("hotel", "type", "guesthouse", m.start())
     if domain == "hotel" or "hotel" in mentioned:
-        for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|rather) be an? hotel"
-                             r"|hotel rather than|hotel instead|not an? guest ?house|proper hotel|actual hotel"
-                             r"|hotel not an? guest|(any of (them|those)|go with|i'd rather have) an? hotel"
-                             r"|(don't|do not) want an? guest ?house)\b", plain):
+        for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|"
+                             r"rather) be an? hotel|hotel rather than|hotel instead|not an? guest ?house|"
+                             r"proper hotel|actual hotel|hotel not an? guest|(any of (them|those)|go with|"
+                             r"i'd rather have) an? hotel|(don't|do not) want an? guest ?house)\b", plain):
             if not re.search(r"\bguest ?house type of hotel\b", plain):
                 b.add("hotel", "type", "hotel", m.start())
     if domain == "attraction" or "attraction" in mentioned or domain is None:
@@ -98,7 +103,8 @@ def negated(before: str) -> bool:
     if not m:
         return False
     # "no, I just need free parking": that "no" answers something else
-    return not (m.group(1) == "no" and re.match(r"no\s+(i|we|but|just|only|it|actually)\b", before[m.start():]))
+    return not (m.group(1) == "no" and re.match(r"no\s+(i|we|but|just|only|it|actually)\b",
+                                                before[m.start():]))
 
 
 def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder) -> None:

@@ -19,9 +19,9 @@ ASK_ORDER = {"restaurant": ("food", "area", "pricerange"), "hotel": ("area", "pr
              "attraction": ("type", "area")}
 SHOW = {"restaurant": ("food", "area", "pricerange"), "hotel": ("type", "area", "pricerange", "stars"),
         "attraction": ("type", "area")}
-REQ_FIELDS = {"phone", "address", "postcode", "area", "pricerange", "food", "stars", "trainID", "price", "duration",
-              "leaveAt", "arriveBy", "entrance fee", "type", "internet", "parking", "name", "openhours", "department",
-              "day", "departure", "destination"}
+REQ_FIELDS = {"phone", "address", "postcode", "area", "pricerange", "food", "stars", "trainID", "price",
+              "duration", "leaveAt", "arriveBy", "entrance fee", "type", "internet", "parking", "name",
+              "openhours", "department", "day", "departure", "destination"}
 
 
 def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]],
@@ -110,7 +110,8 @@ def show(d: str, venue: dict[str, Any], acts: list[dict[str, Any]]) -> None:
         if venue.get(s) not in (None, "", "?"):
             acts.append(act("inform", d, s, venue[s]))
 
-def no_match(pol: Policy, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
+def no_match(pol: Policy, d: str, cons: dict[str, str], acts: list[dict[str, Any]],
+             sys_req: list[str]) -> None:
     acts.append(act("nooffer", d))
     for s, v in cons.items():
         if v != "dontcare":
