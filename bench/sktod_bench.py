@@ -135,7 +135,8 @@ def main() -> None:
         cfg = train(logs, labels, kb, out, encoder=enc, train_indices=halves[0],
                     progress=lambda m: print("·", m, flush=True))
         cfg.pop("encoder", None)
-        cfg["trained_on"]["data"] = "DSTC11 track 5 val, half 0 of the dialogues (engine.sktod.train.val_half)"
+        cfg["trained_on"]["data"] = ("DSTC11 track 5 val, half 0 of the dialogues "
+                                     "(engine.sktod.train.val_half)")
         (out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
         result["ship_train_seconds"] = time.perf_counter() - t0
     print("untrained pipeline on half 1 …", flush=True)

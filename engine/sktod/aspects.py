@@ -83,5 +83,6 @@ def aspect_word(aspects: frozenset[str] | set[str]) -> str:
     """The bare aspect word for the ABSA-enhanced generator input ("wifi is great")."""
     for name in ASPECTS:
         if name in aspects:
-            return ASPECTS[name][0].removeprefix("the ").split()[-1] if name != "outdoor" else "outdoor seating"
+            return (ASPECTS[name][0].removeprefix("the ").split()[-1] if name != "outdoor"
+                    else "outdoor seating")
     return "experience"

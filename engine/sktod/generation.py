@@ -152,11 +152,13 @@ def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.R
     if pos == n:
         return _pick(rng, ("All {n} guests who mentioned {phrase} at {name} were positive about it.",
                            "Reviews of {phrase} at {name} are all positive ({n} of {n}).",
-                           "Every guest who wrote about {phrase} at {name} ({n} reviews) liked it.")).format(**ctx)
+                           "Every guest who wrote about {phrase} at {name} ({n} reviews) liked it.")
+                     ).format(**ctx)
     if neg == n:
         return _pick(rng, ("All {n} guests who mentioned {phrase} at {name} complained about it.",
                            "Reviews of {phrase} at {name} are all negative ({n} of {n}).",
-                           "Every guest who wrote about {phrase} at {name} ({n} reviews) was unhappy with it.")
+                           "Every guest who wrote about {phrase} at {name} ({n} reviews) was unhappy "
+                           "with it.")
                      ).format(**ctx)
     if pos > neg and 2 * pos > n:
         ctx["k"] = number(pos)
@@ -223,8 +225,8 @@ class TemplateGenerator:
 
         return {**STYLE, **(self.style or {})}.get("faq") == "plain"
 
-    def opinions(self, question: str, selected: Sequence[ScoredSnippet]) -> tuple[list[Opinion],
-                                                                                  frozenset[str]]:
+    def opinions(self, question: str,
+                 selected: Sequence[ScoredSnippet]) -> tuple[list[Opinion], frozenset[str]]:
         asp = aspects_of(question)
         if not asp:  # the question names no known aspect: use what the selected reviews talk about
             counts: dict[str, int] = {}

@@ -55,8 +55,8 @@ def test_restaurant_search_and_booking() -> None:
 def test_booking_asks_for_missing_details() -> None:
     bot = MultiwozSystem(seed=1)
     t = talk(bot, "book me a table at the curry garden", "on sunday", "4 people at 7pm")
-    assert {a["slot"] for a in acts(t[0], "request", "restaurant")} == {"book_day", "book_time",
-                                                                        "book_people"}
+    assert {a["slot"] for a in acts(t[0], "request", "restaurant")} == {
+        "book_day", "book_time", "book_people"}
     assert {a["slot"] for a in acts(t[1], "request", "restaurant")} == {"book_time", "book_people"}
     assert acts(t[2], "book", "restaurant")
     assert t[2].state["restaurant"]["book_time"] == "19:00"

@@ -40,7 +40,8 @@ def test_number_words(text: str, expected: str) -> None:
 
 
 def test_clean_is_robust() -> None:
-    assert clean("I'd like a CHEAP place in the center, please!") == "i'd like a cheap place in the centre please"
+    assert clean("I'd like a CHEAP place in the center, please!") == (
+        "i'd like a cheap place in the centre please")
     assert clean("Café — Ünïcode ☃ 😀") == "cafe unicode"
     assert clean("") == ""
     assert len(clean("x " * 10_000)) <= 600
@@ -50,8 +51,10 @@ def test_clean_is_robust() -> None:
 def test_typo_fixing_keeps_real_words() -> None:
     from parley.engine.systems.mw.normalise import fix_typos
 
-    assert fix_typos("a chinse restaurnt in the nroth on wedensday") == "a chinese restaurant in the north on wednesday"
-    assert fix_typos("worth house is three miles from the brain") == "worth house is three miles from the brain"
+    assert fix_typos("a chinse restaurnt in the nroth on wedensday") == (
+        "a chinese restaurant in the north on wednesday")
+    assert fix_typos("worth house is three miles from the brain") == (
+        "worth house is three miles from the brain")
     assert fix_typos("cheap") == "cheap"
 
 

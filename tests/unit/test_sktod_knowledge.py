@@ -68,8 +68,8 @@ def test_loader_errors(tmp_path) -> None:
 
 
 def test_any_knowledge_file_loads(tmp_path) -> None:
-    data = {"hotel": {"7": {"name": "TEST HOUSE", "reviews": {"0": {"sentences": {"0": "Nice.",
-                                                                                  "1": "Loud."}}},
+    data = {"hotel": {"7": {"name": "TEST HOUSE",
+                            "reviews": {"0": {"sentences": {"0": "Nice.", "1": "Loud."}}},
                             "faqs": {"3": {"question": "Pets?", "answer": "No."}}}}}
     f = tmp_path / "k.json"
     f.write_text(json.dumps(data))

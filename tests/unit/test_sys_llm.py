@@ -154,7 +154,8 @@ def test_strict_mode_requires_every_informed_value() -> None:
     assert system.respond((Message("user", "hi"),)).internals["fallback"] is False
     system.strict = True
     turn = system.respond((Message("user", "hi"),))
-    assert turn.internals["fallback"] is True and turn.internals["reason"] == "dropped required values: chinese"
+    assert turn.internals["fallback"] is True and (
+        turn.internals["reason"] == "dropped required values: chinese")
 
 
 def test_a_dropped_question_falls_back() -> None:

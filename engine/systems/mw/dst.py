@@ -112,13 +112,13 @@ class Tracker:
         # Reading a corpus (passive), the wizard's offer accepted by the user is taken, as the corpus
         # annotates.
         engaged = "book" in intents or "affirm" in intents or book_info or bool(self.requested.get(d))
-        if self.passive and d in VENUE and self.offered.get(d) and not self.state.get(d,
-                                                                                      {}).get("name") and engaged \
+        if self.passive and d in VENUE and self.offered.get(d) and not self.state.get(d, {}).get("name") \
+                and engaged \
                 and (self.wants_booking.get(d) or self.last_offer_domain == d) and "reqalts" not in intents \
                 and not any(s != "name" and not s.startswith("book_") for dom, s in self.changed if dom == d):
             self.state.setdefault(d, {})["name"] = self.offered[d]
-        if "reqalts" in intents and d in self.offered and self.state.get(d,
-                                                                         {}).get("name") == self.offered[d] \
+        if "reqalts" in intents and d in self.offered \
+                and self.state.get(d, {}).get("name") == self.offered[d] \
                 and (d, "name") not in self.changed:
             del self.state[d]["name"]
 

@@ -49,8 +49,8 @@ _STOP = {"the", "a", "an", "and", "to", "from", "for", "in", "on", "at", "of", "
 
 
 def _risky(alias: str) -> bool:
-    return alias in RISKY_NAMES or ("the " + alias) in RISKY_NAMES or alias in ("place", "junction",
-                                                                                "gallery")
+    return (alias in RISKY_NAMES or ("the " + alias) in RISKY_NAMES
+            or alias in ("place", "junction", "gallery"))
 
 
 def _common_words() -> set[str]:

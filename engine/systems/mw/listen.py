@@ -19,7 +19,8 @@ _ASKS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"how many (nights|days)|how long (will|would) you (be staying|like to stay)|"
                 r"length of (your )?stay"),
      ("book_stay",)),
-    (re.compile(r"what day|which day|day (would|will)|what night|which night|starting (on )?what|arrival day"),
+    (re.compile(r"what day|which day|day (would|will)|what night|which night|starting (on )?what|"
+                r"arrival day"),
      ("day", "book_day")),
     (re.compile(r"what time|when would you like|when (do|will) you (want|need|like)|time (would|will|do) you"
                 r"|preferred time|a time"), ("leaveAt", "arriveBy", "book_time")),
@@ -76,6 +77,7 @@ def listen(text: str, tr: Tracker, lex: Lexicon) -> None:
         asked.append("pref")
     tr.sys_requested = tuple(asked)
     if found or "book" in asked:
-        tr.last_offer_domain = tr.active_domain if tr.active_domain in found or not found else next(iter(found))
+        tr.last_offer_domain = (tr.active_domain if tr.active_domain in found or not found
+                                else next(iter(found)))
     else:
         tr.last_offer_domain = None

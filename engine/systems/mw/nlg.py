@@ -86,8 +86,9 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             else:
                 out.append(f"How about {_pretty('name', str(value))}?")
             # the offer sentence already describes the venue
-            while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["domain"] == dom and acts[i]["slot"] in (
-                    "food", "area", "pricerange", "type", "stars", "leaveAt", "arriveBy"):
+            while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["domain"] == dom \
+                    and acts[i]["slot"] in ("food", "area", "pricerange", "type", "stars",
+                                            "leaveAt", "arriveBy"):
                 i += 1
         elif act == "request" and slot == "book":  # after any answers given in the same turn
             tail.insert(0, rng.choice(T.BOOK_QUESTION.get(dom, T.BOOK_QUESTION["hotel"])))
@@ -214,8 +215,8 @@ def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
         if "arriveBy" in c:
             parts.append(f"arriving by {c['arriveBy']}")
         return " ".join(parts)
-    noun = {"restaurant": "restaurants", "hotel": "places to stay", "attraction": "attractions"}.get(domain,
-                                                                                                     domain)
+    noun = {"restaurant": "restaurants", "hotel": "places to stay",
+            "attraction": "attractions"}.get(domain, domain)
     if domain == "hotel" and c.get("type") in ("hotel", "guesthouse"):
         noun = c["type"] + "s"
     if domain == "attraction" and "type" in c:

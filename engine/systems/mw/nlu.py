@@ -55,9 +55,9 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         s in ("departure", "destination", "leaveAt", "arriveBy")
         for s in ctx.sys_requested) and not re.search(
         r"\b(trains?|book a (room|table)|also (need|want|looking))\b", plain)
-    taxi_ctx = any(d == "taxi" for _, d in mentions) or trip_asked or (ctx.active_domain == "taxi"
-                                                                       and not any(
-        d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
+    taxi_ctx = any(d == "taxi" for _, d in mentions) or trip_asked or (
+        ctx.active_domain == "taxi"
+        and not any(d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
     if trip_asked:
         mentions = [(i, d) for i, d in mentions if d not in ("train", "restaurant", "hotel", "attraction")]
     for key, nm in holders.items():
@@ -124,9 +124,8 @@ def _intents(t: str) -> tuple[str, ...]:
             out.append(name)
     if "nobook" in out and "book" in out:
         out.remove("book")
-    if "bye" in out and re.search(r"\bno thank", t) and not P.BYE_RE.search(re.sub(r"\bno thank(s| you)", "",
-                                                                                   t)) \
-            and len(t.split()) > 5:
+    if "bye" in out and re.search(r"\bno thank", t) \
+            and not P.BYE_RE.search(re.sub(r"\bno thank(s| you)", "", t)) and len(t.split()) > 5:
         out.remove("bye")  # "no thanks, I don't want to book": a refusal, not a goodbye
     if "bye" in out and "negate" in out and len(t.split()) <= 6:
         out.remove("negate")

@@ -215,16 +215,26 @@ def find_times(text: str) -> list[TimeMention]:
     return found
 
 
-_VOCAB = """north south east west centre central cheap expensive moderate moderately monday tuesday wednesday thursday
-friday saturday sunday restaurant restaurants hotel hotels guesthouse guesthouses attraction attractions museum museums
-college colleges theatre cinema architecture entertainment nightclub swimming train trains taxi parking internet wifi
-people nights tickets arrive arriving arrival leave leaving depart departing departure destination address postcode
-phone number reference entrance booking reserve reservation please thanks thank cambridge peterborough stevenage
-broxbourne norwich leicester birmingham stansted stortford london liverpool street airport african asian oriental
-british chinese european french gastropub indian international italian japanese korean lebanese mediterranean mexican
-portuguese seafood spanish turkish vietnamese vegetarian three seven eight eleven twelve twenty thirty fourty forty
-fifty quarter after before afternoon evening morning tomorrow tonight somewhere something anything expensive price
-pricerange stars star rating looking recommend another different free boat concert sports church churches park""".split()  # noqa: SIM905
+_VOCAB = ("north south east west centre central cheap expensive moderate moderately monday tuesday "  # noqa: SIM905
+          "wednesday thursday\n"
+          "friday saturday sunday restaurant restaurants hotel hotels guesthouse guesthouses attraction "
+          "attractions museum museums\n"
+          "college colleges theatre cinema architecture entertainment nightclub swimming train trains taxi "
+          "parking internet wifi\n"
+          "people nights tickets arrive arriving arrival leave leaving depart departing departure "
+          "destination address postcode\n"
+          "phone number reference entrance booking reserve reservation please thanks thank cambridge "
+          "peterborough stevenage\n"
+          "broxbourne norwich leicester birmingham stansted stortford london liverpool street airport "
+          "african asian oriental\n"
+          "british chinese european french gastropub indian international italian japanese korean lebanese "
+          "mediterranean mexican\n"
+          "portuguese seafood spanish turkish vietnamese vegetarian three seven eight eleven twelve twenty "
+          "thirty fourty forty\n"
+          "fifty quarter after before afternoon evening morning tomorrow tonight somewhere something "
+          "anything expensive price\n"
+          "pricerange stars star rating looking recommend another different free boat concert sports "
+          "church churches park").split()
 _VOCAB += ["welsh", "greek", "german", "polish", "russian", "scottish", "swedish", "danish", "tuscan",
            "halal", "kosher", "moroccan", "persian", "caribbean", "brazilian", "belgian", "australian",
            "indonesian", "malaysian", "singaporean", "cantonese", "barbeque", "polynesian", "venetian",

@@ -55,8 +55,8 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
         venue = None
         tr.offered.pop(d, None)
     missing = [s for s in ("departure", "destination", "day") if not cons.get(s)]
-    if not cons.get("leaveAt") and not cons.get("arriveBy") and not tr.flexible & {(d, "leaveAt"),
-                                                                                   (d, "arriveBy")}:
+    if not cons.get("leaveAt") and not cons.get("arriveBy") \
+            and not tr.flexible & {(d, "leaveAt"), (d, "arriveBy")}:
         missing.append("leaveAt")
     if rq and venue is not None and not booking:
         pol._answer(d, venue, rq, acts, tr)
@@ -137,7 +137,8 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
     d = "taxi"
     state = tr.state.get(d, {})
     rq = tr.requested.get(d, [])
-    key = f"{state.get('departure')}|{state.get('destination')}|{state.get('leaveAt')}|{state.get('arriveBy')}"
+    key = (f"{state.get('departure')}|{state.get('destination')}|"
+           f"{state.get('leaveAt')}|{state.get('arriveBy')}")
     if pol.taxi.get("key") == key and pol.taxi:
         if rq:
             for s in rq:
@@ -151,8 +152,8 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
         _complete_trip(tr)
         state = tr.state.get(d, {})
     missing = [s for s in ("departure", "destination") if not state.get(s)]
-    if not state.get("leaveAt") and not state.get("arriveBy") and not tr.flexible & {(d, "leaveAt"),
-                                                                                     (d, "arriveBy")}:
+    if not state.get("leaveAt") and not state.get("arriveBy") \
+            and not tr.flexible & {(d, "leaveAt"), (d, "arriveBy")}:
         missing.append("leaveAt")
     if missing:
         _request(acts, sys_req, d, missing)

@@ -93,7 +93,8 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
             b.add(d, "book_day", m.group(1), m.start())
 
 
-_RANGE = re.compile(r"\bfrom (" + "|".join(P.DAYS) + r") (?:through|to|until|till|thru) (" + "|".join(P.DAYS) + r")\b")
+_RANGE = re.compile(r"\bfrom (" + "|".join(P.DAYS) + r") (?:through|to|until|till|thru) ("
+                    + "|".join(P.DAYS) + r")\b")
 
 
 def negated(before: str) -> bool:
