@@ -207,8 +207,8 @@ def abstract(name: str, opinions: Sequence[Opinion], question: str, aspects: fro
         return ""
     phrase = question_phrase(question, aspects)
     subject = f"{phrase} at {name}" if phrase != "it" else name
-    be = "are" if re.search(r"s$",
-                            phrase.split()[-1]) and phrase != "it" and not phrase.endswith("ss") else "is"
+    be = ("are" if re.search(r"s$", phrase.split()[-1]) and phrase != "it" and not phrase.endswith("ss")
+          else "is")
     yes = ""
     if is_yes_no(question) and st["yes"] == "yes":
         yes = "Yes, " if side == "positive" else "Unfortunately, "

@@ -18,9 +18,8 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
     for m in P.FOOD_RE.finditer(plain):
         word = m.group(1)
         if word in ("world", "traditional", "unusual", "creative", "christmas", "fish", "english", "curry",
-                    "pizza", "noodles",
-                    "sushi") and not re.search(r"\b(food|cuisine|restaurant|place|serves?)\b",
-                                                                   plain):
+                    "pizza", "noodles", "sushi") \
+                and not re.search(r"\b(food|cuisine|restaurant|place|serves?)\b", plain):
             continue
         b.add("restaurant", "food", P.FOODS[word], m.start())
     for m in P.AREA_RE.finditer(plain):
