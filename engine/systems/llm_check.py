@@ -94,7 +94,13 @@ def check_reply(reply: str, draft: str, required: list[tuple[str, str]], user: s
     low = reply.lower()
     if any(w in low and w not in draft.lower() for w in EXAMPLE_WORDS):
         return "copied the prompt example"
-    if reply.count("?") > draft.count("?"):
+    return shape_reason(reply, draft, questions=draft.count("?"))
+
+
+def shape_reason(reply: str, draft: str, *, questions: int) -> str | None:
+    """The checks both reply checks share: no more than ``questions`` question marks, the draft's question
+    kept, not much longer than the draft."""
+    if reply.count("?") > questions:
         return "asked a question the policy did not decide"
     if "?" in draft and "?" not in reply:
         return "dropped the question"

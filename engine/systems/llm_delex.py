@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from parley.engine.systems.llm_check import REFUSALS
+from parley.engine.systems.llm_check import REFUSALS, shape_reason
 
 #: act/venue slot → placeholder name (one word the small model copies easily)
 SLOT_NAMES = {"name": "name", "food": "food", "area": "area", "pricerange": "pricerange", "stars": "stars",
@@ -97,13 +97,7 @@ def check_placeholders(reply: str, draft: str) -> str | None:
         return "repeated a placeholder"
     if re.search(r"\[[^\]]*$|^[^\[]*\]|\[\s*\]", reply) or re.search(r"\d", _PLACEHOLDER.sub("", reply)):
         return "wrote a value itself"
-    if reply.count("?") > max(draft.count("?"), 1):
-        return "asked a question the policy did not decide"
-    if "?" in draft and "?" not in reply:
-        return "dropped the question"
-    if len(reply) > 2 * len(draft) + 80:
-        return "too long"
-    return None
+    return shape_reason(reply, draft, questions=max(draft.count("?"), 1))
 
 
 def fill(text: str, mapping: Mapping[str, str]) -> str:
