@@ -27,12 +27,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 BIG = 50_000_000
 ERROR_BODY = "x[/bold]y \x1b]0;TITLE\x07 \x1b[2J [link=file:///etc/passwd]z[/link]"
 FAILURE_MODES = ("trickle", "endless", "huge", "redirect-other", "302-other", "nan", "500", "refused")
+
+
+#: a test HTTP server type
+S = TypeVar("S", bound=ThreadingHTTPServer)
 
 
 class BotServer(ThreadingHTTPServer):
@@ -231,18 +235,26 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serving(host: str = "127.0.0.1", **kwargs: Any) -> Iterator[BotServer]:
-    """A :class:`BotServer` running in a daemon thread for the duration of the block."""
-    server = BotServer(host, **kwargs)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+def running(server: S, poll_interval: float = 0.1) -> Iterator[S]:
+    """``server`` (any test HTTP server with a ``stop`` event its handlers wait on) serving in a daemon thread
+    for the duration of the block; stopped, shut down and closed afterwards."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": poll_interval},
+                              daemon=True)
     thread.start()
     try:
         yield server
     finally:
-        server.stop.set()
+        server.stop.set()  # type: ignore[attr-defined]
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@contextmanager
+def serving(host: str = "127.0.0.1", **kwargs: Any) -> Iterator[BotServer]:
+    """A :class:`BotServer` running in a daemon thread for the duration of the block."""
+    with running(BotServer(host, **kwargs)) as server:
+        yield server
 
 
 @contextmanager

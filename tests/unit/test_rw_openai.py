@@ -26,6 +26,7 @@ from parley.engine.rewrite.impolite_openai import OPENAI_PARAMS, ROLE_PLAY, clea
 from parley.engine.spans import find_spans
 from parley.engine.spec import SpecError
 from parley.engine.types import Message
+from tests.bots import running
 from tests.polite_requests import PoliteRequest, polite_requests
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
@@ -74,16 +75,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[ChatServer]:
-    srv = ChatServer()
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with running(ChatServer(), poll_interval=0.05) as srv:
         yield srv
-    finally:
-        srv.stop.set()
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
 
 
 def _rewrite(srv: ChatServer, text: str = TEXT, extra: str = "", seed: int = 7,
