@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from parley.store import open_store
+from tests.unit.clihelpers import DROP_DAC
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,12 +35,6 @@ def tui_env(home: Path) -> dict[str, str]:
            "PARLEY_CACHE": str(home / "cache"), "TERM": "xterm-256color", "PYTHONPATH": str(REPO)}
     env.pop("PARLEY_DB", None)
     return env
-
-
-#: root keeps its uid (a private /root may hold the interpreter) but loses the capabilities that let it ignore
-#: file modes
-DROP_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
-            "--bounding-set=-dac_override,-dac_read_search", "--"]
 
 
 def run_tui(db: Path, home: Path, *, obey_modes: bool = False) -> subprocess.CompletedProcess[str]:
