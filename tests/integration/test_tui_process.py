@@ -4,7 +4,6 @@ while a slow bot answers, every turn the tester typed is already in SQLite (pend
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import pty
 import shutil
@@ -19,7 +18,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -95,39 +93,13 @@ def test_a_read_only_database_is_refused_with_one_line_and_exit_2(shared_dir: Pa
 
 
 # -- kill -9 with turns typed against a slow bot -------------------------------------------------------------
-class SlowBot(BaseHTTPRequestHandler):
-    """Answers the parley JSON protocol only when the test releases it (or after 20 s: bounded)."""
-
-    release = threading.Event()
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.release.wait(20)
-        body = json.dumps({"text": "late answer"}).encode()
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:  # the client was killed
-            pass
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def slow_bot() -> Iterator[str]:
-    SlowBot.release.clear()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowBot)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/bot"
-    SlowBot.release.set()
-    server.shutdown()
-    server.server_close()
+    """A parley-protocol bot that takes a minute to answer (tests.bots, /ok after 60 s)."""
+    from tests.bots import serving
+
+    with serving(latency=60) as bot:
+        yield f"{bot.url}/ok"
 
 
 def user_turns(db: Path) -> list[tuple[str, str]]:
