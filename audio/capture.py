@@ -124,9 +124,8 @@ def record_utterance(out_path: str, stop: threading.Event, on_level: Callable[[f
     """Record one user turn to ``out_path`` (16 kHz mono 16-bit WAV) and return it.
 
     Stops when ``stop`` is set, when speech has ended (``vad``: ``end_silence_s`` after the last voiced
-    window),
-    or after ``max_seconds``. Raises :class:`AudioUnavailable` with one clear sentence when there is no
-    PortAudio or no microphone, or when the device fails while recording.
+    window), or after ``max_seconds``. Raises :class:`AudioUnavailable` with one clear sentence when there is
+    no PortAudio or no microphone, or when the device fails while recording.
     """
     from parley.audio.vad import EndPointer, SileroStream
 

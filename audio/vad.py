@@ -2,8 +2,7 @@
 
 :class:`SileroStream` turns 16 kHz audio, fed in blocks of any size, into one speech probability per 32 ms
 window (512 samples), carrying the model's recurrent state and the 64-sample context from one call to the
-next,
-so feeding a recording block by block gives the same probabilities as faster-whisper's whole-array
+next, so feeding a recording block by block gives the same probabilities as faster-whisper's whole-array
 ``SileroVADModel`` (tests/unit/test_audio_vad.py checks it).
 
 :class:`EndPointer` reads those probabilities and says where speech starts and where the turn ends: speech

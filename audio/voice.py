@@ -37,8 +37,7 @@ STAGES = (("end_to_transcript_ms", "end of speech → transcript"),
 
 def transcriber(asr: Any, *, short_window: bool = True) -> Callable[[np.ndarray], Any]:
     """The recogniser call every spoken turn uses: 16 kHz speech span → Transcript, deterministic (temperature
-    0,
-    so the same audio always gives the same text), no second VAD pass (the span is already cut by VAD)."""
+    0, so the same audio always gives the same text), no second VAD pass (the span is already cut by VAD)."""
 
     def transcribe(audio: np.ndarray) -> Any:
         return asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=short_window)

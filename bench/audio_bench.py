@@ -12,11 +12,10 @@ the end of the speech the rig played → the first sample of the reply on the ri
 timings (as stored per turn) say where the time goes.
 
 Utterances are our own MultiWOZ-style sentences of about 5 s of piper speech (names, times, counts). Figures
-are
-per utterance, with models loaded and warmed first ("warm models"). Each utterance is timed ``--reps`` times:
-``first`` is the median over utterances of the first run, ``best`` the median of each utterance's fastest run
-(the figure least disturbed by other processes on a shared machine); ``cpu_s`` is process CPU time (all
-threads).
+are per utterance, with models loaded and warmed first ("warm models"). Each utterance is timed ``--reps``
+times: ``first`` is the median over utterances of the first run, ``best`` the median of each utterance's
+fastest run (the figure least disturbed by other processes on a shared machine); ``cpu_s`` is process CPU time
+(all threads).
 
 ASR settings: "channel" is what asr-real uses (array, no VAD, greedy, temperature 0, short encoder window);
 "channel-30s-window" the same with faster-whisper's 30 s window (asr-real:fast=false); "live" is what a

@@ -19,8 +19,7 @@ Reference tools are not part of parley and are not installed into its venv. What
   slot names); its BLEU references are downloaded by mwzeval at run time, so BLEU is not compared.
 
 Parts: ``dstc11`` (the official DSTC11 scorer on every released entry vs ``parley sktod score``'s code, METEOR
-by
-the jar and by the nltk fallback), ``mwz`` (mwzeval vs parley on the gold corpus and on a ``multiwoz`` run:
+by the jar and by the nltk fallback), ``mwz`` (mwzeval vs parley on the gold corpus and on a ``multiwoz`` run:
 Inform/Success and per-dialogue verdicts) and ``abredial`` (the units of analysis beside the independently
 computed dialogue-level figures and the study's Table 1). Writes bench/results/fidelity.md and the raw figures
 as JSON.

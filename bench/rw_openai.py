@@ -8,10 +8,10 @@ bundled SmolLM2-135M-Instruct), then
 Requests: the first ``--n`` polite requests written for parley (``tests/polite_requests.generate`` with
 ``random.Random(i)``), scenario ``1 + i % 6``, seed ``i``. One warm-up request is not counted. Figures: wall
 time per rewrite as the caller sees it (the request, the check and, when the reply is refused, the rules;
-p50/p90),
-the server's time per request, the share of rewrites the model wrote (accepted) and why the others fell back,
-per scenario; every rewrite is checked to keep its slot values and requested attributes with no courtesy
-marker left. Raw figures to ``bench/results/rw_openai.json``; ``bench/rw_report.py`` renders them into rw.md.
+p50/p90), the server's time per request, the share of rewrites the model wrote (accepted) and why the others
+fell back, per scenario; every rewrite is checked to keep its slot values and requested attributes with no
+courtesy marker left. Raw figures to ``bench/results/rw_openai.json``; ``bench/rw_report.py`` renders them
+into rw.md.
 """
 
 from __future__ import annotations

@@ -159,8 +159,8 @@ _UNITS = re.compile(r"\b\d+(?::\d+)?\s+(?:people|nights|stars|pounds)\b|(?<=[a-z
 
 def speech_units(text: str) -> list[str]:
     """Stretches of ``text`` a speaker does not break with a filler or a repeat: slot values, multi-word
-    requested
-    attributes ("phone number"), numbers with their unit ("3 people"), capitalised names inside a sentence."""
+    requested attributes ("phone number"), numbers with their unit ("3 people"), capitalised names inside a
+    sentence."""
     from parley.engine.spans import find_requests, find_spans
 
     out = [s.value for s in find_spans(text)] + [s.value for s in find_requests(text) if " " in s.value]

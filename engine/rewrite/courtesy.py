@@ -119,8 +119,7 @@ def sentences(text: str) -> list[str]:
 
 def scrub(sentence: str) -> str:
     """``sentence`` without its courtesy expressions (whole expressions, with the commas and connectors that
-    tied
-    them in); what is left is tidied: no doubled or leading commas, a leading leftover "and"/"but"/"so"
+    tied them in); what is left is tidied: no doubled or leading commas, a leading leftover "and"/"but"/"so"
     dropped."""
     s = sentence.replace("’", "'")
     for _ in range(3):

@@ -115,8 +115,8 @@ def change_rates(pairs: Iterable[tuple[str, str]], slot_values: Iterable[Sequenc
 
 def preserved(befores: Sequence[str], afters: Sequence[str]) -> float:
     """Percentage of rewrites that keep every slot value (``engine.spans.find_spans``) and every requested
-    attribute
-    (``engine.spans.find_requests``: phone, postcode, reference, price, time, …) of their original."""
+    attribute (``engine.spans.find_requests``: phone, postcode, reference, price, time, …) of their
+    original."""
     from parley.engine.spans import find_requests, find_spans
 
     if not befores:

@@ -2,9 +2,8 @@
 the export of system outputs in the input format of the reference evaluator (mwzeval).
 
 A dialogue file is ``{dialogue_id: {"goal": {...}, "log": [{"text", "metadata", ...}, ...]}}``: even turns are
-the
-user (metadata ``{}``), odd turns the system with the corpus belief state ``{domain: {"book": {...}, "semi":
-{...}}}`` (the ConvLab-3 copy of MultiWOZ 2.1 uses this layout; MultiWOZ 2.0/2.1 ``data.json`` too).
+the user (metadata ``{}``), odd turns the system with the corpus belief state ``{domain: {"book": {...},
+"semi": {...}}}`` (the ConvLab-3 copy of MultiWOZ 2.1 uses this layout; MultiWOZ 2.0/2.1 ``data.json`` too).
 """
 
 from __future__ import annotations

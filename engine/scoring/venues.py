@@ -1,8 +1,8 @@
 """The venue lookup of the MultiWOZ metrics, with the standard evaluator's (mwzeval's) matching semantics.
 
 The metrics ask "which venues fit this state?" of the databases the way mwzeval's
-``MultiWOZVenueDatabase.query``
-does, not the way the ``multiwoz`` system searches (``engine.mwdb``, which this module leaves alone):
+``MultiWOZVenueDatabase.query`` does, not the way the ``multiwoz`` system searches (``engine.mwdb``, which
+this module leaves alone):
 
 - only restaurant, hotel, attraction and train have venues (other domains give none);
 - a slot the domain's rows do not have is ignored, and so are don't-care values and DB cells holding ``?``;

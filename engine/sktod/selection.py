@@ -198,8 +198,8 @@ OPINION = re.compile(r"\b(people|guests?|reviews?|reviewers?|customers?|visitors
 def on_aspect(question: str, chosen: Sequence[ScoredSnippet], ranked: Sequence[ScoredSnippet],
              limit: int = 5) -> list[ScoredSnippet]:
     """Snippets about the asked aspect win over those about a neighbouring one ("is the food good?": the
-    reviews
-    of the food, not the FAQ about vegetarian options). Without a known aspect in the question, unchanged."""
+    reviews of the food, not the FAQ about vegetarian options). Without a known aspect in the question,
+    unchanged."""
     asked = aspects_of(question)
     if not asked:
         return list(chosen)

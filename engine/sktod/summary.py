@@ -185,8 +185,7 @@ def _join(clauses: Sequence[str]) -> str:
 def abstract(name: str, opinions: Sequence[Opinion], question: str, aspects: frozenset[str],
              style: dict[str, str] | None = None) -> str:
     """"Yes, according to guests, the wifi at X is fast and reliable, though one found it slow." — the aspect
-    as
-    the user named it, the majority's adjectives, the minority's after "though"."""
+    as the user named it, the majority's adjectives, the minority's after "though"."""
     st = {**STYLE, **(style or {})}
     ranked = sorted(opinions, key=lambda o: -o.snippet.score)
     pos = [o for o in ranked if o.label == "positive"]

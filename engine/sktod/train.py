@@ -45,8 +45,7 @@ def dialogue_of(log: Sequence[dict[str, Any]]) -> int:
 
 def val_half(log: Sequence[dict[str, Any]]) -> int:
     """0 or 1: the half of DSTC11 val an instance's dialogue belongs to. The default model shipped in assets
-    is
-    fitted on half 0; the benchmark scores half 1."""
+    is fitted on half 0; the benchmark scores half 1."""
     return dialogue_of(log) % 2
 
 

@@ -69,8 +69,7 @@ def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: 
     tokenisations); ``question``: the reply must ask (the draft does), else it may not; ``one_sentence``: stop
     at the first sentence end once every placeholder is in; ``copy_bias`` is added to the logits of the tokens
     of ``copy`` (the draft sentence), so the model rewords it rather than wanders off. Returns ``(reply text,
-    number
-    of tokens generated)``."""
+    number of tokens generated)``."""
     import torch
 
     plain = re.sub(r"\[[a-z]+\d?\]", " ", copy)

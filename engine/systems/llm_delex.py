@@ -118,8 +118,7 @@ _NEGATION = re.compile(r"\b(?:no|not|never|nothing|none|nobody|cannot)\b|n't\b")
 
 def check_sentence(out: str, sentence: str) -> str | None:
     """Why a rewrite of one draft sentence may not replace it: the placeholder check, plus it must keep some
-    of
-    the sentence's own words (the small model otherwise drifts to another topic) and stay short."""
+    of the sentence's own words (the small model otherwise drifts to another topic) and stay short."""
     reason = check_placeholders(out, sentence)
     if reason:
         return reason

@@ -141,8 +141,8 @@ def make_report(befores: list[str], afters: list[str], *, ppl: bool = True, impo
 @contextlib.contextmanager
 def _quiet_transformers() -> Iterator[None]:
     """No "Loading weights"/GGUF conversion progress bars or load warnings on stderr while the LM for
-    perplexity
-    loads and runs (the bars come from transformers' and tqdm's own writers, so stderr is captured)."""
+    perplexity loads and runs (the bars come from transformers' and tqdm's own writers, so stderr is
+    captured)."""
     from transformers.utils import logging as hf_logging
 
     level = hf_logging.get_verbosity()

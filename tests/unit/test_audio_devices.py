@@ -154,8 +154,7 @@ def test_play_failure_is_logged_not_raised(monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.mark.skipif(devices.portaudio_version() is None, reason="PortAudio (libportaudio2) is not installed")
 def test_rescan_uses_sounddevice_names_that_exist() -> None:
     """devices.rescan relies on sounddevice's _terminate/_initialize (its maintainers' advice; no public
-    call):
-    fail loudly here if a sounddevice release moves them."""
+    call): fail loudly here if a sounddevice release moves them."""
     sd = devices.import_sounddevice()
     assert callable(sd._terminate) and callable(sd._initialize)
     assert devices.rescan() is True

@@ -1,7 +1,6 @@
 """Spoken replies: sentence-by-sentence synthesis, the saved WAV, playback that starts with the first
-sentence,
-and barge-in, against an output-stream stand-in that plays in real time from a thread. The real PortAudio
-output is exercised by tests/integration/test_rig.py."""
+sentence, and barge-in, against an output-stream stand-in that plays in real time from a thread. The real
+PortAudio output is exercised by tests/integration/test_rig.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The numpy MiniLM encoder gives the vectors sentence-transformers gives for the bundled all-MiniLM-L6-v2,
-and
-the SK-TOD pipeline loads without importing torch."""
+and the SK-TOD pipeline loads without importing torch."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``parley chat --system sktod --script --json`` on the embedded review KB (issue 15, item 4): selected
-snippets
-are about the asked aspect, reviews win over FAQs on a neighbouring aspect, and no sentence repeats."""
+snippets are about the asked aspect, reviews win over FAQs on a neighbouring aspect, and no sentence
+repeats."""
 
 from __future__ import annotations
 

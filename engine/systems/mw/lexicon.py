@@ -75,8 +75,7 @@ def _distinct(text: str) -> str:
 @dataclass(frozen=True)
 class NameMention:
     """A venue name (domain ``restaurant``/``hotel``/``attraction``), a train station (domain ``station``) or
-    a
-    hospital department (domain ``department``)."""
+    a hospital department (domain ``department``)."""
 
     start: int
     end: int

@@ -1,6 +1,5 @@
 """Slot values that depend on the dialogue: places and references, "the same day as ...", don't-care answers
-and
-requests."""
+and requests."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Reply templates of the embedded system (written for parley). Several variants per act; the NLG picks one
-with
-a seeded random generator. Placeholders are ``str.format`` fields."""
+with a seeded random generator. Placeholders are ``str.format`` fields."""
 
 from __future__ import annotations
 

@@ -176,8 +176,7 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
 def _complete_trip(tr: Tracker) -> None:
     """Fill what a taxi trip leaves implicit from the venues of the dialogue: the other end when exactly one
     other venue is on the table ("a taxi from the museum" after booking a hotel), and the arrival time when
-    the
-    trip goes to the restaurant booked ("to the restaurant for my reservation")."""
+    the trip goes to the restaurant booked ("to the restaurant for my reservation")."""
     taxi = tr.state.setdefault("taxi", {})
     venues: list[tuple[str, str]] = []
     for dom in ("restaurant", "hotel", "attraction"):

@@ -142,8 +142,7 @@ def book_turn(pol: Policy, d: str, tr: Tracker, rows: list[dict[str, Any]], venu
               cons: dict[str, str], rq: list[str], acts: list[dict[str, Any]], sys_req: list[str],
               ) -> dict[str, Any] | None:
     """The user wants a booking: offer a venue if none is on the table, ask for what is missing, or book;
-    other
-    questions of the same turn ("... and what's the address?") are answered too."""
+    other questions of the same turn ("... and what's the address?") are answered too."""
     if venue is None:
         if not rows:
             no_match(pol, d, cons, acts, sys_req)
