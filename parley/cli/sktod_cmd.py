@@ -83,9 +83,7 @@ def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | 
         logs = logs[:limit]
     pipe = Pipeline(model_dir=model_dir, knowledge=knowledge_path, entity_mapping=entity_mapping,
                     generator=generator, cross_encoder=cross_encoder)
-    pipe.load(_status)
-    if not pipe.kb:  # an empty KB (``{}``) would otherwise fail on the first turn with an assertion
-        raise ParleyError(f"{knowledge_path}: no reviews or FAQs to answer from")
+    pipe.load(_status)  # an empty knowledge file is a LoadError (one line, exit 2)
     with Progress(TextColumn("sktod run"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   transient=True) as bar:
         task = bar.add_task("run", total=len(logs))

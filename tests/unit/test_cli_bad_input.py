@@ -213,3 +213,13 @@ def test_sktod_run_on_an_empty_knowledge_file_is_one_line(tmp_path: Path) -> Non
     line = one_line_error(cli(["sktod", "run", "--logs", _good_logs(tmp_path), "--knowledge", kb,
                                "--out", str(tmp_path / "pred.json")]))
     assert "knowledge.json" in line and "no reviews" in line and not (tmp_path / "pred.json").exists()
+
+
+def test_chat_with_sktod_on_an_empty_knowledge_file_is_one_line_and_stores_nothing(tmp_path: Path) -> None:
+    kb = _file(tmp_path, "knowledge.json", b"{}")
+    script = _file(tmp_path, "turns.txt", b"is the wifi any good at the acorn guest house?\n")
+    db = tmp_path / "chat.db"
+    line = one_line_error(cli(["chat", "--system", f"sktod:knowledge={kb}", "--script", script,
+                               "--db", str(db)]))
+    assert "knowledge.json" in line and "no reviews" in line
+    assert not db.exists() or not open_store(db).sessions()
