@@ -139,7 +139,8 @@ class Pipeline:
             progress("loading review knowledge")
         self.kb = load_knowledge(self.knowledge_path)
         if not self.kb:  # ``{}``: every knowledge-seeking turn would fail; say so before loading models
-            raise LoadError(f"{self.knowledge_path or 'the review knowledge'}: no reviews or FAQs to answer from")
+            where = self.knowledge_path or "the review knowledge"
+            raise LoadError(f"{where}: no reviews or FAQs to answer from")
         mp = self.mapping_path
         if mp is None:
             beside = self.knowledge_path.parent / "entity_mapping.json" if self.knowledge_path else None

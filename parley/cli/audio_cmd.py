@@ -148,16 +148,15 @@ def speak(text: str, out_path: str | None, backend: str, speed: float, play: boo
                    "less accurate.")
 def transcribe(audio_file: str, model: str, as_json: bool, vad: bool, fast: bool) -> None:
     """Transcribe FILE.wav offline with faster-whisper."""
-    from parley.audio.asr import get_asr
+    from parley.audio.asr import get_asr, load_audio
 
     path = Path(audio_file)
-    if not path.is_file():
-        raise ParleyError(f"audio file {audio_file} does not exist")
     try:
-        asr = get_asr(model, progress=(lambda m: click.echo(m, err=True)) if not as_json else None)
-        tr = asr.transcribe(str(path), vad=vad, short_window=fast)
-    except (ValueError, FileNotFoundError) as e:  # not a readable audio file
+        samples = load_audio(path)  # decoded first: a file that is not audio costs no model load
+    except (ValueError, FileNotFoundError) as e:
         raise ParleyError(str(e)) from None
+    asr = get_asr(model, progress=(lambda m: click.echo(m, err=True)) if not as_json else None)
+    tr = asr.transcribe(samples, vad=vad, short_window=fast)
     if as_json:
         click.echo(json_text({"file": str(path), **tr.to_json()}))
     else:

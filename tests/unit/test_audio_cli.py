@@ -39,10 +39,27 @@ def test_transcribe_missing_file_is_one_line() -> None:
 
 
 def test_transcribe_bad_model_is_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    import soundfile
+
     wav = tmp_path / "x.wav"
-    wav.write_bytes(b"RIFF")
+    soundfile.write(str(wav), np.zeros(1600, dtype=np.float32), 16000)
     r = run("transcribe", str(wav), "--model", "/no/such/model")
     assert r.exit_code == 2 and "does not exist" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_transcribe_reads_the_file_before_loading_whisper(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import parley.audio.asr as asr
+
+    def no_model(*_a: object, **_k: object) -> None:
+        raise AssertionError("Whisper was loaded for a file that is not audio")
+
+    monkeypatch.setattr(asr, "get_asr", no_model)
+    wav = tmp_path / "noise.wav"
+    wav.write_bytes(b"RIFF\x00\x01garbage" * 50)
+    r = run("transcribe", str(wav))
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines()[0].startswith("parley: error: cannot read audio")
 
 
 def test_speak_without_output_device_asks_for_out(monkeypatch: pytest.MonkeyPatch) -> None:
