@@ -106,6 +106,13 @@ class Store:
             with self.write():  # BEGIN IMMEDIATE: two processes creating one database take turns
                 migrations.apply(db)
 
+    def require_current(self) -> None:
+        """A StoreError unless every migration is applied (a read-only open never upgrades a database, so an
+        older one lacks tables and columns that queries need)."""
+        if migrations.pending(self.db):
+            raise StoreError(f"{self.path}: an empty database or one written by an older parley; "
+                             f"upgrade it first by opening it once (parley sessions --db {self.path})")
+
     # -- connections -------------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         if self.memory:

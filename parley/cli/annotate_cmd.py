@@ -171,7 +171,6 @@ def progress(databases: tuple[str, ...], db_path: str | None, as_json: bool) -> 
     from parley.display import literal
     from parley.store import open_store
     from parley.store.assign import rater_progress
-    from parley.store.migrations import migrations
 
     paths = list(databases)
     for p in paths:
@@ -179,9 +178,7 @@ def progress(databases: tuple[str, ...], db_path: str | None, as_json: bool) -> 
             raise ParleyError(f"{p}: no such database file")
     stores = [open_store(p, readonly=True) for p in paths] or [open_db(db_path, readonly=True, hint=_NO_DB)]
     for store in stores:  # read-only: an older (or empty) database is not upgraded, so it lacks tables
-        if migrations.pending(store.db):
-            raise ParleyError(f"{store.path}: an empty database or one written by an older parley; "
-                              f"upgrade it first by opening it once (parley sessions --db {store.path})")
+        store.require_current()
     rows = rater_progress(stores)
     if not rows:
         raise ParleyError("no assignments in " + ", ".join(str(s.path) for s in stores)

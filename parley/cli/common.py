@@ -22,13 +22,17 @@ def resolve_db(db_path: str | None) -> Path:
 
 
 def open_db(db_path: str | None, *, must_exist: bool = False, readonly: bool = False, hint: str = "") -> Any:
-    """The database at ``--db`` (or the default one), created unless ``must_exist``; raises StoreError."""
+    """The database at ``--db`` (or the default one), created unless ``must_exist``; raises StoreError (also
+    for a ``readonly`` open of a database that lacks migrations)."""
     from parley.store import StoreError, open_store
 
     path = resolve_db(db_path)
     if (must_exist or readonly) and not path.exists():
         raise StoreError(f"{path}: no such database" + (f" ({hint})" if hint else ""))
-    return open_store(path, readonly=readonly)
+    store = open_store(path, readonly=readonly)
+    if readonly:
+        store.require_current()
+    return store
 
 
 def check_trust(system: str) -> None:

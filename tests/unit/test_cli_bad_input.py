@@ -203,7 +203,8 @@ def test_progress_on_an_older_database_is_one_line_and_leaves_it_untouched(tmp_p
     old = tmp_path / "old.db"
     migrations.apply(Database(old), stop_before="m005_assignments")  # a rater copy from before parley assign
     before = old.read_bytes()
-    for argv in (["progress", str(old)], ["progress", "--db", str(old)]):
+    for argv in (["progress", str(old)], ["progress", "--db", str(old)],
+                 ["score", "--satisfaction", "--db", str(old)], ["score", "--latency", "--db", str(old)]):
         assert "older parley" in one_line_error(cli(argv))
     assert old.read_bytes() == before
 
