@@ -47,11 +47,27 @@ def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
     table = Table(title=literal(f"{len(rows)} session(s) in {store.path}"))
     for col in ("id", "started", "mode", "tester", "system", "condition", "turns", "rated"):
         table.add_column(col, overflow="fold")
+    short = unique_prefixes([str(r[0]) for r in store.db.execute("SELECT id FROM sessions").fetchall()])
     for r in rows:
-        cells = (r["id"][:8], str(r["started_at"])[:19].replace("T", " "), r["mode"], r["tester"],
-                 r["system"], r["condition"], r["turns"], r["dialogue_ratings"])
+        cells = (short.get(r["id"], r["id"]), str(r["started_at"])[:19].replace("T", " "), r["mode"],
+                 r["tester"], r["system"], r["condition"], r["turns"], r["dialogue_ratings"])
         table.add_row(*(literal(c, one_line=True) for c in cells))
     Console().print(table)
+
+
+def unique_prefixes(ids: list[str], shortest: int = 8) -> dict[str, str]:
+    """Each id's shortest prefix (at least ``shortest`` characters) that no other id starts with — what
+    ``parley sessions`` shows and what ``--session`` accepts — so imported ids that share a prefix stay
+    apart."""
+    from os.path import commonprefix
+
+    order = sorted(set(ids))
+    out = {}
+    for i, sid in enumerate(order):
+        near = [order[j] for j in (i - 1, i + 1) if 0 <= j < len(order)]
+        n = max([len(commonprefix([sid, o])) + 1 for o in near] + [shortest])
+        out[sid] = sid[:n]
+    return out
 
 
 @click.command()

@@ -57,3 +57,20 @@ def test_json_lines_escape_c1_controls_and_bidi_overrides(tmp_path: Path) -> Non
     out = _sessions(db, "--json")
     assert not any(0x7F <= ord(c) <= 0x9F or c == "\u202e" for c in out), ascii(out)
     assert "\\u009b" in out and json.loads(out)["tester"] == name  # escaped, not lost
+
+
+def test_ids_that_share_a_prefix_are_shown_apart_and_the_shown_prefix_selects_one(tmp_path: Path) -> None:
+    from parley.cli.store_cmd import unique_prefixes
+    from parley.store.records import SessionRecord
+
+    db = tmp_path / "p.db"
+    store = open_store(db)
+    twins = ["mwz-test-PMUL0001.json", "mwz-test-PMUL0002.json", "7c1e44aa-0000-4000-8000-000000000000"]
+    for sid in twins:
+        store.add_session(SessionRecord(id=sid, mode="annotation"))
+    store.close()
+    out = _sessions(db)
+    assert "mwz-test-PMUL0001" in out and "mwz-test-PMUL0002" in out and "7c1e44aa " in out
+    short = unique_prefixes(twins)
+    assert short["7c1e44aa-0000-4000-8000-000000000000"] == "7c1e44aa"
+    assert all(sum(t.startswith(p) for t in twins) == 1 for p in short.values())
