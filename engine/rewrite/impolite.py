@@ -57,10 +57,10 @@ class ImpoliteRewriter:
         Param("model", "str", None, "Hugging Face seq2seq checkpoint (folder or hub id) instead of the rules "
               "(with backend=openai: the served model's name)"),
         Param("llm", "bool", False, "prompt the bundled SmolLM2 instead of the rules"),
-    )
+    ) + OPENAI_PARAMS  # listed with the rest, so `rewrite --list` and the TUI panel offer and keep them
 
     def __init__(self, **params: Any) -> None:
-        checked = check_params(self.name, self.PARAMS + OPENAI_PARAMS, params)
+        checked = check_params(self.name, self.PARAMS, params)
         self.params: Mapping[str, Any] = backend_params(self.name, checked)
         self._openai = OpenAIBackend(self.name, self.params) if "backend" in self.params else None
 

@@ -211,6 +211,20 @@ async def test_rewriter_panel_works_from_the_keyboard_alone(tmp_path: Path) -> N
         assert app.screen.query_one("#status").rewriters == "impolite"
 
 
+async def test_rewriter_panel_keeps_the_openai_backend_of_a_chain_it_applies(tmp_path: Path) -> None:
+    spec = "impolite:backend=openai,url=http://127.0.0.1:9/v1,model=tester-llm,timeout=5.0"
+    app = make_app(tmp_path, "tui-fake", rewrite_specs=(spec,))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.press("ctrl+s")  # applied unchanged: the endpoint must survive the round trip
+        await settle(pilot)
+        shown = app.screen.query_one("#status").rewriters
+        assert "backend=openai" in shown and "url=http://127.0.0.1:9/v1" in shown
+        assert "model=tester-llm" in shown and "timeout=5.0" in shown
+
+
 async def test_scores_screen_opens_from_the_chat(tmp_path: Path) -> None:
     from parley.tui.screens.scores import ScoresScreen
 

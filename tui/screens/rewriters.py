@@ -8,7 +8,7 @@ stays open.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -24,6 +24,9 @@ from parley.engine.rewrite.base import Param
 from parley.engine.rewrite.chain import Chain
 from parley.engine.spec import Spec
 from parley.tui.notify import tell
+
+#: parameter controls per line of the panel (impolite's backend=openai ones wrap onto a second line)
+PARAMS_PER_ROW = 5
 
 
 def _fmt(v: object) -> str:
@@ -106,28 +109,32 @@ class RewriterScreen(ModalScreen[Chain | None]):
                 yield Static(literal(f"unavailable: {info.error}"), classes="error")
                 return
             given = spec.params if spec else {}
-            with Horizontal(classes="params"):
-                for p in info.params:
-                    value = given.get(p.name, p.default)
-                    cid = _control_id(info.name, p.name)
-                    with Vertical(classes="param"):
-                        yield Label(p.name, classes="param-name")
-                        if p.kind == "bool":
-                            yield Checkbox("on", value=bool(value), id=cid, tooltip=p.help)
-                        elif p.kind == "choice" or p.choices:
-                            options = [(_fmt(c), c) for c in p.choices]
-                            yield Select(options, value=value if value in p.choices else p.default,
-                                         allow_blank=False, id=cid, tooltip=p.help)
-                        else:
-                            shown = "" if value is None else _fmt(value)
-                            if p.kind == "int":
-                                yield Input(shown, type="integer", id=cid, tooltip=p.help, classes="num",
-                                            placeholder="none")
-                            elif p.kind == "float":
-                                yield Input(shown, type="number", id=cid, tooltip=p.help, classes="num",
-                                            placeholder="none")
-                            else:  # free text (a model folder, a hub id, ...)
-                                yield Input(shown, id=cid, tooltip=p.help, classes="text", placeholder="none")
+            for row in range(0, len(info.params), PARAMS_PER_ROW):  # a long list wraps instead of running off
+                yield from self._params(info, info.params[row:row + PARAMS_PER_ROW], given)
+
+    def _params(self, info: RewriterInfo, params: Sequence[Param], given: Mapping[str, Any]) -> ComposeResult:
+        with Horizontal(classes="params"):
+            for p in params:
+                value = given.get(p.name, p.default)
+                cid = _control_id(info.name, p.name)
+                with Vertical(classes="param"):
+                    yield Label(p.name, classes="param-name")
+                    if p.kind == "bool":
+                        yield Checkbox("on", value=bool(value), id=cid, tooltip=p.help)
+                    elif p.kind == "choice" or p.choices:
+                        options = [(_fmt(c), c) for c in p.choices]
+                        yield Select(options, value=value if value in p.choices else p.default,
+                                     allow_blank=False, id=cid, tooltip=p.help)
+                    else:
+                        shown = "" if value is None else _fmt(value)
+                        if p.kind == "int":
+                            yield Input(shown, type="integer", id=cid, tooltip=p.help, classes="num",
+                                        placeholder="none")
+                        elif p.kind == "float":
+                            yield Input(shown, type="number", id=cid, tooltip=p.help, classes="num",
+                                        placeholder="none")
+                        else:  # free text (a model folder, a hub id, ...)
+                            yield Input(shown, id=cid, tooltip=p.help, classes="text", placeholder="none")
 
     def _read(self, info: RewriterInfo) -> Spec:
         params: dict[str, Any] = {}
