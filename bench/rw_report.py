@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -198,10 +199,12 @@ def _openai(o: dict[str, Any]) -> str:
     scen = ", ".join(f"{k}: {v}" for k, v in o["by_scenario"].items())
     acc = [r for r in o["rows"] if r["engine"] == "openai"][:3]
     shown = "".join(f"\n- {r['before']!r} → {r['after']!r} (scenario {r['scenario']})" for r in acc)
+    found = re.search(r"url=https?://[^:/,]+:(\d+)", o["spec"])
+    port = found.group(1) if found else 8000
     return f"""
 ## 5. Impoliteness through an OpenAI-compatible endpoint (`backend=openai`)
 
-- **Command:** `parley serve-bundled --port 18732 --threads 1` (`transformers serve`, the bundled
+- **Command:** `parley serve-bundled --port {port} --threads 1` (`transformers serve`, the bundled
   SmolLM2-135M-Instruct on the CPU; with `--threads 2` at load ~8 a probe's requests took 25-240 s each), then
   `.venv/bin/python {o['command']}`; raw figures in `bench/results/rw_openai.json`.
 - **Machine:** {o['machine']}, shared: load average {o['load_start']} at the start, {o['load_end']} at the end
