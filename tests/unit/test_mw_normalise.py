@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from num2words import num2words
 
+from parley.engine.rewrite.numbers import spoken_int
 from parley.engine.systems.mw.normalise import clean, find_times, words_to_numbers
 
 
@@ -34,9 +38,38 @@ def test_times(text: str, expected: list[str]) -> None:
     ("just me", "1 people"),
     ("a couple of nights", "2 nights"),
     ("my wife and i", "2 people"),
+    ("sixty two pounds", "62 pounds"),
+    ("ninety nine", "99"),
+    ("forty-five minutes", "45 minutes"),
+    ("a hundred", "100"),
+    ("a hundred and twenty pounds", "120 pounds"),
+    ("one hundred and twenty", "120"),
+    ("two hundred", "200"),
+    ("for a week", "for 7 days"),
+    ("on the 3rd", "on the 3"),
+    ("twenty five past six", "25 past 6"),
+    ("leave at nineteen hundred", "leave at 19 hundred"),  # a spoken time, not 1900
+    ("the one on the left", "the 1 on the left"),
+    ("i want to leave after 0915", "i want to leave after 0915"),
+    ("2 2", "2 2"),
 ])
 def test_number_words(text: str, expected: str) -> None:
     assert words_to_numbers(clean(text)) == expected
+
+
+@given(st.integers(0, 999))
+def test_every_number_below_1000_in_words(n: int) -> None:
+    """num2words' form ("one hundred and twenty-one") and parley's spoken one ("one hundred twenty one")."""
+    assert words_to_numbers(num2words(n)) == str(n)
+    assert words_to_numbers(clean(num2words(n))) == str(n)
+    assert words_to_numbers(spoken_int(n)) == str(n)
+    assert words_to_numbers(f"for {num2words(n)} people") == f"for {n} people"
+
+
+@given(st.lists(st.integers(0, 99_999).map(str) | st.sampled_from(["0915", "007", "2"]), max_size=6))
+def test_digits_stay_as_they_are(parts: list[str]) -> None:
+    text = " ".join(parts)
+    assert words_to_numbers(text) == text
 
 
 def test_clean_is_robust() -> None:
@@ -62,6 +95,8 @@ def test_typo_fixing_keeps_real_words() -> None:
     ("arriving by five fifteen pm", ["17:15"]),
     ("leave after seventeen thirty", ["17:30"]),
     ("a table for two at seven forty five in the evening", ["19:45"]),
+    ("a table for two at seven forty-five pm", ["19:45"]),
+    ("leave at nineteen hundred", ["19:00"]),
 ])
 def test_spoken_times(text: str, expected: list[str]) -> None:
     assert times(text) == expected

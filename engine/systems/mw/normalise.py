@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 
 MAX_CHARS = 600  # longer inputs are cut: nobody books a table in an essay, and NLU cost grows with length
 
@@ -67,16 +68,34 @@ def clean(text: str) -> str:
     return t
 
 
-_UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
-_NUM_RE = re.compile(
-    r"\b(?:(" + "|".join(_TENS) + r")(?:[ -](" + "|".join(k for k in _UNITS if _UNITS[k] < 10) + r"))?|("
-    + "|".join(_UNITS) + r"))\b"
-)
+@cache
+def _number_words() -> tuple[dict[str, int], re.Pattern[str]]:
+    """Every English number word or phrase from 0 to 99 with its value, from num2words ("forty-five" and
+    "forty five"), and the pattern that finds them, hundreds composed: "two hundred", "a hundred and twenty",
+    "one hundred five". Built on first use, so importing this module does not import num2words.
+    """
+    from num2words import num2words
+
+    below_100: dict[str, int] = {}
+    for n in range(100):
+        words = num2words(n, lang="en")
+        below_100[words] = below_100[words.replace("-", " ")] = n
+    # longest first, so that "twenty five" wins over "twenty"
+    alternatives = "|".join(sorted(map(re.escape, below_100), key=len, reverse=True))
+    digits = "|".join(w for w, n in below_100.items() if 1 <= n <= 9)
+    pattern = re.compile(rf"\b(?:(?P<h>a|{digits}) hundred(?: (?:and )?(?P<rest>{alternatives}))?"
+                         rf"|(?P<n>{alternatives}))\b")
+    return below_100, pattern
+
+
+def _number(m: re.Match[str]) -> str:
+    below_100 = _number_words()[0]
+    if m.group("n"):
+        return str(below_100[m.group("n")])
+    hundreds = 1 if m.group("h") == "a" else below_100[m.group("h")]
+    return str(hundreds * 100 + (below_100[m.group("rest")] if m.group("rest") else 0))
+
+
 _SPECIAL = [
     (re.compile(r"\b(just )?(myself|me) (alone|only)\b"), "1 people"),
     (re.compile(r"\b(just|only) (me|myself|1 person|one person)\b"), "1 people"),
@@ -96,20 +115,20 @@ _SPECIAL = [
 
 
 def words_to_numbers(text: str) -> str:
-    """Digits for number words, keeping the text otherwise as it is.
+    """Digits for number words (0 to 999, the words of num2words), keeping the text otherwise as it is.
+
+    Digits stay as they are ("0915", "2 2"); "N hundred" is composed only for N from one to nine, so a
+    spoken time such as "nineteen hundred" stays "19 hundred".
 
     >>> words_to_numbers("a table for three people at twenty five past six")
     'a table for 3 people at 25 past 6'
+    >>> words_to_numbers("sixty-two pounds, or a hundred and twenty")
+    '62 pounds, or 120'
     """
     for pat, rep in _SPECIAL:
         text = pat.sub(rep, text)
 
-    def repl(m: re.Match[str]) -> str:
-        if m.group(3):
-            return str(_UNITS[m.group(3)])
-        return str(_TENS[m.group(1)] + (_UNITS[m.group(2)] if m.group(2) else 0))
-
-    text = _NUM_RE.sub(repl, text)
+    text = _number_words()[1].sub(_number, text)
     text = re.sub(r"\b(\d+)(st|nd|rd|th)\b", r"\1", text)
     return re.sub(r"\b1 week\b", "7 days", text)
 
