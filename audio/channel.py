@@ -27,6 +27,7 @@ from parley.engine.rewrite.base import Param, RewriteContext
 from parley.engine.spec import SpecError
 from parley.engine.types import Rewrite, Span
 from parley.params import Text
+from parley.text import tokens
 
 _TTS = ("piper", "espeak", "coqui")
 _MODELS = ("tiny.en", "base")
@@ -131,13 +132,12 @@ def add_noise(audio: np.ndarray, snr_db: float, rng: np.random.Generator) -> np.
 
 
 _DIGIT_SEP = re.compile(r"(?<=\d)[.:\s](?=\d)")
-_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def _norm_tokens(text: str) -> list[str]:
     from parley.audio.wer import normalise
 
-    return _TOKEN.findall(_DIGIT_SEP.sub("", normalise(text)))
+    return tokens(_DIGIT_SEP.sub("", normalise(text)))
 
 
 def _present(value: list[str], words: list[str]) -> bool:

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from parley.engine.types import TurnError
+from parley.text import squash
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_RETRIES = 5
@@ -110,7 +111,7 @@ class Reply:
 
 def short(text: str, n: int = ERROR_SNIPPET) -> str:
     """One line of at most ``n`` characters (whitespace runs collapsed; other characters kept as they are)."""
-    text = " ".join(text.split())
+    text = squash(text)
     return text if len(text) <= n else text[:n] + "…"
 
 

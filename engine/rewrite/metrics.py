@@ -27,8 +27,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parley.text import squash
+
 _PUNCT = re.compile(r"[^\w\s']|(?<!\w)'|'(?!\w)")
-_SPACES = re.compile(r"\s+")
 _CLITIC = re.compile(r"\s+'(?=(?:s|m|re|ve|ll|d|t)\b)")
 _NT = re.compile(r"\s+n't\b")
 
@@ -37,7 +38,7 @@ def normalise(text: str) -> str:
     """Lower case, punctuation removed (apostrophes inside words kept), one space: "John 's" → "john's"."""
     t = _NT.sub("n't", _CLITIC.sub("'", text.lower()))
     t = _PUNCT.sub(" ", t)
-    return _SPACES.sub(" ", t).strip()
+    return squash(t)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from parley.text import squash
+
 BIAS = 0.4
 
 
@@ -107,7 +109,7 @@ def _starts(sentences: list[str], pat: re.Pattern[str]) -> bool:
 @lru_cache(maxsize=16384)
 def score(text: str) -> Politeness:
     """Politeness of ``text`` (cached)."""
-    t = " ".join(text.split())
+    t = squash(text)
     sentences = [s for s in _SENT.split(t) if s.strip()] or [t]
     low = t.lower()
     feats: dict[str, float] = {}

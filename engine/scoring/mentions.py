@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from parley.engine.mwdb import MultiwozDB, load_db
-from parley.text import squash
+from parley.text import alnum, squash
 
 #: placeholders of the mentions that matter for Inform/Success (mwzeval's requestable set + name)
 PLACEHOLDERS: tuple[str, ...] = ("name", "trainid", "phone", "address", "postcode", "reference")
@@ -85,7 +85,7 @@ class Delexicaliser:
         t = _norm(t)
         t = self._addresses.sub("[address]", t)
         t = self._names.sub("[name]", t)
-        return re.sub(r"\s+", " ", t).strip()
+        return squash(t)
 
     def mentions(self, text: str) -> frozenset[str]:
         """Which of :data:`PLACEHOLDERS` the reply contains."""
@@ -122,8 +122,8 @@ def canonical_value(domain: str, slot: str, value: Any, db: MultiwozDB) -> str:
     elif slot in ("name", "type", "food", "area", "pricerange", "department", "departure", "destination"):
         known = db.values(domain, slot)
         if v and v not in known and known:
-            squashed = {re.sub(r"[^a-z0-9]", "", k): k for k in known}
-            sv = re.sub(r"[^a-z0-9]", "", v)
+            squashed = {alnum(k): k for k in known}
+            sv = alnum(v)
             if sv in squashed:
                 out = squashed[sv]
             elif slot == "name":

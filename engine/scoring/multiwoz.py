@@ -38,6 +38,7 @@ from parley.engine.scoring.mentions import (
     delexicaliser,
 )
 from parley.engine.scoring.venues import query
+from parley.text import squash
 
 __all__ = [
     "NAMED_DOMAINS",
@@ -220,8 +221,7 @@ def bleu_normalise(text: str) -> str:
     """Lower-case and tokenise like the MultiWOZ corpus (``john's college.`` → ``john 's college .``)."""
     t = text.lower().replace("’", "'")
     t = _CLITIC.sub(r"\1 \2", t)
-    t = _PUNCT.sub(r" \1 ", t)
-    return re.sub(r"\s+", " ", t).strip()
+    return squash(_PUNCT.sub(r" \1 ", t))
 
 
 def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str], *, normalise: bool = True) -> float:

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from parley.engine.mwdb import DONTCARE, MultiwozDB
+from parley.text import alnum, fold
 
 VENUE_DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction", "train")
 FUZZY: dict[str, frozenset[str]] = {"restaurant": frozenset({"name", "food"}), "hotel": frozenset({"name"}),
@@ -47,7 +48,7 @@ def minutes(value: str) -> int:
 
 def normalise(domain: str, slot: str, value: Any, db: MultiwozDB | None = None) -> str:
     """One value (state, goal or DB cell) spelled the way the lookup compares it."""
-    v = re.sub(r"\s+", " ", str(value).strip().lower())
+    v = fold(str(value))
     if slot in ("name", "departure", "destination"):
         v = re.sub(r"\s*&\s*", " and ", v).replace(" '", "'")
     elif slot == "type":
@@ -62,10 +63,6 @@ def normalise(domain: str, slot: str, value: Any, db: MultiwozDB | None = None) 
 _NEAR: dict[tuple[int, str, str, str], str] = {}
 
 
-def _squash(v: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", v)
-
-
 def _near(domain: str, slot: str, v: str, db: MultiwozDB) -> str:
     """A food or name that no DB value matches, replaced by the DB value spelled nearest (rapidfuzz ratio of
     the letters and digits ≥ 85 for food, ≥ 88 for names): ``portugese``, ``christ college``."""
@@ -77,8 +74,8 @@ def _near(domain: str, slot: str, v: str, db: MultiwozDB) -> str:
         out = v
         fits = (lambda k: k == v) if slot == "food" else (lambda k: partial_ratio(k, v) >= FUZZY_CUTOFF)
         if v and not any(fits(k) for k in known):
-            squashed = {_squash(k): k for k in known}
-            best = process.extractOne(_squash(v), list(squashed), scorer=fuzz.ratio,
+            squashed = {alnum(k): k for k in known}
+            best = process.extractOne(alnum(v), list(squashed), scorer=fuzz.ratio,
                                       score_cutoff=85 if slot == "food" else 88)
             out = squashed[best[0]] if best else v
         _NEAR[key] = out

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from parley.text import tokens
+
 #: aspect → (phrase used in answers, keywords/stems matched at word starts)
 ASPECTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "wifi": ("the wifi", ("wifi", "wi-fi", "wi fi", "internet", "wireless", "connection", "signal", "online",
@@ -64,7 +66,7 @@ def snippet_aspects(text: str, name: str = "") -> frozenset[str]:
     """Aspects of a review sentence or FAQ, not counting the venue's own name ("Dojo Noodle Bar" is no
     food)."""
     if name:
-        words = [w for w in re.findall(r"[a-z0-9]+", name.lower()) if w not in ("the", "and", "of")]
+        words = [w for w in tokens(name.lower()) if w not in ("the", "and", "of")]
         if words:
             text = re.sub(r"\b(?:the\s+)?" + r"\W+".join(map(re.escape, words)) + r"\b", " ", text,
                           flags=re.I)

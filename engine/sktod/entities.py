@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from parley.engine.sktod.knowledge import Entity, KnowledgeBase
-
-_WORD = re.compile(r"[a-z0-9]+")
+from parley.text import tokens
 
 #: generic trailing/leading words a speaker often leaves out (normalisation rule, never applied alone)
 _GENERIC = ("hotel", "restaurant", "guest house", "guesthouse", "bed and breakfast", "b and b", "the")
@@ -25,7 +24,7 @@ def normalise(text: str) -> str:
     """Lower case, ``&`` → ``and``, apostrophes dropped, punctuation → spaces, ``guesthouse`` → ``guest
     house``."""
     t = text.lower().replace("&", " and ").replace("'", "").replace("’", "")
-    t = " ".join(_WORD.findall(t))
+    t = " ".join(tokens(t))
     t = re.sub(r"\bguesthouses?\b", "guest house", t)
     t = re.sub(r"\bb and b\b", "bed and breakfast", t)
     t = re.sub(r"\bcenter\b", "centre", t)

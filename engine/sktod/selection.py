@@ -27,6 +27,7 @@ from parley.engine.sktod.embed import Encoder
 from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
 from parley.engine.types import LoadError
 from parley.progress import Progress
+from parley.text import fold
 
 SCALAR_FEATURES = ("cos", "cos_minus_best", "cos_z", "rank_frac", "is_top", "aspect_match", "aspect_miss",
                    "q_has_aspect", "overlap", "overlap_q", "is_faq", "inv_entities", "inv_candidates")
@@ -222,7 +223,7 @@ def dedupe_text(chosen: Sequence[ScoredSnippet]) -> list[ScoredSnippet]:
     seen: set[tuple[str, int, str]] = set()
     out = []
     for s in chosen:
-        key = (s.snippet.domain, s.snippet.entity_id, " ".join(s.snippet.text.lower().split()))
+        key = (s.snippet.domain, s.snippet.entity_id, fold(s.snippet.text))
         if key not in seen:
             seen.add(key)
             out.append(s)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parley.engine.mwdb import BOOKABLE, DOMAINS, INFORMABLE, normalise_time
+from parley.text import fold, squash
 
 if TYPE_CHECKING:
     from parley.engine.systems.hf_common import Format
@@ -86,7 +87,7 @@ def known_slot(domain: str, slot: str) -> bool:
 
 
 def clean_value(slot: str, value: str) -> str | None:
-    v = re.sub(r"\s+", " ", value.strip().lower())
+    v = fold(value)
     if v in NULL_VALUES:
         return None
     if v in DONTCARE_VALUES:
@@ -109,7 +110,7 @@ class _Builder:
             return
         name = canonical_slot(self.fmt, domain, slot) if slot.strip() else ""
         if domain not in DOMAINS or not known_slot(domain, name):
-            self.invalid.append(" ".join(f"{domain} {slot} {value}".split()))
+            self.invalid.append(squash(f"{domain} {slot} {value}"))
             return
         v = clean_value(name, value)
         if v is None:

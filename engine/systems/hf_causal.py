@@ -23,6 +23,7 @@ from parley.engine.loading import Source, load_pretrained, pretrained_kwargs, sa
 from parley.engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
 from parley.engine.systems.hf_common import State, between
 from parley.progress import Progress
+from parley.text import squash
 
 
 class CausalSystem(HFTODSystem):
@@ -69,7 +70,7 @@ class CausalSystem(HFTODSystem):
         eos = tok.eos_token
         if isinstance(eos, str) and eos and eos != stop:
             out = out.split(eos, 1)[0]
-        return " ".join(out.split())
+        return squash(out)
 
     def _decode(self, ids: Any, stop_ids: set[int], stop_text: str | None) -> list[int]:
         """Greedy continuation of ``ids`` (1 × n) with the KV cache: the new token ids, stop token included.
@@ -146,4 +147,4 @@ class CausalSystem(HFTODSystem):
             else:
                 act, rest = raw, ""
             act = act.replace(fmt.act_start, " ")
-        return " ".join(act.split()), between(rest, fmt.response_start, fmt.response_end), raw
+        return squash(act), between(rest, fmt.response_start, fmt.response_end), raw

@@ -22,6 +22,7 @@ from typing import Any
 from parley.engine.mwdb import DOMAINS
 from parley.engine.spec import SpecError
 from parley.engine.systems.hf_belief import State, format_belief, parse_belief, parse_belief_checked
+from parley.text import squash
 
 __all__ = ["Format", "State", "TurnRecord", "active_domain", "between", "format_belief", "join",
            "list_formats", "load_format", "normalise_text", "parse_belief", "parse_belief_checked",
@@ -278,7 +279,7 @@ def normalise_text(fmt: Format, text: str) -> str:
     """User/system text as the format's training data spelled it. ``multiwoz``: lower case and the corpus's
     tokenisation — ``I'd like it at 6:30, please.`` → ``i 'd like it at 6:30 , please .`` (times and decimals
     kept whole, clitics and punctuation split off)."""
-    t = " ".join(text.split())
+    t = squash(text)
     if fmt.normalise == "none":
         return t
     t = t.lower().replace("\u2019", "'")
@@ -286,7 +287,7 @@ def normalise_text(fmt: Format, text: str) -> str:
         t = _TIME.sub(r"\1:\2", t)
         t = _CLITIC.sub(r"\1 \2", t)
         t = _PUNCT.sub(lambda m: f" {m.group(0)} ", t)
-    return " ".join(t.split())
+    return squash(t)
 
 
 def render_context(fmt: Format, records: Sequence[TurnRecord], user: str, full: bool = False) -> str:

@@ -19,6 +19,7 @@ from parley.engine.loading import Source, load_pretrained, pretrained_kwargs, sa
 from parley.engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
 from parley.engine.systems.hf_common import State, between, format_belief, join
 from parley.progress import Progress
+from parley.text import squash
 
 
 def strip_tokens(text: str, tokenizer: Any) -> str:
@@ -27,7 +28,7 @@ def strip_tokens(text: str, tokenizer: Any) -> str:
         tok = getattr(tokenizer, attr, None)
         if isinstance(tok, str) and tok:
             text = text.replace(tok, " ")
-    return " ".join(text.split())
+    return squash(text)
 
 
 class Seq2SeqSystem(HFTODSystem):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from parley.formats.multiwoz import flatten_state, read_dialogues
+from parley.text import fold
 
 EMPTY = frozenset({"", "not mentioned", "none", "not given"})
 DONTCARE = frozenset({"dontcare", "don't care", "do n't care", "dont care", "doesn't care", "any", "?"})
@@ -69,7 +70,7 @@ class _Names:
 
 def normalise_value(domain: str, slot: str, value: Any, names: Any = None) -> str | None:
     """A comparable form of one slot value, or None when the value means "no value"."""
-    v = re.sub(r"\s+", " ", str(value).strip().lower())
+    v = fold(str(value))
     if v in EMPTY:
         return None
     if v in DONTCARE:

@@ -11,6 +11,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
+from parley.text import squash
+
 MAX_CHARS = 600  # longer inputs are cut: nobody books a table in an essay, and NLU cost grows with length
 
 _SPELLING = {
@@ -58,7 +60,7 @@ def clean(text: str) -> str:
     t = re.sub(r"(?<=\d)\s*:\s*(?=\d)", ":", t)  # tokenised "17 : 15"
     t = re.sub(r"[^a-z0-9:'&\- ]+", " ", t)
     t = re.sub(r"(?<![a-z])-|-(?![a-z])", " ", t)
-    t = re.sub(r"\s+", " ", t).strip()
+    t = squash(t)
     for pat, rep in _CONTRACTIONS:
         t = pat.sub(rep, t)
     t = re.sub(r"(\w) '(s|m|re|ve|ll|d)\b", r"\1'\2", t)
