@@ -167,3 +167,33 @@ def test_amenity_negation(lex) -> None:  # type: ignore[no-untyped-def]
     assert informs(parse("it does nt matter", NluContext(active_domain="hotel", sys_requested=("area",)),
                          lex)) == {
         ("hotel", "area"): "dontcare"}
+
+
+def test_remarks_about_hunger_or_tiredness_ask_for_nothing(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="train", state={"train": {"destination": "ely", "day": "friday"}})
+    r = parse("Right, 4 seats. I need to eat something soon, I'm so hungry.", ctx, lex)
+    assert r.domain == "train" and informs(r) == {("train", "book_people"): "4"}
+    r = parse("My legs are jelly, long haul from Boston. We leave on Sunday. Honestly I'm famished.", ctx,
+              lex)
+    assert informs(r) == {("train", "day"): "sunday"}
+    hotel = NluContext(active_domain="hotel")
+    r = parse("I haven't slept properly in a day, so put us down for 2 people and 3 nights", hotel, lex)
+    assert informs(r) == {("hotel", "book_people"): "2", ("hotel", "book_stay"): "3"}
+    # hunger with a request is a request; alone at the start, the only one there is
+    r = parse("I'm starving, is there a cheap place to eat in the north?", NluContext(), lex)
+    assert r.domain == "restaurant" and informs(r)[("restaurant", "area")] == "north"
+    assert parse("I'm starving and need some food", NluContext(), lex).domain == "restaurant"
+
+
+def test_grudging_whatever_before_yes_is_a_yes(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="hotel", sys_requested=("area",))
+    r = parse("Whatever, yes.", ctx, lex)
+    assert "affirm" in r.intents and not r.inform
+    assert informs(parse("whatever", ctx, lex)) == {("hotel", "area"): "dontcare"}
+
+
+def test_station_after_train_to_and_stay_for_people(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("I need a train to London King Cross.", NluContext(), lex)
+    assert informs(r) == {("train", "destination"): "london kings cross"}
+    r = parse("Please book a stay for 6 people from Monday", NluContext(active_domain="hotel"), lex)
+    assert informs(r) == {("hotel", "book_people"): "6", ("hotel", "book_day"): "monday"}

@@ -102,3 +102,12 @@ def test_the_same_section_of_town_is_the_area_of_the_venue_talked_about(tmp_path
     assert t[2]["state"]["attraction"] == {"type": "museum", "area": "east"}
     offer = acts(t[2], "offer", "name")[0]["value"]
     assert load_db().find("attraction", offer)["area"] == "east"
+
+
+def test_a_tired_hungry_users_remarks_do_not_switch_the_domain(tmp_path: Path) -> None:
+    t = chat("tired_user.txt", tmp_path)
+    assert t[0]["state"] == {"train": {"departure": "cambridge", "destination": "ely", "day": "friday",
+                                       "leaveAt": "10:00"}}
+    assert t[1]["state"] == {"train": {**t[0]["state"]["train"], "book_people": "3"}}
+    assert acts(t[1], "book") and "restaurant" not in t[2]["state"]
+    assert acts(t[2], "inform", "trainID")

@@ -45,7 +45,8 @@ _GENERIC_WORDS = {"the", "restaurant", "hotel", "guest", "house", "guesthouse", 
 _STOP = {"the", "a", "an", "and", "to", "from", "for", "in", "on", "at", "of", "by", "is", "it", "i", "me",
          "my", "you", "we", "need", "want", "would", "like", "book", "find", "get", "also", "please", "with",
          "that", "this", "there", "what", "where", "any", "some", "or", "be", "are", "can", "could", "no",
-         "yes", "not"}
+         "yes", "not", "train", "trains", "taxi", "cab", "ticket", "tickets", "leaving", "going", "arriving",
+         "departing", "travelling", "traveling", "heading"}
 
 
 def _risky(alias: str) -> bool:

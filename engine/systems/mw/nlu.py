@@ -14,6 +14,7 @@ from parley.engine.systems.mw import patterns as P
 from parley.engine.systems.mw.frames import PRIMARY, Builder, NluContext, NluResult
 from parley.engine.systems.mw.lexicon import Lexicon
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
+from parley.engine.systems.mw.remarks import drop_remarks
 from parley.engine.systems.mw.resolve import dontcare, places, requests_in, same
 from parley.engine.systems.mw.values import categorical, counts, times
 from parley.engine.systems.mw.venueq import venue_checks
@@ -23,6 +24,7 @@ __all__ = ["PRIMARY", "NluContext", "NluResult", "parse"]
 
 def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     """Understand one user utterance in context (never raises)."""
+    text = drop_remarks(text, keep_alone=ctx.active_domain is None)
     t = clean(text)
     if not t:
         return NluResult(text="", domain=ctx.active_domain, intents=("empty",))
