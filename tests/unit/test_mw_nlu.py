@@ -197,3 +197,10 @@ def test_station_after_train_to_and_stay_for_people(lex) -> None:  # type: ignor
     assert informs(r) == {("train", "destination"): "london kings cross"}
     r = parse("Please book a stay for 6 people from Monday", NluContext(active_domain="hotel"), lex)
     assert informs(r) == {("hotel", "book_people"): "6", ("hotel", "book_day"): "monday"}
+
+
+def test_a_new_request_while_the_taxi_asks_for_its_trip(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="taxi", sys_requested=("departure", "destination"))
+    assert parse("we also want a place to stay in the west", ctx, lex).domain == "hotel"
+    r = parse("from the hotel to a restaurant in town", ctx, lex)  # still the trip's ends
+    assert r.domain == "taxi"

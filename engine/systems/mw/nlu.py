@@ -60,8 +60,9 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     taxi_ctx = any(d == "taxi" for _, d in mentions) or trip_asked or (
         ctx.active_domain == "taxi"
         and not any(d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))
-    if trip_asked:
-        mentions = [(i, d) for i, d in mentions if d not in ("train", "restaurant", "hotel", "attraction")]
+    if trip_asked:  # ... unless the user asks for one ("I need a place to stay now")
+        mentions = [(i, d) for i, d in mentions if d not in ("train", "restaurant", "hotel", "attraction")
+                    or _ASKS_FOR.search(plain[max(0, i - 40): i])]
     for key, nm in holders.items():
         if nm.domain == "department":
             mentions.append((where[key], "hospital"))
@@ -86,7 +87,10 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         # a domain the user brings up now wins over the one already being talked about
         fresh = [d for d in mentioned if d != ctx.active_domain]
         primary = fresh[0] if fresh else (mentioned[0] if mentioned else None)
-    if primary is None and (FOOD_ONLY.search(plain) or CUISINE.search(plain)):
+    src = scan if trip_asked else plain  # answering the taxi: "the restaurant" is a trip end
+    food = FOOD_ONLY.search(src) or CUISINE.search(src)
+    if primary is None and food and (not trip_asked or _ASKS_FOR.search(src[max(0, food.start() - 40):
+                                                                             food.start()])):
         primary = "restaurant"  # "a cheap italian place"
     domain = primary or ctx.active_domain
     b = Builder()
@@ -108,6 +112,9 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
                      requests=requests, checks=checks)
 
 
+#: the user asks for something ("I'll actually need a restaurant", "are there any museums")
+_ASKS_FOR = re.compile(r"\b(?:need|want|would like|'d like|looking for|find|recommend|book|are there|"
+                       r"is there|do you have|suggest)\b(?:\s+\S+){0,4}\s*$")
 FOOD_ONLY = re.compile(r"\b(food|cuisine|restaurant)\b")
 #: cuisines that name nothing else ("british" could be a museum, "world" a trip)
 CUISINE = re.compile(r"\b(italian|chinese|indian|thai|japanese|korean|mexican|lebanese|turkish|vietnamese|"
