@@ -204,3 +204,13 @@ def test_a_new_request_while_the_taxi_asks_for_its_trip(lex) -> None:  # type: i
     assert parse("we also want a place to stay in the west", ctx, lex).domain == "hotel"
     r = parse("from the hotel to a restaurant in town", ctx, lex)  # still the trip's ends
     assert r.domain == "taxi"
+
+
+@pytest.mark.parametrize(("text", "people"), [
+    ("I'll be coming with four of my friends", "5"), ("three other people will be with me", "4"),
+    ("me and 2 mates", "3"), ("my wife and I", "2"), ("it will only be me", "1"),
+    ("we're a group of 6", "6"),
+])
+def test_party_size_phrasings(lex, text: str, people: str) -> None:  # type: ignore[no-untyped-def]
+    r = parse(f"book a table, {text}", NluContext(active_domain="restaurant"), lex)
+    assert informs(r)[("restaurant", "book_people")] == people

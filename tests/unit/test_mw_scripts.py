@@ -111,3 +111,10 @@ def test_a_tired_hungry_users_remarks_do_not_switch_the_domain(tmp_path: Path) -
     assert t[1]["state"] == {"train": {**t[0]["state"]["train"], "book_people": "3"}}
     assert acts(t[1], "book") and "restaurant" not in t[2]["state"]
     assert acts(t[2], "inform", "trainID")
+
+
+def test_the_party_counted_in_words_includes_the_speaker(tmp_path: Path) -> None:
+    t = chat("party_size.txt", tmp_path)
+    assert t[1]["state"]["train"]["book_people"] == "3" and acts(t[1], "book")
+    assert t[2]["state"]["restaurant"]["book_people"] == "2"
+    assert "book_people" not in t[2]["state"].get("hotel", {})

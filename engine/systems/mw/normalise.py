@@ -269,7 +269,8 @@ _KNOWN = set(_VOCAB) | {"worth", "forth", "mouth", "brain", "drain", "trait", "c
                         "maybe", "about", "leaves", "starts", "plans", "place", "places", "table", "tables",
                         "party", "great", "thing", "things", "think", "train's", "parks", "stays", "staying",
                         "nightly", "booked", "books", "prices", "priced", "pricey", "leave", "least", "lease",
-                        "arrives", "arrived", "depart", "departs", "departed", "numbers", "phones", "number"}
+                        "arrives", "arrived", "depart", "departs", "departed", "numbers", "phones", "number",
+                        "colleague", "colleagues"}
 
 
 def _known() -> set[str]:

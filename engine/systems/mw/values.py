@@ -134,6 +134,10 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
             d = "train"  # "yes, 5 tickets. I also need a hotel": the tickets are the train's
         b.add(d, "book_people", str(int(val)), m.start())
         used.add(m.start())
+    party = _party_size(plain)
+    if party is not None and not any(s == "book_people" for _, s in b.items) and (
+            domain in ("restaurant", "hotel", "train") or "book_people" in ctx.sys_requested):
+        b.add(domain_for("book_people", domain, mentioned, ctx), "book_people", str(party[0]), party[1])
     if ctx.sys_requested and not b.items:
         want = [s for s in ctx.sys_requested if s in ("book_people", "book_stay", "stars")]
         nums = [m for m in P.BARE_NUM_RE.finditer(plain) if m.start() not in used]
@@ -141,6 +145,38 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
             slot = want[0]
             d = "hotel" if slot in ("book_stay", "stars") else domain_for(slot, domain, mentioned, ctx)
             b.add(d, slot, str(int(nums[0].group(1))), nums[0].start())
+
+
+_OTHERS = (r"(?:friends?|companions?|colleagues?|co-?workers?|kids|children|family members|guests|buddies|"
+           r"mates|others|other (?:people|persons|guests|adults))")
+#: the speaker plus N others: "coming with four of my friends", "three other people will be with me"
+_PLUS_ONE = re.compile(
+    r"\b(?:with|and|plus|bringing|me and|myself and|besides me) (?:my |our )?(\d{1,2}) (?:of (?:my|our) )?"
+    + _OTHERS + r"|\b(\d{1,2}) other (?:people|persons|guests|adults)\b|\b(?:my|our) (\d{1,2}) " + _OTHERS
+    + r"(?= and (?:i|me|myself)\b| (?:will|are|is) (?:be )?(?:joining|coming|with))|\b(\d{1,2}) " + _OTHERS
+    + r" (?:(?:will|are) (?:be )?)?(?:joining|coming with|travell?ing with|with) me\b")
+#: two: "my wife and I", "me and my husband"
+_KIN = (r"(?:wife|husband|partner|boyfriend|girlfriend|friend|fiance|fiancee|mum|mom|dad|mother|father|son|"
+        r"daughter|sister|brother)")
+_COUPLE = re.compile(r"\b(?:my|our) " + _KIN + r" and (?:i|me|myself)\b|\b(?:me|myself) and (?:my|a) " + _KIN
+                     + r"\b(?! (?:is|are|will|want|would|need)\b)")
+#: one: "it'll just be me", "I will be the only one staying"
+_SOLO = re.compile(r"\b(?:just|only) (?:be )?(?:me|myself|for me|for myself)\b|\bby myself\b|"
+                   r"\b(?:i'll|i will|i'm|i am) (?:be )?(?:the only one|alone|travell?ing alone|on my own)\b|"
+                   r"\b(?:only|just) (?:1|one) (?:person|guest|adult|traveller|traveler)\b|\bjust for me\b")
+
+
+def _party_size(plain: str) -> tuple[int, int] | None:
+    """How many people when the user counts themselves in words ("me and 3 friends"): (count, position)."""
+    m = _PLUS_ONE.search(plain)
+    if m:
+        n = int(next(g for g in m.groups() if g))
+        return (n + 1, m.end()) if 0 < n < 30 else None
+    m = _COUPLE.search(plain)
+    if m:
+        return 2, m.end()
+    m = _SOLO.search(plain)
+    return (1, m.end()) if m else None
 
 
 def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder,
