@@ -66,8 +66,9 @@ FOODS = {
 FOOD_RE = rx(r"\b(" + "|".join(sorted(map(re.escape, FOODS), key=len, reverse=True)) + r")(?:e?s)?\b")
 
 AREA_RE = rx(r"\b(north|south|east|west|centre|central|city centre|town centre|downtown|middle of town"
-             r"|centre of town|northern|southern|eastern|western)\b")
+             r"|centre of town|northern|southern|eastern|western|northside|southside|eastside|westside)\b")
 AREAS = {"northern": "north", "southern": "south", "eastern": "east", "western": "west", "central": "centre",
+         "northside": "north", "southside": "south", "eastside": "east", "westside": "west",
          "city centre": "centre", "town centre": "centre", "downtown": "centre", "middle of town": "centre",
          "centre of town": "centre"}
 
@@ -116,10 +117,13 @@ STAY_RE = rx(r"\b(\d{1,2}) (?:nights?|days?)\b|\b(?:stay|staying) (?:for )?(\d{1
              r"(?! (?:people|persons?|guests?|adults?|of us))")
 BARE_NUM_RE = rx(r"(?<!:)\b(\d{1,2})\b(?!:)")
 
-PARKING_RE = rx(r"\b(parking|park my car|place to park|car park)\b")
+PARKING_RE = rx(r"\b(parking|park my car|park the car|park our car|place to park|car park|park for free|"
+                r"(?:somewhere|where) (?:i|we) can park)\b")
 INTERNET_RE = rx(r"\b(wifi|internet|wireless|online access)\b")
 NEG_BEFORE = rx(r"\b(no|not|don't|doesn't|dont|without|won't|n't)\b(?:\s+\S+){0,5}\s*$")
 DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont care|no preference|"
+                 r"(?:don't|do not) have an? (?:\w+ ){0,2}preference|no (?:\w+ ){1,2}preference|"
+                 r"not (?:too |that |really )?(?:worried|fussed|concerned) about|"
                  r"any (?:area|part|price|type|kind|food|cuisine|time|day|star|will do|is fine)|anywhere|"
                  r"anything(?: is fine| will do)?|not (?:really )?(?:picky|particular|fussy)|either (?:is|"
                  r"will|one)|whatever|i don't mind|no particular|doesn't really matter|not important|"
