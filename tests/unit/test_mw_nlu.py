@@ -214,3 +214,25 @@ def test_a_new_request_while_the_taxi_asks_for_its_trip(lex) -> None:  # type: i
 def test_party_size_phrasings(lex, text: str, people: str) -> None:  # type: ignore[no-untyped-def]
     r = parse(f"book a table, {text}", NluContext(active_domain="restaurant"), lex)
     assert informs(r)[("restaurant", "book_people")] == people
+
+
+def test_area_words_and_landmarks(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("somewhere pricey to eat on the westside", NluContext(), lex)
+    assert informs(r)[("restaurant", "area")] == "west"
+    row = load_db().find("attraction", "kettle's yard")
+    r = parse("I'd like a guesthouse within walking distance of Kettle's Yard", NluContext(), lex)
+    assert r.domain == "hotel" and informs(r)[("hotel", "area")] == row["area"]
+    ctx = NluContext(active_domain="restaurant")
+    assert informs(parse("any chinese places close to the Fitzwilliam Museum?", ctx, lex))[
+        ("restaurant", "area")] == load_db().find("attraction", "the fitzwilliam museum")["area"]
+
+
+@pytest.mark.parametrize("text", ["honestly I don't have an area preference", "no real area preference",
+                                  "I'm not too worried about the area"])
+def test_no_preference_phrasings(lex, text: str) -> None:  # type: ignore[no-untyped-def]
+    assert informs(parse(text, NluContext(active_domain="hotel"), lex)) == {("hotel", "area"): "dontcare"}
+
+
+def test_somewhere_to_park_for_free_is_parking(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("a cheap guesthouse, somewhere I can park for free", NluContext(), lex)
+    assert informs(r)[("hotel", "parking")] == "yes"

@@ -12,7 +12,7 @@ import re
 
 from parley.engine.systems.mw import patterns as P
 from parley.engine.systems.mw.frames import PRIMARY, Builder, NluContext, NluResult
-from parley.engine.systems.mw.lexicon import Lexicon
+from parley.engine.systems.mw.lexicon import Lexicon, NameMention
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
 from parley.engine.systems.mw.remarks import drop_remarks
 from parley.engine.systems.mw.resolve import dontcare, places, requests_in, same
@@ -73,8 +73,9 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
             cued = cued and not any(d in ("restaurant", "hotel", "attraction") for _, d in mentions)
             if (nm.value != "cambridge" or cued or any(d == "train" for _, d in mentions)) and not taxi_ctx:
                 mentions.append((where[key], "train"))
-        elif not taxi_ctx:
-            mentions.append((where[key], nm.domain))
+        elif not taxi_ctx and not (_NEAR_NAME.search(tn[:where[key]]) and (
+                mentions or ctx.active_domain in ("restaurant", "hotel", "attraction"))):
+            mentions.append((where[key], nm.domain))  # "a hotel near Kettle's Yard": a hotel search
     mentions.sort()
     mentioned = list(dict.fromkeys(d for _, d in mentions))
     if "taxi" in mentioned:
@@ -99,6 +100,7 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     times(tn, domain, mentioned, ctx, b, intents)
     places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
     same(plain, domain, ctx, b)
+    _near_named(tn, holders, where, domain, lex, b)
     dontcare(plain, domain, ctx, b)
     checks = venue_checks(tn, b, ctx, holders)
     requests = requests_in(plain, text, domain, intents, ctx)
@@ -110,6 +112,25 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         intents = (*intents, "request")
     return NluResult(text=t, domain=domain, domains=tuple(mentioned), intents=intents, inform=b.result(),
                      requests=requests, checks=checks)
+
+
+#: a venue named as a landmark: "a restaurant close to Kettle's Yard", "within walking distance of X"
+_NEAR_NAME = re.compile(r"\b(?:near|close to|nearby|next to|not far from|walking distance (?:of|from|to)|"
+                        r"around|in the vicinity of|same area as|same part of town as) (?:the )?$")
+
+
+def _near_named(tn: str, holders: dict[str, NameMention], where: dict[str, int], domain: str | None,
+                lex: Lexicon, b: Builder) -> None:
+    """The area of a venue named as a landmark, for the venue sought ("a cheap hotel near the Jinling")."""
+    if domain not in ("restaurant", "hotel", "attraction") or (domain, "area") in b.items:
+        return
+    for key, nm in holders.items():
+        if nm.domain in ("restaurant", "hotel", "attraction") and nm.domain != domain \
+                and _NEAR_NAME.search(tn[:where[key]]):
+            row = lex.db.find(nm.domain, nm.value)
+            if row and row.get("area"):
+                b.add(domain, "area", str(row["area"]), where[key])
+                return
 
 
 #: the user asks for something ("I'll actually need a restaurant", "are there any museums")
