@@ -236,3 +236,11 @@ def test_no_preference_phrasings(lex, text: str) -> None:  # type: ignore[no-unt
 def test_somewhere_to_park_for_free_is_parking(lex) -> None:  # type: ignore[no-untyped-def]
     r = parse("a cheap guesthouse, somewhere I can park for free", NluContext(), lex)
     assert informs(r)[("hotel", "parking")] == "yes"
+
+
+def test_booking_for_n_before_a_new_request(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="train", offer_domain="train")
+    r = parse("ok reserve it for 3, and I'm also after a museum in the centre", ctx, lex)
+    assert r.domain == "attraction"
+    assert informs(r) == {("train", "book_people"): "3", ("attraction", "type"): "museum",
+                          ("attraction", "area"): "centre"}

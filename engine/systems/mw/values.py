@@ -126,9 +126,14 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
         if int(val) == 0 or int(val) > 30:
             continue
         bare_for = m.group(3) is not None
-        if bare_for and domain not in ("restaurant", "hotel", "train"):
-            continue
         d = domain_for("book_people", domain, mentioned, ctx)
+        if bare_for and domain not in ("restaurant", "hotel", "train"):
+            # "book it for 2, and I also need a museum": the booking is the one being talked about
+            if ctx.active_domain not in ("restaurant", "hotel", "train") or not re.search(
+                    r"\b(?:book|reserve|reservation|table|tickets?|seats?)\b(?:\s+\S+){0,2}\s*$",
+                    plain[: m.start()]):
+                continue
+            d = ctx.active_domain
         if re.search(r"\b(tickets?|seats?|passengers)\b", m.group(0)) and (
                 ctx.active_domain == "train" or "train" in mentioned):
             d = "train"  # "yes, 5 tickets. I also need a hotel": the tickets are the train's
