@@ -228,7 +228,7 @@ def test_area_words_and_landmarks(lex) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("text", ["honestly I don't have an area preference", "no real area preference",
-                                  "I'm not too worried about the area"])
+                                  "I'm not too worried about the area", "I don't much care where it is"])
 def test_no_preference_phrasings(lex, text: str) -> None:  # type: ignore[no-untyped-def]
     assert informs(parse(text, NluContext(active_domain="hotel"), lex)) == {("hotel", "area"): "dontcare"}
 
@@ -244,3 +244,9 @@ def test_booking_for_n_before_a_new_request(lex) -> None:  # type: ignore[no-unt
     assert r.domain == "attraction"
     assert informs(r) == {("train", "book_people"): "3", ("attraction", "type"): "museum",
                           ("attraction", "area"): "centre"}
+
+
+def test_dont_care_what_kind_of_food_is_no_question(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("I don't really care what type of food they do, just somewhere cheap", NluContext(), lex)
+    assert informs(r) == {("restaurant", "food"): "dontcare", ("restaurant", "pricerange"): "cheap"}
+    assert not r.requests

@@ -104,6 +104,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     dontcare(plain, domain, ctx, b)
     checks = venue_checks(tn, b, ctx, holders)
     requests = requests_in(plain, text, domain, intents, ctx)
+    # "I don't care what kind of food": no question about the food
+    requests = tuple(r for r in requests if b.items.get(r, (0, ""))[1] != "dontcare")
     if checks:
         # a question about the venue on the table: its domain is the one being talked about
         domain = checks[0][0] if domain not in {d for d, _, _ in checks} else domain

@@ -121,7 +121,9 @@ PARKING_RE = rx(r"\b(parking|park my car|park the car|park our car|place to park
                 r"(?:somewhere|where) (?:i|we) can park)\b")
 INTERNET_RE = rx(r"\b(wifi|internet|wireless|online access)\b")
 NEG_BEFORE = rx(r"\b(no|not|don't|doesn't|dont|without|won't|n't)\b(?:\s+\S+){0,5}\s*$")
-DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont care|no preference|"
+DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont care|no preferences?|"
+                 r"(?:don't|do not) (?:really|much|particularly) care|(?:doesn't|does not) (?:much|really)"
+                 r" matter|"
                  r"(?:don't|do not) have an? (?:\w+ ){0,2}preference|no (?:\w+ ){1,2}preference|"
                  r"not (?:too |that |really )?(?:worried|fussed|concerned) about|"
                  r"any (?:area|part|price|type|kind|food|cuisine|time|day|star|will do|is fine)|anywhere|"
