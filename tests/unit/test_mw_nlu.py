@@ -250,3 +250,10 @@ def test_dont_care_what_kind_of_food_is_no_question(lex) -> None:  # type: ignor
     r = parse("I don't really care what type of food they do, just somewhere cheap", NluContext(), lex)
     assert informs(r) == {("restaurant", "food"): "dontcare", ("restaurant", "pricerange"): "cheap"}
     assert not r.requests
+
+
+def test_spots_are_no_sports_and_whatever_the_case_no_dont_care(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("any fun entertainment spots in the south?", NluContext(), lex)
+    assert informs(r) == {("attraction", "type"): "entertainment", ("attraction", "area"): "south"}
+    ctx = NluContext(active_domain="attraction", sys_requested=("type",))
+    assert not parse("whatever the case, I need their postcode", ctx, lex).inform

@@ -270,7 +270,7 @@ _KNOWN = set(_VOCAB) | {"worth", "forth", "mouth", "brain", "drain", "trait", "c
                         "party", "great", "thing", "things", "think", "train's", "parks", "stays", "staying",
                         "nightly", "booked", "books", "prices", "priced", "pricey", "leave", "least", "lease",
                         "arrives", "arrived", "depart", "departs", "departed", "numbers", "phones", "number",
-                        "colleague", "colleagues"}
+                        "colleague", "colleagues", "spots"}
 
 
 def _known() -> set[str]:
