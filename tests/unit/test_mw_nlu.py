@@ -257,3 +257,12 @@ def test_spots_are_no_sports_and_whatever_the_case_no_dont_care(lex) -> None:  #
     assert informs(r) == {("attraction", "type"): "entertainment", ("attraction", "area"): "south"}
     ctx = NluContext(active_domain="attraction", sys_requested=("type",))
     assert not parse("whatever the case, I need their postcode", ctx, lex).inform
+
+
+def test_train_ends_phrasings(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("we need to be at stevenage by 10:15 on monday", NluContext(active_domain="train"), lex)
+    assert informs(r)[("train", "destination")] == "stevenage"
+    r = parse("I'll be at stevenage and want to leave after 10:15", NluContext(active_domain="train"), lex)
+    assert ("train", "destination") not in informs(r)
+    r = parse("is there a train departing ely on friday?", NluContext(), lex)
+    assert informs(r)[("train", "departure")] == "ely"

@@ -30,7 +30,7 @@ RISKY_NAMES = {"ask", "the place", "good luck", "the junction", "home from home"
                "cote", "nusha", "ely", "j restaurant", "the man on the moon", "tenpin", "limehouse",
                "allenbell"}
 _NAMING_CONTEXT = re.compile(r"\b(called|named|at|about|the|for|book|reserve|to|from|is|visit|info on|in|"
-                             r"into)\s+$")
+                             r"into|leaving|leave|leaves|departing|depart|departs|out of|near)\s+$")
 _GENERIC = {"restaurant", "hotel", "guest house", "guesthouse", "the", "house", "cafe", "bar", "college",
             "museum", "gallery", "church", "theatre", "cinema", "pool", "park", "lodge", "centre",
             "cambridge", "city", "kitchen", "the restaurant", "the hotel", "bed and breakfast", "hall",

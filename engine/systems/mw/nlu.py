@@ -68,7 +68,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
             mentions.append((where[key], "hospital"))
         elif nm.domain == "station":
             cued = bool(re.search(r"\b(from|leav\w*|depart\w*|arriv\w* (in|at)|going to|go to|get to|"
-                                  r"travel\w* to|heading to|train to)\s+$", tn[:where[key]]))
+                                  r"travel\w* to|heading to|train to|coming (?:in)?to|to be at)\s+$",
+                                  tn[:where[key]]))
             # "travelling to Cambridge and looking for a restaurant": a trip, not a train request
             cued = cued and not any(d in ("restaurant", "hotel", "attraction") for _, d in mentions)
             if (nm.value != "cambridge" or cued or any(d == "train" for _, d in mentions)) and not taxi_ctx:

@@ -219,7 +219,7 @@ PLACE_FROM = rx(r"\b(from|leaving|leave|leaves|depart|departing|departs|out of|p
                 r"coming from|between)\s+(?:the\s+)?$")
 PLACE_TO = rx(r"\b(to|into|towards|toward|going|go|arrive (?:at|in)|arriving (?:at|in)|arrives (?:at|in)|"
               r"get to|headed|heading|destination|for|reach|bound for|travel(l?ing)? to|take me|take us|"
-              r"in)\s+(?:the\s+)?(?:\S+\s+)?$")
+              r"to be at|in)\s+(?:the\s+)?(?:\S+\s+)?$")
 REF_RE = rx(r"\b(?:the|my|our|your|that|this) (hotel|guesthouse|guest house|restaurant|attraction|museum|"
             r"college|church|theatre|cinema|pool|park|gallery|club|nightclub|place|venue|b and b|"
             r"bed and breakfast)\b")
