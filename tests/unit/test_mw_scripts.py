@@ -118,3 +118,9 @@ def test_the_party_counted_in_words_includes_the_speaker(tmp_path: Path) -> None
     assert t[1]["state"]["train"]["book_people"] == "3" and acts(t[1], "book")
     assert t[2]["state"]["restaurant"]["book_people"] == "2"
     assert "book_people" not in t[2]["state"].get("hotel", {})
+
+
+def test_a_yes_that_steers_the_search_keeps_the_users_constraints(tmp_path: Path) -> None:
+    t = chat("steer_after_no_match.txt", tmp_path)
+    assert acts(t[0], "nooffer") and acts(t[0], "select")[0]["slot"] == "pricerange"
+    assert t[1]["state"]["restaurant"] == {"food": "british", "pricerange": "cheap", "area": "north"}

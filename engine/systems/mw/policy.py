@@ -97,7 +97,11 @@ class Policy:
         # proposal was to look for another one
         takes = set() if self.pending_search and "book" in intents else {"affirm", "book"}
         self.pending_search = False
-        if pending and not tr.passive and intents & takes and pending[0] == d \
+        # ... unless the user steers the search themselves in the same turn ("yes, still cheap", "yes, the
+        # north please")
+        steers = any(dom == d and not slot.startswith("book_") and slot != "name"
+                     for dom, slot, _ in nlu.inform)
+        if pending and not tr.passive and intents & takes and pending[0] == d and not steers \
                 and (d, pending[1]) not in tr.changed:
             tr.constrain(d, pending[1], pending[2], self.db)  # "ok" to the alternative just proposed
         self._fresh = {}
