@@ -266,3 +266,10 @@ def test_train_ends_phrasings(lex) -> None:  # type: ignore[no-untyped-def]
     assert ("train", "destination") not in informs(r)
     r = parse("is there a train departing ely on friday?", NluContext(), lex)
     assert informs(r)[("train", "departure")] == "ely"
+
+
+def test_not_too_cheap_and_park_as_a_verb(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("a restaurant in the east, but not too cheap please", NluContext(), lex)
+    assert informs(r)[("restaurant", "pricerange")] == "moderate"
+    r = parse("we're driving, so a guesthouse where we can park for free", NluContext(), lex)
+    assert informs(r) == {("hotel", "type"): "guesthouse", ("hotel", "parking"): "yes"}

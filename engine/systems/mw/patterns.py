@@ -72,7 +72,8 @@ AREAS = {"northern": "north", "southern": "south", "eastern": "east", "western":
          "city centre": "centre", "town centre": "centre", "downtown": "centre", "middle of town": "centre",
          "centre of town": "centre"}
 
-PRICE_RE = rx(r"\b(cheap(er|est|ly)?|inexpensive|budget|low[- ]cost|low[- ]price[d]?|affordable|"
+PRICE_RE = rx(r"\b(not (?:too |that |so |really )?cheap|cheap(er|est|ly)?|inexpensive|budget|low[- ]cost|"
+              r"low[- ]price[d]?|affordable|"
               r"not (too )?expensive|moderate(ly)?( priced)?|modest(ly)?( priced)?|mid[- ]?range|medium|"
               r"reasonabl[ey]( priced)?|average|middle|fair(ly)? priced|expensive|upscale|high[- ]end|"
               r"high quality|fine dining|fancy|pricey|pricy|luxur(y|ious)|posh|upmarket|high[- ]price[d]?|"
@@ -80,6 +81,8 @@ PRICE_RE = rx(r"\b(cheap(er|est|ly)?|inexpensive|budget|low[- ]cost|low[- ]price
 
 
 def price_value(word: str) -> str:
+    if word.startswith("not") and word.endswith("cheap"):
+        return "moderate"  # "something not too cheap"
     if word.startswith(("cheap", "inexpensive", "budget", "low", "afford", "not", "prices are low")):
         return "cheap"
     if word.startswith(("moderate", "modest", "mid", "medium", "reasonabl", "average", "middle", "fair")):
@@ -118,7 +121,7 @@ STAY_RE = rx(r"\b(\d{1,2}) (?:nights?|days?)\b|\b(?:stay|staying) (?:for )?(\d{1
 BARE_NUM_RE = rx(r"(?<!:)\b(\d{1,2})\b(?!:)")
 
 PARKING_RE = rx(r"\b(parking|park my car|park the car|park our car|place to park|car park|park for free|"
-                r"(?:somewhere|where) (?:i|we) can park)\b")
+                r"(?:i|we) can park)\b")
 INTERNET_RE = rx(r"\b(wifi|internet|wireless|online access)\b")
 NEG_BEFORE = rx(r"\b(no|not|don't|doesn't|dont|without|won't|n't)\b(?:\s+\S+){0,5}\s*$")
 DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont care|no preferences?|"

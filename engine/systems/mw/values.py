@@ -76,8 +76,10 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
     if domain == "attraction" or "attraction" in mentioned or domain is None:
         for m in P.ATYPE_RE.finditer(plain):
             word = m.group(1)
-            if word in ("park", "parks") and re.match(r"\s*(my car|the car|ing)", plain[m.end():]):
-                continue
+            if word in ("park", "parks") and (re.match(r"\s*(my car|the car|our car|for free|ing)",
+                                                       plain[m.end():])
+                                              or re.search(r"\b(can|could|to) $", plain[: m.start()])):
+                continue  # "somewhere I can park for free": the verb
             if word in ("pool", "pools", "club", "clubs", "sports", "concert", "swimming") and domain not in (
                     "attraction", None):
                 continue
