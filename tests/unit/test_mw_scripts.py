@@ -124,3 +124,12 @@ def test_a_yes_that_steers_the_search_keeps_the_users_constraints(tmp_path: Path
     t = chat("steer_after_no_match.txt", tmp_path)
     assert acts(t[0], "nooffer") and acts(t[0], "select")[0]["slot"] == "pricerange"
     assert t[1]["state"]["restaurant"] == {"food": "british", "pricerange": "cheap", "area": "north"}
+
+
+def test_a_taxi_in_time_for_the_reservation_arrives_by_the_booked_time(tmp_path: Path) -> None:
+    t = chat("taxi_for_reservation.txt", tmp_path)
+    assert acts(t[1], "book") and t[1]["state"]["restaurant"]["book_time"] == "19:45"
+    taxi = t[2]["state"]["taxi"]
+    assert taxi["arriveBy"] == "19:45" and taxi["destination"] == t[1]["internals"]["venue"]
+    assert taxi["departure"] == "the fitzwilliam museum"
+    assert any(a["domain"] == "taxi" for a in acts(t[2], "book"))

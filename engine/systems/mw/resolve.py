@@ -116,11 +116,20 @@ _NEAR = re.compile(r"\b(?:near|close to|nearby|next to|not far from|walking dist
                    r"theatre|cinema|park|pool|club|nightclub|gallery|place)\b")
 
 
+#: "in time for my reservation", "by the booked time": the restaurant's booking time
+_FOR_BOOKING = re.compile(r"\b(?:(?:in time )?for|before|by|at) (?:my|our|the|that) (?:reservations?|"
+                          r"bookings?|table|booked time|booking time|reservation time|dinner reservation)\b")
+
+
 def same(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> None:
     """"the same day / area / group as before": copy the value from another domain of the state; "near the
-    restaurant": the area of that venue."""
+    restaurant": the area of that venue; a taxi "in time for my reservation": arriving by the booked time."""
     if domain is None:
         return
+    booked = ctx.state.get("restaurant", {}).get("book_time")
+    m = _FOR_BOOKING.search(plain)
+    if domain == "taxi" and booked and m and not any(s in ("arriveBy", "leaveAt") for _, s in b.items):
+        b.add("taxi", "arriveBy", booked, m.start())
     m = _NEAR.search(plain)
     if m and "area" in slots_of(domain) and not any(s == "area" for _, s in b.items):
         ref = m.group(1).replace(" ", "")
