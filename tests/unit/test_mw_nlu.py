@@ -273,3 +273,12 @@ def test_not_too_cheap_and_park_as_a_verb(lex) -> None:  # type: ignore[no-untyp
     assert informs(r)[("restaurant", "pricerange")] == "moderate"
     r = parse("we're driving, so a guesthouse where we can park for free", NluContext(), lex)
     assert informs(r) == {("hotel", "type"): "guesthouse", ("hotel", "parking"): "yes"}
+
+
+def test_stay_phrasings(lex) -> None:  # type: ignore[no-untyped-def]
+    hotel = NluContext(active_domain="hotel")
+    r = parse("book us in friday night thru sunday", hotel, lex)
+    assert informs(r) == {("hotel", "book_day"): "friday", ("hotel", "book_stay"): "2"}
+    assert informs(parse("only a single night please", hotel, lex)) == {("hotel", "book_stay"): "1"}
+    r = parse("we're in town for a night out, anything fun in the centre?", NluContext(), lex)
+    assert ("hotel", "book_stay") not in informs(r)

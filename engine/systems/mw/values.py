@@ -94,7 +94,7 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
             b.add(d, "book_day", m.group(1), m.start())
 
 
-_RANGE = re.compile(r"\bfrom (" + "|".join(P.DAYS) + r") (?:through|to|until|till|thru) ("
+_RANGE = re.compile(r"\b(?:from )?(" + "|".join(P.DAYS) + r")(?: night)? (?:through|to|until|till|thru) ("
                     + "|".join(P.DAYS) + r")\b")
 
 
@@ -118,7 +118,8 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
         b.add("hotel", "book_day", m.group(1), m.end())
         b.add("hotel", "book_stay", str(nights), m.end())
     for m in P.STAY_RE.finditer(plain):
-        val = m.group(1) or m.group(2)
+        val = next(g for g in m.groups() if g)
+        val = "1" if val == "single" else val
         if domain in ("train", "taxi", "restaurant") and "hotel" not in mentioned:
             continue
         b.add("hotel", "book_stay", str(int(val)), m.start())
