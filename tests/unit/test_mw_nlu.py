@@ -282,3 +282,18 @@ def test_stay_phrasings(lex) -> None:  # type: ignore[no-untyped-def]
     assert informs(parse("only a single night please", hotel, lex)) == {("hotel", "book_stay"): "1"}
     r = parse("we're in town for a night out, anything fun in the centre?", NluContext(), lex)
     assert ("hotel", "book_stay") not in informs(r)
+
+
+def test_more_price_area_and_dont_care_phrasings(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("a gallery in the heart of the city", NluContext(), lex)
+    assert informs(r) == {("attraction", "type"): "museum", ("attraction", "area"): "centre"}
+    r = parse("any guesthouses around the middle of the city that aren't expensive?", NluContext(), lex)
+    assert informs(r) == {("hotel", "type"): "guesthouse", ("hotel", "area"): "centre",
+                          ("hotel", "pricerange"): "cheap"}
+    hotel = NluContext(active_domain="hotel")
+    assert informs(parse("the price isn't really important", hotel, lex)) == {
+        ("hotel", "pricerange"): "dontcare"}
+    assert informs(parse("either part of town is fine", hotel, lex)) == {("hotel", "area"): "dontcare"}
+    assert not parse("are there any of those in the west part too?", hotel, lex).inform.count(
+        ("hotel", "area", "dontcare"))
+    assert not parse("I'm open to suggestions", hotel, lex).inform

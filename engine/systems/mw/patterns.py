@@ -66,16 +66,21 @@ FOODS = {
 FOOD_RE = rx(r"\b(" + "|".join(sorted(map(re.escape, FOODS), key=len, reverse=True)) + r")(?:e?s)?\b")
 
 AREA_RE = rx(r"\b(north|south|east|west|centre|central|city centre|town centre|downtown|middle of town"
+             r"|middle of (?:the )?(?:city|cambridge)|heart of (?:the )?(?:town|city|cambridge)"
              r"|centre of town|northern|southern|eastern|western|northside|southside|eastside|westside)\b")
 AREAS = {"northern": "north", "southern": "south", "eastern": "east", "western": "west", "central": "centre",
          "northside": "north", "southside": "south", "eastside": "east", "westside": "west",
          "city centre": "centre", "town centre": "centre", "downtown": "centre", "middle of town": "centre",
-         "centre of town": "centre"}
+         "centre of town": "centre", "middle of the city": "centre", "middle of city": "centre",
+         "middle of cambridge": "centre", "middle of the cambridge": "centre", "heart of town": "centre",
+         "heart of the town": "centre", "heart of the city": "centre", "heart of city": "centre",
+         "heart of cambridge": "centre", "heart of the cambridge": "centre"}
 
 PRICE_RE = rx(r"\b(not (?:too |that |so |really )?cheap|cheap(er|est|ly)?|inexpensive|budget|low[- ]cost|"
               r"low[- ]price[d]?|affordable|"
-              r"not (too )?expensive|moderate(ly)?( priced)?|modest(ly)?( priced)?|mid[- ]?range|medium|"
-              r"reasonabl[ey]( priced)?|average|middle|fair(ly)? priced|expensive|upscale|high[- ]end|"
+              r"(?:not|isn't|aren't|(?:least|less)) (?:too |that |very )?expensive|moderate(ly)?( priced)?|"
+              r"modest(ly)?( priced)?|mid[- ]?range|medium|"
+              r"reasonabl[ey]( priced)?|average|middle(?! of)|fair(ly)? priced|expensive|upscale|high[- ]end|"
               r"high quality|fine dining|fancy|pricey|pricy|luxur(y|ious)|posh|upmarket|high[- ]price[d]?|"
               r"prices are low|cheaply)\b")
 
@@ -83,7 +88,8 @@ PRICE_RE = rx(r"\b(not (?:too |that |so |really )?cheap|cheap(er|est|ly)?|inexpe
 def price_value(word: str) -> str:
     if word.startswith("not") and word.endswith("cheap"):
         return "moderate"  # "something not too cheap"
-    if word.startswith(("cheap", "inexpensive", "budget", "low", "afford", "not", "prices are low")):
+    if word.startswith(("cheap", "inexpensive", "budget", "low", "afford", "not", "isn't", "aren't", "least",
+                        "less", "prices are low")):
         return "cheap"
     if word.startswith(("moderate", "modest", "mid", "medium", "reasonabl", "average", "middle", "fair")):
         return "moderate"
@@ -132,8 +138,12 @@ DONTCARE_RE = rx(r"\b(don't care|doesn't matter|does not matter|do not care|dont
                  r"any (?:area|part|price|type|kind|food|cuisine|time|day|star|will do|is fine)|anywhere|"
                  r"anything(?: is fine| will do)?|not (?:really )?(?:picky|particular|fussy)|either (?:is|"
                  r"will|one)|whatever(?! the case)|i don't mind|no particular|doesn't really matter|"
-                 r"not important|either way|any of them|any one|not bothered|flexible|i'm easy|no specific|"
-                 r"don't have a preference|any (?:will be|is|would be) (?:fine|ok|okay|good)|any of those|"
+                 r"not important|(?:isn't|is not|aren't|are not) (?:really |that |too )?important|either way|"
+                 r"(?<!there )any of them|any one|not bothered|flexible|i'm easy|no specific|"
+                 r"don't have a preference|any (?:will be|is|would be) (?:fine|ok|okay|good)|"
+                 r"(?<!there )any of those|"
+                 r"either (?:\w+ ){0,3}(?:is|are|will be|would be) (?:fine|ok|okay|good)|"
+                 r"open to (?:any|the|whatever) (?:price|area|location|part|type|kind|food|cuisine|star)|"
                  r"any time|anytime|doesn't matter|no specific time|no particular time|(?:don't|do not|"
                  r"doesn't|does not) (?:have|need) (?:a|any) (?:specific|particular|preferred|certain)|"
                  r"(?:doesn't|does not|don't|do not) (?:need|have) to (?:have|include|be)|optional|"
