@@ -297,3 +297,11 @@ def test_more_price_area_and_dont_care_phrasings(lex) -> None:  # type: ignore[n
     assert not parse("are there any of those in the west part too?", hotel, lex).inform.count(
         ("hotel", "area", "dontcare"))
     assert not parse("I'm open to suggestions", hotel, lex).inform
+
+
+def test_a_negation_stays_in_its_clause(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("one that doesn't have free parking but has wifi", NluContext(active_domain="hotel"), lex)
+    assert informs(r) == {("hotel", "parking"): "no", ("hotel", "internet"): "yes"}
+    r = parse("the area doesn't matter, I'd prefer free parking though", NluContext(active_domain="hotel"),
+              lex)
+    assert informs(r) == {("hotel", "area"): "dontcare", ("hotel", "parking"): "yes"}

@@ -51,6 +51,8 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
                 b.add("hotel", slot, "dontcare", m.start())
             else:
                 near = plain[max(0, m.start() - 40): m.start()]
+                # "... doesn't have parking but has wifi": a negation before "but" / "I" is another clause's
+                near = re.split(r"\b(?:but|however|though|although|whereas|i|we)\b", near)[-1]
                 value = "yes"
                 if negated(near):  # "I don't need parking" is no requirement; "one without parking" is
                     value = "dontcare" if re.search(r"\b(need|needs|require|necessary|"
