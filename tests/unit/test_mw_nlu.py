@@ -305,3 +305,11 @@ def test_a_negation_stays_in_its_clause(lex) -> None:  # type: ignore[no-untyped
     r = parse("the area doesn't matter, I'd prefer free parking though", NluContext(active_domain="hotel"),
               lex)
     assert informs(r) == {("hotel", "area"): "dontcare", ("hotel", "parking"): "yes"}
+
+
+def test_a_weekday_night_is_no_hotel_and_a_stays_day_is_the_hotels(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("can I get a table for 3 on friday night?", NluContext(active_domain="restaurant"), lex)
+    assert r.domain == "restaurant" and informs(r)[("restaurant", "book_day")] == "friday"
+    r = parse("we're staying 2 nights starting tuesday, and I need a train to ely", NluContext(
+        active_domain="hotel"), lex)
+    assert informs(r)[("hotel", "book_day")] == "tuesday" and ("train", "day") not in informs(r)

@@ -19,8 +19,8 @@ DOMAIN_WORDS: dict[str, re.Pattern[str]] = {
     "restaurant": rx(r"\b(restaurants?|food|eat|eating|dine|dining|dinner|lunch|brunch|cuisine|meal|"
                      r"table for|a table|place to eat|somewhere to eat|bite|serves?|serving)\b"),
     "hotel": rx(r"\b(hotels?|guest ?houses?|bed and breakfast|accommodations?|lodging|place to stay|"
-                r"somewhere to stay|where to stay|stay(ing)?|rooms?|nights?|star|stars|wifi|internet|"
-                r"parking)\b"),
+                r"somewhere to stay|where to stay|stay(ing)?|rooms?|(?<!day )nights?|star|stars|wifi|"
+                r"internet|parking)\b"),
     "attraction": rx(r"\b(attractions?|museums?|colleges?|theatres?|churche?s?|cinemas?|parks?|pools?|"
                      r"swimming|boats?|boating|punting|night ?clubs?|clubs?|architecture|entertainment|"
                      r"sights?|sightseeing|galler(y|ies)|things to do|something fun|fun to do|fun things|"

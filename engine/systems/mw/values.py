@@ -88,6 +88,8 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
             b.add("attraction", "type", P.ATTRACTION_TYPES[word], m.start())
     for m in P.DAY_RE.finditer(plain):
         d = domain if domain in ("train", "restaurant", "hotel") else None
+        if re.search(r"\b(?:\d+ nights?|staying|stay)\b[\w ]{0,25}$", plain[: m.start()]):
+            d = "hotel"  # "... staying 5 nights starting wednesday. I also need a train": the stay's day
         d = d or next((x for x in mentioned if x in ("train", "restaurant", "hotel")), None)
         d = d or domain_for("day", None, [], ctx) or domain_for("book_day", None, [], ctx)
         if d == "train":
