@@ -313,3 +313,19 @@ def test_a_weekday_night_is_no_hotel_and_a_stays_day_is_the_hotels(lex) -> None:
     r = parse("we're staying 2 nights starting tuesday, and I need a train to ely", NluContext(
         active_domain="hotel"), lex)
     assert informs(r)[("hotel", "book_day")] == "tuesday" and ("train", "day") not in informs(r)
+
+
+def test_taxi_pick_up_times(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="taxi", state={"hotel": {"name": "acorn guest house"},
+                                                  "restaurant": {"name": "curry garden"}})
+    r = parse("I want to leave the hotel for the restaurant by 13:00", ctx, lex)
+    assert r.domain == "taxi" and informs(r) == {("taxi", "departure"): "acorn guest house",
+                                                 ("taxi", "destination"): "curry garden",
+                                                 ("taxi", "leaveAt"): "13:00"}
+    r = parse("could the cab be outside the hotel by 10:15?", ctx, lex)
+    assert informs(r)[("taxi", "leaveAt")] == "10:15"
+    assert informs(parse("I need it by 11:45 please", ctx, lex)) == {("taxi", "leaveAt"): "11:45"}
+    r = parse("pick me up at the restaurant no later than 19:00", ctx, lex)
+    assert informs(r)[("taxi", "leaveAt")] == "19:00"
+    r = parse("it must arrive at the restaurant by 18:00", ctx, lex)
+    assert informs(r)[("taxi", "arriveBy")] == "18:00"

@@ -89,7 +89,7 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         # a domain the user brings up now wins over the one already being talked about
         fresh = [d for d in mentioned if d != ctx.active_domain]
         primary = fresh[0] if fresh else (mentioned[0] if mentioned else None)
-    src = scan if trip_asked else plain  # answering the taxi: "the restaurant" is a trip end
+    src = scan if taxi_ctx else plain  # about the taxi: "the restaurant" is a trip end
     food = FOOD_ONLY.search(src) or CUISINE.search(src)
     if primary is None and food and (not trip_asked or _ASKS_FOR.search(src[max(0, food.start() - 40):
                                                                              food.start()])):

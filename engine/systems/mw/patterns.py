@@ -224,7 +224,7 @@ TIME_CUES_ARRIVE = rx(r"(arriv\w*|get (there|to|in|into|back)|be there|be at|be 
                       r"no later than|until|till|latest|in time|arrival)\W*(?:\S+\W+){0,5}$")
 TIME_CUES_LEAVE = rx(r"(leav\w*|depart\w*|after|from|pick(ed)? (me |us )?up|pickup|go at|departure|"
                      r"(?<!no )later than|earliest|starting|going|set off|head out|"
-                     r"travel(l?ing)? at)\W*(?:\S+\W+){0,5}$")
+                     r"travel(l?ing)? at)\W*(?:\S+\W+){0,6}$")
 TIME_CUES_BOOK = rx(r"\b(table|reservation|book|booking|reserve|dinner|lunch|eat|dine|meal|for \d+ people)\b")
 
 PLACE_FROM = rx(r"\b(from|leaving|leave|leaves|depart|departing|departs|out of|pick (?:me |us )?up(?: at|"

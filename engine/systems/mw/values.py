@@ -191,22 +191,30 @@ def _party_size(plain: str) -> tuple[int, int] | None:
     return (1, m.end()) if m else None
 
 
+#: the taxi's pick-up: "the taxi should be here by", "can it be at the hotel by", "I need it by"
+_PICKUP = re.compile(r"\b(?:taxi|cab|car|it|they|you) (?:to |should |will |would |can |could |must )?be "
+                     r"(?:here|there|at|outside)\b[\w' ]*$"
+                     r"|\bneed (?:it|one|a taxi|the taxi|a cab) (?:by|at)\s*$")
+
+
 def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder,
            intents: tuple[str, ...]) -> None:
     """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them."""
     for tm in find_times(tn):
-        before = tn[max(0, tm.start - 40): tm.start]
+        before = tn[max(0, tm.start - 50): tm.start]
         arrive = P.TIME_CUES_ARRIVE.search(before)
         leave = P.TIME_CUES_LEAVE.search(before)
         cue = None
         if arrive and leave:
             cue = "arrive" if arrive.start() > leave.start() and arrive.group(1) not in (
-                "by", "before", "until", "till") else "leave"
+                "by", "before", "until", "till", "no later than") else "leave"
         elif arrive:
             cue = "arrive"
         elif leave:
             cue = "leave"
         d = domain
+        if d == "taxi" and _PICKUP.search(before):
+            cue = "leave"  # "the taxi should be here by 10:00": the pick-up time
         if d not in ("train", "taxi", "restaurant"):
             d = next((x for x in mentioned if x in ("train", "taxi", "restaurant")), None) or (
                 "restaurant" if P.TIME_CUES_BOOK.search(tn) and d != "hotel" else ctx.active_domain)
