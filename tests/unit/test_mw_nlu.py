@@ -329,3 +329,12 @@ def test_taxi_pick_up_times(lex) -> None:  # type: ignore[no-untyped-def]
     assert informs(r)[("taxi", "leaveAt")] == "19:00"
     r = parse("it must arrive at the restaurant by 18:00", ctx, lex)
     assert informs(r)[("taxi", "arriveBy")] == "18:00"
+
+
+def test_the_place_is_a_phrase_and_picked_up_a_taxi(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("I need the place to be a guesthouse with free wifi", NluContext(active_domain="hotel"), lex)
+    assert ("attraction", "name") not in informs(r) and r.domain == "hotel"
+    r = parse("I'm looking for a nightclub called the place", NluContext(), lex)
+    assert informs(r)[("attraction", "name")] == "the place"
+    r = parse("I'd like to be picked up from the gonville hotel", NluContext(), lex)
+    assert r.domain == "taxi" and informs(r) == {("taxi", "departure"): "gonville hotel"}

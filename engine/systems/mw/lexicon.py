@@ -29,8 +29,12 @@ STATION_ALIASES = {
 RISKY_NAMES = {"ask", "the place", "good luck", "the junction", "home from home", "the gallery", "avalon",
                "cote", "nusha", "ely", "j restaurant", "the man on the moon", "tenpin", "limehouse",
                "allenbell"}
-_NAMING_CONTEXT = re.compile(r"\b(called|named|at|about|the|for|book|reserve|to|from|is|visit|info on|in|"
-                             r"into|leaving|leave|leaves|departing|depart|departs|out of|near)\s+$")
+_NAMING_CONTEXT = re.compile(r"\b(called|named|at|about|for|book|reserve|to|from|is|visit|info on|in|"
+                             r"into|leaving|leave|leaves|departing|depart|departs|out of|near)\s+(?:the\s+)?$"
+                             r"|^\s*(?:the\s+)?$")
+#: names that are everyday phrases ("the place", "the junction"): only when called so or visited
+_PHRASE_NAMES = {"place", "the place", "junction", "the junction"}
+_STRONG_CONTEXT = re.compile(r"\b(called|named|visit|visiting|go to|get to|info on|about)\s+(?:the\s+)?$")
 _GENERIC = {"restaurant", "hotel", "guest house", "guesthouse", "the", "house", "cafe", "bar", "college",
             "museum", "gallery", "church", "theatre", "cinema", "pool", "park", "lodge", "centre",
             "cambridge", "city", "kitchen", "the restaurant", "the hotel", "bed and breakfast", "hall",
@@ -162,6 +166,8 @@ class Lexicon:
                 hit = self.alias.get(gram)
                 if hit is not None:
                     if _risky(gram) and not _NAMING_CONTEXT.search(text[:start]):
+                        continue
+                    if gram in _PHRASE_NAMES and not _STRONG_CONTEXT.search(text[:start]):
                         continue
                     cands.append(NameMention(start, end, hit[0], hit[1], 100.0 + len(gram)))
                     break
