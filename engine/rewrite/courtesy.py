@@ -104,7 +104,8 @@ _DANGLING_START = frozenset(words(
     "but nor of because although though unless whereas"))
 
 _WORD = re.compile(rf"[A-Za-z0-9'’]+|[{PH}]")
-_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
+#: after . ! or ?, except inside "a.m. so that ..." (a time, then the sentence goes on in lower case)
+_SENTENCE = re.compile(r"(?<=[.!?])(?<![AaPp]\.[Mm]\.)[\"')\]]*\s+(?=\S)|(?<=[AaPp]\.[Mm]\.)\s+(?=[^a-z\s])")
 
 
 def markers(text: str) -> list[str]:

@@ -63,7 +63,7 @@ class Protected:
 
 
 _DETOK = ((re.compile(r"\s+('s|'m|'re|'ve|'ll|'d|n't)\b"), r"\1"), (re.compile(r"\s+([.,!?;:])"), r"\1"),
-          (re.compile(r"([.,!?;:])(?=[^\s.,!?;:\d\"')])"), r"\1 "), (re.compile(r"\s+"), " "))
+          (re.compile(r"(?<!\b[A-Za-z])([.,!?;:])(?=[^\s.,!?;:\d\"')])"), r"\1 "), (re.compile(r"\s+"), " "))
 
 
 def _detok(s: str) -> str:

@@ -141,3 +141,15 @@ def test_requested_attributes_are_found() -> None:
                                                     "And the reference number and travel time.")}
     assert got == {("phone", "phone number"), ("postcode", "postcode"), ("price", "entrance fee"),
                    ("reference", "reference number"), ("time", "travel time")}
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_time_with_am_keeps_its_request(spec: str) -> None:
+    # "a.m." is no sentence end: the request before it was cut off and dropped as a fragment
+    text = "Could I have a cab outside the hotel at half past ten a.m. so that I reach the station by noon?"
+    for seed in range(3):
+        out = _rewrite(spec, text, seed).lower()
+        assert "cab outside the hotel at half past ten a.m." in out, out
+        assert "reach the station by noon" in out, out
+    assert sentences("a cab at 9 a.m. so that I can go. Then a train at 5 p.m. Thanks!") == [
+        "a cab at 9 a.m. so that I can go.", "Then a train at 5 p.m.", "Thanks!"]
