@@ -49,9 +49,16 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     if ctx.active_domain == "taxi" or P.DOMAIN_WORDS["taxi"].search(plain):
         # "from the hotel to the museum": references to venues, not new requests for those domains
         scan = P.REF_RE.sub(lambda m: " " * len(m.group(0)), scan)
+    refs: list[tuple[int, str]] = []
     for dom, pat in P.DOMAIN_WORDS.items():
         for m in pat.finditer(scan):
-            mentions.append((m.start(), dom))
+            if dom in ("restaurant", "hotel") and (ctx.state.get(dom) or ctx.offered.get(dom)) \
+                    and re.search(r"\b(?:the|my|our|that|this) $", scan[: m.start()]):
+                refs.append((m.start(), dom))  # "the restaurant" already talked about
+            else:
+                mentions.append((m.start(), dom))
+    if not mentions:  # "what's the phone number of the restaurant?": that one is the subject
+        mentions = refs
     # answering the taxi's "where from / to / when?": places are trip ends, whatever words come with them
     trip_asked = ctx.active_domain == "taxi" and any(
         s in ("departure", "destination", "leaveAt", "arriveBy")
