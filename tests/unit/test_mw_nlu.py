@@ -338,3 +338,19 @@ def test_the_place_is_a_phrase_and_picked_up_a_taxi(lex) -> None:  # type: ignor
     assert informs(r)[("attraction", "name")] == "the place"
     r = parse("I'd like to be picked up from the gonville hotel", NluContext(), lex)
     assert r.domain == "taxi" and informs(r) == {("taxi", "departure"): "gonville hotel"}
+
+
+def test_the_restaurant_already_booked_is_a_reference(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="train", state={"restaurant": {"book_day": "friday"}})
+    r = parse("a train on the same day that I booked the restaurant, arriving by 11:00", ctx, lex)
+    assert r.domain == "train" and informs(r) == {("train", "day"): "friday", ("train", "arriveBy"): "11:00"}
+    assert parse("what is the phone number of the restaurant?", ctx, lex).domain == "restaurant"
+
+
+def test_a_regular_hotel_is_type_hotel(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("guesthouses aren't my thing, a regular hotel in the west please", NluContext(), lex)
+    assert informs(r)[("hotel", "type")] == "hotel"
+    r = parse("it should be a hotel type, 3 stars", NluContext(active_domain="hotel"), lex)
+    assert informs(r)[("hotel", "type")] == "hotel"
+    r = parse("what type of hotel is it?", NluContext(active_domain="hotel"), lex)
+    assert ("hotel", "type") not in informs(r)

@@ -71,7 +71,9 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
     if domain == "hotel" or "hotel" in mentioned:
         for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|"
                              r"rather) be an? hotel|hotel rather than|hotel instead|not an? guest ?house|"
-                             r"proper hotel|actual hotel|hotel not an? guest|(any of (them|those)|go with|"
+                             r"(?:proper|actual|regular|normal|real) hotel|(?:be|is) an? (?:hotel type|"
+                             r"type of hotel)|and an? type of hotel|hotel for sure|hotel not an? guest|"
+                             r"(any of (them|those)|go with|"
                              r"i'd rather have) an? hotel|(don't|do not) want an? guest ?house)\b", plain):
             if not re.search(r"\bguest ?house type of hotel\b", plain):
                 b.add("hotel", "type", "hotel", m.start())
