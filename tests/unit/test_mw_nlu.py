@@ -354,3 +354,15 @@ def test_a_regular_hotel_is_type_hotel(lex) -> None:  # type: ignore[no-untyped-
     assert informs(r)[("hotel", "type")] == "hotel"
     r = parse("what type of hotel is it?", NluContext(active_domain="hotel"), lex)
     assert ("hotel", "type") not in informs(r)
+
+
+def test_booking_details_before_a_new_domain_stay_with_the_old(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="hotel", offered={"hotel": "acorn guest house"}, offer_domain="hotel")
+    r = parse("book it for 3 people, 2 nights from friday. I'll also need a train to ely", ctx, lex)
+    assert r.domain == "train"
+    assert informs(r) == {("hotel", "book_people"): "3", ("hotel", "book_stay"): "2",
+                          ("hotel", "book_day"): "friday", ("train", "destination"): "ely"}
+    ctx = NluContext(active_domain="restaurant")
+    r = parse("on sunday, a table for 2. Then a train to ely after 21:00", ctx, lex)
+    assert informs(r) == {("restaurant", "book_day"): "sunday", ("restaurant", "book_people"): "2",
+                          ("train", "destination"): "ely", ("train", "leaveAt"): "21:00"}

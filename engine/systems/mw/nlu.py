@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from parley.engine.systems.mw import patterns as P
-from parley.engine.systems.mw.frames import PRIMARY, Builder, NluContext, NluResult
+from parley.engine.systems.mw.frames import PRIMARY, Builder, NluContext, NluResult, slots_of
 from parley.engine.systems.mw.lexicon import Lexicon, NameMention
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
 from parley.engine.systems.mw.remarks import drop_remarks
@@ -110,6 +110,10 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     same(plain, domain, ctx, b)
     _near_named(tn, holders, where, domain, lex, b)
     dontcare(plain, domain, ctx, b)
+    if primary and primary != ctx.active_domain and primary in P.DOMAIN_WORDS:
+        first = next(P.DOMAIN_WORDS[primary].finditer(scan), None)
+        if first is not None:
+            _earlier_topic(b, primary, ctx, first.start(), tn)
     checks = venue_checks(tn, b, ctx, holders)
     requests = requests_in(plain, text, domain, intents, ctx)
     # "I don't care what kind of food": no question about the food
@@ -122,6 +126,30 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         intents = (*intents, "request")
     return NluResult(text=t, domain=domain, domains=tuple(mentioned), intents=intents, inform=b.result(),
                      requests=requests, checks=checks)
+
+
+_BOOK_SLOTS = {"book_people": "book_people", "book_time": "book_time", "book_stay": "book_stay",
+               "book_day": "day", "day": "book_day"}
+
+
+def _earlier_topic(b: Builder, primary: str, ctx: NluContext, split: int, tn: str) -> None:
+    """Booking details said before the new domain is brought up belong to the one being talked about ("book
+    the Worth House for 6 people, 5 nights from Wednesday. I'll also need a train")."""
+    old = ctx.active_domain
+    if old not in ("restaurant", "hotel", "train"):
+        return
+    # positions of clock times are in ``tn`` (names as NAMEnX), the others in the text without names
+    holders = [m.start() for m in re.finditer(r"NAME\dX", tn)]
+    for (dom, slot), (pos, value) in list(b.items.items()):
+        if dom != primary or slot not in _BOOK_SLOTS:
+            continue
+        target = slot if slot in slots_of(old) else _BOOK_SLOTS[slot]
+        if target not in slots_of(old) or (old, target) in b.items:
+            continue
+        plain_pos = pos - 5 * sum(1 for h in holders if h < pos) if slot == "book_time" else pos
+        if plain_pos < split:
+            del b.items[(dom, slot)]
+            b.add(old, target, value, pos)
 
 
 #: a venue named as a landmark: "a restaurant close to Kettle's Yard", "within walking distance of X"
