@@ -366,3 +366,11 @@ def test_booking_details_before_a_new_domain_stay_with_the_old(lex) -> None:  # 
     r = parse("on sunday, a table for 2. Then a train to ely after 21:00", ctx, lex)
     assert informs(r) == {("restaurant", "book_day"): "sunday", ("restaurant", "book_people"): "2",
                           ("train", "destination"): "ely", ("train", "leaveAt"): "21:00"}
+
+
+def test_the_same_day_my_train_arrives_is_a_reference(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="restaurant", state={"train": {"day": "tuesday"}})
+    r = parse("book a table on the same day my train arrives, 3 people at 19:00", ctx, lex)
+    assert r.domain == "restaurant" and informs(r) == {
+        ("restaurant", "book_day"): "tuesday", ("restaurant", "book_people"): "3",
+        ("restaurant", "book_time"): "19:00"}

@@ -44,7 +44,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     mentions: list[tuple[int, str]] = []
     # "the same day as the hotel", "near the restaurant": references, not new requests for those domains
     scan = re.sub(r"\b(?:as|near|close to|nearby|next to|around|than) (?:the|my|our|that) \w+(?: booking|"
-                  r" reservation)?|\b(?:the|my|our) (?:restaurant|hotel|train|taxi) (?:reservation|booking)",
+                  r" reservation)?|\b(?:the|my|our) (?:restaurant|hotel|train|taxi) (?:reservation|booking)"
+                  r"|\b(?:same|that) (?:day|night|time) (?:as |that )?(?:my|our) (?:restaurant|hotel|train)",
                   lambda m: " " * len(m.group(0)), plain)
     if ctx.active_domain == "taxi" or P.DOMAIN_WORDS["taxi"].search(plain):
         # "from the hotel to the museum": references to venues, not new requests for those domains
