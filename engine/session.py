@@ -9,14 +9,14 @@ rewriter or system becomes a stored failed turn; the session goes on. ``cancel_p
 sent ``cancelled`` (the tester quit without waiting).
 
 The session record itself is stored with the first accepted turn, so a session nobody typed into leaves
-nothing.
+nothing. ``speculate`` computes a turn ahead without storing or changing anything (a spoken turn, while the
+end-of-turn silence is waited out; see :mod:`parley.engine.speculate`); ``run(pending, ahead)`` commits it.
 """
 
 from __future__ import annotations
 
 import random
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,6 +24,7 @@ from typing import Any
 from parley import __version__
 from parley.engine.locations import adopt_audio, turn_audio_path
 from parley.engine.rewrite.chain import Chain
+from parley.engine.speculate import Speculation, answer, can_fork, rewrite_turn
 from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
 from parley.store import Store
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
@@ -46,6 +47,7 @@ class Exchange:
     audio_in: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     cancelled: bool = False  # the tester quit first: stored as cancelled, never (or no longer) answered
+    ahead: bool = False  # rewritten and answered ahead of time (Session.speculate), committed as it was
 
     @property
     def ok(self) -> bool:
@@ -105,6 +107,7 @@ class Session:
             source=source,
         )
         self._next_index = 0
+        self._runs = 0  # turns run so far: a speculation made before another turn ran no longer fits
 
     @property
     def id(self) -> str:
@@ -137,36 +140,34 @@ class Session:
         """Accept and run one user turn (headless callers: ``parley chat``, replays)."""
         return self.run(self.accept(text, audio_in=audio_in, input_info=input_info))
 
-    def run(self, pending: Pending) -> Exchange:
+    def run(self, pending: Pending, ahead: Speculation | None = None) -> Exchange:
         """Rewrite an accepted turn, ask the system and store the outcome (turns run one at a time, in the
-        order the caller gives them)."""
+        order the caller gives them). ``ahead``: the turn as :meth:`speculate` computed it, used when it still
+        fits (``Exchange.ahead`` says so), else dropped."""
         with self._lock:
-            return self._run(pending.record)
+            return self._run(pending.record, ahead)
 
     def cancel_pending(self) -> int:
         """Mark every turn not answered yet ``cancelled`` (a turn in flight keeps no reply); how many."""
         with self._accept_lock:
             return self.store.cancel_pending(self.id) if self.stored else 0
 
-    def _run(self, user: TurnRecord) -> Exchange:
+    def _run(self, user: TurnRecord, ahead: Speculation | None = None) -> Exchange:
+        if ahead is not None and not self._fits(ahead, user):
+            ahead = None  # computed for another text, turn or state: it is dropped, nothing of it is kept
+        self._runs += 1
         chain = self.chain
         text = user.text
         condition = {"name": chain.name, "rewriters": chain.config()}
         internals: dict[str, Any] = {"condition": condition, **user.internals}
-        t0 = time.perf_counter()
-        error = None
-        steps: tuple[Rewrite, ...] = ()
-        final = text
-        try:
-            result = chain.apply(text, seed=self.seed, turn_index=user.index, history=tuple(self.history))
-            steps, final = result.steps, result.after
-        except Exception as e:  # a broken rewriter must not end the session
-            error = f"rewriter failed: {type(e).__name__}: {e}"
+        rw = ahead.rewritten if ahead is not None else rewrite_turn(
+            chain, text, seed=self.seed, index=user.index, history=self.history)
+        steps, final, error = rw.steps, rw.final, rw.error
         user = replace(user, text_final=final, rewrite_steps=[s.to_json() for s in steps],
-                       internals=internals, latency_ms=(time.perf_counter() - t0) * 1000,
+                       internals=internals, latency_ms=rw.ms,
                        status="failed" if error else "pending", error=error)
         base = Exchange(user_turn_id=user.id, user_index=user.index, typed=text, final=final, steps=steps,
-                        condition=chain.name, audio_in=user.audio_in)
+                        condition=chain.name, audio_in=user.audio_in, ahead=ahead is not None)
         if not self.store.settle_turn(user):
             return replace(base, cancelled=True)
         if error:
@@ -174,20 +175,20 @@ class Session:
         self.history.append(Message("user", final))
 
         s_index = user.index + 1
-        t1 = time.perf_counter()
-        reply: SystemTurn | None = None
-        try:
-            reply = self.system.respond(tuple(self.history))
-        except Exception as e:
-            error = f"{type(e).__name__}: {e}"
+        if ahead is not None and ahead.answered is not None:
+            ans = ahead.answered
+            self.system.adopt(ahead.fork)  # type: ignore[attr-defined]  # _fits checked it can
+        else:
+            ans = answer(self.system, tuple(self.history))
+        reply, error = ans.reply, ans.error
+        if reply is None:
             sys_rec = TurnRecord(session_id=self.id, index=s_index, role="system", text="", status="failed",
-                                 error=error, latency_ms=(time.perf_counter() - t1) * 1000)
+                                 error=error, latency_ms=ans.ms)
         else:
             info = reply.to_json()
             info.pop("text", None)
-            latency = reply.latency_ms or (time.perf_counter() - t1) * 1000
             sys_rec = TurnRecord(session_id=self.id, index=s_index, role="system", text=reply.text,
-                                 internals=info, latency_ms=latency)
+                                 internals=info, latency_ms=ans.ms)
         if not self.store.settle_turn(replace(user, status="ok"), reply=sys_rec):
             self.history.pop()  # cancelled while the system was answering: the answer is not kept
             return replace(base, cancelled=True)
@@ -195,6 +196,31 @@ class Session:
             return replace(base, system_turn_id=sys_rec.id, system_index=s_index, error=error)
         self.history.append(Message("system", reply.text))
         return replace(base, system_turn_id=sys_rec.id, system_index=s_index, reply=reply)
+
+    # -- turns computed ahead (engine.speculate) ---------------------------------------------------------
+    def speculate(self, text: str) -> Speculation | None:
+        """Compute the next user turn ``text`` ahead — rewriters, and the system on a fork of itself — storing
+        and changing nothing; ``run(pending, ahead=...)`` commits it if it still fits. None when this session
+        cannot (the system cannot fork, a rewriter is not pure) or a turn is running now."""
+        if not can_fork(self.system) or not self.chain.pure:
+            return None
+        if not self._lock.acquire(blocking=False):  # a turn is running: the history is about to change
+            return None
+        try:
+            with self._accept_lock:
+                index, runs = self._next_index, self._runs
+            chain, history = self.chain, tuple(self.history)
+            fork = self.system.fork()  # type: ignore[attr-defined]
+        finally:
+            self._lock.release()
+        rw = rewrite_turn(chain, text, seed=self.seed, index=index, history=history)
+        answered = None if rw.error else answer(fork, (*history, Message("user", rw.final)))
+        return Speculation(text, index, runs, chain, rw, answered, fork)
+
+    def _fits(self, ahead: Speculation, user: TurnRecord) -> bool:
+        """A speculation may stand for ``user``'s turn: same text and index, nothing run since, same chain."""
+        return (ahead.text == user.text and ahead.index == user.index and ahead.runs == self._runs
+                and ahead.chain is self.chain and can_fork(self.system))
 
     # -- spoken replies ----------------------------------------------------------------------------------
     def reply_audio_path(self, exchange: Exchange) -> str | None:

@@ -47,6 +47,11 @@ class Chain:
     def __bool__(self) -> bool:
         return bool(self.specs)
 
+    @property
+    def pure(self) -> bool:
+        """No rewriter calls out (a server): running the chain ahead and discarding the result is harmless."""
+        return all(getattr(rw, "pure", True) for rw in self._rewriters)
+
     def load(self, progress: Progress = None) -> None:
         """Load the models of the rewriters that have any (``asr-real``) now, e.g. in a worker as soon as the
         chain is switched on, rather than on the first turn."""

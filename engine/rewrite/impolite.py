@@ -63,6 +63,7 @@ class ImpoliteRewriter:
         checked = check_params(self.name, self.PARAMS, params)
         self.params: Mapping[str, Any] = backend_params(self.name, checked)
         self._openai = OpenAIBackend(self.name, self.params) if "backend" in self.params else None
+        self.pure = self._openai is None  # a served model is asked over the network: never ahead of time
 
     def close(self) -> None:
         """Release the ``backend=openai`` client's connections (a request in flight ends at once)."""

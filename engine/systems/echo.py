@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from parley.engine.params import checked
+from parley.engine.speculate import adopt_state, fork_copy
 from parley.engine.types import DialogueSystem, Message, SystemTurn
 from parley.params import Text
 
@@ -19,6 +20,12 @@ class EchoSystem(DialogueSystem):
 
     def reset(self, seed: int | None = None) -> None:
         self.turns = 0
+
+    def fork(self) -> EchoSystem:
+        return fork_copy(self, ())  # type: ignore[no-any-return]
+
+    def adopt(self, fork: EchoSystem) -> None:
+        adopt_state(self, fork)
 
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:
         t0 = time.perf_counter()

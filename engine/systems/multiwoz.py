@@ -20,6 +20,7 @@ from typing import Any
 
 from parley.engine.mwdb import MultiwozDB, load_db
 from parley.engine.params import checked
+from parley.engine.speculate import adopt_state, fork_copy
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.lexicon import Lexicon, lexicon_for
 from parley.engine.systems.mw.nlg import realise as _realise
@@ -95,6 +96,17 @@ class MultiwozSystem:
         self.last_nlu = None
         self._user_turns = 0
         self._turn = 0
+
+    # -- answering ahead (engine.speculate) ----------------------------------------------------------------
+    def fork(self) -> MultiwozSystem:
+        """A copy whose tracker and policy are its own (databases, lexicon and search shared, read-only)."""
+        self.load()
+        assert self.policy is not None
+        return fork_copy(self, (self._db, self._lex, self.policy.db, self.policy.search))  # type: ignore[no-any-return]
+
+    def adopt(self, fork: MultiwozSystem) -> None:
+        """Take over the dialogue state of a fork that answered a turn."""
+        adopt_state(self, fork)
 
     # -- the pipeline ----------------------------------------------------------------------------------------
     def decide(self, history: tuple[Message, ...]) -> Decision:
