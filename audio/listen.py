@@ -9,13 +9,18 @@ End-pointing is Silero VAD (:mod:`parley.audio.vad`): an utterance ends ``end_si
 voiced window. Transcription does not wait for that silence: as soon as ``post_roll_s`` of quiet has been
 heard, the utterance's audio is final unless the speaker resumes, so it is transcribed at once in a background
 thread (*speculatively*); if speech resumes the result is dropped. The audio transcribed is the same either
-way, so the transcript does not depend on timing. ``on_speech`` is called (from the feeding thread) the moment
-speech starts, e.g. to stop a reply being played (barge-in).
+way, so the transcript does not depend on timing. With ``prepare``, the speculation goes on past the
+transcript: ``prepare(transcript, cancelled)`` runs in the same background thread right after it (e.g. the
+turn's reply computed and its first sentence synthesised ahead, :mod:`parley.audio.ahead`) and the
+:class:`Heard` of the utterance carries its future as ``ahead``; when speech resumes, ``cancelled`` is set and
+the result is dropped. ``on_speech`` is called (from the feeding thread) the moment speech starts, e.g. to
+stop a reply being played (barge-in).
 """
 
 from __future__ import annotations
 
 import bisect
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +33,8 @@ import numpy as np
 from parley.audio.vad import SAMPLE_RATE, EndPointer, SileroStream
 
 Transcribe = Callable[[np.ndarray], Any]  # audio → audio.asr.Transcript
+Prepare = Callable[[Any, threading.Event], Any]  # (transcript, cancelled) → whatever the turn can use
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,7 @@ class Heard:
     endpoint: float
     transcribed: float
     speculative: bool
+    ahead: Future[Any] | None = None  # prepare()'s result for this transcript (speculative turns only)
 
     @property
     def ready(self) -> float:
@@ -55,13 +63,25 @@ class Heard:
                 "speech_s": round(self.audio.size / SAMPLE_RATE, 3)}
 
 
+@dataclass(frozen=True)
+class _Job:
+    """A speculation under way for the utterance ``span`` (start, end samples)."""
+
+    span: tuple[int, int]
+    asr: Future[Any]
+    ahead: Future[Any] | None
+    cancelled: threading.Event
+
+
 class Listener:
     """Voice-activity end-pointing plus speculative transcription over a stream of blocks (see module doc)."""
 
     def __init__(self, transcribe: Transcribe, *, end_silence_s: float = 0.5, pre_roll_s: float = 0.3,
                  post_roll_s: float = 0.2, max_seconds: float = 30.0,
-                 on_speech: Callable[[], None] | None = None, speculative: bool = True) -> None:
+                 on_speech: Callable[[], None] | None = None, speculative: bool = True,
+                 prepare: Prepare | None = None) -> None:
         self.transcribe = transcribe
+        self.prepare = prepare
         self.vad = SileroStream()
         self.endpointer = EndPointer(end_silence_s=end_silence_s)
         self.pre_roll = int(pre_roll_s * SAMPLE_RATE)
@@ -75,7 +95,7 @@ class Listener:
         self._marks: list[tuple[int, float]] = []  # (absolute sample, capture time) of each block's start
         self._start: int | None = None
         self._pause: int | None = None
-        self._job: tuple[int, int, Future[Any]] | None = None
+        self._job: _Job | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-asr")
         self._lock = threading.Lock()
 
@@ -106,7 +126,8 @@ class Listener:
             elif ev.kind == "pause":
                 self._pause = ev.sample
             elif ev.kind == "resume":
-                self._pause, self._job = None, None
+                self._pause = None
+                self._drop()
             elif ev.kind == "end" and self._start is not None:
                 heard.append(self._finish(self._start, ev.sample))
         if self._start is not None and self._pause is not None and self.speculative:
@@ -134,30 +155,54 @@ class Listener:
         return self._buf[a:b].copy()
 
     def _maybe_speculate(self, start: int, end: int) -> None:
-        if self._job is not None and self._job[:2] == (start, end):
+        if self._job is not None and self._job.span == (start, end):
             return
         if self._seen < end + self.post_roll:
             return  # the utterance's tail has not been heard yet
+        self._drop()
         audio = self._span(start, end)
-        self._job = (start, end, self._pool.submit(self._timed, audio))
+        asr = self._pool.submit(self._timed, audio)
+        cancelled = threading.Event()
+        ahead = self._pool.submit(self._ahead, asr, cancelled) if self.prepare is not None else None
+        self._job = _Job((start, end), asr, ahead, cancelled)
+
+    def _drop(self) -> None:
+        """Speech resumed: the speculation under way is for an utterance that is not over."""
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancelled.set()
+            if job.ahead is not None:
+                job.ahead.cancel()
 
     def _timed(self, audio: np.ndarray) -> tuple[Any, float]:
         tr = self.transcribe(audio)
         return tr, time.monotonic()
 
+    def _ahead(self, asr: Future[Any], cancelled: threading.Event) -> Any:
+        if cancelled.is_set() or self.prepare is None:
+            return None
+        try:
+            return self.prepare(asr.result()[0], cancelled)
+        except Exception as e:  # noqa: BLE001 - preparing ahead is an optimisation; the turn goes on without
+            log.warning("preparing the turn ahead failed: %s", e)
+            return None
+
     def _finish(self, start: int, end: int) -> Heard:
         endpoint = time.monotonic()
-        job, self._job = self._job, None
+        job = self._job
         audio = self._span(start, end)
-        speculative = job is not None and job[:2] == (start, end)
+        speculative = job is not None and job.span == (start, end)
+        ahead = None
         if speculative:
             assert job is not None
-            transcript, done = job[2].result()
+            self._job = None
+            (transcript, done), ahead = job.asr.result(), job.ahead
         else:
+            self._drop()
             transcript, done = self._pool.submit(self._timed, audio).result()
         heard = Heard(audio=audio, transcript=transcript, speech_start=self.time_of(start),
                       speech_end=self.time_of(end), endpoint=endpoint, transcribed=done,
-                      speculative=speculative)
+                      speculative=speculative, ahead=ahead)
         self._start = self._pause = None
         self._trim(end + self.post_roll)
         return heard

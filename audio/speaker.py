@@ -2,7 +2,8 @@
 
 :func:`speak_reply` synthesises a reply one sentence at a time (:func:`parley.audio.tts.sentence_stream`) and
 feeds a PortAudio output stream from a queue, so the first sentence plays as soon as it exists. Setting the
-``stop`` event (barge-in: the tester started speaking) stops playback within one audio block. The whole reply
+``stop`` event (barge-in: the tester started speaking) stops playback within one audio block. A first sentence
+synthesised ahead (``ahead``, :mod:`parley.audio.ahead`) plays at once. The whole reply
 (every sentence, even after a barge-in) is saved as a WAV file. Audio errors never raise: without an output
 device the reply is only saved, and :attr:`SpokenReply.played` says so.
 """
@@ -39,6 +40,7 @@ class SpokenReply:
     played: bool              # an output device played it
     backend: str
     error: str | None = None
+    ahead_ms: float | None = None  # the first sentence was synthesised ahead, in this long
 
     def timings(self) -> dict[str, Any]:
         """``reply_to_audio_ms`` (the call → first audio sample, or → first sentence made when not played),
@@ -51,6 +53,8 @@ class SpokenReply:
             "reply_s": round(self.seconds, 3), "played_s": round(self.played_s, 3),
             "sentences": self.sentences,
             "played": self.played, "barge_in": self.interrupted, "tts": self.backend}
+        if self.ahead_ms is not None:
+            out["tts_ahead_ms"] = round(self.ahead_ms, 1)
         if self.error:
             out["error"] = self.error
         return out
@@ -121,8 +125,9 @@ class _Player:
 
 
 def speak_reply(tts: Any, text: str, out_path: str | None, *, stop: threading.Event | None = None,
-                play: bool = True, device: Any = None, speed: float = 1.0) -> SpokenReply:
-    """Speak ``text`` with the loaded synthesiser ``tts`` (see the module doc) and save it to ``out_path``."""
+                play: bool = True, device: Any = None, speed: float = 1.0, ahead: Any = None) -> SpokenReply:
+    """Speak ``text`` with the loaded synthesiser ``tts`` (see the module doc) and save it to ``out_path``;
+    ``ahead``: a :class:`parley.audio.ahead.FirstSpeech` of this text (its first sentence is already made)."""
     from parley.audio.capture import write_wav
     from parley.audio.devices import check_output
     from parley.audio.tts import sentence_stream
@@ -135,9 +140,14 @@ def speak_reply(tts: Any, text: str, out_path: str | None, *, stop: threading.Ev
     error: str | None = None
     want_play = play and check_output().available
     sample_rate = int(getattr(tts, "sample_rate", 22050))
+    if ahead is not None and (ahead.text != text or ahead.speed != speed):
+        ahead = None
+    if ahead is not None:
+        sample_rate = ahead.sample_rate
     try:
-        for piece in sentence_stream(tts, text, speed):
-            sample_rate = int(getattr(tts, "sample_rate", sample_rate))
+        for piece in ahead.pieces() if ahead is not None else sentence_stream(tts, text, speed):
+            if ahead is None:
+                sample_rate = int(getattr(tts, "sample_rate", sample_rate))
             gap = np.zeros(int(sample_rate * GAP_S), dtype=np.float32) if pieces else None
             pieces.append(np.asarray(piece, dtype=np.float32))
             if first_ready is None:
@@ -172,5 +182,5 @@ def speak_reply(tts: Any, text: str, out_path: str | None, *, stop: threading.Ev
                        played_s=(player.played / sample_rate) if player else 0.0, interrupted=interrupted,
                        played=player is not None and player.played > 0,
                        backend=str(getattr(tts, "name", "?")),
-                       error=error)
+                       error=error, ahead_ms=ahead.tts_ms if ahead is not None else None)
 

@@ -54,6 +54,7 @@ class SpokenInput:
     info: dict[str, Any]
     speech_end: float | None
     transcribed: float
+    ahead: Any = None  # audio.ahead.AheadReply: the turn and its reply made during the end-of-turn silence
 
 
 def pending_path() -> str:
@@ -72,7 +73,12 @@ def from_heard(heard: Any) -> SpokenInput:
     info = {"asr": tr.to_json(), "recording": {"seconds": round(heard.audio.size / SAMPLE_RATE, 3),
                                                "sample_rate": SAMPLE_RATE},
             "voice": {**heard.timings(), "speculative": heard.speculative, "source": "microphone"}}
-    return SpokenInput(tr.text.strip(), path, info, heard.speech_end, heard.ready)
+    ahead = None
+    if getattr(heard, "ahead", None) is not None:
+        from parley.audio.ahead import AheadReply
+
+        ahead = AheadReply(heard.ahead)
+    return SpokenInput(tr.text.strip(), path, info, heard.speech_end, heard.ready, ahead)
 
 
 def from_file(path: str, transcribe: Callable[[np.ndarray], Any]) -> SpokenInput:

@@ -113,6 +113,8 @@ def main() -> None:
     ap.add_argument("--silence-ms", type=int, default=500, help="--rig: end-of-turn silence (default 500)")
     ap.add_argument("--long-window", action="store_true", help="--rig: Whisper's 30 s window for the turns")
     ap.add_argument("--no-speculative", action="store_true", help="--rig: transcribe only after the silence")
+    ap.add_argument("--no-ahead", action="store_true",
+                    help="--rig: no reply made ahead (rewriters, system, first sentence after the silence)")
     args = ap.parse_args()
     if args.rig:
         rig_main(args)
@@ -254,6 +256,7 @@ def rig_main(args: argparse.Namespace) -> None:
     import numpy as np
 
     from parley.audio import devices
+    from parley.audio.ahead import preparer
     from parley.audio.asr import get_asr, resample
     from parley.audio.capture import MicStream
     from parley.audio.listen import Listener
@@ -272,7 +275,8 @@ def rig_main(args: argparse.Namespace) -> None:
     res: dict[str, Any] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, no GPU",
                            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "model": args.model,
                            "silence_ms": args.silence_ms, "short_window": not args.long_window,
-                           "speculative": not args.no_speculative, "loadavg_start": list(os.getloadavg())}
+                           "speculative": not args.no_speculative, "ahead": not args.no_ahead,
+                           "loadavg_start": list(os.getloadavg())}
     asr, tts = get_asr(args.model), get_tts("piper")
     voice = get_tts("piper", deterministic=True)
     system = build_system("multiwoz")
@@ -286,17 +290,22 @@ def rig_main(args: argparse.Namespace) -> None:
         done_q: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
         current: dict[str, Any] = {}
+        prepare = None if args.no_ahead else preparer(lambda: current.get("session"), tts)
         listener = Listener(transcriber(asr, short_window=not args.long_window),
-                            end_silence_s=args.silence_ms / 1000, speculative=not args.no_speculative)
+                            end_silence_s=args.silence_ms / 1000, speculative=not args.no_speculative,
+                            prepare=prepare)
 
         def answer(h: Any) -> None:  # parley's side, as in the TUI: stored turn, spoken reply, latencies
             session = current["session"]
             spoken_in = from_heard(h)
-            ex = session.turn(spoken_in.text, audio_in=spoken_in.audio_path, input_info=spoken_in.info)
+            pending = session.accept(spoken_in.text, audio_in=spoken_in.audio_path, input_info=spoken_in.info)
+            ahead = spoken_in.ahead
+            ex = session.run(pending, ahead.turn() if ahead is not None else None)
             replied = time.monotonic()
             reply = ex.reply.text if ex.reply else "Sorry?"
-            spoken = speak_reply(tts, reply, session.reply_audio_path(ex))
-            timings = reply_timings(spoken_in, replied, spoken)
+            first = ahead.speech_for(reply) if ahead is not None else None
+            spoken = speak_reply(tts, reply, session.reply_audio_path(ex), ahead=first)
+            timings = {**reply_timings(spoken_in, replied, spoken), "turn_ahead": ex.ahead}
             session.record_speech(ex, spoken.path, timings)
             done_q.put((h, spoken_in, timings))
 
@@ -335,9 +344,12 @@ def rig_main(args: argparse.Namespace) -> None:
         stop.set()
         listener.close()
     keys = ("rig_end_to_audio_ms", "end_to_audio_ms", "end_to_transcript_ms", "endpoint_ms", "asr_ms",
-            "transcript_to_reply_ms", "reply_to_audio_ms", "tts_first_ms", "vad_end_minus_true_end_ms")
+            "transcript_to_reply_ms", "reply_to_audio_ms", "tts_first_ms", "tts_ahead_ms",
+            "vad_end_minus_true_end_ms")
     res["stages"] = {k: _stats([t.get(k) for t in turns]) for k in keys}
     res["speculative_share"] = round(sum(bool(t.get("speculative")) for t in turns) / max(1, len(turns)), 2)
+    res["ahead_share"] = round(sum(bool(t.get("turn_ahead")) for t in turns) / max(1, len(turns)), 2)
+    res["speech_ahead_share"] = round(sum("tts_ahead_ms" in t for t in turns) / max(1, len(turns)), 2)
     res["wer"] = round(wer([t["text"] for t in turns], [t["heard"] for t in turns]), 4)
     res["turns"] = len(turns)
     res["loadavg_end"] = list(os.getloadavg())
