@@ -95,7 +95,7 @@ def preparer(session_of: Callable[[], Session | None], tts: Any = None, *,
         if turn is None or tts is None or not reply.strip() or cancelled.is_set():
             return Prepared(turn, None) if turn is not None else None
         t0 = time.perf_counter()
-        stream = sentence_stream(tts, reply, speed)
+        stream = sentence_stream(tts, reply, speed, quick_start=True)
         first = next(stream, None)
         if first is None:
             return Prepared(turn, None)

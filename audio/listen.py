@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from parley.audio.vad import SAMPLE_RATE, EndPointer, SileroStream
+from parley.audio.vad import SAMPLE_RATE, WINDOW, EndPointer, SileroStream
 
 Transcribe = Callable[[np.ndarray], Any]  # audio → audio.asr.Transcript
 Prepare = Callable[[Any, threading.Event], Any]  # (transcript, cancelled) → whatever the turn can use
@@ -49,6 +49,7 @@ class Heard:
     transcribed: float
     speculative: bool
     ahead: Future[Any] | None = None  # prepare()'s result for this transcript (speculative turns only)
+    silence_heard: float | None = None  # when the last sample of the end-of-turn silence was captured
 
     @property
     def ready(self) -> float:
@@ -57,7 +58,9 @@ class Heard:
 
     def timings(self) -> dict[str, float]:
         """Stage latencies (ms): end of speech → end-point decision, and → transcript ready for the turn."""
-        return {"endpoint_ms": round((self.endpoint - self.speech_end) * 1000, 1),
+        lag = {} if self.silence_heard is None else {
+            "endpoint_lag_ms": round((self.endpoint - self.silence_heard) * 1000, 1)}  # the silence → decided
+        return {**lag, "endpoint_ms": round((self.endpoint - self.speech_end) * 1000, 1),
                 "end_to_transcript_ms": round((self.ready - self.speech_end) * 1000, 1),
                 "asr_ms": float(getattr(self.transcript, "latency_ms", 0.0)),
                 "speech_s": round(self.audio.size / SAMPLE_RATE, 3)}
@@ -129,7 +132,8 @@ class Listener:
                 self._pause = None
                 self._drop()
             elif ev.kind == "end" and self._start is not None:
-                heard.append(self._finish(self._start, ev.sample))
+                silence = self.time_of(ev.sample + self.endpointer.end_windows * WINDOW)
+                heard.append(self._finish(self._start, ev.sample, silence))
         if self._start is not None and self._pause is not None and self.speculative:
             self._maybe_speculate(self._start, self._pause)
         if self._start is not None and self._seen - self._start > self.max_samples:  # too long: cut here
@@ -187,7 +191,7 @@ class Listener:
             log.warning("preparing the turn ahead failed: %s", e)
             return None
 
-    def _finish(self, start: int, end: int) -> Heard:
+    def _finish(self, start: int, end: int, silence_heard: float | None = None) -> Heard:
         endpoint = time.monotonic()
         job = self._job
         audio = self._span(start, end)
@@ -202,7 +206,7 @@ class Listener:
             transcript, done = self._pool.submit(self._timed, audio).result()
         heard = Heard(audio=audio, transcript=transcript, speech_start=self.time_of(start),
                       speech_end=self.time_of(end), endpoint=endpoint, transcribed=done,
-                      speculative=speculative, ahead=ahead)
+                      speculative=speculative, ahead=ahead, silence_heard=silence_heard)
         self._start = self._pause = None
         self._trim(end + self.post_roll)
         return heard

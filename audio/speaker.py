@@ -144,8 +144,9 @@ def speak_reply(tts: Any, text: str, out_path: str | None, *, stop: threading.Ev
         ahead = None
     if ahead is not None:
         sample_rate = ahead.sample_rate
+    made = ahead.pieces() if ahead is not None else sentence_stream(tts, text, speed, quick_start=True)
     try:
-        for piece in ahead.pieces() if ahead is not None else sentence_stream(tts, text, speed):
+        for piece in made:
             if ahead is None:
                 sample_rate = int(getattr(tts, "sample_rate", sample_rate))
             gap = np.zeros(int(sample_rate * GAP_S), dtype=np.float32) if pieces else None

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from parley.audio.capture import write_wav
-from parley.audio.voices import CoquiTTS, EspeakTTS, PiperTTS
+from parley.audio.voices import CoquiTTS, EspeakTTS, PiperTTS, first_clause
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
@@ -114,9 +114,16 @@ class _Noted:
         return int(getattr(self._inner, "sample_rate", 22050))
 
 
-def sentence_stream(tts: Any, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
+def sentence_stream(tts: Any, text: str, speed: float = 1.0, *,
+                    quick_start: bool = False) -> Iterator[np.ndarray]:
     """``text`` spoken sentence by sentence by any backend (one piece when it cannot split); the sample rate
-    is ``tts.sample_rate`` once the first piece is made."""
+    is ``tts.sample_rate`` once the first piece is made. ``quick_start``: a long first sentence is cut after
+    its first clause (:func:`parley.audio.voices.first_clause`), so the first piece is quick to make."""
+    head, tail = first_clause(text) if quick_start else (text, "")
+    if tail:
+        yield from sentence_stream(tts, head, speed)
+        yield from sentence_stream(tts, tail, speed)
+        return
     stream = getattr(tts, "stream", None)
     if stream is not None:
         yield from stream(text, speed)

@@ -106,7 +106,7 @@ def reply_timings(spoken_in: SpokenInput | None, replied: float, spoken: Any) ->
     first = spoken.first_audio if spoken.first_audio is not None else spoken.first_ready
     if spoken_in is not None:
         voice = spoken_in.info.get("voice", {})
-        keys = ("end_to_transcript_ms", "endpoint_ms", "asr_ms", "speculative", "source")
+        keys = ("end_to_transcript_ms", "endpoint_ms", "endpoint_lag_ms", "asr_ms", "speculative", "source")
         out.update({k: voice[k] for k in keys if k in voice})
         out["transcript_to_reply_ms"] = round((replied - spoken_in.transcribed) * 1000, 1)
         if spoken_in.speech_end is not None and first is not None:

@@ -40,6 +40,27 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in (p.strip() for p in _SENTENCE_END.split(text)) if s]
 
 
+_CLAUSE_END = re.compile(r"[,;:\u2014]\s+")
+_LONG_NUMBER = re.compile(r"\s(?=\S*\d{5})")  # before a phone number, a postcode…: a natural place to pause
+
+
+def first_clause(text: str, *, min_words: int = 7) -> tuple[str, str]:
+    """``text`` cut after its first clause when its first sentence is long (more than ``min_words`` words),
+    so a reply's first piece is short and its synthesis quick: after the first , ; : or dash that leaves at
+    least three words before and two after it in that sentence, else before a long number. ``(text, "")``
+    when there is no such place."""
+    sentence = next(iter(split_sentences(text)), "")
+    if len(sentence.split()) <= min_words:
+        return text, ""
+    offset = text.find(sentence)
+    for m in (*_CLAUSE_END.finditer(sentence), *_LONG_NUMBER.finditer(sentence)):
+        head, tail = sentence[:m.start() + 1].strip(), sentence[m.end():]
+        if len(head.split()) >= 3 and len(tail.split()) >= (2 if m.group().strip() else 1):
+            cut = offset + m.end()
+            return text[:cut].strip(), text[cut:].strip()
+    return text, ""
+
+
 def _check_speed(speed: float) -> float:
     speed = float(speed)
     if not 0.25 <= speed <= 4.0:

@@ -42,6 +42,9 @@ class AudioSettings(BaseModel):
                                              "with loudspeakers the microphone hears the reply).")
     short_window: bool = Field(True, description="Whisper's short encoder window for spoken turns: 2-3x "
                                                  "faster, about 1-2 points more WER.")
+    reply_ahead: bool = Field(True, description="While the end-of-turn silence is waited out, compute the "
+                                                "reply (rewriters, system, first sentence spoken) on the "
+                                                "transcript; kept only if the turn ends with that text.")
 
 
 class AnnotationSettings(BaseModel):

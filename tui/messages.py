@@ -82,6 +82,11 @@ class VoiceTranscript(Message):
     info: dict[str, Any]
     spoken: Any = None
 
+    @property
+    def ahead(self) -> Any:
+        """The turn and its reply as made during the end-of-turn silence (audio.ahead.AheadReply), if any."""
+        return getattr(self.spoken, "ahead", None)
+
 
 @dataclass
 class VoiceListening(Message):

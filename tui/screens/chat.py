@@ -244,7 +244,7 @@ class ChatScreen(Screen[None]):
 
     @on(M.VoiceTranscript)
     def _voice_transcript(self, event: M.VoiceTranscript) -> None:
-        ticket = self.submit_turn(event.text, audio_in=event.audio_path, info=event.info)
+        ticket = self.submit_turn(event.text, event.audio_path, event.info, event.ahead)
         if ticket is not None:
             self.query_one(VoiceInput).heard(ticket, event.spoken)
 
@@ -253,7 +253,7 @@ class ChatScreen(Screen[None]):
         self.log_view.show_voice_timings(event.turn_id, event.timings)
 
     def submit_turn(self, text: str, audio_in: str | None = None,
-                    info: dict[str, object] | None = None) -> int | None:
+                    info: dict[str, object] | None = None, ahead: object = None) -> int | None:
         """Store the user turn as pending, show it and queue it (turns run in order, one at a time); its
         ticket. None when the session is locked or the database refused it: nothing is shown that is not
         stored."""
@@ -263,7 +263,7 @@ class ChatScreen(Screen[None]):
             tell(self, LOCKED_HINT, severity="warning")
             return None
         try:
-            ticket = self.dialogue.submit(text, audio_in, info)
+            ticket = self.dialogue.submit(text, audio_in, info, ahead)
         except (StoreError, sqlite3.Error) as e:
             tell(self, f"Turn not stored, so not sent: {e}", severity="error", timeout=10)
             return None

@@ -112,8 +112,17 @@ class VoiceInput(Widget):
         self.run_worker(work, name="voice", group="voice", description="voice input", thread=True,
                         exclusive=True, exit_on_error=False)
 
+    def _session_now(self) -> Session | None:
+        """The session a spoken turn would go to now, if it would run at once (listener thread)."""
+        dialogue = getattr(self.screen, "dialogue", None)
+        if dialogue is None or dialogue.waiting or dialogue.locked:
+            return None
+        return cast("Session | None", dialogue.session)
+
     def _listen(self, stop: threading.Event, settings: Any, speak: bool, device: str) -> None:
-        """The voice worker: warm the models, then listen until ``stop`` (runs in a thread)."""
+        """The voice worker: warm the models, then listen until ``stop`` (runs in a thread). With
+        ``reply_ahead`` a turn's reply is made during the end-of-turn silence (:mod:`parley.audio.ahead`)."""
+        from parley.audio.ahead import preparer
         from parley.audio.asr import get_asr
         from parley.audio.capture import MicStream, level_of
         from parley.audio.devices import AudioUnavailable
@@ -121,14 +130,16 @@ class VoiceInput(Widget):
         from parley.audio.voice import from_heard, transcriber
 
         asr = get_asr(settings.asr_model, progress=self._progress)
+        tts = None
         if speak:
             from parley.audio.tts import get_tts
 
-            get_tts(settings.tts, self._progress)
+            tts = get_tts(settings.tts, self._progress)
         end_silence = settings.end_silence_ms / 1000 if settings.vad else settings.max_seconds + 1
         listener = Listener(transcriber(asr, short_window=settings.short_window), end_silence_s=end_silence,
                             max_seconds=settings.max_seconds,
-                            on_speech=self._barge_in if settings.barge_in else None)
+                            on_speech=self._barge_in if settings.barge_in else None,
+                            prepare=preparer(self._session_now, tts) if settings.reply_ahead else None)
         one_shot = not (settings.hands_free and settings.vad)
         try:
             with MicStream() as mic:
@@ -236,7 +247,8 @@ class VoiceInput(Widget):
             from parley.audio.voice import reply_timings
 
             tts = get_tts(backend, self._progress)
-            spoken = speak_reply(tts, text, session.reply_audio_path(exchange), stop=stop)
+            ahead = spoken_in.ahead.speech_for(text) if spoken_in is not None and spoken_in.ahead else None
+            spoken = speak_reply(tts, text, session.reply_audio_path(exchange), stop=stop, ahead=ahead)
             timings = reply_timings(spoken_in, replied, spoken)
             session.record_speech(exchange, spoken.path, timings)
             self.post_message(M.ReplySpoken(exchange.system_turn_id, timings))

@@ -37,6 +37,7 @@ class _Turn:
     info: Mapping[str, Any] = field(default_factory=dict)
     pending: Pending | None = None  # None until a session has stored it
     session: Session | None = None  # the session that stored it, which also runs it
+    ahead: Any = None  # audio.ahead.AheadReply: the turn as computed during the end-of-turn silence
 
 
 class Dialogue(Widget):
@@ -80,11 +81,13 @@ class Dialogue(Widget):
         """Turns typed and not finished yet (queued or running)."""
         return len(self._queue) + (self._current is not None)
 
-    def submit(self, text: str, audio_in: str | None = None, info: Mapping[str, Any] | None = None) -> int:
+    def submit(self, text: str, audio_in: str | None = None, info: Mapping[str, Any] | None = None,
+               ahead: Any = None) -> int:
         """Accept a user turn (stored as pending when a session is open) and queue it; returns its ticket.
-        Raises ``store.StoreError`` when the database refuses the turn (nothing is queued then)."""
+        Raises ``store.StoreError`` when the database refuses the turn (nothing is queued then). ``ahead``:
+        the turn computed ahead (spoken turns), used if it still fits when the turn runs."""
         self._ticket += 1
-        turn = _Turn(self._ticket, text, audio_in, dict(info or {}))
+        turn = _Turn(self._ticket, text, audio_in, dict(info or {}), ahead=ahead)
         if self.session is not None:
             turn.pending = self.session.accept(text, audio_in=audio_in, input_info=turn.info)
             turn.session = self.session
@@ -126,7 +129,8 @@ class Dialogue(Widget):
         assert session is not None and pending is not None
 
         def work() -> None:
-            self.post_message(self.Done(turn.ticket, session.run(pending)))
+            ahead = turn.ahead.turn() if turn.ahead is not None else None
+            self.post_message(self.Done(turn.ticket, session.run(pending, ahead)))
 
         self.run_worker(work, name=f"turn {turn.ticket}", group="turn",
                         description=f"user turn {turn.ticket}", thread=True, exit_on_error=False)
