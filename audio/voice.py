@@ -9,7 +9,8 @@ the reply spoken sentence by sentence (:mod:`parley.audio.speaker`) and saved as
   decision (``endpoint_ms``, the silence waited) and the transcript (``asr_ms`` of recogniser time, which
   starts during that silence when ``speculative``)
 - ``transcript_to_reply_ms``: transcript → reply text (rewriters, system, storing the turns)
-- ``reply_to_audio_ms``: reply text → first audio sample at the output (``tts_first_ms`` of it is synthesis)
+- ``reply_to_audio_ms``: reply text → first audio sample at the output (``tts_first_ms`` of it is synthesis;
+  ``tts_ahead_ms`` when the first sentence was made ahead, during the end-of-turn silence: audio.ahead)
 - ``end_to_audio_ms``: end of speech → first audio sample, the turn-taking gap the tester hears.
 
 For a spoken script the audio is a file, so there is no real end of speech: ``end_to_transcript_ms`` is the
@@ -133,7 +134,9 @@ def format_timings(voice: dict[str, Any]) -> list[str]:
         parts.append(f"silence waited {ms('endpoint_ms')}")
     if ms("asr_ms"):
         parts.append(f"ASR {ms('asr_ms')}" + (" (speculative)" if voice.get("speculative") else ""))
-    if ms("tts_first_ms"):
+    if ms("tts_ahead_ms"):
+        parts.append(f"reply made ahead (first sentence in {ms('tts_ahead_ms')}, during the silence)")
+    elif ms("tts_first_ms"):
         parts.append(f"first sentence synthesised in {ms('tts_first_ms')}")
     if voice.get("barge_in"):
         parts.append(f"barge-in after {voice.get('played_s', 0):.1f} s")

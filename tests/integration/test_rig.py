@@ -11,6 +11,7 @@ the tests skip, naming them, where they are missing.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -132,6 +133,9 @@ async def test_three_spoken_turns_through_the_rig(rig: Rig, wavs: list[Path], tm
         assert not screen.query_one(VoiceInput).listening
     user, system = stored(db)
     assert len(user) == len(system) == 3
+    # end of speech → transcript: 0.5 s of silence plus tiny.en on a few seconds of speech, normally well
+    # under a second; 10 s at a quiet machine's load, stretched by how many jobs wait for each core
+    limit_ms = 10_000 * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
     heard = [u.text for u in user]
     assert wer(list(RESTAURANT), heard) <= 0.1, heard
     assert "restaurant" in system[0].text.lower() and "01223" in system[2].text, [s.text for s in system]
@@ -143,9 +147,12 @@ async def test_three_spoken_turns_through_the_rig(rig: Rig, wavs: list[Path], tm
         assert sr == 16000 and 1.0 < rec.size / sr < 6.0
         voice = s.internals["voice"]
         assert voice["source"] == "microphone" and voice["played"] is True
-        assert 0 < voice["end_to_transcript_ms"] < 10_000 and voice["endpoint_ms"] >= 400
+        assert 0 < voice["end_to_transcript_ms"] < limit_ms and voice["endpoint_ms"] >= 400
         assert voice["end_to_audio_ms"] >= voice["end_to_transcript_ms"]
-        assert u.internals["input"]["voice"]["speculative"] in (True, False)
+        speculative = u.internals["input"]["voice"]["speculative"]
+        assert speculative in (True, False)
+        if speculative:  # the dialogue was idle: the turn and its first sentence were made during the silence
+            assert voice["turn_ahead"] is True and voice["tts_ahead_ms"] > 0, voice
 
 
 def test_stored_audio_plays_through_the_rig(rig: Rig, wavs: list[Path], tmp_path: Path) -> None:

@@ -249,7 +249,7 @@ class VoiceInput(Widget):
             tts = get_tts(backend, self._progress)
             ahead = spoken_in.ahead.speech_for(text) if spoken_in is not None and spoken_in.ahead else None
             spoken = speak_reply(tts, text, session.reply_audio_path(exchange), stop=stop, ahead=ahead)
-            timings = reply_timings(spoken_in, replied, spoken)
+            timings = {**reply_timings(spoken_in, replied, spoken), "turn_ahead": exchange.ahead}
             session.record_speech(exchange, spoken.path, timings)
             self.post_message(M.ReplySpoken(exchange.system_turn_id, timings))
             if spoken.error:
