@@ -68,6 +68,26 @@ def _check_speed(speed: float) -> float:
     return speed
 
 
+def _piper_voice(piper_voice: Any, onnx: Path, cfg: Path) -> Any:
+    """``PiperVoice.load`` with ONNX Runtime's threads not spinning while they wait for work: on a shared
+    2-core machine spinning threads fight the other jobs for the cores (measured at load 6: a first clause
+    took 525 ms median with spinning, 334 ms without; bench/results/audio.md)."""
+    import json
+
+    import onnxruntime
+    from piper.config import PiperConfig
+
+    options = onnxruntime.SessionOptions()
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        config = PiperConfig.from_dict(json.loads(cfg.read_text(encoding="utf-8")))
+        session = onnxruntime.InferenceSession(str(onnx), sess_options=options,
+                                               providers=["CPUExecutionProvider"])
+        return piper_voice(config=config, session=session)
+    except (ImportError, TypeError, AttributeError):  # a piper whose internals moved: its own loader
+        return piper_voice.load(str(onnx), config_path=str(cfg))
+
+
 class PiperTTS:
     """piper-tts with an ONNX voice (default: the bundled en_US joe medium)."""
 
@@ -101,7 +121,7 @@ class PiperTTS:
         except Exception as e:
             raise LoadError(f"piper-tts cannot be imported ({e}); pip install piper-tts") from None
         try:
-            self._voice = PiperVoice.load(str(onnx), config_path=str(cfg))
+            self._voice = _piper_voice(PiperVoice, onnx, cfg)
         except Exception as e:
             raise LoadError(f"could not load piper voice {onnx.name}: {e}") from None
         self.sample_rate = int(self._voice.config.sample_rate)
