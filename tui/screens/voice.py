@@ -54,6 +54,7 @@ class VoiceInput(Widget):
         self._speak_warned = False
         self._speak_stop: threading.Event | None = None
         self._spoken_inputs: dict[int, Any] = {}  # ticket → the SpokenInput it came from
+        self._dialogue: Any = None  # the screen's Dialogue, for replies made ahead (read by the listener)
 
     @property
     def parley(self) -> ParleyApp:
@@ -92,6 +93,7 @@ class VoiceInput(Widget):
             return
         self.listening = True
         self.stop = stop = threading.Event()
+        self._dialogue = getattr(self.screen, "dialogue", None)
         audio = settings.audio
         speak = self.parley.toggles.speak_replies or audio.hands_free
 
@@ -114,7 +116,7 @@ class VoiceInput(Widget):
 
     def _session_now(self) -> Session | None:
         """The session a spoken turn would go to now, if it would run at once (listener thread)."""
-        dialogue = getattr(self.screen, "dialogue", None)
+        dialogue = self._dialogue
         if dialogue is None or dialogue.waiting or dialogue.locked:
             return None
         return cast("Session | None", dialogue.session)
