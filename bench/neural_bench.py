@@ -7,7 +7,7 @@ in engine/systems/mw/dst_eval.py) is computed from the sessions the run stored. 
 bench/results/neural.json and bench/results/neural.md, beside the paper's Table VII.
 
 Run: .venv/bin/python bench/neural_bench.py --systems multiwoz [--limit N] [--db-dir DIR] [--workers N]
-     .venv/bin/python bench/neural_bench.py --systems neural --limit 100
+     .venv/bin/python bench/neural_bench.py --systems neural --batch 16 [--db F.db]   # 16 in lockstep
      .venv/bin/python bench/neural_bench.py --report-only --notes notes.md   # rebuild the markdown
 """
 
@@ -50,11 +50,13 @@ def rewriter_commit() -> str:
     return out.stdout.strip()
 
 
-def run_system(system: str, data: Path, db: Path, limit: int | None, workers: int | None) -> dict[str, Any]:
+def run_system(system: str, data: Path, db: Path, limit: int | None, workers: int | None,
+               batch: int | None = None) -> dict[str, Any]:
     cmd = [str(ROOT / ".venv" / "bin" / "parley"), "run", "--system", system, "--dialogues", str(data),
            *(a for c in CONDITIONS for a in ("--condition", c)), "--json", "--db", str(db), "--seed", "0"]
     cmd += ["--limit", str(limit)] if limit else []
     cmd += ["--workers", str(workers)] if workers else []
+    cmd += ["--batch", str(batch)] if batch else []
     shown = " ".join(["parley", *cmd[1:]]).replace(str(data), data.name).replace(str(db), db.name)
     print(f"$ {shown}", file=sys.stderr)
     before, t0, c0 = load(), time.perf_counter(), os.times()
@@ -164,6 +166,10 @@ def main() -> None:
     ap.add_argument("--db-dir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")),
                     help="folder for the run databases (a new one per run)")
     ap.add_argument("--workers", type=int, default=None, help="passed to parley run when it supports it")
+    ap.add_argument("--batch", type=int, default=None, help="passed to parley run (hf-causal systems)")
+    ap.add_argument("--db", type=Path, default=None,
+                    help="the run database (default: a new one in --db-dir); an unfinished run of the same "
+                    "command in it continues")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--notes", type=Path, default=None, help="markdown appended after the tables")
     args = ap.parse_args()
@@ -173,8 +179,8 @@ def main() -> None:
         figures["data"] = args.data.name
         for system in args.systems.split(","):
             key = args.name or system
-            db = args.db_dir / f"neural-bench-{key.replace(':', '_')}-{int(time.time())}.db"
-            figures["systems"][key] = run_system(system, args.data, db, args.limit, args.workers)
+            db = args.db or args.db_dir / f"neural-bench-{key.replace(':', '_')}-{int(time.time())}.db"
+            figures["systems"][key] = run_system(system, args.data, db, args.limit, args.workers, args.batch)
             figures["jga"][key] = jga_by_condition(db, system, args.data)
             OUT.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     write_md(figures, notes)

@@ -8,7 +8,10 @@ alone writes the database, in corpus order.
   bots, whose time is spent waiting on the network;
 - ``process`` — N processes (spawned, so no lock or model is shared by fork), each loading its model once; for
   local models and the CPU-bound rule systems;
-- ``ray`` — N Ray actors on a cluster (:mod:`.ray_backend`).
+- ``ray`` — N Ray actors on a cluster (:mod:`.ray_backend`);
+- ``--batch N`` (:class:`BatchBackend`) — N threads whose systems share one model and decode their prompts
+  together (:mod:`engine.systems.hf_batch`); for small local decoder models, whose forward passes cost about
+  the same for 1 or N sequences.
 """
 
 from __future__ import annotations
@@ -48,9 +51,11 @@ def choose(backend: str, system_spec: str, workers: int) -> str:
 
 
 def make_backend(kind: str, spec: WorkerSpec, workers: int, *, address: str | None = None,
-                 system: Any = None) -> Backend:
+                 system: Any = None, batch: int = 1) -> Backend:
     """Start ``workers`` workers of ``kind``. ``system`` (thread backend, one worker) reuses a loaded
-    system."""
+    system; ``batch`` > 1 plays that many dialogues in lockstep on it (:class:`BatchBackend`)."""
+    if batch > 1:
+        return BatchBackend(spec, system, batch)
     if kind == "thread":
         return ThreadBackend(spec, workers, system=system)
     if kind == "process":
@@ -119,6 +124,33 @@ class ThreadBackend(_FutureBackend):
         super().close(cancel=cancel)
         for w in self._all:
             w.close()
+
+
+class BatchBackend(ThreadBackend):
+    """``batch`` threads, each playing its dialogue with one system of ``system.batch_group(batch)``: the
+    systems share the model and decode together, so the threads advance in lockstep."""
+
+    def __init__(self, spec: WorkerSpec, system: Any, batch: int) -> None:
+        from parley.engine.batch.play import Worker
+
+        _FutureBackend.__init__(self)
+        if system is None:
+            system = Worker.build(spec).system
+        self.workers = batch
+        self._idle = queue.SimpleQueue()
+        self._all = [Worker(s, spec.conditions, system_spec=spec.system_spec, tester=spec.tester)
+                     for s in system.batch_group(batch)]
+        for w in self._all:
+            self._idle.put(w)
+        self._pool = ThreadPoolExecutor(max_workers=batch, thread_name_prefix="parley-batch")
+
+    def _play(self, item: WorkItem) -> Played:
+        w = self._idle.get()
+        try:
+            with w.system.batch_member():
+                return w.play(item)
+        finally:
+            self._idle.put(w)
 
 
 # -- processes -------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ Decoding is greedy with the model's key/value cache, one token at a time, stoppi
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from parley.engine.loading import Source, load_pretrained, pretrained_kwargs, say
@@ -34,6 +35,40 @@ class CausalSystem(HFTODSystem):
     default_format = "ubar"
     prefix_cache = True
     _kv: tuple[list[int], Any] | None = None
+    _gateway: Any = None  # hf_batch.Gateway shared by the systems of one batch group
+
+    def batch_group(self, n: int) -> list[CausalSystem]:
+        """``n`` systems, this one first, that share its model and decode their prompts together through
+        one :class:`~parley.engine.systems.hf_batch.Gateway` (``parley run --batch N``: one per thread).
+        Each keeps its own dialogue state and tokenizer copy (a fast tokenizer is not safe across
+        threads)."""
+        import copy
+        import functools
+        import threading
+
+        from parley.engine.systems.hf_batch import Gateway, greedy_batch
+
+        self.load()
+        tok = copy.deepcopy(self.tokenizer)
+        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+        self._gateway = Gateway(functools.partial(
+            greedy_batch, self.model, pad_id=pad,
+            decode=lambda ids: tok.decode(ids, skip_special_tokens=False)))
+        group = [self]
+        for _ in range(n - 1):
+            other = copy.copy(self)
+            other.tokenizer = copy.deepcopy(self.tokenizer)
+            other._load_lock, other._records, other._state, other._kv = threading.Lock(), [], {}, None
+            group.append(other)
+        return group
+
+    def batch_member(self) -> contextlib.AbstractContextManager[None]:
+        """Held while this system plays a dialogue of a batch group (the gateway waits for its members)."""
+        return self._gateway.member() if self._gateway is not None else contextlib.nullcontext()
+
+    def close(self) -> None:
+        if self._gateway is not None:
+            self._gateway.close()
 
     def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
         from transformers import AutoModelForCausalLM
@@ -77,6 +112,11 @@ class CausalSystem(HFTODSystem):
 
         The cache of the previous call is reused for the longest prefix the two inputs share (the response
         step extends the belief step's sequence; UBAR's next turn extends the whole session)."""
+        if self._gateway is not None:
+            from parley.engine.systems.hf_batch import Request
+
+            req = Request(ids[0].tolist(), frozenset(stop_ids), stop_text, self.max_new_tokens)
+            return self._gateway.submit(req)
         import inspect
 
         import torch

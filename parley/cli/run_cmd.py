@@ -51,14 +51,18 @@ def _progress_bar() -> Any:
                     console=Console(stderr=True), transient=False)
 
 
-def _check_system(spec: str, trust_remote_code: bool) -> None:
-    """The system spec is valid (its name, parameters, ``--trust-remote-code``) without loading anything."""
+def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
+    """The system spec is valid (its name, parameters, ``--trust-remote-code``, ``--batch``) without loading
+    anything."""
     from parley.engine.spec import parse_spec
     from parley.engine.systems import build_system
 
     if trust_remote_code:
         check_trust(parse_spec(spec).name)
-    build_system(spec, trust_remote_code=trust_remote_code)  # a system loads in load(): this only checks
+    system = build_system(spec, trust_remote_code=trust_remote_code)  # a system loads in load()
+    if batch > 1 and not hasattr(system, "batch_group"):
+        raise ParleyError(f"--batch: {parse_spec(spec).name} does not decode in batches "
+                          "(hf-causal and neural do)")
 
 
 @click.command()
@@ -94,6 +98,14 @@ def _check_system(spec: str, trust_remote_code: bool) -> None:
     default=1,
     show_default=True,
     help="Dialogues in flight at once (stored sessions are the same for any number).",
+)
+@click.option(
+    "--batch",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="hf-causal/neural: play N dialogues in lockstep, decoding their turns in one batch per step "
+    "(one process, one model; stored sessions are the same as with 1).",
 )
 @click.option(
     "--backend",
@@ -166,6 +178,7 @@ def run(
     limit: int | None,
     seed: int,
     workers: int,
+    batch: int,
     backend: str,
     address: str | None,
     resume: str | None,
@@ -190,9 +203,11 @@ def run(
 
     if resume and new_run:
         raise ParleyError("--resume and --new exclude each other")
+    if batch > 1 and (workers > 1 or backend not in ("auto", "thread")):
+        raise ParleyError("--batch runs in one process: it excludes --workers N and --backend process|ray")
     if not resume:
         # the system and every condition checked before the corpus is read or the database touched
-        _check_system(system_spec, trust_remote_code)
+        _check_system(system_spec, trust_remote_code, batch)
         build_chains(list(conditions) or ["original"])
     store = open_db(db_path)
     try:
@@ -235,7 +250,7 @@ def run(
         names = list(build_chains(params.conditions))
         kind = choose(backend, params.system_spec, workers)
         if resume:
-            _check_system(params.system_spec, trust_remote_code)
+            _check_system(params.system_spec, trust_remote_code, batch)
         local = None
         if kind == "thread" and workers == 1:
             local = load_system(params.system_spec, trust_remote_code)
@@ -247,8 +262,8 @@ def run(
             )
         else:
             click.echo(
-                f"run {run_rec.id}: {run_rec.total} dialogues ({len(names)} condition(s)), {workers} "
-                f"worker(s) on {kind}",
+                f"run {run_rec.id}: {run_rec.total} dialogues ({len(names)} condition(s)), "
+                + (f"{batch} in lockstep (--batch)" if batch > 1 else f"{workers} worker(s) on {kind}"),
                 err=True,
             )
         spec = WorkerSpec(params.system_spec, params.conditions, params.tester,
@@ -265,7 +280,7 @@ def run(
                 else:
                     bar.reset(tasks[name], total=total, completed=k)
 
-            pool = make_backend(kind, spec, workers, address=address, system=local)
+            pool = make_backend(kind, spec, workers, address=address, system=local, batch=batch)
             outcome = execute(store, run_rec, pool, progress=progress, mwzeval=paths)
     except RunInterrupted as e:
         click.echo(f"parley: {e}", err=True)
