@@ -3,19 +3,21 @@
 A forward pass of a small model on a CPU costs about the same for 1 or 16 sequences (it is bound by
 per-call overhead, not arithmetic), so ``parley run --batch N`` plays N dialogues in N threads, each with its
 own system instance; the instances share one model and one :class:`Gateway`. A thread's ``_generate`` hands
-its prompt to the gateway, which waits until every thread still playing a dialogue has a prompt pending, then
-decodes them together (:func:`greedy_batch`) and gives each thread its tokens. Turn logic, the DB query and
-lexicalisation stay per thread, unchanged.
+its prompt to the gateway and waits; the gateway's decoder thread keeps one rolling batch: it prefills the
+waiting prompts together, merges them into the rows being decoded, advances every row by one token per
+forward pass, and hands a row back to its thread as soon as it stops (continuous batching: a short belief
+state does not wait for a long response). Turn logic, the DB query and lexicalisation stay per thread.
 
-:func:`greedy_batch` pads on the left, masks the padding and gives every row its own position ids, so each
-row continues exactly as it would alone: the same greedy tokens as the batch-size-1 path (checked by
-tests/unit/test_hf_batch.py on a random GPT-2 and on the bundled model). Rows that reach their stop token (or
-stop text, or the token limit) leave the batch and its cache.
+Rows are padded on the left, the padding masked, and every row has its own position ids, so each row
+continues as it would alone: the same greedy tokens as the batch-size-1 path (tests/unit/test_hf_batch.py, on
+a random GPT-2 and on the bundled model; logits differ from the single-sequence pass only by float rounding
+of differently shaped matrix products, ~4e-6, as they already do between a cached and an uncached pass).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import threading
 import time
@@ -43,106 +45,206 @@ class Request:
     done: bool = False
 
 
-def growing_cache() -> Any:
-    """A ``DynamicCache`` whose layers write into preallocated buffers (capacity doubled when full) instead of
+@functools.cache
+def _layer_class() -> type:
+    """A ``DynamicLayer`` writing into a preallocated buffer (capacity doubled when full) instead of
     concatenating: ``torch.cat`` of the whole cache at every step was 44 % of a batched step."""
-    from transformers import DynamicCache
     from transformers.cache_utils import DynamicLayer
 
-    class GrowingLayer(DynamicLayer):  # type: ignore[misc]
+    class GrowingLayer(DynamicLayer):  # type: ignore[misc, valid-type]
+        kbuf: Any = None
+        vbuf: Any = None
+        n = 0
+
+        def set(self, kbuf: Any, vbuf: Any, n: int) -> None:
+            self.kbuf, self.vbuf, self.n = kbuf, vbuf, n
+            self.keys, self.values = kbuf[:, :, :n], vbuf[:, :, :n]
+            self.device, self.is_initialized = kbuf.device, True
+
         def update(self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-            if not self.is_initialized:
-                self.lazy_initialization(key_states, value_states)
-                self._kbuf = self._vbuf = None
-                self._n = 0
-            n, q = self._n, key_states.shape[-2]
-            if self._kbuf is None or n + q > self._kbuf.shape[-2]:
-                cap = max(2 * (n + q), 64)
-                kb = key_states.new_empty((*key_states.shape[:2], cap, key_states.shape[-1]))
-                vb = value_states.new_empty((*value_states.shape[:2], cap, value_states.shape[-1]))
+            n, q = self.n, key_states.shape[-2]
+            if self.kbuf is None or n + q > self.kbuf.shape[-2]:
+                shape = (*key_states.shape[:2], max(2 * (n + q), 64), key_states.shape[-1])
+                kb, vb = key_states.new_zeros(shape), value_states.new_zeros(shape)
                 if n:
-                    kb[:, :, :n] = self._kbuf[:, :, :n]
-                    vb[:, :, :n] = self._vbuf[:, :, :n]
-                self._kbuf, self._vbuf = kb, vb
-            self._kbuf[:, :, n:n + q] = key_states
-            self._vbuf[:, :, n:n + q] = value_states
-            self._n = n + q
-            self.keys, self.values = self._kbuf[:, :, :self._n], self._vbuf[:, :, :self._n]
+                    kb[:, :, :n], vb[:, :, :n] = self.kbuf[:, :, :n], self.vbuf[:, :, :n]
+                self.kbuf, self.vbuf = kb, vb
+            self.kbuf[:, :, n:n + q] = key_states
+            self.vbuf[:, :, n:n + q] = value_states
+            self.set(self.kbuf, self.vbuf, n + q)
             return self.keys, self.values
 
         def batch_select_indices(self, indices: Any) -> None:
-            if self.is_initialized and self._kbuf is not None:
-                self._kbuf, self._vbuf = self._kbuf[indices], self._vbuf[indices]
-                self.keys, self.values = self._kbuf[:, :, :self._n], self._vbuf[:, :, :self._n]
+            if self.kbuf is not None:
+                self.set(self.kbuf[indices], self.vbuf[indices], self.n)
+
+    return GrowingLayer
+
+
+def _new_cache(layers: list[Any] | None = None) -> Any:
+    from transformers import DynamicCache
 
     cache = DynamicCache()
-    cache.layer_class_to_replicate = GrowingLayer
+    cache.layer_class_to_replicate = _layer_class()
+    if layers:
+        cache.layers = layers
     return cache
+
+
+@dataclass
+class Rows:
+    """Rows being decoded: their requests, the shared cache, the mask over the cached tokens, and each row's
+    next input token and position."""
+
+    reqs: list[Request | None]  # None: a row that stopped, still in the cache
+    cache: Any
+    mask: Any
+    nxt: Any
+    pos: Any
+
+
+class Decoder:
+    """Prefill, step and merge batches of :class:`Request` on one causal LM."""
+
+    def __init__(self, model: Any, pad_id: int, decode: Callable[[list[int]], str]) -> None:
+        params = inspect.signature(model.forward).parameters
+        self.model = model
+        self.pad_id = pad_id
+        self.decode = decode
+        self.cache_kw = "cache" if "cache" in params else "past_key_values"  # transformers ≥ 5.2 renamed it
+        self.extra = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
+        self.device = getattr(model, "device", None)
+        cfg = getattr(model, "config", None)
+        # a stopped row goes on being fed padding: its positions must stay inside the embedding table
+        self.last_pos = (getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
+                         or 1 << 30) - 1
+
+    def _forward(self, x: Any, mask: Any, pos: Any, cache: Any) -> list[int]:
+        res = self.model(input_ids=x, attention_mask=mask, position_ids=pos, use_cache=True,
+                         **{self.cache_kw: cache}, **self.extra)
+        return res.logits[:, -1].argmax(-1).tolist()  # type: ignore[no-any-return]
+
+    def _take(self, rows: Rows, nxt: list[int]) -> tuple[Rows | None, list[Request]]:
+        """Append each live row's token; the rows still going and the requests that stopped. A stopped row
+        stays in the batch (fed padding, its result ignored) until half the rows are stopped: dropping a row
+        copies the whole cache."""
+        import torch
+
+        done = []
+        for j, r in enumerate(rows.reqs):
+            if r is None:
+                continue
+            r.result.append(nxt[j])
+            if nxt[j] in r.stop_ids or len(r.result) >= r.max_new or (
+                    r.stop_text is not None and r.stop_text in self.decode(r.result[-16:])):
+                done.append(r)
+                rows.reqs[j] = None
+        live = [j for j, r in enumerate(rows.reqs) if r is not None]
+        if not live:
+            return None, done
+        rows.nxt = torch.tensor([[nxt[j] if r is not None else self.pad_id] for j, r in enumerate(rows.reqs)],
+                                device=rows.mask.device)
+        if 2 * len(live) <= len(rows.reqs):
+            rows = self.select(rows, live)
+        return rows, done
+
+    @staticmethod
+    def select(rows: Rows, keep: list[int]) -> Rows:
+        import torch
+
+        idx = torch.tensor(keep, device=rows.mask.device)
+        rows.cache.batch_select_indices(idx)
+        return Rows([rows.reqs[j] for j in keep], rows.cache, rows.mask[idx], rows.nxt[idx], rows.pos[idx])
+
+    def prefill(self, reqs: Sequence[Request]) -> tuple[Rows | None, list[Request]]:
+        import torch
+
+        width = max(len(r.ids) for r in reqs)
+        x = torch.full((len(reqs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(reqs), width), dtype=torch.long)
+        for i, r in enumerate(reqs):
+            x[i, width - len(r.ids):] = torch.tensor(r.ids, dtype=torch.long)
+            mask[i, width - len(r.ids):] = 1
+        pos = (mask.cumsum(-1) - 1).clamp(min=0)  # each row counts positions from its own first token
+        if self.device is not None:
+            x, mask, pos = x.to(self.device), mask.to(self.device), pos.to(self.device)
+        cache = _new_cache()
+        with torch.inference_mode():
+            nxt = self._forward(x, mask, pos, cache)
+        return self._take(Rows(list(reqs), cache, mask, None, pos[:, -1:] + 1), nxt)
+
+    @staticmethod
+    def live(rows: Rows | None) -> int:
+        return sum(r is not None for r in rows.reqs) if rows else 0
+
+    def step(self, rows: Rows) -> tuple[Rows | None, list[Request]]:
+        import torch
+
+        mask = torch.cat([rows.mask, rows.mask.new_ones((len(rows.reqs), 1))], dim=1)
+        with torch.inference_mode():
+            nxt = self._forward(rows.nxt, mask, rows.pos, rows.cache)
+        rows.mask, rows.pos = mask, (rows.pos + 1).clamp(max=self.last_pos)
+        return self._take(rows, nxt)
+
+    @staticmethod
+    def merge(a: Rows | None, b: Rows | None) -> Rows | None:
+        """One batch of the live rows of both, right-aligned: the cache columns no live row attends to are
+        dropped, the shorter side is padded (masked) on the left."""
+        import torch
+
+        if a is None or b is None:
+            return a or b
+        ia = [j for j, r in enumerate(a.reqs) if r is not None]
+        ib = [j for j, r in enumerate(b.reqs) if r is not None]
+        ma, mb = a.mask[ia], b.mask[ib]
+        la, lb = (int(m.shape[1] - m.any(0).int().argmax()) for m in (ma, mb))
+        n, na = max(la, lb), len(ia)
+        layers = []
+        for x, y in zip(a.cache.layers, b.cache.layers, strict=True):
+            shape = (na + len(ib), x.kbuf.shape[1], n + 64, x.kbuf.shape[3])
+            kb, vb = x.kbuf.new_zeros(shape), x.vbuf.new_zeros(shape)
+            kb[:na, :, n - la:n], vb[:na, :, n - la:n] = x.keys[ia, :, -la:], x.values[ia, :, -la:]
+            kb[na:, :, n - lb:n], vb[na:, :, n - lb:n] = y.keys[ib, :, -lb:], y.values[ib, :, -lb:]
+            layer = _layer_class()()
+            layer.set(kb, vb, n)
+            layers.append(layer)
+        mask = ma.new_zeros((shape[0], n))
+        mask[:na, n - la:], mask[na:, n - lb:] = ma[:, -la:], mb[:, -lb:]
+        return Rows([a.reqs[j] for j in ia] + [b.reqs[j] for j in ib], _new_cache(layers), mask,
+                    torch.cat([a.nxt[ia], b.nxt[ib]]), torch.cat([a.pos[ia], b.pos[ib]]))
+
+    def run(self, reqs: Sequence[Request]) -> None:
+        """Decode ``reqs`` to the end (fills every ``request.result``, stop token included)."""
+        rows, _ = self.prefill(reqs)
+        while rows is not None:
+            rows, _ = self.step(rows)
 
 
 def greedy_batch(model: Any, requests: Sequence[Request], pad_id: int,
                  decode: Callable[[list[int]], str]) -> None:
-    """Greedy continuation of every request's ids with one batched forward pass per step; fills
-    ``request.result`` (stop token included, as the single-sequence loop returns it)."""
-    import torch
-
-    params = inspect.signature(model.forward).parameters
-    cache_kw = "cache" if "cache" in params else "past_key_values"  # transformers ≥ 5.2 renamed it
-    extra = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
-    device = getattr(model, "device", None)
-    width = max(len(r.ids) for r in requests)
-    x = torch.full((len(requests), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(requests), width), dtype=torch.long)
-    for i, r in enumerate(requests):
-        x[i, width - len(r.ids):] = torch.tensor(r.ids, dtype=torch.long)
-        mask[i, width - len(r.ids):] = 1
-    pos = (mask.cumsum(-1) - 1).clamp(min=0)  # each row counts its positions from its own first token
-    if device is not None:
-        x, mask, pos = x.to(device), mask.to(device), pos.to(device)
-    alive = list(requests)
-    cache = growing_cache()
-    with torch.inference_mode():
-        while alive:
-            res = model(input_ids=x, attention_mask=mask, position_ids=pos, use_cache=True,
-                        **{cache_kw: cache}, **extra)
-            cache = getattr(res, "cache", None) or getattr(res, "past_key_values", None)
-            nxt = res.logits[:, -1].argmax(-1).tolist()
-            keep: list[int] = []
-            for j, r in enumerate(alive):
-                r.result.append(nxt[j])
-                stop = nxt[j] in r.stop_ids or len(r.result) >= r.max_new or (
-                    r.stop_text is not None and r.stop_text in decode(r.result[-16:]))
-                if not stop:
-                    keep.append(j)
-            if len(keep) < len(alive):
-                if not keep:
-                    break
-                idx = torch.tensor(keep, device=mask.device)
-                cache.batch_select_indices(idx)
-                mask, pos = mask[idx], pos[idx]
-            alive = [alive[j] for j in keep]
-            x = torch.tensor([[nxt[j]] for j in keep], device=mask.device)
-            pos = pos[:, -1:] + 1
-            mask = torch.cat([mask, mask.new_ones((len(keep), 1))], dim=1)
+    """Greedy continuation of every request's ids, batched (see :class:`Decoder`)."""
+    Decoder(model, pad_id, decode).run(requests)
 
 
 class Gateway:
-    """Collects the prompts of the threads playing dialogues and decodes them as one batch.
+    """A decoder thread with one rolling batch, fed by the threads playing dialogues.
 
-    A thread counts as a member while it plays a dialogue (:meth:`member`); a batch runs once every member
-    has a prompt pending, or when no new prompt arrived for ``patience`` seconds (a member busy elsewhere
-    only delays, never blocks, the others). One batch runs at a time, in the thread that completed it."""
+    A thread counts as a member while it plays a dialogue (:meth:`member`). Waiting prompts join the batch
+    once every member that is not being decoded has one pending, or after ``patience`` seconds (a member
+    busy elsewhere delays the others at most that long); merging costs a copy of the cache, so prompts join
+    in groups."""
 
-    def __init__(self, run: Callable[[list[Request]], None], patience: float = 0.25) -> None:
-        self._run = run
+    def __init__(self, decoder: Decoder, patience: float = 0.1) -> None:
+        self.decoder = decoder
         self.patience = patience
         self._cond = threading.Condition()
         self._pending: list[Request] = []
+        self._since = 0.0
         self._members = 0
-        self._running = False
+        self._active = 0
         self._closed = False
-        self._last = 0.0
-        self.batches: list[int] = []  # the size of every batch run (for measurements and tests)
+        self._thread: threading.Thread | None = None
+        self.batches: list[int] = []  # rows after every join (for measurements and tests)
 
     @contextlib.contextmanager
     def member(self) -> Iterator[None]:
@@ -161,41 +263,65 @@ class Gateway:
             self._closed = True
             self._cond.notify_all()
 
-    def _ready(self) -> bool:
-        return not self._running and bool(self._pending) and (
-            len(self._pending) >= self._members or time.monotonic() - self._last >= self.patience)
-
     def submit(self, req: Request) -> list[int]:
-        """Block until ``req`` is decoded (in this thread or another one); its new token ids."""
-        batch: list[Request] = []
+        """Block until ``req`` is decoded; its new token ids."""
         with self._cond:
             if self._closed:
                 raise GatewayClosed("the run was cancelled")
+            if not self._pending:
+                self._since = time.monotonic()
             self._pending.append(req)
-            self._last = time.monotonic()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="parley-decoder", daemon=True)
+                self._thread.start()
             self._cond.notify_all()
             while not req.done:
-                if self._closed and req in self._pending:
-                    self._pending.remove(req)
-                    raise GatewayClosed("the run was cancelled")
-                if self._ready():
-                    batch, self._pending, self._running = self._pending, [], True
-                    break
-                self._cond.wait(self.patience)
-        if batch:
-            try:
-                self._run(batch)
-            except BaseException as e:
-                for r in batch:
-                    r.error = e
-                raise
-            finally:
-                with self._cond:
-                    self.batches.append(len(batch))
-                    for r in batch:
-                        r.done = True
-                    self._running = False
-                    self._cond.notify_all()
+                self._cond.wait()
         if req.error is not None:
             raise req.error
         return req.result
+
+    def _join_now(self) -> bool:
+        if not self._pending:
+            return False
+        idle = self._members - self._active
+        return len(self._pending) >= idle or time.monotonic() - self._since >= self.patience
+
+    def _loop(self) -> None:
+        rows: Rows | None = None
+        while True:
+            with self._cond:
+                while not self._closed and rows is None and not self._join_now():
+                    self._cond.wait(self.patience / 4 if self._pending else None)
+                if self._closed:
+                    left = [r for r in (rows.reqs if rows else []) if r is not None]
+                    self._finish([*self._pending, *left], GatewayClosed("the run was cancelled"))
+                    self._pending, self._thread = [], None
+                    return
+                take = self._pending if self._join_now() else []
+                if take:
+                    self._pending = []
+            done: list[Request] = []
+            try:
+                if take:
+                    new, done = self.decoder.prefill(take)
+                    rows = self.decoder.merge(rows, new)
+                    self.batches.append(self.decoder.live(rows))
+                if rows is not None:
+                    rows, more = self.decoder.step(rows)
+                    done += more
+            except Exception as e:
+                with self._cond:
+                    self._finish(done, None)
+                    self._finish([r for r in [*take, *(rows.reqs if rows else [])] if r and not r.done], e)
+                rows, done = None, []
+            with self._cond:
+                self._active = self.decoder.live(rows)
+                self._finish(done, None)
+
+    def _finish(self, reqs: Sequence[Request], error: BaseException | None) -> None:
+        """Hand ``reqs`` back to their threads (called with the lock held)."""
+        for r in reqs:
+            r.error = r.error or error
+            r.done = True
+        self._cond.notify_all()

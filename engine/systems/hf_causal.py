@@ -46,14 +46,13 @@ class CausalSystem(HFTODSystem):
         import functools
         import threading
 
-        from parley.engine.systems.hf_batch import Gateway, greedy_batch
+        from parley.engine.systems.hf_batch import Decoder, Gateway
 
         self.load()
         tok = copy.deepcopy(self.tokenizer)
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-        self._gateway = Gateway(functools.partial(
-            greedy_batch, self.model, pad_id=pad,
-            decode=lambda ids: tok.decode(ids, skip_special_tokens=False)))
+        decode = functools.partial(tok.decode, skip_special_tokens=False)
+        self._gateway = Gateway(Decoder(self.model, pad, decode))
         group = [self]
         for _ in range(n - 1):
             other = copy.copy(self)
