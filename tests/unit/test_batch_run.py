@@ -94,6 +94,23 @@ def _stored(db: Path) -> int:
         return 0
 
 
+def ctrl_c_after(args: list[str], db: Path, stored: int) -> tuple[int, str, float]:
+    """Start ``parley run`` (``args``), press ctrl+c once ``stored`` dialogues are stored: its exit code,
+    stderr and the seconds it took to stop."""
+    # ctrl+c as a terminal delivers it: SIGINT at its default in the child, even when this suite runs as a
+    # background job (whose shell set SIGINT to "ignore", which every child would inherit)
+    proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while _stored(db) < stored and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err, time.monotonic() - t0
+
+
 @pytest.mark.parametrize(("workers", "backend"), [(1, "thread"), (4, "thread"), (2, "process")])
 def test_kill_9_then_the_same_command_resumes_exactly(tmp_path: Path, bot: BotServer, workers: int,
                                                       backend: str) -> None:
@@ -196,18 +213,8 @@ def test_ctrl_c_stops_fast_and_the_run_resumes(tmp_path: Path) -> None:
     with serving(latency=0.3) as slow:
         args = [str(Path(sys.executable).with_name("parley")), "run", "--system", f"remote:url={slow.url}/ok",
                 "--dialogues", str(corpus), "--workers", "4", "--bootstrap", "0", "--json", "--db", str(db)]
-        # ctrl+c as a terminal delivers it: SIGINT at its default in the child, even when this suite runs as a
-        # background job (whose shell set SIGINT to "ignore", which every child would inherit)
-        proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        deadline = time.monotonic() + 120
-        while _stored(db) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert proc.poll() is None
-        t0 = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-        assert time.monotonic() - t0 < 5 and proc.returncode == 130, err
+        code, err, seconds = ctrl_c_after(args, db, 2)
+        assert seconds < 5 and code == 130, err
         assert "interrupted" in err and "--resume" in err and "Traceback" not in err
         stored = _stored(db)
         assert 2 <= stored < 40

@@ -6,8 +6,6 @@ unbatched run stores; ctrl+c stops a batched run and the same command resumes it
 from __future__ import annotations
 
 import json
-import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -22,7 +20,7 @@ from parley.cli import main
 from parley.engine.systems.hf_batch import Decoder, Gateway, GatewayClosed, Request
 from parley.engine.systems.hf_causal import CausalSystem
 from tests.corpora import write_corpus
-from tests.unit.test_batch_run import normalised_export
+from tests.unit.test_batch_run import _stored, ctrl_c_after, normalised_export
 from tests.unit.test_sys_hf import gpt2_dir  # noqa: F401  (the tiny hf-causal checkpoint fixture)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -177,31 +175,14 @@ def test_batch_refusals_are_one_line(tmp_path: Path, extra: list[str], message: 
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
 
 
-def _stored(db: Path) -> int:
-    try:
-        with sqlite3.connect(db) as conn:
-            return int(conn.execute("SELECT count(*) FROM run_items").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-
-
 def test_ctrl_c_stops_a_batched_run_and_it_resumes(tmp_path: Path, gpt2_dir: Path) -> None:  # noqa: F811
     corpus = write_corpus(tmp_path / "c.json", 40, turns=4)
     db = tmp_path / "r.db"
     args = [str(Path(sys.executable).with_name("parley")), "run", "--system",
             f"hf-causal:model={gpt2_dir},format=simpletod,max_new_tokens=40", "--dialogues", str(corpus),
             "--batch", "4", "--bootstrap", "0", "--json", "--db", str(db)]
-    # SIGINT at its default in the child, as a terminal's ctrl+c (a background suite would pass "ignore")
-    proc = subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 120
-    while _stored(db) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert proc.poll() is None
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert time.monotonic() - t0 < 10 and proc.returncode == 130, err
+    code, err, seconds = ctrl_c_after(args, db, 2)
+    assert seconds < 10 and code == 130, err
     assert "interrupted" in err and "Traceback" not in err
     stored = _stored(db)
     assert 2 <= stored < 40
