@@ -129,7 +129,7 @@ def test_close_ends_the_waiting_threads(random_gpt2: Any) -> None:
 def test_bundled_model_batched_equals_one_sequence() -> None:
     from parley.engine.systems import build_system
 
-    system = build_system("neural")
+    system: Any = build_system("neural")
     system.load()
     tok = system.tokenizer
     users = ["i want a cheap place to eat in the west", "hi", "a train to ely on sunday after 09:15 please",
