@@ -230,11 +230,9 @@ class Gateway:
     """A decoder thread with one rolling batch, fed by the threads playing dialogues.
 
     A thread counts as a member while it plays a dialogue (:meth:`member`). Waiting prompts join the batch
-    once every member that is not being decoded has one pending, or after ``patience`` seconds (a member
-    busy elsewhere delays the others at most that long); merging costs a copy of the cache, so prompts join
-    in groups."""
+    in groups (:meth:`_join_now`); a member busy elsewhere delays the others at most ``patience`` seconds."""
 
-    def __init__(self, decoder: Decoder, patience: float = 0.1) -> None:
+    def __init__(self, decoder: Decoder, patience: float = 0.3) -> None:
         self.decoder = decoder
         self.patience = patience
         self._cond = threading.Condition()
@@ -282,10 +280,13 @@ class Gateway:
         return req.result
 
     def _join_now(self) -> bool:
+        """Whether the waiting prompts join now: all idle members wait, or a quarter of the members do (a
+        join copies the whole cache: joining one prompt at a time cost a fifth of the decoder's time), or
+        the first has waited ``patience`` seconds."""
         if not self._pending:
             return False
-        idle = self._members - self._active
-        return len(self._pending) >= idle or time.monotonic() - self._since >= self.patience
+        enough = min(self._members - self._active, max(1, self._members // 4))
+        return len(self._pending) >= enough or time.monotonic() - self._since >= self.patience
 
     def _loop(self) -> None:
         rows: Rows | None = None

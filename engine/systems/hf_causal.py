@@ -36,6 +36,7 @@ class CausalSystem(HFTODSystem):
     prefix_cache = True
     _kv: tuple[list[int], Any] | None = None
     _gateway: Any = None  # hf_batch.Gateway shared by the systems of one batch group
+    _vocab: dict[str, int] | None = None
 
     def batch_group(self, n: int) -> list[CausalSystem]:
         """``n`` systems, this one first, that share its model and decode their prompts together through
@@ -94,7 +95,9 @@ class CausalSystem(HFTODSystem):
         stop_ids = {i for i in (tok.eos_token_id,) if i is not None}
         stop_text = None
         if stop:
-            if stop in tok.get_vocab():
+            if self._vocab is None:  # get_vocab() builds the whole dict at every call
+                self._vocab = tok.get_vocab()
+            if stop in self._vocab:
                 stop_ids.add(tok.convert_tokens_to_ids(stop))
             else:
                 stop_text = stop
