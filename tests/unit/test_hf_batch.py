@@ -5,6 +5,7 @@ unbatched run stores; ctrl+c stops a batched run and the same command resumes it
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -114,7 +115,9 @@ def test_close_ends_the_waiting_threads(random_gpt2: Any) -> None:
         except GatewayClosed as e:
             errors.append(e)
 
-    with gate.member(), gate.member():  # two members, one prompt: the gateway waits for the other
+    with contextlib.ExitStack() as members:
+        for _ in range(8):  # eight members, one prompt: the gateway waits for more
+            members.enter_context(gate.member())
         t = threading.Thread(target=waiting)
         t.start()
         time.sleep(0.2)
