@@ -70,6 +70,39 @@ def run_system(system: str, data: Path, db: Path, limit: int | None, workers: in
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "result": json.loads(proc.stdout)}
 
 
+def partial_run(db: Path) -> dict[str, Any]:
+    """The result of an unfinished `parley run` in ``db``, as its --json prints it, for the conditions whose
+    dialogues are all stored (``stored`` counts every condition's stored dialogues)."""
+    from parley.engine.batch.corpus import stream_corpus
+    from parley.engine.batch.play import build_chains
+    from parley.engine.batch.run import RunParams
+    from parley.engine.batch.tally import ConditionTally, failed_turns
+    from parley.engine.scoring.replay import summary
+    from parley.engine.scoring.stored import session_turns
+    from parley.store import open_store
+    from parley.store.runs import done_items, get_run
+
+    store = open_store(db)
+    (run_id,) = store.db.execute("SELECT id FROM runs").fetchone()
+    run = get_run(store, run_id)
+    params = RunParams.from_json(run.params)
+    names = list(build_chains(params.conditions))
+    n = run.total // len(names)
+    done = dict(done_items(store, run_id))
+    refs = list(stream_corpus(params.dialogues, limit=params.limit))
+    rows, stored = [], {}
+    for ci, name in enumerate(names):
+        stored[name] = sum(ci * n + di in done for di in range(n))
+        if stored[name] < n:
+            continue
+        tally = ConditionTally(name)
+        for di, ref in enumerate(refs):
+            turns = store.turns(done[ci * n + di])
+            tally.add(ref, session_turns(turns), failed_turns(turns))
+        rows.append((name, tally.metrics(), tally.stats(), tally.failed_turns))
+    return {**summary(rows, n_boot=1000, seed=params.seed), "run": run_id, "stored": stored}
+
+
 def jga_by_condition(db: Path, system: str, data: Path) -> dict[str, dict[str, float]]:
     """JGA and slot F1 per condition of the sessions `parley run` stored for ``system`` on ``data``."""
     from parley.engine.mwdb import load_db
@@ -99,10 +132,16 @@ def fmt(x: float | None, nd: int = 1) -> str:
 def system_md(name: str, run: dict[str, Any], jga: dict[str, dict[str, float]]) -> list[str]:
     head = ["condition", "n", "JGA", "Inform", "Success", "BLEU", "Combined", "Combined drop",
             "Δ Combined 95 % CI"]
+    cpu = f", {run['cpu_seconds'] / 60:.0f} min CPU" if run.get("cpu_seconds") is not None else ""
     lines = [f"### {name}", "", f"`{run['command']}`", "",
-             f"{run['date']}: {run['seconds'] / 60:.0f} min wall, {run['cpu_seconds'] / 60:.0f} min CPU; "
-             f"load {run['load_before']} → {run['load_after']}; impolite rewriter at {run['rewriter']}.", "",
-             ROW.format(*head), "|---|" + "---:|" * (len(head) - 1)]
+             f"{run['date']}: {run['seconds'] / 60:.0f} min wall{cpu}; "
+             f"load {run['load_before']} → {run['load_after']}; impolite rewriter at {run['rewriter']}.", ""]
+    stored = run["result"].get("stored")
+    if stored:
+        lines += ["**Unfinished run** (its dialogues stored so far, per condition: "
+                  + ", ".join(f"{c} {k}" for c, k in stored.items())
+                  + "); the table holds the conditions whose dialogues are all stored.", ""]
+    lines += [ROW.format(*head), "|---|" + "---:|" * (len(head) - 1)]
     for cond, r in run["result"]["conditions"].items():
         delta = (r["ci"].get("delta") or {}).get("combined")
         drop = "" if cond == "original" else fmt(r["drop"].get("combined")) + " %"
@@ -170,6 +209,10 @@ def main() -> None:
     ap.add_argument("--db", type=Path, default=None,
                     help="the run database (default: a new one in --db-dir); an unfinished run of the same "
                     "command in it continues")
+    ap.add_argument("--partial", action="store_true",
+                    help="score the unfinished run in --db instead of running (with --seconds, --command)")
+    ap.add_argument("--seconds", type=float, default=None, help="--partial: the wall time the run took")
+    ap.add_argument("--load", default="", help="--partial: 'LOAD BEFORE -> LOAD AFTER' as measured")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--notes", type=Path, default=None, help="markdown appended after the tables")
     args = ap.parse_args()
@@ -179,6 +222,19 @@ def main() -> None:
         figures["data"] = args.data.name
         for system in args.systems.split(","):
             key = args.name or system
+            if args.partial:
+                before, _, after = args.load.partition("->")
+                cmd = ["parley", "run", "--system", system, "--dialogues", args.data.name,
+                       *(a for c in CONDITIONS for a in ("--condition", c)), "--json", "--db", args.db.name,
+                       "--seed", "0", *(["--batch", str(args.batch)] if args.batch else [])]
+                figures["systems"][key] = {
+                    "command": " ".join(cmd), "seconds": args.seconds, "cpu_seconds": None,
+                    "load_before": before.strip(), "load_after": after.strip(), "limit": None,
+                    "rewriter": rewriter_commit(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                    "result": partial_run(args.db)}
+                figures["jga"][key] = jga_by_condition(args.db, system, args.data)
+                OUT.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+                continue
             db = args.db or args.db_dir / f"neural-bench-{key.replace(':', '_')}-{int(time.time())}.db"
             figures["systems"][key] = run_system(system, args.data, db, args.limit, args.workers, args.batch)
             figures["jga"][key] = jga_by_condition(db, system, args.data)
