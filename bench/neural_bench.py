@@ -213,6 +213,7 @@ def main() -> None:
                     help="score the unfinished run in --db instead of running (with --seconds, --command)")
     ap.add_argument("--seconds", type=float, default=None, help="--partial: the wall time the run took")
     ap.add_argument("--load", default="", help="--partial: 'LOAD BEFORE -> LOAD AFTER' as measured")
+    ap.add_argument("--rewriter", default=None, help="--partial: the rewriters' commit the run used")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--notes", type=Path, default=None, help="markdown appended after the tables")
     args = ap.parse_args()
@@ -230,7 +231,8 @@ def main() -> None:
                 figures["systems"][key] = {
                     "command": " ".join(cmd), "seconds": args.seconds, "cpu_seconds": None,
                     "load_before": before.strip(), "load_after": after.strip(), "limit": None,
-                    "rewriter": rewriter_commit(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                    "rewriter": args.rewriter or rewriter_commit(),
+                    "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                     "result": partial_run(args.db)}
                 figures["jga"][key] = jga_by_condition(args.db, system, args.data)
                 OUT.write_text(json.dumps(figures, indent=1), encoding="utf-8")
