@@ -70,37 +70,65 @@ def run_system(system: str, data: Path, db: Path, limit: int | None, workers: in
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "result": json.loads(proc.stdout)}
 
 
-def partial_run(db: Path) -> dict[str, Any]:
-    """The result of an unfinished `parley run` in ``db``, as its --json prints it, for the conditions whose
-    dialogues are all stored (``stored`` counts every condition's stored dialogues)."""
-    from parley.engine.batch.corpus import stream_corpus
+def complete_conditions(db: Path) -> tuple[dict[str, list[str]], dict[str, int], dict[str, Any]]:
+    """The unfinished (or finished) `parley run` in ``db``: the session ids, in corpus order, of each
+    condition whose dialogues are all stored; how many each condition has stored; the run's parameters."""
     from parley.engine.batch.play import build_chains
     from parley.engine.batch.run import RunParams
-    from parley.engine.batch.tally import ConditionTally, failed_turns
-    from parley.engine.scoring.replay import summary
-    from parley.engine.scoring.stored import session_turns
     from parley.store import open_store
     from parley.store.runs import done_items, get_run
 
     store = open_store(db)
     (run_id,) = store.db.execute("SELECT id FROM runs").fetchone()
     run = get_run(store, run_id)
+    assert run is not None
     params = RunParams.from_json(run.params)
     names = list(build_chains(params.conditions))
     n = run.total // len(names)
     done = dict(done_items(store, run_id))
-    refs = list(stream_corpus(params.dialogues, limit=params.limit))
-    rows, stored = [], {}
+    complete, stored = {}, {}
     for ci, name in enumerate(names):
         stored[name] = sum(ci * n + di in done for di in range(n))
-        if stored[name] < n:
-            continue
+        if stored[name] == n:
+            complete[name] = [done[ci * n + di] for di in range(n)]
+    return complete, stored, {"run": run_id, "params": params}
+
+
+def partial_run(dbs: list[Path]) -> dict[str, Any]:
+    """The result `parley run --json` prints, for the conditions whose dialogues are all stored in one of
+    ``dbs`` (the runs of one command whose conditions were split over processes, or an unfinished run);
+    ``stored`` counts each run's stored dialogues per condition. Same summary and paired bootstrap."""
+    from parley.engine.batch.corpus import stream_corpus
+    from parley.engine.batch.tally import ConditionTally, failed_turns
+    from parley.engine.scoring.replay import summary
+    from parley.engine.scoring.stored import session_turns
+    from parley.store import open_store
+
+    found: dict[str, tuple[Path, list[str]]] = {}
+    stored: dict[str, dict[str, int]] = {}
+    runs, params = [], None
+    for db in dbs:
+        complete, counts, info = complete_conditions(db)
+        stored[db.name] = counts
+        runs.append(info["run"])
+        params = params or info["params"]
+        for name, ids in complete.items():
+            found.setdefault(name, (db, ids))
+    assert params is not None
+    refs = list(stream_corpus(params.dialogues, limit=params.limit))
+    rows = []
+    for name in [c for c in CONDITIONS if c in found]:
+        db, ids = found[name]
+        store = open_store(db)
         tally = ConditionTally(name)
-        for di, ref in enumerate(refs):
-            turns = store.turns(done[ci * n + di])
+        for ref, sid in zip(refs, ids, strict=True):
+            turns = store.turns(sid)
             tally.add(ref, session_turns(turns), failed_turns(turns))
         rows.append((name, tally.metrics(), tally.stats(), tally.failed_turns))
-    return {**summary(rows, n_boot=1000, seed=params.seed), "run": run_id, "stored": stored}
+    result = {**summary(rows, n_boot=1000, seed=params.seed), "run": ", ".join(runs),
+              "stored": stored if len(dbs) > 1 else stored[dbs[0].name],
+              "sessions_from": {name: db.name for name, (db, _) in found.items()}}
+    return result
 
 
 def jga_by_condition(db: Path, system: str, data: Path) -> dict[str, dict[str, float]]:
@@ -206,9 +234,11 @@ def main() -> None:
                     help="folder for the run databases (a new one per run)")
     ap.add_argument("--workers", type=int, default=None, help="passed to parley run when it supports it")
     ap.add_argument("--batch", type=int, default=None, help="passed to parley run (hf-causal systems)")
-    ap.add_argument("--db", type=Path, default=None,
+    ap.add_argument("--db", type=Path, action="append", default=None,
                     help="the run database (default: a new one in --db-dir); an unfinished run of the same "
-                    "command in it continues")
+                    "command in it continues. --partial: repeatable, for one command's conditions split "
+                    "over several processes (each condition is taken from the database that has it whole)")
+    ap.add_argument("--command", default=None, help="--partial: the command(s) as run, for the report")
     ap.add_argument("--partial", action="store_true",
                     help="score the unfinished run in --db instead of running (with --seconds, --command)")
     ap.add_argument("--seconds", type=float, default=None, help="--partial: the wall time the run took")
@@ -223,21 +253,28 @@ def main() -> None:
         figures["data"] = args.data.name
         for system in args.systems.split(","):
             key = args.name or system
+            dbs = args.db or []
             if args.partial:
                 before, _, after = args.load.partition("->")
                 cmd = ["parley", "run", "--system", system, "--dialogues", args.data.name,
-                       *(a for c in CONDITIONS for a in ("--condition", c)), "--json", "--db", args.db.name,
+                       *(a for c in CONDITIONS for a in ("--condition", c)), "--json", "--db", dbs[0].name,
                        "--seed", "0", *(["--batch", str(args.batch)] if args.batch else [])]
                 figures["systems"][key] = {
-                    "command": " ".join(cmd), "seconds": args.seconds, "cpu_seconds": None,
+                    "command": args.command or " ".join(cmd), "seconds": args.seconds, "cpu_seconds": None,
                     "load_before": before.strip(), "load_after": after.strip(), "limit": None,
                     "rewriter": args.rewriter or rewriter_commit(),
                     "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-                    "result": partial_run(args.db)}
-                figures["jga"][key] = jga_by_condition(args.db, system, args.data)
+                    "result": partial_run(dbs)}
+                jga: dict[str, dict[str, float]] = {}
+                for db in dbs:
+                    for cond, fig in jga_by_condition(db, system, args.data).items():
+                        if figures["systems"][key]["result"]["sessions_from"].get(cond) == db.name:
+                            jga[cond] = fig
+                figures["jga"][key] = jga
                 OUT.write_text(json.dumps(figures, indent=1), encoding="utf-8")
                 continue
-            db = args.db or args.db_dir / f"neural-bench-{key.replace(':', '_')}-{int(time.time())}.db"
+            fresh = args.db_dir / f"neural-bench-{key.replace(':', '_')}-{int(time.time())}.db"
+            db = dbs[0] if dbs else fresh
             figures["systems"][key] = run_system(system, args.data, db, args.limit, args.workers, args.batch)
             figures["jga"][key] = jga_by_condition(db, system, args.data)
             OUT.write_text(json.dumps(figures, indent=1), encoding="utf-8")
