@@ -164,11 +164,17 @@ def system_md(name: str, run: dict[str, Any], jga: dict[str, dict[str, float]]) 
     lines = [f"### {name}", "", f"`{run['command']}`", "",
              f"{run['date']}: {run['seconds'] / 60:.0f} min wall{cpu}; "
              f"load {run['load_before']} → {run['load_after']}; impolite rewriter at {run['rewriter']}.", ""]
-    stored = run["result"].get("stored")
-    if stored:
+    stored = run["result"].get("stored") or {}
+    split = run["result"].get("sessions_from") or {}
+    if stored and len(run["result"]["conditions"]) < len(CONDITIONS):
+        per_db = stored if all(isinstance(v, dict) for v in stored.values()) else {"": stored}
         lines += ["**Unfinished run** (its dialogues stored so far, per condition: "
-                  + ", ".join(f"{c} {k}" for c, k in stored.items())
+                  + "; ".join((f"{db}: " if db else "") + ", ".join(f"{c} {k}" for c, k in counts.items())
+                              for db, counts in per_db.items())
                   + "); the table holds the conditions whose dialogues are all stored.", ""]
+    if len(set(split.values())) > 1:
+        lines += ["Conditions split over processes, each condition from one database: "
+                  + ", ".join(f"{c} ({db})" for c, db in split.items()) + ".", ""]
     lines += [ROW.format(*head), "|---|" + "---:|" * (len(head) - 1)]
     for cond, r in run["result"]["conditions"].items():
         delta = (r["ci"].get("delta") or {}).get("combined")
