@@ -47,6 +47,27 @@ class Request:
     done: bool = False
 
 
+_FORWARD_KWARGS: dict[type, tuple[str, dict[str, Any]]] = {}
+
+
+def forward_kwargs(model: Any) -> tuple[str, dict[str, Any]]:
+    """The cache keyword of ``model.forward`` (transformers ≥ 5.2 renamed ``past_key_values`` to ``cache``)
+    and the extra keywords that keep only the last logits; looked up once per model class."""
+    cls = type(model)
+    if cls not in _FORWARD_KWARGS:
+        params = inspect.signature(model.forward).parameters
+        _FORWARD_KWARGS[cls] = ("cache" if "cache" in params else "past_key_values",
+                                {"logits_to_keep": 1} if "logits_to_keep" in params else {})
+    return _FORWARD_KWARGS[cls]
+
+
+def stopped(out: list[int], stop_ids: frozenset[int] | set[int], stop_text: str | None,
+            decode: Callable[[list[int]], str]) -> bool:
+    """Whether a continuation ends with ``out``: its last token is a stop token, or the stop text (not one
+    token in the vocabulary) shows in its last 16 tokens."""
+    return out[-1] in stop_ids or (stop_text is not None and stop_text in decode(out[-16:]))
+
+
 @functools.cache
 def _layer_class() -> type:
     """A ``DynamicLayer`` writing into a preallocated buffer (capacity doubled when full) instead of
@@ -109,12 +130,10 @@ class Decoder:
     """Prefill, step and merge batches of :class:`Request` on one causal LM."""
 
     def __init__(self, model: Any, pad_id: int, decode: Callable[[list[int]], str]) -> None:
-        params = inspect.signature(model.forward).parameters
         self.model = model
         self.pad_id = pad_id
         self.decode = decode
-        self.cache_kw = "cache" if "cache" in params else "past_key_values"  # transformers ≥ 5.2 renamed it
-        self.extra = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
+        self.cache_kw, self.extra = forward_kwargs(model)
         self.device = getattr(model, "device", None)
         cfg = getattr(model, "config", None)
         # a stopped row goes on being fed padding: its positions must stay inside the embedding table
@@ -137,8 +156,7 @@ class Decoder:
             if r is None:
                 continue
             r.result.append(nxt[j])
-            if nxt[j] in r.stop_ids or len(r.result) >= r.max_new or (
-                    r.stop_text is not None and r.stop_text in self.decode(r.result[-16:])):
+            if len(r.result) >= r.max_new or stopped(r.result, r.stop_ids, r.stop_text, self.decode):
                 done.append(r)
                 rows.reqs[j] = None
         live = [j for j, r in enumerate(rows.reqs) if r is not None]
@@ -157,6 +175,12 @@ class Decoder:
         idx = torch.tensor(keep, device=rows.mask.device)
         rows.cache.batch_select_indices(idx)
         return Rows([rows.reqs[j] for j in keep], rows.cache, rows.mask[idx], rows.nxt[idx], rows.pos[idx])
+
+    def run(self, reqs: Sequence[Request]) -> None:
+        """Decode ``reqs`` to the end (fills every ``request.result``, stop token included)."""
+        rows, _ = self.prefill(reqs)
+        while rows is not None:
+            rows, _ = self.step(rows)
 
     def prefill(self, reqs: Sequence[Request]) -> tuple[Rows | None, list[Request]]:
         import torch
@@ -214,19 +238,6 @@ class Decoder:
         mask[:na, n - la:], mask[na:, n - lb:] = ma[:, -la:], mb[:, -lb:]
         return Rows([a.reqs[j] for j in ia] + [b.reqs[j] for j in ib], _new_cache(layers), mask,
                     torch.cat([a.nxt[ia], b.nxt[ib]]), torch.cat([a.pos[ia], b.pos[ib]]))
-
-    def run(self, reqs: Sequence[Request]) -> None:
-        """Decode ``reqs`` to the end (fills every ``request.result``, stop token included)."""
-        rows, _ = self.prefill(reqs)
-        while rows is not None:
-            rows, _ = self.step(rows)
-
-
-def greedy_batch(model: Any, requests: Sequence[Request], pad_id: int,
-                 decode: Callable[[list[int]], str]) -> None:
-    """Greedy continuation of every request's ids, batched (see :class:`Decoder`)."""
-    Decoder(model, pad_id, decode).run(requests)
-
 
 class Gateway:
     """A decoder thread with one rolling batch, fed by the threads playing dialogues.

@@ -18,6 +18,7 @@ Decoding is greedy with the model's key/value cache, one token at a time, stoppi
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 from parley.engine.loading import Source, load_pretrained, pretrained_kwargs, say
@@ -44,7 +45,6 @@ class CausalSystem(HFTODSystem):
         Each keeps its own dialogue state and tokenizer copy (a fast tokenizer is not safe across
         threads)."""
         import copy
-        import functools
         import threading
 
         from parley.engine.systems.hf_batch import Decoder, Gateway
@@ -114,18 +114,18 @@ class CausalSystem(HFTODSystem):
 
         The cache of the previous call is reused for the longest prefix the two inputs share (the response
         step extends the belief step's sequence; UBAR's next turn extends the whole session)."""
-        if self._gateway is not None:
-            from parley.engine.systems.hf_batch import Request
+        from parley.engine.systems.hf_batch import Request, forward_kwargs, stopped
 
+        if self._gateway is not None:
             req = Request(ids[0].tolist(), frozenset(stop_ids), stop_text, self.max_new_tokens)
             return self._gateway.submit(req)
-        import inspect
-
         import torch
 
-        params = inspect.signature(self.model.forward).parameters
-        cache_kw = "cache" if "cache" in params else "past_key_values"  # transformers ≥ 5.2 renamed it
-        extra = {"logits_to_keep": 1} if "logits_to_keep" in params else {}
+        cache_kw, extra = forward_kwargs(self.model)
+
+        def decode(out: list[int]) -> str:
+            return str(self.tokenizer.decode(out, skip_special_tokens=False))
+
         cache, start = self._reusable_cache(ids[0].tolist())
         x = ids[:, start:]
         out: list[int] = []
@@ -135,9 +135,7 @@ class CausalSystem(HFTODSystem):
                 cache = getattr(res, "cache", None) or getattr(res, "past_key_values", None)
                 nxt = int(res.logits[0, -1].argmax())
                 out.append(nxt)
-                if nxt in stop_ids:
-                    break
-                if stop_text and stop_text in self.tokenizer.decode(out[-16:], skip_special_tokens=False):
+                if stopped(out, stop_ids, stop_text, decode):
                     break
                 x = torch.tensor([[nxt]], device=ids.device)
         self._kv = (ids[0].tolist() + out[:-1], cache)  # the cache holds every token fed so far
