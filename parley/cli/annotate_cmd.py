@@ -169,16 +169,14 @@ def progress(databases: tuple[str, ...], db_path: str | None, as_json: bool) -> 
     from rich.table import Table
 
     from parley.display import literal
-    from parley.store import open_store
     from parley.store.assign import rater_progress
 
     paths = list(databases)
     for p in paths:
         if not Path(p).is_file():
             raise ParleyError(f"{p}: no such database file")
-    stores = [open_store(p, readonly=True) for p in paths] or [open_db(db_path, readonly=True, hint=_NO_DB)]
-    for store in stores:  # read-only: an older (or empty) database is not upgraded, so it lacks tables
-        store.require_current()
+    # read-only opens, each refused when it lacks migrations (an older or empty database is not upgraded)
+    stores = [open_db(p, readonly=True) for p in paths] or [open_db(db_path, readonly=True, hint=_NO_DB)]
     rows = rater_progress(stores)
     if not rows:
         raise ParleyError("no assignments in " + ", ".join(str(s.path) for s in stores)
