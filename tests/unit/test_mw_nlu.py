@@ -374,3 +374,40 @@ def test_the_same_day_my_train_arrives_is_a_reference(lex) -> None:  # type: ign
     assert r.domain == "restaurant" and informs(r) == {
         ("restaurant", "book_day"): "tuesday", ("restaurant", "book_people"): "3",
         ("restaurant", "book_time"): "19:00"}
+
+
+def test_a_value_ruled_out_gives_way_to_the_one_named(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("sorry, I meant the west, not the south, for the hotel", NluContext(), lex)
+    assert informs(r)[("hotel", "area")] == "west"
+    r = parse("a moderate restaurant rather than an expensive one, north instead of centre", NluContext(),
+              lex)
+    assert informs(r)[("restaurant", "pricerange")] == "moderate"
+    assert informs(r)[("restaurant", "area")] == "north"
+    r = parse("not in the south please, a cheap hotel", NluContext(), lex)  # nothing else named: kept
+    assert informs(r)[("hotel", "area")] == "south"
+
+
+def test_asking_for_an_actual_hotel_sets_the_type(lex) -> None:  # type: ignore[no-untyped-def]
+    for text in ("somewhere to sleep, and I'd like it to be a hotel with 3 stars",
+                 "a place to stay that is a hotel, please", "I need a hotel, not a guestroom",
+                 "we will book one of the hotels for 2 nights"):
+        assert informs(parse(text, NluContext(), lex)).get(("hotel", "type")) == "hotel", text
+
+
+def test_a_phrase_is_not_a_fuzzy_venue_name(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("my kids want a ride on a boat this afternoon", NluContext(), lex)
+    assert ("restaurant", "name") not in informs(r)
+    r = parse("book the warkwoth house for me", NluContext(), lex)  # a real misspelling still found
+    assert informs(r)[("hotel", "name")] == "warkworth house"
+
+
+def test_hours_written_as_a_four_digit_clock(lex) -> None:  # type: ignore[no-untyped-def]
+    r = parse("a train from ely to cambridge leaving at 1415hrs on sunday", NluContext(), lex)
+    assert informs(r)[("train", "leaveAt")] == "14:15"
+
+
+def test_a_train_ticket_for_the_speaker_alone(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="train", state={"train": {"departure": "ely", "destination": "cambridge"}})
+    assert informs(parse("great, please book it for me", ctx, lex))[("train", "book_people")] == "1"
+    assert informs(parse("book it for me and my 2 sons", ctx, lex))[("train", "book_people")] == "3"
+    assert ("train", "book_people") not in informs(parse("book me a table for later", ctx, lex))

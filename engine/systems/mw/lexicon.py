@@ -77,6 +77,14 @@ def _distinct(text: str) -> str:
     return " ".join(w for w in text.split() if w not in _GENERIC_WORDS)
 
 
+_SMALL_WORDS = {"of", "at", "a", "in", "on", "to", "from", "for", "by", "and", "the"}
+
+
+def _venue_words_out(text: str) -> str:
+    """``text`` without the venue-type words of :func:`_distinct` but with its small words."""
+    return " ".join(w for w in text.split() if w not in _GENERIC_WORDS or w in _SMALL_WORDS)
+
+
 @dataclass(frozen=True)
 class NameMention:
     """A venue name (domain ``restaurant``/``hotel``/``attraction``), a train station (domain ``station``) or
@@ -194,6 +202,9 @@ class Lexicon:
             if len(key) < 6 or key in _COMMON or (" " not in key and len(key) < 7):
                 continue
             best = process.extractOne(key, self.fuzzy_keys, scorer=fuzz.ratio, score_cutoff=88)
+            # small words inside the span count too: "ride on a boat" is not "rice boat"
+            if best is not None and fuzz.ratio(_venue_words_out(gram), best[0]) < 80:
+                continue
             if best is not None:
                 dom, canon = self.alias[self.fuzzy[best[0]]]
                 cands.append(NameMention(start, end, dom, canon, float(best[1]) + len(gram) / 100))

@@ -163,6 +163,7 @@ _BARE = re.compile(
 _SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|arrive)\s+)?([01]?\d|"
                      r"2[0-3]) ([0-5]\d)(?:\s*(a\s?m|p\s?m))?\b(?! (?:people|persons|nights?|days?|minutes?|"
                      r"pounds?))")
+_HOURS = re.compile(r"\b([01]?\d|2[0-3]):?([0-5]\d)\s*(?:hrs|hr|hours|h)\b")  # "1300hrs", "13:00 hours"
 _WORDTIME = re.compile(r"\b(noon|midday|midnight|lunchtime|lunch time)\b")
 _PM_AFTER = re.compile(r"^\s*(?:in the )?(evening|afternoon|tonight|at night|pm)\b")
 _AM_AFTER = re.compile(r"^\s*(?:in the )?(morning|am)\b")
@@ -196,6 +197,8 @@ def find_times(text: str) -> list[TimeMention]:
         taken.append((start, end))
         found.append(TimeMention(start, end, _fmt(h, m), explicit))
 
+    for mt in _HOURS.finditer(text):
+        add(mt.start(), mt.end(), int(mt.group(1)), int(mt.group(2)), True)
     for mt in _CLOCK.finditer(text):
         h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
         add(mt.start(), mt.end(), h, int(mt.group(2)), True)

@@ -13,25 +13,40 @@ _DONTCARE_AMENITY = re.compile(
     r"(doesn't|does not|don't|do not) (really )?(matter|care|mind|need to (include|have)|have to (include|"
     r"have))|not (important|needed|necessary)|either way")
 
+#: "west, not south", "rather than the north", "instead of cheap": the value after it is the one ruled out
+_RULED_OUT = re.compile(r"\b(?:not|rather than|instead of|but not)(?: in)?(?: the| an?)? $")
+
+
+def _ruled_out(plain: str, found: list[re.Match[str]], m: re.Match[str]) -> bool:
+    """``m`` is negated and the sentence names another value of the same slot, which then wins."""
+    return len({x.group(1) for x in found}) > 1 and bool(_RULED_OUT.search(plain[max(0, m.start() - 20):
+                                                                                 m.start()]))
+
+
 def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder) -> None:
     """Food, area, price range, stars, parking, internet, hotel and attraction types, days."""
-    for m in P.FOOD_RE.finditer(plain):
+    foods = list(P.FOOD_RE.finditer(plain))
+    for m in foods:
         word = m.group(1)
+        if _ruled_out(plain, foods, m):
+            continue
         if word in ("world", "traditional", "unusual", "creative", "christmas", "fish", "english", "curry",
                     "pizza", "noodles", "sushi") \
                 and not re.search(r"\b(food|cuisine|restaurant|place|serves?)\b", plain):
             continue
         b.add("restaurant", "food", P.FOODS[word], m.start())
-    for m in P.AREA_RE.finditer(plain):
+    areas = list(P.AREA_RE.finditer(plain))
+    for m in areas:
         val = P.AREAS.get(m.group(1), m.group(1))
         after = plain[m.end(): m.end() + 12]
-        if re.match(r"\s*(bound|street|road|american|indian|african|european)", after):
+        if re.match(r"\s*(bound|street|road|american|indian|african|european)", after) \
+                or _ruled_out(plain, areas, m):
             continue
         b.add(domain_for("area", domain, mentioned, ctx), "area", val, m.start())
     prices = list(P.PRICE_RE.finditer(plain))
     strong = [m for m in prices if re.match(r"(cheap|moderate|expensive|inexpensive)", m.group(1))]
     for m in strong or prices:  # "moderate ..., I am on a budget": the price level named wins over the hint
-        if re.search(r"\bhow $", plain[: m.start()]):
+        if re.search(r"\bhow $", plain[: m.start()]) or _ruled_out(plain, strong or prices, m):
             continue  # "how expensive is it?" asks
         d = domain_for("pricerange", domain if domain in ("restaurant", "hotel") else None,
                         [x for x in mentioned if x in ("restaurant", "hotel")], ctx)
@@ -69,8 +84,9 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
                            plain[: m.start()]):
             b.add("hotel", "type", "guesthouse", m.start())
     if domain == "hotel" or "hotel" in mentioned:
-        for m in re.finditer(r"\b((should|must|needs? to|has to|would like it to|prefer(ably)?|"
-                             r"rather) be an? hotel|hotel rather than|hotel instead|not an? guest ?house|"
+        for m in re.finditer(r"\b(be an? hotel(?! or)|(?:it|that|which|and) is an? hotel(?! or)|"
+                             r"hotel rather than|hotel instead|not an? guest ?(?:house|room)|"
+                             r"(?:one|1) of the hotels|"
                              r"(?:proper|actual|regular|normal|real) hotel|(?:be|is) an? (?:hotel type|"
                              r"type of hotel)|and an? type of hotel|hotel for sure|hotel not an? guest|"
                              r"(any of (them|those)|go with|"
@@ -149,6 +165,9 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
         b.add(d, "book_people", str(int(val)), m.start())
         used.add(m.start())
     party = _party_size(plain)
+    if party is None and domain == "train" and "book_people" not in ctx.state.get("train", {}):
+        m = _ONE_TICKET.search(plain)
+        party = (1, m.end()) if m else None
     if party is not None and not any(s == "book_people" for _, s in b.items) and (
             domain in ("restaurant", "hotel", "train") or "book_people" in ctx.sys_requested):
         b.add(domain_for("book_people", domain, mentioned, ctx), "book_people", str(party[0]), party[1])
@@ -161,8 +180,8 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
             b.add(d, slot, str(int(nums[0].group(1))), nums[0].start())
 
 
-_OTHERS = (r"(?:friends?|companions?|colleagues?|co-?workers?|kids|children|family members|guests|buddies|"
-           r"mates|others|other (?:people|persons|guests|adults))")
+_OTHERS = (r"(?:friends?|companions?|colleagues?|co-?workers?|kids|children|sons|daughters|grandchildren|"
+           r"family members|guests|buddies|mates|others|other (?:people|persons|guests|adults))")
 #: the speaker plus N others: "coming with four of my friends", "three other people will be with me"
 _PLUS_ONE = re.compile(
     r"\b(?:with|and|plus|bringing|me and|myself and|besides me) (?:my |our )?(\d{1,2}) (?:of (?:my|our) )?"
@@ -178,6 +197,13 @@ _COUPLE = re.compile(r"\b(?:my|our) " + _KIN + r" and (?:i|me|myself)\b|\b(?:me|
 _SOLO = re.compile(r"\b(?:just|only) (?:be )?(?:me|myself|for me|for myself)\b|\bby myself\b|"
                    r"\b(?:i'll|i will|i'm|i am) (?:be )?(?:the only one|alone|travell?ing alone|on my own)\b|"
                    r"\b(?:only|just) (?:1|one) (?:person|guest|adult|traveller|traveler)\b|\bjust for me\b")
+
+
+#: a train ticket for the speaker alone: "please book me", "book it for me", "one ticket"
+_ONE_TICKET = re.compile(r"\bbook me\b(?! (?:an? |the )?(?:table|room|taxi|cab|"
+                         r"(?:\S+ )?(?:hotel|restaurant)))"
+                         r"|\b(?:book|get|reserve|buy)(?: it| that| one| a seat| the train| that train)? "
+                         r"for me\b(?! and| too)|\b(?:1|one) (?:single )?(?:tickets?|seat)\b(?! each)")
 
 
 def _party_size(plain: str) -> tuple[int, int] | None:
