@@ -411,3 +411,12 @@ def test_a_train_ticket_for_the_speaker_alone(lex) -> None:  # type: ignore[no-u
     assert informs(parse("great, please book it for me", ctx, lex))[("train", "book_people")] == "1"
     assert informs(parse("book it for me and my 2 sons", ctx, lex))[("train", "book_people")] == "3"
     assert ("train", "book_people") not in informs(parse("book me a table for later", ctx, lex))
+
+
+def test_a_taxi_from_the_train_station(lex) -> None:  # type: ignore[no-untyped-def]
+    asked = NluContext(active_domain="taxi", sys_requested=("departure", "destination"))
+    r = parse("from the train station to trinity college", asked, lex)
+    assert r.domain == "taxi"
+    assert informs(r) == {("taxi", "departure"): "cambridge", ("taxi", "destination"): "trinity college"}
+    r = parse("a taxi from trinity college to ely train station", NluContext(), lex)
+    assert informs(r)[("taxi", "destination")] == "ely"

@@ -64,7 +64,7 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     trip_asked = ctx.active_domain == "taxi" and any(
         s in ("departure", "destination", "leaveAt", "arriveBy")
         for s in ctx.sys_requested) and not re.search(
-        r"\b(trains?|book a (room|table)|also (need|want|looking))\b", plain)
+        r"\b(trains?(?! station)|book a (room|table)|also (need|want|looking))\b", plain)
     taxi_ctx = any(d == "taxi" for _, d in mentions) or trip_asked or (
         ctx.active_domain == "taxi"
         and not any(d in ("train", "restaurant", "hotel", "attraction") for _, d in mentions))

@@ -13,7 +13,7 @@ def rx(pattern: str) -> re.Pattern[str]:
 DOMAIN_WORDS: dict[str, re.Pattern[str]] = {
     "taxi": rx(r"\b(taxi|taxis|cab|cabs|car to|car from|a car|ride to|ride from|pick me up|pickup|"
                r"pick up|picked up)\b"),
-    "train": rx(r"\b(trains?|rail|railway|tickets? to|commute)\b"),
+    "train": rx(r"\b(trains?|rail|railway|tickets? to|commute)\b(?! station)"),
     "police": rx(r"\b(police|robbed|stolen|theft|crime|mugged|burglary)\b"),
     "hospital": rx(r"\b(hospital|clinic|department|injured|injury|ill|sick|emergency|a&e|doctor|ward)\b"),
     "restaurant": rx(r"\b(restaurants?|food|eat|eating|dine|dining|dinner|lunch|brunch|cuisine|meal|"

@@ -24,6 +24,9 @@ def _ref_name(kind: str, ctx: NluContext) -> str | None:
     return ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
 
 
+_STATION = re.compile(r"\b(?:the )?(?:train|railway|rail) station\b")
+
+
 def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, int], domain: str | None,
             ctx: NluContext, b: Builder, taxi_ctx: bool) -> None:
     """Venue names, stations and references ("the hotel", "there") as names, departures or destinations."""
@@ -52,6 +55,9 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
                 first = next(x for x in named if x != last)
                 b.add("taxi", "departure", last[1], 0)
                 b.add("taxi", "destination", first[1], 1)
+        for m in _STATION.finditer(tn):  # "from the train station": Cambridge's, unless a station is named
+            if not re.search(r"NAME\dX\s*$", tn[: m.start()]):
+                places.append((m.start(), m.start(), "cambridge", None))
         for m in re.finditer(r"\b(?:from|to|get|leave|leaving) (there|here)\b", tn):
             val = _ref_name(m.group(1), ctx)
             if val:  # position 0: any place named explicitly in the same turn wins
