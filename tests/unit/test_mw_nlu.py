@@ -420,3 +420,17 @@ def test_a_taxi_from_the_train_station(lex) -> None:  # type: ignore[no-untyped-
     assert informs(r) == {("taxi", "departure"): "cambridge", ("taxi", "destination"): "trinity college"}
     r = parse("a taxi from trinity college to ely train station", NluContext(), lex)
     assert informs(r)[("taxi", "destination")] == "ely"
+
+
+def test_near_it_takes_the_area_of_the_venue_talked_about(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="attraction", state={"attraction": {"area": "west", "type": "college"}})
+    r = parse("lovely, I also want a cheap restaurant near it", ctx, lex)
+    assert informs(r)[("restaurant", "area")] == "west"
+
+
+def test_short_day_names(lex) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="restaurant", state={"restaurant": {"food": "thai"}})
+    wed = parse("a table for 6 at 20:15 on wed", ctx, lex)
+    assert informs(wed)[("restaurant", "book_day")] == "wednesday"
+    assert informs(parse("for 2 this sat", ctx, lex))[("restaurant", "book_day")] == "saturday"
+    assert ("restaurant", "book_day") not in informs(parse("we sat outside last time, 2 people", ctx, lex))

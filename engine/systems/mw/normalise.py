@@ -21,7 +21,7 @@ _SPELLING = {
     "guest-house": "guest house", "tommorow": "tomorrow", "tomorow": "tomorrow", "pls": "please",
     "plz": "please", "thx": "thanks", "ty": "thank you", "wednsday": "wednesday", "wendesday": "wednesday",
     "thrusday": "thursday", "thurs": "thursday", "tues": "tuesday", "weds": "wednesday",
-    "saterday": "saturday", "fri": "friday", "sat": "saturday", "mon": "monday", "resturant": "restaurant",
+    "saterday": "saturday", "fri": "friday", "resturant": "restaurant",
     "restaraunt": "restaurant", "restuarant": "restaurant", "hotle": "hotel", "moderatly": "moderately",
     "expencive": "expensive", "cheep": "cheap", "atraction": "attraction", "musuem": "museum",
     "collage": "college", "postal code": "postcode", "post code": "postcode", "zip code": "postcode",
@@ -29,6 +29,12 @@ _SPELLING = {
 }
 _SPELL_RE = re.compile(r"\b(" + "|".join(re.escape(k)
                                          for k in sorted(_SPELLING, key=len, reverse=True)) + r")\b")
+
+#: day abbreviations that are also words ("I sat", "c'mon", "wed"): only after a word that asks for a day
+_SHORT_DAYS = {"mon": "monday", "wed": "wednesday", "sat": "saturday", "sun": "sunday", "tue": "tuesday",
+               "thu": "thursday", "thur": "thursday"}
+_SHORT_DAY_RE = re.compile(r"\b(on|this|next|by|until|till|from|for|every|and|or|to) ("
+                           + "|".join(_SHORT_DAYS) + r")\b")
 
 _CONTRACTIONS = [
     (re.compile(r"\b(do|does|did|is|are|was|were|could|would|should|ca|wo|have|has|had|need) n'?t\b"),
@@ -66,6 +72,7 @@ def clean(text: str) -> str:
     t = re.sub(r"(\w) '(s|m|re|ve|ll|d)\b", r"\1'\2", t)
     t = _POSSESSIVE.sub(lambda m: m.group(0) if m.group(1) in _KEEP_S else m.group(1) + "s", t)
     t = _SPELL_RE.sub(lambda m: _SPELLING[m.group(1)], t)
+    t = _SHORT_DAY_RE.sub(lambda m: f"{m.group(1)} {_SHORT_DAYS[m.group(2)]}", t)
     t = re.sub(r"\bst\b", "saint", t)
     return t
 

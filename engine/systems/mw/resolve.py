@@ -118,8 +118,8 @@ _SAME_SLOTS = {"day": ("day", "book_day"), "night": ("day", "book_day"), "area":
 
 
 _NEAR = re.compile(r"\b(?:near|close to|nearby|next to|not far from|walking distance (?:of|from|to)|around)"
-                   r" (?:the|my|our|that) (restaurant|hotel|guest ?house|attraction|museum|college|church|"
-                   r"theatre|cinema|park|pool|club|nightclub|gallery|place)\b")
+                   r" (?:(?:the|my|our|that) (restaurant|hotel|guest ?house|attraction|museum|college|church|"
+                   r"theatre|cinema|park|pool|club|nightclub|gallery|place)|it|there|them)\b")
 
 
 #: "in time for my reservation", "by the booked time": the restaurant's booking time
@@ -138,8 +138,12 @@ def same(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> None:
         b.add("taxi", "arriveBy", booked, m.start())
     m = _NEAR.search(plain)
     if m and "area" in slots_of(domain) and not any(s == "area" for _, s in b.items):
-        ref = m.group(1).replace(" ", "")
-        other = {"restaurant": "restaurant", "hotel": "hotel", "guesthouse": "hotel"}.get(ref, "attraction")
+        if m.group(1) is None:  # "near it": the venue talked about until now
+            other = ctx.active_domain or ""
+        else:
+            ref = m.group(1).replace(" ", "")
+            other = {"restaurant": "restaurant", "hotel": "hotel", "guesthouse": "hotel"}.get(ref,
+                                                                                              "attraction")
         area = ctx.venues.get(other, {}).get("area") or ctx.state.get(other, {}).get("area")
         if other != domain and area and area != "dontcare":
             b.add(domain, "area", area, m.start())
