@@ -70,6 +70,7 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
     names = name_mapper(db)
     scores = DstScores()
     latencies: list[float] = []
+    crashed: list[str] = []
     bot = MultiwozSystem(seed=0, read_system=(mode == "read"))
     bot.load()
     shown = 0
@@ -97,6 +98,8 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
             t0 = time.perf_counter()
             turn = bot.respond(tuple(history))
             latencies.append((time.perf_counter() - t0) * 1000)
+            if "error" in turn.internals:  # the system caught its own exception and said sorry
+                crashed.append(f"{did} turn {len(history) // 2}: {turn.internals['error']}")
             pred = normalise_state(turn.state, names)
             gold = gold_state(meta, names)
             if replaced:
@@ -124,6 +127,7 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
         "latency_ms": {"p50": statistics.median(lat), "p95": lat[int(0.95 * (len(lat) - 1))], "max": lat[-1],
                        "mean": statistics.fmean(lat)},
         "worst_slots": sorted(scores.errors.items(), key=lambda kv: -kv[1])[:15],
+        "crashed_turns": crashed,
     }
 
 
@@ -164,6 +168,9 @@ def main() -> None:
               f"F1 {r['slot_f1']:.4f}  latency p50 {lat['p50']:.2f} ms p95 {lat['p95']:.2f} ms "
               f"max {lat['max']:.1f} ms")
         print("   most errors:", ", ".join(f"{k} {v}" for k, v in r["worst_slots"]))
+        print(f"   turns where the system raised (and apologised): {len(r['crashed_turns'])}")
+        for line in r["crashed_turns"][:10]:
+            print("     ", line)
 
 
 if __name__ == "__main__":

@@ -133,3 +133,16 @@ def test_a_taxi_in_time_for_the_reservation_arrives_by_the_booked_time(tmp_path:
     assert taxi["arriveBy"] == "19:45" and taxi["destination"] == t[1]["internals"]["venue"]
     assert taxi["departure"] == "the fitzwilliam museum"
     assert any(a["domain"] == "taxi" for a in acts(t[2], "book"))
+
+
+def test_a_user_who_corrects_themselves(tmp_path: Path) -> None:
+    t = chat("changed_mind.txt", tmp_path)
+    assert t[0]["state"]["train"]["arriveBy"] == "10:00"
+    assert t[1]["state"]["train"]["leaveAt"] == "10:00" and "arriveBy" not in t[1]["state"]["train"]
+    offer = acts(t[1], "offer", "trainID") or acts(t[1], "inform", "trainID")
+    assert offer and load_db().find("train", offer[0]["value"])["leaveAt"] >= "10:00"
+    assert t[2]["state"]["hotel"]["type"] == "guesthouse"
+    assert t[3]["state"]["hotel"] == {"stars": "4", "type": "hotel", "parking": "yes"}
+    venue = t[3]["internals"]["venue"]
+    assert load_db().find("hotel", venue)["type"] == "hotel"
+    assert t[4]["state"]["restaurant"]["book_time"] == "19:00" and acts(t[4], "book")

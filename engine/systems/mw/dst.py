@@ -84,6 +84,11 @@ class Tracker:
             cur[slot] = value
             if slot == "name":
                 self.offered[dom] = value
+        if "correct" in nlu.intents:  # "no, I meant leaving after 10": the other kind of time was the slip
+            for dom, slot in list(self.changed):
+                other = {"leaveAt": "arriveBy", "arriveBy": "leaveAt"}.get(slot)
+                if other and (dom, other) not in self.changed and other in self.state.get(dom, {}):
+                    del self.state[dom][other]  # (the changed time already makes the policy search again)
         for dom, slot in list(self.changed):
             self._drop_broken(dom, slot, db)
         self.requested = {}

@@ -165,7 +165,7 @@ _BARE = re.compile(
     r"(?:about |around |approximately )?(1[0-2]|0?[1-9]|1[3-9]|2[0-3])\b"
     r"(?! (?:people|persons|person|guests|adults|of us|nights?|days?|stars?|tickets?|seats?|minutes?|hours?|"
     r"pounds?|that|which|who|of|with|serv\w*|more|other|thing|place|restaurant|hotel|attraction|train|taxi|"
-    r"for \d))"
+    r"for \d+ (?:nights?|days?)))"
 )
 _SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|arrive)\s+)?([01]?\d|"
                      r"2[0-3]) ([0-5]\d)(?:\s*(a\s?m|p\s?m))?\b(?! (?:people|persons|nights?|days?|minutes?|"
@@ -173,6 +173,7 @@ _SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|
 _HOURS = re.compile(r"\b([01]?\d|2[0-3]):?([0-5]\d)\s*(?:hrs|hr|hours|h)\b")  # "1300hrs", "13:00 hours"
 _WORDTIME = re.compile(r"\b(noon|midday|midnight|lunchtime|lunch time)\b")
 _PM_AFTER = re.compile(r"^\s*(?:in the )?(evening|afternoon|tonight|at night|pm)\b")
+_EVENING = re.compile(r"\b(tonight|this evening|in the evening|dinner|supper)\b")
 _AM_AFTER = re.compile(r"^\s*(?:in the )?(morning|am)\b")
 
 
@@ -239,8 +240,9 @@ def find_times(text: str) -> list[TimeMention]:
         add(mt.start(1), mt.end(), int(mt.group(1)), int(mt.group(2)), True)
     for mt in _BARE.finditer(text):
         h = _apply_ampm(int(mt.group(1)), None, text[mt.end():])
-        if 1 <= h <= 6:
-            h += 12
+        evening = _EVENING.search(text[max(0, mt.start() - 25): mt.end() + 20]) is not None
+        if 1 <= h <= 6 or (evening and 7 <= h <= 11 and not _AM_AFTER.match(text[mt.end():])):
+            h += 12  # "at 4"; "dinner tonight at 7"
         add(mt.start(1), mt.end(1), h, 0, False)
     found.sort(key=lambda t: t.start)
     return found

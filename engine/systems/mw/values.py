@@ -86,7 +86,7 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
     if domain == "hotel" or "hotel" in mentioned:
         for m in re.finditer(r"\b(be an? hotel(?! or)|(?:it|that|which|and) is an? hotel(?! or)|"
                              r"hotel rather than|hotel instead|not an? guest ?(?:house|room)|"
-                             r"(?:one|1) of the hotels|"
+                             r"(?:one|1) of the hotels|(?:make it|change (?:it|that) to|switch to) an? hotel|"
                              r"(?:proper|actual|regular|normal|real) hotel|(?:be|is) an? (?:hotel type|"
                              r"type of hotel)|and an? type of hotel|hotel for sure|hotel not an? guest|"
                              r"(any of (them|those)|go with|"
