@@ -106,22 +106,44 @@ def finite(value: Any) -> Any:
 
 
 def to_json(value: Any) -> str:
-    """The JSON text the store writes: valid JSON always (``allow_nan=False``; NaN/±inf become null)."""
-    return json.dumps(finite(value), ensure_ascii=False, sort_keys=True, default=str, allow_nan=False)
+    """The JSON text the store writes: valid JSON always (``allow_nan=False``; NaN/±inf become null).
+
+    The encoder itself finds a NaN/±inf (``allow_nan=False`` raises ValueError), in C: only a value holding
+    one pays for the walk of :func:`finite` in Python, which was most of the cost of storing a turn."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str, allow_nan=False)
+    except ValueError:
+        return json.dumps(finite(value), ensure_ascii=False, sort_keys=True, default=str, allow_nan=False)
+
+
+_COLUMNS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _columns(cls: type) -> tuple[tuple[str, bool], ...]:
+    """``(field name, stored as JSON)`` of a record type, in field order (looked up once per type)."""
+    cols = _COLUMNS.get(cls)
+    if cols is None:
+        jf = JSON_FIELDS.get(cls, ())
+        cols = _COLUMNS[cls] = tuple((f.name, f.name in jf) for f in fields(cls))
+    return cols
+
+
+def columns(cls: type) -> tuple[str, ...]:
+    """The column names of a record type's table, in field order."""
+    return tuple(name for name, _ in _columns(cls))
 
 
 def to_row(rec: Any) -> dict[str, Any]:
     row: dict[str, Any] = {}
-    jf = JSON_FIELDS.get(type(rec), ())
-    for f in fields(rec):
-        v = getattr(rec, f.name)
-        if f.name in jf:
+    for name, is_json in _columns(type(rec)):
+        v = getattr(rec, name)
+        if is_json:
             v = None if v is None else to_json(v)
         elif isinstance(v, bool):
             v = int(v)
         elif isinstance(v, float) and not math.isfinite(v):
             v = None
-        row[f.name] = v
+        row[name] = v
     return row
 
 

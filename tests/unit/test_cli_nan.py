@@ -10,13 +10,15 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parley.engine.rewrite import build_rewriter
 from parley.engine.spec import Spec, SpecError, parse_spec
 from parley.store import open_store
 from parley.store.export import export_jsonl
 from parley.store.imports import ImportFileError, import_file
-from parley.store.records import SessionRecord, TurnRecord, to_row
+from parley.store.records import SessionRecord, TurnRecord, finite, to_json, to_row
 from tests.unit.clihelpers import cli, one_line_error
 from tests.unit.storehelpers import fill_fixed
 
@@ -61,6 +63,21 @@ def test_the_store_writes_strict_json() -> None:
                             internals={"score": math.nan, "deep": [{"x": -math.inf}]}))
     assert row["latency_ms"] is None
     assert _strict(row["internals"]) == {"deep": [{"x": None}], "score": None}
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=3), inner, max_size=4),
+    max_leaves=20)
+
+
+@given(_JSONISH)
+def test_to_json_is_the_finite_walk_encoded_strictly(value: object) -> None:
+    # to_json skips the Python walk unless the encoder finds a NaN/inf: the text is the same either way
+    text = to_json(value)
+    assert text == json.dumps(finite(value), ensure_ascii=False, sort_keys=True, default=str, allow_nan=False)
+    _strict(text)
 
 
 def test_a_database_written_the_old_way_still_exports(tmp_path: Path) -> None:

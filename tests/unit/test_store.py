@@ -149,3 +149,24 @@ def test_threads_get_their_own_connections(tmp_path):
         th.join()
     assert not errors
     assert len(store.turns(s.id)) == 80
+
+
+def test_a_turn_is_one_insert_in_one_transaction(tmp_path):
+    store = open_store(tmp_path / "p.db")
+    s = store.add_session(SessionRecord())
+    t = TurnRecord(session_id=s.id, index=3, role="system", text="a", text_final="b",
+                   rewrite_steps=[{"name": "wp", "after": "b"}], internals={"k": [1.5, None]}, latency_ms=2.5,
+                   audio_in="in.wav", audio_out="out.wav", status="failed", error="boom")
+    sql: list[str] = []
+    store.db.conn.set_trace_callback(sql.append)
+    store.add_turn(t)
+    store.db.conn.set_trace_callback(None)
+    assert [q.split(" (")[0] for q in sql] == ["BEGIN IMMEDIATE", "INSERT INTO turns", "COMMIT"]
+    assert store.turns(s.id) == [t]  # every field, as given
+    with pytest.raises(sqlite3.IntegrityError):  # the foreign key still holds on the hand-written INSERT
+        store.add_turn(TurnRecord(session_id="nobody", index=0, role="user", text="x"))
+    assert not store.db.conn.in_transaction
+    with store.write():  # inside a caller's transaction, the turn joins it (one dialogue, one commit)
+        store.add_turn(TurnRecord(session_id=s.id, index=4, role="user", text="c"))
+        assert store.db.conn.in_transaction
+    assert [x.index for x in store.turns(s.id)] == [3, 4]
