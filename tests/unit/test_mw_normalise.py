@@ -100,3 +100,10 @@ def test_typo_fixing_keeps_real_words() -> None:
 ])
 def test_spoken_times(text: str, expected: list[str]) -> None:
     assert times(text) == expected
+
+
+def test_terminal_colour_codes_are_not_words() -> None:
+    from parley.engine.systems.mw.normalise import clean
+
+    assert clean("a \x1b[31mcheap\x1b[0m hotel") == "a cheap hotel"
+    assert clean("a \u241b[1;32mcheap\u241b[0m hotel \x1b") == "a cheap hotel"

@@ -30,6 +30,7 @@ _SPELLING = {
 _SPELL_RE = re.compile(r"\b(" + "|".join(re.escape(k)
                                          for k in sorted(_SPELLING, key=len, reverse=True)) + r")\b")
 
+_ESCAPE = re.compile(r"[\x1b\u241b]\[[0-9;?]*[ -/]*[@-~]|[\x1b\u241b]")
 #: day abbreviations that are also words ("I sat", "c'mon", "wed"): only after a word that asks for a day
 _SHORT_DAYS = {"mon": "monday", "wed": "wednesday", "sat": "saturday", "sun": "sunday", "tue": "tuesday",
                "thu": "thursday", "thur": "thursday"}
@@ -59,7 +60,8 @@ def clean(text: str) -> str:
     >>> clean("I'd like a CHEAP place in the center, please!")
     "i'd like a cheap place in the centre please"
     """
-    t = unicodedata.normalize("NFKD", text[:MAX_CHARS])
+    t = _ESCAPE.sub(" ", text[:MAX_CHARS])  # terminal colour codes pasted in (raw, or as the shown ␛)
+    t = unicodedata.normalize("NFKD", t)
     t = "".join(c for c in t if not unicodedata.combining(c))
     t = t.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'").lower()
     t = re.sub(r"(?<=\d)\.(?=\d)", ":", t)  # 5.15pm → 5:15pm
