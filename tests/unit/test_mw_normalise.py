@@ -107,3 +107,12 @@ def test_terminal_colour_codes_are_not_words() -> None:
 
     assert clean("a \x1b[31mcheap\x1b[0m hotel") == "a cheap hotel"
     assert clean("a \u241b[1;32mcheap\u241b[0m hotel \x1b") == "a cheap hotel"
+
+
+def test_an_early_clock_hour_without_am_is_in_the_afternoon() -> None:
+    from parley.engine.systems.mw.normalise import find_times
+
+    assert [t.value for t in find_times("leave at 2:15")] == ["14:15"]
+    assert [t.value for t in find_times("leave at 2:15 in the morning")] == ["02:15"]
+    assert [t.value for t in find_times("at 2:15 am or at 02:15")] == ["02:15", "02:15"]
+    assert [t.value for t in find_times("by 5:30")] == ["05:30"]

@@ -211,6 +211,8 @@ def find_times(text: str) -> list[TimeMention]:
         add(mt.start(), mt.end(), int(mt.group(1)), int(mt.group(2)), True)
     for mt in _CLOCK.finditer(text):
         h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
+        if not mt.group(3) and len(mt.group(1)) == 1 and 1 <= h <= 4 and not _AM_AFTER.match(text[mt.end():]):
+            h += 12  # "leave at 2:15": nobody wants a train, table or taxi at 2 at night without saying "am"
         add(mt.start(), mt.end(), h, int(mt.group(2)), True)
     for mt in _PHRASE.finditer(text):
         q, rel, hour = mt.group(1), mt.group(2), int(mt.group(3))
