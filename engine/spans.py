@@ -6,8 +6,10 @@
 - database values (engine/mwdb.py): venue names, areas, food types, price ranges, hotel/attraction types,
   hospital departments, train stations (slot ``departure``/``destination`` by the preposition before them),
   days;
-- times (``13:45``, ``5:30 pm``, ``7pm``) with a slot guessed from the words before them (``arriveBy`` after
-  "arrive"/"by", ``leaveAt`` after "leave"/"after"/"depart", ``book_time`` otherwise);
+- times (``13:45``, ``5:30 pm``, ``7pm``) and spoken times ("eleven o'clock", "half past six", "quarter to
+  7", "six thirty", "seven p.m.", "ten in the morning", "noon"; number words as num2words spells them, with
+  a space or a hyphen) with a slot guessed from the words before them (``arriveBy`` after "arrive"/"by",
+  ``leaveAt`` after "leave"/"after"/"depart", ``book_time`` otherwise);
 - counts: a number before "people"/"persons"/"guests" (``book_people``), "nights" (``book_stay``), "stars"
   (``stars``).
 
@@ -43,6 +45,42 @@ _BREAK = re.compile(r"[.!?;,:]")
 _TIME = re.compile(
     r"(?<![\w:.])(?:(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?|(?:1[0-2]|0?[1-9])\s?[ap]\.?m\.?)(?![\w:])",
     re.IGNORECASE | re.ASCII)
+#: what follows a number that is a count or an amount, not a clock time ("ten to twelve people")
+_NOT_TIME = (r"(?!\s+(?:people|persons?|guests?|adults?|nights?|days?|stars?|minutes?|hours?|pounds?|"
+             r"tickets?|seats?|rooms?|years?)\b)")
+
+
+@lru_cache(maxsize=1)
+def _spoken_time() -> re.Pattern[str]:
+    """Spoken clock times, built once from num2words' English number words."""
+    from num2words import num2words
+
+    def alt(nums: range) -> str:  # longest first, so "twenty five" wins over "twenty"
+        ws = sorted((num2words(n, lang="en") for n in nums), key=len, reverse=True)
+        return "(?:" + "|".join(w.replace("-", r"[\s-]+") for w in ws) + ")"
+
+    hour = rf"(?:{alt(range(1, 13))}|1[0-2]|0?[1-9])"
+    hour24 = alt(range(1, 24))
+    minute = rf"(?:{alt(range(10, 60))}|o[h']?\s+{alt(range(1, 10))})"
+    part = (rf"(?:{alt(range(1, 30))}|[1-9]|[12]\d)\s+minutes?|(?:a\s+)?quarter|half|"
+            rf"{alt(range(5, 30, 5))}")
+    ampm = r"[ap](?:\.\s?m\.|\s?m\b)"  # "p.m." keeps its dot, "pm." leaves the full stop out
+    daypart = r"(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)"
+    tail = rf"(?:\s*{ampm}|\s+{daypart})"
+    some = rf"(?:{alt(range(2, 13))}|1[0-2]|0?[1-9])"  # not "one": "is there one in the afternoon?"
+    forms = (
+        rf"{hour}\s*o['’]?\s?clock{tail}?",  # eleven o'clock, 7 o'clock in the evening
+        rf"(?:{part})\s+(?:past|to|after|till?)\s+{hour}{tail}?",  # half past six, quarter to 7
+        rf"half\s+{alt(range(1, 13))}{tail}?",  # half six (half past six)
+        rf"{hour24}\s+{minute}{tail}?",  # six thirty, seventeen oh five pm
+        rf"{alt(range(13, 24))}\s+hundred(?:\s+hours)?",  # nineteen hundred (hours)
+        rf"{alt(range(1, 13))}\s*{ampm}|{some}\s+{daypart}",  # seven pm, 7 in the morning, ten at night
+        r"(?:(?:twelve|12)\s+)?(?:noon|midday|midnight)",
+    )
+    return re.compile(r"(?<![\w'’.:-])(?:" + "|".join(forms) + r")(?![\w'’-])" + _NOT_TIME,
+                      re.IGNORECASE)
+
+
 _NUMBER_WORDS = _words(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
 )
@@ -177,9 +215,13 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
-    for m in _TIME.finditer(text):
+    for m in _spoken_time().finditer(text):
         spans.append(Span(m.start(), m.end(), _time_slot(text, m.start()), m.group(0)))
         taken.append((m.start(), m.end()))
+    for m in _TIME.finditer(text):
+        if free(m.start(), m.end()):
+            spans.append(Span(m.start(), m.end(), _time_slot(text, m.start()), m.group(0)))
+            taken.append((m.start(), m.end()))
     for m in _COUNT.finditer(text):
         if free(m.start(1), m.end(1)):
             slot = _COUNT_SLOT.get(m.group(2).lower(), "book_people")
