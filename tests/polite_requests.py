@@ -96,10 +96,31 @@ def _values() -> dict[str, tuple[str, ...]]:
             "people": ("2", "3", "4", "5", "6"), "nights": ("2", "3", "4", "5")}
 
 
-def _fill(template: str, choose: Any) -> tuple[str, list[str], list[str]]:
+@lru_cache(maxsize=1)
+def spoken_times() -> tuple[str, ...]:
+    """Clock times as people say them, number words from num2words ("half past six", "quarter to 7",
+    "eleven o'clock", "six thirty", "seventeen oh five", "seven p.m.", "ten in the morning", "noon")."""
+    from num2words import num2words
+
+    def w(n: int) -> str:
+        return str(num2words(n, lang="en"))
+
+    out = ["noon", "midnight", "midday", "twelve noon", "nineteen hundred", "twenty hundred hours"]
+    for h in range(1, 13):
+        out += [f"{w(h)} o'clock", f"half past {w(h)}", f"quarter to {w(h)}", f"a quarter past {h}",
+                f"{w(h)} p.m.", f"{w(h)} am", f"twenty-five past {w(h)}", f"ten to {h}", f"{h} o'clock"]
+        if h > 1:
+            out += [f"{w(h)} in the morning", f"{h} in the evening", f"{w(h)} at night"]
+    for h in (6, 7, 11, 17, 19, 21):
+        out += [f"{w(h)} thirty", f"{w(h)} oh five", f"{w(h)} {w(45)}",
+                f"{w(h)} fifteen" + (" pm" if h < 12 else "")]
+    return tuple(out)
+
+
+def _fill(template: str, choose: Any, spoken: bool = False) -> tuple[str, list[str], list[str]]:
     vals: list[str] = []
     attrs: list[str] = []
-    pools = _values()
+    pools = _values() if not spoken else {**_values(), "time": spoken_times()}
     out = template
     while "{" in out:
         i = out.index("{")
@@ -115,21 +136,25 @@ def _fill(template: str, choose: Any) -> tuple[str, list[str], list[str]]:
     return out, vals, attrs
 
 
-def build(choose: Any) -> PoliteRequest:
+def build(choose: Any, spoken: bool = False) -> PoliteRequest:
     """One polite request; ``choose(options)`` picks from a tuple (``random.Random.choice`` or a
-    hypothesis draw)."""
-    kind = choose(("act", "want", "find", "question"))
+    hypothesis draw). ``spoken``: times as people say them (:func:`spoken_times`) instead of digits."""
+    def timed(templates: Any) -> Any:  # with spoken times: only the requests that hold a time
+        return tuple(t for t in templates if "{time}" in str(t)) if spoken else templates
+
+    kind = choose(("act", "want", "find", "question") if not spoken else ("act", "want", "find"))
     if kind == "act":
-        verb, ving, rest = choose(ACTIONS)
+        verb, ving, rest = choose(timed(ACTIONS))
         core = choose(ACT_WRAPS).replace("{vp}", f"{verb} {rest}").replace("{ving}", f"{ving} {rest}")
         end = "?" if core.split(" ", 1)[0] in ("could", "can", "would", "is", "do") else "."
     elif kind in ("want", "find"):
         wraps = FIND_WRAPS if kind == "find" else WANT_WRAPS
-        core = choose(wraps).replace("{np}", choose(WANTS[:3] + WANTS[5:] if kind == "find" else WANTS))
+        nps = timed(WANTS[:3] + WANTS[5:] if kind == "find" else WANTS)
+        core = choose(wraps).replace("{np}", choose(nps))
         end = "?" if core.startswith(("could", "may", "can")) else "."
     else:
         core, end = choose(QUESTIONS), "?"
-    text, vals, attrs = _fill(core, choose)
+    text, vals, attrs = _fill(core, choose, spoken)
     greet = choose(GREETINGS)
     closer = choose(CLOSERS)
     body = text + closer.rstrip(".!") + end if closer.startswith(",") else text + end + closer
@@ -142,13 +167,13 @@ def generate(rng: random.Random) -> PoliteRequest:
     return build(lambda options: rng.choice(tuple(options)))
 
 
-def polite_requests() -> Any:
-    """A hypothesis strategy drawing :class:`PoliteRequest` values."""
+def polite_requests(spoken: bool = False) -> Any:
+    """A hypothesis strategy drawing :class:`PoliteRequest` values (``spoken``: with spoken times)."""
     from hypothesis import strategies as st
 
     @st.composite
     def draw_request(draw: Any) -> PoliteRequest:
-        return build(lambda options: draw(st.sampled_from(tuple(options))))
+        return build(lambda options: draw(st.sampled_from(tuple(options))), spoken)
 
     return draw_request()
 

@@ -22,7 +22,8 @@ _HIST = (Message("user", "I need a hotel ."), Message("system", "Which area ?"))
 _words = st.sampled_from(["please", "thank", "you", "could", "I", "would", "like", "a", "cheap", "hotel",
                           "in", "the", "centre", "13:45", "3", "people", "Cambridge", "for", "?", ".", "!",
                           ",", "'s", "\U000f0001", "٣", "²", "1e5", "£5", "2nd", "00:00", "24:99", "\n",
-                          "\t"])
+                          "\t", "half past", "quarter to", "seven", "six thirty", "o'clock", "p.m.", "noon",
+                          "in the morning", "twenty-five"])
 _text = st.one_of(st.text(max_size=200),
                   st.lists(st.one_of(_words, st.text(max_size=6)), max_size=40).map(" ".join))
 

@@ -153,3 +153,14 @@ def test_a_time_with_am_keeps_its_request(spec: str) -> None:
         assert "reach the station by noon" in out, out
     assert sentences("a cab at 9 a.m. so that I can go. Then a train at 5 p.m. Thanks!") == [
         "a cab at 9 a.m. so that I can go.", "Then a train at 5 p.m.", "Thanks!"]
+
+
+@pytest.mark.parametrize("spec", ("impolite:scenario=1,intensity=3", "impolite:scenario=2,intensity=2",
+                                  "impolite:scenario=3,intensity=1", "impolite:scenario=4,intensity=3",
+                                  "impolite:scenario=5,intensity=2", "impolite:scenario=6,intensity=3"))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(req=polite_requests(spoken=True), seed=st.integers(0, 2**31 - 1))
+def test_spoken_times_survive(spec: str, req: PoliteRequest, seed: int) -> None:
+    """"half past six", "quarter to 7", "ten in the morning" come out whole, like "18:30"."""
+    out = _rewrite(spec, req.text, seed, _HIST)
+    _check(req.text, out, req.values, req.attrs)

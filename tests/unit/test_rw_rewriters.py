@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from parley.engine.rewrite import build_rewriter
 from parley.engine.rewrite.base import RewriteContext
@@ -13,6 +15,7 @@ from parley.engine.rewrite.impolite_lexicon import OFFENSIVE_WORDS
 from parley.engine.spans import find_spans
 from parley.engine.spec import SpecError
 from parley.engine.types import Message
+from tests.polite_requests import PoliteRequest, polite_requests, spoken_times
 
 SAMPLES = (
     "Could you please find me a cheap restaurant in the centre ? Thank you !",
@@ -247,3 +250,27 @@ def test_other_value_same_slot_different_value() -> None:
             v = other_value(sp, rng)
             assert v and v.lower() != sp.value.lower()
             assert (v[:1].isupper()) == (sp.value[:1].isupper())
+
+
+@pytest.mark.parametrize("spec", ("wp", "wp:op=synonym,alpha=0.5", "wp:op=insert,alpha=0.5",
+                                  "wp:op=swap,alpha=0.5", "wp:op=delete,alpha=0.5"))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(req=polite_requests(spoken=True), seed=st.integers(0, 2**31 - 1))
+def test_wp_keeps_spoken_times(spec: str, req: PoliteRequest, seed: int) -> None:
+    """EDA never touches a spoken time ("half past six" loses no word, swaps none); a slot swap would be
+    reported (wp has no other value for a spoken time, so it keeps it)."""
+    c = ctx(req.text, seed)
+    times = [s for s in c.spans if s.slot in ("leaveAt", "arriveBy", "book_time")]
+    assert [s.value for s in times] == [v for v in req.values if v in spoken_times()]
+    out = build_rewriter(spec).rewrite(req.text, c)
+    for s in times:
+        assert s.value in out.after or any(ch["before"] == s.value for ch in out.changes), out.after
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(req=polite_requests(spoken=True), seed=st.integers(0, 2**31 - 1))
+def test_chain_keeps_spoken_times(req: PoliteRequest, seed: int) -> None:
+    chain = Chain(["impolite:scenario=3,intensity=3", "disfluency:rate=0.5,restart=0.5", "wp:slot=0"])
+    out = chain.apply(req.text, seed=seed)
+    for v in req.values:
+        assert v in out.after, (req.text, out.after)

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from parley.engine.mwdb import load_db
 from parley.engine.spans import find_spans
+from tests.polite_requests import spoken_times
+
+#: the words before a time and the slot they give it
+CUES = {"leave after": "leaveAt", "departing at": "leaveAt", "arrive by": "arriveBy", "get there before":
+        "arriveBy", "a table at": "book_time", "book it for": "book_time"}
 
 
 def _check(text: str):
@@ -52,3 +61,43 @@ def test_empty_and_explicit_db() -> None:
     assert find_spans("   ") == ()
     db = load_db()
     assert find_spans("the north of town", db) == find_spans("the north of town")
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("I want to arrive by eleven o'clock please.", [("eleven o'clock", "arriveBy")]),
+    ("Could I leave after half past six on Monday?", [("half past six", "leaveAt"), ("Monday", "day")]),
+    ("Book a table for 4 people at quarter to seven.",
+     [("4", "book_people"), ("quarter to seven", "book_time")]),
+    ("a taxi at six thirty, thanks", [("six thirty", "book_time")]),
+    ("the train should depart after noon", [("noon", "leaveAt")]),
+    ("get there before midnight", [("midnight", "arriveBy")]),
+    ("a cab for seven pm.", [("seven pm", "book_time")]),
+    ("a cab for 7 p.m. tomorrow", [("7 p.m.", "book_time")]),
+    ("leaving at ten in the morning", [("ten in the morning", "leaveAt")]),
+    ("By Twenty-Five Past 8 In The Evening", [("Twenty-Five Past 8 In The Evening", "arriveBy")]),
+    ("arrive until seventeen oh five", [("seventeen oh five", "arriveBy")]),
+    ("we'll eat at nineteen hundred hours", [("nineteen hundred hours", "book_time")]),
+    ("and 7 o'clock in the evening", [("7 o'clock in the evening", "book_time")]),
+    ("leave at 18:00 or twelve noon", [("18:00", "leaveAt"), ("twelve noon", "leaveAt")]),
+])
+def test_spoken_times(text: str, want: list[tuple[str, str]]) -> None:
+    assert [(s.value, s.slot) for s in _check(text)] == want
+
+
+@pytest.mark.parametrize("text", [
+    "Good morning, is there a hotel in the afternoon sun?", "Is there one in the afternoon?",
+    "from ten to twelve people", "two to three nights", "it costs twelve fifty pounds",
+    "I need it for seven nights, thank you", "one of them, at night"])
+def test_words_that_are_no_time(text: str) -> None:
+    assert [s for s in _check(text) if s.slot in ("leaveAt", "arriveBy", "book_time")] == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(time=st.sampled_from(spoken_times()), cue=st.sampled_from(list(CUES)),
+       before=st.sampled_from(("", "Yes. ", "I'd like a train, ")),
+       after=st.sampled_from(("", ".", " please?")))
+def test_every_spoken_time_is_one_span(time: str, cue: str, before: str, after: str) -> None:
+    text = f"{before}{cue} {time}{after}"
+    got = [s for s in _check(text) if s.value == time]
+    assert len(got) == 1 and got[0].slot == CUES[cue], (text, find_spans(text))
+    assert got[0].start == len(before) + len(cue) + 1
