@@ -51,9 +51,14 @@ _NOT_TIME = (r"(?!\s+(?:people|persons?|guests?|adults?|nights?|days?|stars?|min
 
 
 @lru_cache(maxsize=1)
-def _spoken_time() -> re.Pattern[str]:
-    """Spoken clock times, built once from num2words' English number words."""
+def _spoken_time() -> tuple[re.Pattern[str], frozenset[str]]:
+    """Spoken clock times, built once from num2words' English number words; and the words one of which every
+    spoken time holds (a text with none of them is not searched)."""
     from num2words import num2words
+
+    hints = {w for n in range(1, 60) for w in _WORD.findall(num2words(n, lang="en"))}
+    hints.update(_words("quarter half noon midday midnight clock oclock minute minutes morning afternoon "
+                        "evening night"))
 
     def alt(nums: range) -> str:  # longest first, so "twenty five" wins over "twenty"
         ws = sorted((num2words(n, lang="en") for n in nums), key=len, reverse=True)
@@ -77,8 +82,8 @@ def _spoken_time() -> re.Pattern[str]:
         rf"{alt(range(1, 13))}\s*{ampm}|{some}\s+{daypart}",  # seven pm, 7 in the morning, ten at night
         r"(?:(?:twelve|12)\s+)?(?:noon|midday|midnight)",
     )
-    return re.compile(r"(?<![\w'’.:-])(?:" + "|".join(forms) + r")(?![\w'’-])" + _NOT_TIME,
-                      re.IGNORECASE)
+    return (re.compile(r"(?<![\w'’.:-])(?:" + "|".join(forms) + r")(?![\w'’-])" + _NOT_TIME, re.IGNORECASE),
+            frozenset(hints))
 
 
 _NUMBER_WORDS = _words(
@@ -215,9 +220,12 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
-    for m in _spoken_time().finditer(text):
-        spans.append(Span(m.start(), m.end(), _time_slot(text, m.start()), m.group(0)))
-        taken.append((m.start(), m.end()))
+    toks = [(m.start(), m.end(), m.group(0).lower()) for m in _WORD.finditer(text)]
+    spoken, hints = _spoken_time()
+    if not hints.isdisjoint(t[2] for t in toks):
+        for m in spoken.finditer(text):
+            spans.append(Span(m.start(), m.end(), _time_slot(text, m.start()), m.group(0)))
+            taken.append((m.start(), m.end()))
     for m in _TIME.finditer(text):
         if free(m.start(), m.end()):
             spans.append(Span(m.start(), m.end(), _time_slot(text, m.start()), m.group(0)))
@@ -230,7 +238,6 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
             )
             taken.append((m.start(1), m.end(1)))
 
-    toks = [(m.start(), m.end(), m.group(0).lower()) for m in _WORD.finditer(text)]
     n = len(toks)
     i = 0
     while i < n:
