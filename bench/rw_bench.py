@@ -120,7 +120,7 @@ def main() -> None:
                                           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())})
     result["date"], result["load_start"] = result["runs"][0]["date"], result["runs"][0]["load_start"]
 
-    from parley.engine.spans import _default_db, _find, _vocab  # noqa: PLC0415
+    from parley.engine.spans import _default_db, _find, _spoken_time, _vocab  # noqa: PLC0415
 
     vocab = _vocab(_default_db())
     t0 = time.perf_counter()
@@ -144,6 +144,10 @@ def main() -> None:
     rng = random.Random(0)
     polite = [generate(rng) for _ in range(args.n_polite)]
     ptexts = [r.text for r in polite]
+    spoken = _spoken_time()[0]
+    result["spoken_time_turns"] = {  # texts holding a spoken-time span ("half past six")
+        name: sum(any(spoken.fullmatch(s.value) for s in find_spans(t)) for t in texts)
+        for name, texts in (("generated", ptexts), ("multiwoz", originals))}
     broken = result.get("disfluency_broken_units", {})
     for name, texts in (("generated", ptexts), ("multiwoz", originals)) if "boundaries" in parts else ():
         heavy = "disfluency:rate=0.5,repeat_share=0.5,restart=0.5,repair=0"

@@ -191,6 +191,42 @@ other words {cls['other']['sim']} %, slot words {cls['slot']['sim']} % (real: {c
 """
 
 
+def _spans_before(b: dict[str, Any], r: dict[str, Any]) -> str:
+    """rw_bench's figures with find_spans before it protected spoken times (kept in rw_spans_before.json)
+    against the current ones: what moved."""
+    if not b:
+        return ""
+    figs = [(f"change rate `{k}` {part}", ("change_rates", k, part))
+            for k in r["change_rates"] for part in ("char", "word", "slot")]
+    figs += [(f"disfluency broken units ({k})", ("disfluency_broken_units", k))
+             for k in r["disfluency_broken_units"]]
+    figs += [(f"`{spec}` {where} {part}", ("impolite", spec, where, part))
+             for spec, row in r["impolite"].items() for where, x in row.items()
+             for part in ("courtesy_free", "preserved", "whole", "acc", "bleu", "ppl_ratio_median")
+             if part in x]
+
+    def get(d: Any, path: tuple[str, ...]) -> Any:
+        for k in path:
+            d = d.get(k) if isinstance(d, dict) else None
+        return d
+
+    moved = [f"{name}: {get(b, p)} → {get(r, p)}" for name, p in figs
+             if get(b, p) is not None and get(b, p) != get(r, p)]
+    n = r.get("spoken_time_turns", {})
+    return f"""
+## Spoken-time spans: before and after
+
+`find_spans` protects spoken times ("eleven o'clock", "half past six", "quarter to 7", "six thirty",
+"seven p.m.", "ten in the morning", "noon") since branch `spans`. They are held by
+{n.get('multiwoz', '—')} of the {r['n_turns']:,} MultiWOZ test user turns (ConvLab-3's MultiWOZ writes times
+in digits) and {n.get('generated', '—')} of the 300 generated requests (digit times only), so few figures can
+move. Before = the same `rw_bench.py` run with `find_spans` as it was ({b.get('code', '')}), {b['date']},
+load {b['load_start']} (`bench/results/rw_spans_before.json`); after = the run above. Figures that moved
+(throughput aside): {'; '.join(moved) if moved else '**none** at the published precision'}. Span detector
+uncached: {b['spans_utt_per_s']:,} utt/s before, {r['spans_utt_per_s']:,} after (loaded machine: noisy).
+"""
+
+
 def _openai(o: dict[str, Any]) -> str:
     """impolite backend=openai against a local server (bench/rw_openai.py, kept in rw_openai.json)."""
     if not o:
@@ -233,7 +269,9 @@ def main() -> None:
     b = json.loads(before.read_text()) if before.is_file() else {}
     op = RESULTS / "rw_openai.json"
     o = json.loads(op.read_text()) if op.is_file() else {}
-    (RESULTS / "rw.md").write_text(render(r, a) + _before(b) + _openai(o))
+    sb = RESULTS / "rw_spans_before.json"
+    s = json.loads(sb.read_text()) if sb.is_file() else {}
+    (RESULTS / "rw.md").write_text(render(r, a) + _before(b) + _openai(o) + _spans_before(s, r))
 
 
 if __name__ == "__main__":
