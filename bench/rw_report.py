@@ -167,7 +167,7 @@ when no other job competes for it).
 | `wp` | {t['wp']:,} | {tc.get('wp', 0):,} |
 | `asr-sim` | {t['asr-sim']:,} | {tc.get('asr-sim', 0):,} |
 | `impolite` (rules, scenario 2, intensity 2) | {t['impolite']:,} | {tc.get('impolite', 0):,} |
-| span detector `find_spans`, uncached | {r['spans_utt_per_s']:,} | — |
+| span detector `find_spans`, uncached | {r['spans_utt_per_s']:,} | {r.get('spans_utt_per_cpu_s', '—'):,} |
 
 ## 4. Simulated against real speech recognition
 
@@ -223,7 +223,8 @@ in digits) and {n.get('generated', '—')} of the 300 generated requests (digit 
 move. Before = the same `rw_bench.py` run with `find_spans` as it was ({b.get('code', '')}), {b['date']},
 load {b['load_start']} (`bench/results/rw_spans_before.json`); after = the run above. Figures that moved
 (throughput aside): {'; '.join(moved) if moved else '**none** at the published precision'}. Span detector
-uncached: {b['spans_utt_per_s']:,} utt/s before, {r['spans_utt_per_s']:,} after (loaded machine: noisy).
+uncached: {b['spans_utt_per_s']:,} utt/s before (wall clock, load {b['load_start']}), \
+{r.get('spans_utt_per_cpu_s', '—'):,} utt/CPU-s after.
 """
 
 
