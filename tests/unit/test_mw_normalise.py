@@ -116,3 +116,16 @@ def test_an_early_clock_hour_without_am_is_in_the_afternoon() -> None:
     assert [t.value for t in find_times("leave at 2:15 in the morning")] == ["02:15"]
     assert [t.value for t in find_times("at 2:15 am or at 02:15")] == ["02:15", "02:15"]
     assert [t.value for t in find_times("by 5:30")] == ["05:30"]
+
+
+def test_spoken_times_as_the_rewriters_protect_them() -> None:
+    from parley.engine.systems.mw.normalise import clean, find_times, words_to_numbers
+
+    def read(text: str) -> list[str]:
+        return [t.value for t in find_times(words_to_numbers(clean(text)))]
+
+    assert read("we leave at seventeen oh five") == ["17:05"]
+    assert read("arrive by half six") == ["18:30"]
+    assert read("a quarter to seven") == read("six forty-five pm") == ["18:45"]
+    assert read("a quarter to seven in the morning") == ["06:45"]
+    assert read("half 6 people and about half an hour") == []

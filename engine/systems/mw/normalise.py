@@ -172,6 +172,9 @@ _BARE = re.compile(
 _SPOKEN = re.compile(r"\b(?:(?:at|by|after|before|around|about|until|till|leave|arrive)\s+)?([01]?\d|"
                      r"2[0-3]) ([0-5]\d)(?:\s*(a\s?m|p\s?m))?\b(?! (?:people|persons|nights?|days?|minutes?|"
                      r"pounds?))")
+_HALF_H = re.compile(r"\bhalf ([1-9]|1[0-2])\b(?! (?:hours?|minutes?|people|persons|guests|nights?|days?|"
+                     r"pounds?|tickets?|an? |of |dozen))")
+_OH_MINUTES = re.compile(r"\b([01]?\d|2[0-3]) (?:oh|o) ([1-9])\b(?:\s*(a\s?m|p\s?m))?")
 _HOURS = re.compile(r"\b([01]?\d|2[0-3]):?([0-5]\d)\s*(?:hrs|hr|hours|h)\b")  # "1300hrs", "13:00 hours"
 _WORDTIME = re.compile(r"\b(noon|midday|midnight|lunchtime|lunch time)\b")
 _PM_AFTER = re.compile(r"^\s*(?:in the )?(evening|afternoon|tonight|at night|pm)\b")
@@ -220,13 +223,16 @@ def find_times(text: str) -> list[TimeMention]:
         if rel in ("after",) and q not in ("quarter", "half"):
             continue
         h = _apply_ampm(hour, mt.group(4), text[mt.end():])
-        if not mt.group(4) and 1 <= h <= 6:
-            h += 12
-        if rel in ("to", "til", "till", "before"):
-            total = h * 60 - mins
-            add(mt.start(), mt.end(), (total // 60) % 24, total % 60, True)
-        else:
-            add(mt.start(), mt.end(), h, mins, True)
+        total = h * 60 + (-mins if rel in ("to", "til", "till", "before") else mins)
+        if not mt.group(4) and 1 <= total // 60 <= 6 and not _AM_AFTER.match(text[mt.end():]):
+            total += 12 * 60  # "half past six", "quarter to seven": the evening, as a bare "at 6" is
+        add(mt.start(), mt.end(), (total // 60) % 24, total % 60, True)
+    for mt in _HALF_H.finditer(text):  # British "half six" = 6:30
+        h = _apply_ampm(int(mt.group(1)), None, text[mt.end():])
+        add(mt.start(), mt.end(), h + 12 if 1 <= h <= 6 else h, 30, True)
+    for mt in _OH_MINUTES.finditer(text):  # "seventeen oh five" → "17 oh 5"
+        h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
+        add(mt.start(), mt.end(), h, int(mt.group(2)), True)
     for mt in _SPOKEN.finditer(text):  # ASR style: "five fifteen pm" → "5 15 pm"
         if mt.group(3) or mt.group(0)[:1].isalpha() or mt.group(2) in ("00", "15", "30", "45"):
             h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
