@@ -50,7 +50,10 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     booking = bool(tr.wants_booking.get(d))
     if booking:  # "book it for 5 and give me the reference": the reference comes with the booking
         rq = [s for s in rq if s != "reference"]
-    venue = pol.db.find(d, tr.offered[d]) if tr.offered.get(d) else None
+    # train ids are not unique in the DB (336 run on two days or routes): the offered one is the one that fits
+    offered = tr.offered.get(d)
+    venue = next((r for r in rows if r["trainID"] == offered), None) or (
+        pol.db.find(d, offered) if offered else None)
     if venue is not None and rows and venue not in rows:
         venue = None
         tr.offered.pop(d, None)
