@@ -181,7 +181,8 @@ def noisy(draw: Any, sentence: Any) -> str:
     return text
 
 
-def conversations(max_turns: int = 7) -> Any:
-    """A conversation: an opening request for one domain, then any turns."""
-    opening = st.sampled_from(sorted(REQUESTS)).flatmap(lambda d: noisy(REQUESTS[d]))
-    return st.tuples(opening, st.lists(noisy(TURN), max_size=max_turns - 1)).map(lambda t: [t[0], *t[1]])
+def conversations(max_segments: int = 3, max_follow: int = 4) -> Any:
+    """A conversation: one to ``max_segments`` requests for a domain, each followed by any turns."""
+    segment = st.tuples(st.sampled_from(sorted(REQUESTS)).flatmap(lambda d: noisy(REQUESTS[d])),
+                        st.lists(noisy(TURN), max_size=max_follow)).map(lambda t: [t[0], *t[1]])
+    return st.lists(segment, min_size=1, max_size=max_segments).map(lambda ss: [u for s in ss for u in s])
