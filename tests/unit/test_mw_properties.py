@@ -171,3 +171,5 @@ def test_clock_hour_after_a_stars_question_is_no_star_rating() -> None:
     turns = talk(["Find me a guesthouse with 2 stars and wifi", "Book me a taxi to ali baba at 5 am"], 0)
     assert turns[1].state["hotel"]["stars"] == "2"
     assert turns[1].state["taxi"] == {"destination": "ali baba", "leaveAt": "05:00"}
+    turns = talk(["2 stars", "in the centre please", "no, I meant leaving after quarter past 5"], 0)
+    assert turns[2].state["hotel"]["stars"] == "2"

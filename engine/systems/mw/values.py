@@ -173,15 +173,17 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
         b.add(domain_for("book_people", domain, mentioned, ctx), "book_people", str(party[0]), party[1])
     if ctx.sys_requested and not b.items:
         want = [s for s in ctx.sys_requested if s in ("book_people", "book_stay", "stars")]
-        nums = [m for m in P.BARE_NUM_RE.finditer(plain) if m.start() not in used and not _CLOCK_NUM.match(
-            plain, m.end()) and not re.search(r"\b(?:at|after|before|by|until|around)\s*$", plain[:m.start()])]
+        nums = [m for m in P.BARE_NUM_RE.finditer(plain) if m.start() not in used
+                and not _CLOCK_NUM.match(plain, m.end()) and not _CLOCK_BEFORE.search(plain[:m.start()])]
         if want and (want[0] not in ("book_stay", "stars") or domain in (None, "hotel")) and len(nums) == 1:
             slot = want[0]  # (not "a taxi to the museum at 5 am" after "how many stars?")
             d = "hotel" if slot in ("book_stay", "stars") else domain_for(slot, domain, mentioned, ctx)
             b.add(d, slot, str(int(nums[0].group(1))), nums[0].start())
 
 
+#: a number that is an hour: "5 am", "at 5", "quarter past 5"
 _CLOCK_NUM = re.compile(r"\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock|hrs?|h)\b")
+_CLOCK_BEFORE = re.compile(r"\b(?:at|after|before|by|until|around|past|to)\s*$")
 _OTHERS = (r"(?:friends?|companions?|colleagues?|co-?workers?|kids|children|sons|daughters|grandchildren|"
            r"family members|guests|buddies|mates|others|other (?:people|persons|guests|adults))")
 #: the speaker plus N others: "coming with four of my friends", "three other people will be with me"
