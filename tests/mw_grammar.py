@@ -35,7 +35,8 @@ DEPT = _vals("hospital", "department")
 STARS = st.sampled_from(("2", "3", "4"))
 NAME = st.sampled_from(DB.values("restaurant", "name") + DB.values("hotel", "name")
                        + DB.values("attraction", "name"))
-COUNT = st.integers(1, 8).flatmap(lambda n: st.sampled_from((str(n), NUMBER_WORDS[n - 1])))
+COUNT = st.integers(1, 8).flatmap(lambda n: st.sampled_from((str(n), NUMBER_WORDS[n - 1]))) | st.sampled_from(
+    ("0", "zero", "100", "twenty", "a dozen", "-1", "999999", "1.5"))
 
 
 @st.composite
@@ -55,7 +56,9 @@ def clock(draw: Any) -> str:
         forms.append(f"quarter past {h12}")
     if m == 45:
         forms.append(f"quarter to {h12 % 12 + 1}")
-    return draw(st.sampled_from(forms))
+    forms += [f"{h}.{m:02d}", f"{h:02d}{m:02d}", f"{h12}:{m:02d}{ampm}", f"{h12}{ampm}"]
+    odd = ("noon", "midnight", "12am", "24:00", "25:00", "half six", "7 in the evening", "00:00", "23:59")
+    return draw(st.sampled_from(forms) | st.sampled_from(odd))
 
 
 def _fmt(template: str, **parts: Any) -> Any:
@@ -133,7 +136,9 @@ CORRECTION = _one_of(
     _fmt("no, I meant {d}", d=DAY), _fmt("no, I meant leaving after {t}", t=clock()),
     _fmt("actually make it {t}", t=clock()), _fmt("no I meant arriving by {t}", t=clock()),
     _fmt("actually I'd rather go to {y}", y=STATION), _fmt("change that to {n} nights", n=COUNT),
-    "actually make it a hotel", "actually make it a guesthouse", _fmt("no, {s} stars", s=STARS))
+    "actually make it a hotel", "actually make it a guesthouse", _fmt("no, {s} stars", s=STARS),
+    _fmt("no, I meant {n}", n=NAME), _fmt("actually the {n} please", n=NAME),
+    _fmt("sorry, I meant from {x}", x=STATION), _fmt("make that {d}, not {d2}", d=DAY, d2=DAY))
 
 DONTCARE = st.sampled_from(("I don't mind", "any area is fine", "doesn't matter", "I don't care about the price",
                             "any time is fine", "whatever you recommend", "no preference"))
@@ -143,8 +148,10 @@ JUNK = st.sampled_from(("", " ", "???", "asdf qwerty", "🙂🙂", "...", "hmm",
 ANOTHER = st.sampled_from(("is there another one?", "any other options?", "something else please",
                            "can you recommend one?", "a different one please"))
 
-TURN = st.one_of(CONSTRAINT, BOOKING, QUESTION, YESNO, CORRECTION, DONTCARE, CLOSING, JUNK, ANOTHER,
-                 *REQUESTS.values())
+ONE = st.one_of(CONSTRAINT, BOOKING, QUESTION, YESNO, CORRECTION, DONTCARE, CLOSING, JUNK, ANOTHER,
+                *REQUESTS.values())
+#: one sentence, or two in one turn ("yes please. what's the postcode?")
+TURN = ONE | st.tuples(ONE, st.sampled_from((". ", " and ", ", ", " ")), ONE).map("".join)
 
 _ANSI = ("\x1b[31m", "\x1b[0m", "\x1b[1;32m", "␛[33m")
 

@@ -24,7 +24,9 @@ DAYS = set(DB.values("train", "day"))
 #: cuisines the DB lacks are kept in the state on purpose, as the corpus annotates them (the policy says "no
 #: match"): the NLU's own list of cuisines
 CUISINES = set(FOODS.values())
-TIME = re.compile(r"^(?:[01]\d|2[0-3]):[0-5]\d$")
+#: HH:MM; "24:00" (midnight at the end of a day) is kept as the normaliser writes it, and the DB itself has
+#: trains arriving at 24:55
+TIME = re.compile(r"^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$")
 #: venue attributes a system act may state (act slot → DB field)
 ATTRS = {"area": "area", "pricerange": "pricerange", "food": "food", "type": "type", "stars": "stars",
          "parking": "parking", "internet": "internet", "phone": "phone", "postcode": "postcode",
@@ -173,3 +175,9 @@ def test_clock_hour_after_a_stars_question_is_no_star_rating() -> None:
     assert turns[1].state["taxi"] == {"destination": "ali baba", "leaveAt": "05:00"}
     turns = talk(["2 stars", "in the centre please", "no, I meant leaving after quarter past 5"], 0)
     assert turns[2].state["hotel"]["stars"] == "2"
+
+
+def test_zero_nights_is_no_stay() -> None:
+    """"0 nights" was a stay of 0 nights (zero people was already ignored)."""
+    turns = talk(["I need a hotel in the north", "yes please, 0 people, 0 nights from friday"], 0)
+    assert turns[1].state["hotel"] == {"area": "north", "book_day": "friday"}

@@ -142,7 +142,7 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
     for m in P.STAY_RE.finditer(plain):
         val = next(g for g in m.groups() if g)
         val = "1" if val == "single" else val
-        if domain in ("train", "taxi", "restaurant") and "hotel" not in mentioned:
+        if (domain in ("train", "taxi", "restaurant") and "hotel" not in mentioned) or int(val) == 0:
             continue
         b.add("hotel", "book_stay", str(int(val)), m.start())
         used.add(m.start())
