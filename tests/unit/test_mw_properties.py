@@ -181,3 +181,9 @@ def test_zero_nights_is_no_stay() -> None:
     """"0 nights" was a stay of 0 nights (zero people was already ignored)."""
     turns = talk(["I need a hotel in the north", "yes please, 0 people, 0 nights from friday"], 0)
     assert turns[1].state["hotel"] == {"area": "north", "book_day": "friday"}
+
+
+def test_another_one_is_no_star_rating() -> None:
+    """"is there another one?" after a stars question asked for 1-star hotels."""
+    turns = talk(["2 stars", "actually make it a guesthouse", "is there another one?"], 0)
+    assert turns[2].state["hotel"] == {"stars": "2", "type": "guesthouse"}

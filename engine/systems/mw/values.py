@@ -174,7 +174,8 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
     if ctx.sys_requested and not b.items:
         want = [s for s in ctx.sys_requested if s in ("book_people", "book_stay", "stars")]
         nums = [m for m in P.BARE_NUM_RE.finditer(plain) if m.start() not in used
-                and not _CLOCK_NUM.match(plain, m.end()) and not _CLOCK_BEFORE.search(plain[:m.start()])]
+                and not _CLOCK_NUM.match(plain, m.end()) and not _CLOCK_BEFORE.search(plain[:m.start()])
+                and not (m.group(1) == "1" and _PRONOUN_ONE.search(plain[:m.start()]))]
         if want and (want[0] not in ("book_stay", "stars") or domain in (None, "hotel")) and len(nums) == 1:
             slot = want[0]  # (not "a taxi to the museum at 5 am" after "how many stars?")
             d = "hotel" if slot in ("book_stay", "stars") else domain_for(slot, domain, mentioned, ctx)
@@ -184,6 +185,8 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
 #: a number that is an hour: "5 am", "at 5", "quarter past 5"
 _CLOCK_NUM = re.compile(r"\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock|hrs?|h)\b")
 _CLOCK_BEFORE = re.compile(r"\b(?:at|after|before|by|until|around|past|to)\s*$")
+#: "one" as a pronoun: "another one", "that one", "a cheaper one"
+_PRONOUN_ONE = re.compile(r"\b(?:another|that|this|the|which|any|other|different|new|a|an|\w+er)\s*$")
 _OTHERS = (r"(?:friends?|companions?|colleagues?|co-?workers?|kids|children|sons|daughters|grandchildren|"
            r"family members|guests|buddies|mates|others|other (?:people|persons|guests|adults))")
 #: the speaker plus N others: "coming with four of my friends", "three other people will be with me"
