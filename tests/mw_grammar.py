@@ -140,8 +140,9 @@ CORRECTION = _one_of(
     _fmt("no, I meant {n}", n=NAME), _fmt("actually the {n} please", n=NAME),
     _fmt("sorry, I meant from {x}", x=STATION), _fmt("make that {d}, not {d2}", d=DAY, d2=DAY))
 
-DONTCARE = st.sampled_from(("I don't mind", "any area is fine", "doesn't matter", "I don't care about the price",
-                            "any time is fine", "whatever you recommend", "no preference"))
+DONTCARE = st.sampled_from(("I don't mind", "any area is fine", "doesn't matter",
+                            "I don't care about the price", "any time is fine", "whatever you recommend",
+                            "no preference"))
 CLOSING = st.sampled_from(("thanks", "thank you, that's all", "bye", "great, goodbye!", "that's everything"))
 JUNK = st.sampled_from(("", " ", "???", "asdf qwerty", "🙂🙂", "...", "hmm", "1234", "\t", "no no no no",
                         "the the the", "@#$%", "ok ok"))

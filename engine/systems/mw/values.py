@@ -175,7 +175,7 @@ def counts(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
         want = [s for s in ctx.sys_requested if s in ("book_people", "book_stay", "stars")]
         nums = [m for m in P.BARE_NUM_RE.finditer(plain) if m.start() not in used
                 and not _CLOCK_NUM.match(plain, m.end()) and not _CLOCK_BEFORE.search(plain[:m.start()])
-                and not (m.group(1) == "1" and _PRONOUN_ONE.search(plain[:m.start()]))]
+                and not (m.group(1) == "1" and _PRONOUN_ONE.search(plain[:m.start()])) and int(m.group(1))]
         if want and (want[0] not in ("book_stay", "stars") or domain in (None, "hotel")) and len(nums) == 1:
             slot = want[0]  # (not "a taxi to the museum at 5 am" after "how many stars?")
             d = "hotel" if slot in ("book_stay", "stars") else domain_for(slot, domain, mentioned, ctx)
