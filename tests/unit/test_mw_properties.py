@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from parley.engine.systems.multiwoz import MultiwozSystem
 from parley.engine.systems.mw.patterns import FOODS
-from parley.engine.types import Message, SystemTurn
+from parley.engine.types import SystemTurn
 from tests.mw_grammar import DB, conversations
+from tests.unit.test_mw_dialogues import talk as _talk
 
 SETTINGS = settings(max_examples=400, deadline=None, derandomize=True)
 VENUE = ("restaurant", "hotel", "attraction")
@@ -37,15 +38,7 @@ ATTRS = {"area": "area", "pricerange": "pricerange", "food": "food", "type": "ty
 
 
 def talk(users: list[str], seed: int) -> list[SystemTurn]:
-    bot = MultiwozSystem(seed=seed)
-    history: tuple[Message, ...] = ()
-    out = []
-    for u in users:
-        history += (Message("user", u),)
-        turn = bot.respond(history)
-        out.append(turn)
-        history += (Message("system", turn.text),)
-    return out
+    return _talk(MultiwozSystem(seed=seed), *users)
 
 
 def _valid(domain: str, slot: str, value: str) -> bool:
