@@ -1,7 +1,7 @@
-"""kill -9 of ``parley run --batch N`` (one process, N dialogues decoding in lockstep on one model; or W worker
-processes doing that each): the database stays intact, holds only whole dialogues, no worker process outlives
-the driver, and ``--resume RUN_ID`` stores exactly what an uninterrupted run stores. A real process, a real
-SQLite file, a tiny GPT-2 built by the test."""
+"""kill -9 of ``parley run --batch N`` (one process, N dialogues decoding in lockstep on one model; or W
+worker processes doing that each): the database stays intact, holds only whole dialogues, no worker process
+outlives the driver, and ``--resume RUN_ID`` stores exactly what an uninterrupted run stores. A real process,
+a real SQLite file, a tiny GPT-2 built by the test."""
 
 from __future__ import annotations
 
