@@ -176,13 +176,18 @@ def _watch_parent(parent: int) -> None:
 _init_error: str | None = None
 
 
-def _init_process(spec: WorkerSpec, parent: int, threads: int) -> None:
-    global _worker, _init_error
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the driver's business
-    # N processes share the cores: torch/BLAS in each use their share, not all of them (unless the user said)
+def detach_worker(parent: int, threads: int) -> None:
+    """Set up a worker process: ctrl+c is the driver's business, torch/BLAS use ``threads`` (N processes
+    share the cores; unless the user said otherwise), and the process ends when the driver is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, str(threads))
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _init_process(spec: WorkerSpec, parent: int, threads: int) -> None:
+    global _worker, _init_error
+    detach_worker(parent, threads)
     from parley.engine.batch.play import Worker
 
     try:

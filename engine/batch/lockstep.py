@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import pickle
 import queue
-import signal
 import threading
 from collections import deque
 from typing import Any
@@ -49,13 +48,9 @@ def _member(w: Worker, todo: Any, done: Any) -> None:
 
 def _serve(spec: WorkerSpec, batch: int, todo: Any, done: Any, parent: int, threads: int) -> None:
     """A worker process: load the system once, then ``batch`` threads play dialogues in lockstep."""
-    from parley.engine.batch.backends import _watch_parent
+    from parley.engine.batch.backends import detach_worker
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the driver's business
-    # W processes share the cores: torch/BLAS in each use their share (unless the user said otherwise)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, str(threads))
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    detach_worker(parent, threads)
     try:
         system = Worker.build(spec).system
         members = [Worker(s, spec.conditions, system_spec=spec.system_spec, tester=spec.tester)

@@ -97,7 +97,8 @@ def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
     type=click.IntRange(1, 256),
     default=1,
     show_default=True,
-    help="Dialogues in flight at once (stored sessions are the same for any number).",
+    help="Dialogues in flight at once; with --batch N, worker processes each playing N (stored sessions are "
+    "the same for any number).",
 )
 @click.option(
     "--batch",
