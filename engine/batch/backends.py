@@ -11,7 +11,8 @@ alone writes the database, in corpus order.
 - ``ray`` — N Ray actors on a cluster (:mod:`.ray_backend`);
 - ``--batch N`` (:class:`BatchBackend`) — N threads whose systems share one model and decode their prompts
   together (:mod:`engine.systems.hf_batch`); for small local decoder models, whose forward passes cost about
-  the same for 1 or N sequences.
+  the same for 1 or N sequences. With ``--backend process --workers W``, W processes do that
+  (:mod:`.lockstep`).
 """
 
 from __future__ import annotations
@@ -53,8 +54,15 @@ def choose(backend: str, system_spec: str, workers: int) -> str:
 def make_backend(kind: str, spec: WorkerSpec, workers: int, *, address: str | None = None,
                  system: Any = None, batch: int = 1) -> Backend:
     """Start ``workers`` workers of ``kind``. ``system`` (thread backend, one worker) reuses a loaded
-    system; ``batch`` > 1 plays that many dialogues in lockstep on it (:class:`BatchBackend`)."""
+    system; ``batch`` > 1 plays that many dialogues in lockstep on it (:class:`BatchBackend`), or in each of
+    ``workers`` processes (:class:`~.lockstep.LockstepBackend`)."""
+    if batch > 1 and kind == "process":
+        from parley.engine.batch.lockstep import LockstepBackend
+
+        return LockstepBackend(spec, workers, batch)
     if batch > 1:
+        if kind != "thread" or workers > 1:
+            raise ValueError(f"--batch runs on one thread pool or on processes, not {workers} x {kind}")
         return BatchBackend(spec, system, batch)
     if kind == "thread":
         return ThreadBackend(spec, workers, system=system)
@@ -168,13 +176,18 @@ def _watch_parent(parent: int) -> None:
 _init_error: str | None = None
 
 
-def _init_process(spec: WorkerSpec, parent: int, threads: int) -> None:
-    global _worker, _init_error
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the driver's business
-    # N processes share the cores: torch/BLAS in each use their share, not all of them (unless the user said)
+def detach_worker(parent: int, threads: int) -> None:
+    """Set up a worker process: ctrl+c is the driver's business, torch/BLAS use ``threads`` (N processes
+    share the cores; unless the user said otherwise), and the process ends when the driver is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, str(threads))
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _init_process(spec: WorkerSpec, parent: int, threads: int) -> None:
+    global _worker, _init_error
+    detach_worker(parent, threads)
     from parley.engine.batch.play import Worker
 
     try:

@@ -97,7 +97,8 @@ def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
     type=click.IntRange(1, 256),
     default=1,
     show_default=True,
-    help="Dialogues in flight at once (stored sessions are the same for any number).",
+    help="Dialogues in flight at once; with --batch N, worker processes each playing N (stored sessions are "
+    "the same for any number).",
 )
 @click.option(
     "--batch",
@@ -105,7 +106,8 @@ def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
     default=1,
     show_default=True,
     help="hf-causal/neural: play N dialogues in lockstep, decoding their turns in one batch per step "
-    "(one process, one model; stored sessions are the same as with 1).",
+    "(one model per process; with --workers W, W processes each play N; stored sessions are the same as "
+    "with 1).",
 )
 @click.option(
     "--backend",
@@ -203,8 +205,10 @@ def run(
 
     if resume and new_run:
         raise ParleyError("--resume and --new exclude each other")
-    if batch > 1 and (workers > 1 or backend not in ("auto", "thread")):
-        raise ParleyError("--batch runs in one process: it excludes --workers N and --backend process|ray")
+    if batch > 1 and backend == "ray":
+        raise ParleyError("--batch does not run on Ray actors: use --backend process --workers N")
+    if batch > 1 and workers > 1 and backend == "thread":
+        raise ParleyError("--batch on threads runs in one process: --workers N needs --backend process")
     if not resume:
         # the system and every condition checked before the corpus is read or the database touched
         _check_system(system_spec, trust_remote_code, batch)
@@ -263,7 +267,9 @@ def run(
         else:
             click.echo(
                 f"run {run_rec.id}: {run_rec.total} dialogues ({len(names)} condition(s)), "
-                + (f"{batch} in lockstep (--batch)" if batch > 1 else f"{workers} worker(s) on {kind}"),
+                + (f"{batch} in lockstep (--batch)" if batch > 1 and kind == "thread"
+                   else f"{workers} worker process(es), {batch} in lockstep each (--batch)" if batch > 1
+                   else f"{workers} worker(s) on {kind}"),
                 err=True,
             )
         spec = WorkerSpec(params.system_spec, params.conditions, params.tester,

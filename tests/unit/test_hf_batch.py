@@ -167,10 +167,31 @@ def test_batched_run_stores_what_an_unbatched_run_stores(tmp_path: Path) -> None
     assert a == b and len(a) == 10  # one line per session
 
 
+def test_batched_worker_processes_store_what_batch_1_stores(tmp_path: Path,
+                                                            gpt2_dir: Path) -> None:  # noqa: F811
+    """--batch 4 --workers 2 --backend process: two processes, each with the model once, four dialogues in
+    lockstep in each; the same sessions, turn by turn, and scores as a plain serial run."""
+    corpus = write_corpus(tmp_path / "c.json", 12, turns=3)
+    common = ["--system", f"hf-causal:model={gpt2_dir},format=simpletod,max_new_tokens=24", "--dialogues",
+              str(corpus), "--condition", "original", "--condition", "disfluency", "--seed", "3", "--json",
+              "--bootstrap", "50"]
+    one = _run(*common, "--db", str(tmp_path / "1.db"))
+    two = _run(*common, "--db", str(tmp_path / "2.db"), "--batch", "4", "--workers", "2",
+               "--backend", "process")
+    assert "2 worker process(es), 4 in lockstep each" in two.stderr
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    a = normalised_export(tmp_path / "1.db", tmp_path / "1.jsonl")
+    b = normalised_export(tmp_path / "2.db", tmp_path / "2.jsonl")
+    assert len(a) == 24 and a == b
+    assert sum(len(s["turns"]) for s in a) == 24 * 6  # every user turn and every reply, compared one by one
+
+
 @pytest.mark.parametrize(("extra", "message"), [
     (["--system", "echo", "--batch", "2"], "does not decode in batches"),
-    (["--system", "neural", "--batch", "2", "--workers", "2"], "excludes --workers"),
-    (["--system", "neural", "--batch", "2", "--backend", "process"], "excludes --workers"),
+    (["--system", "neural", "--batch", "2", "--workers", "2", "--backend", "thread"],
+     "needs --backend process"),
+    (["--system", "neural", "--batch", "2", "--backend", "ray"], "does not run on Ray"),
+    (["--system", "neural", "--batch", "2", "--backend", "ray", "--workers", "2"], "does not run on Ray"),
 ])
 def test_batch_refusals_are_one_line(tmp_path: Path, extra: list[str], message: str) -> None:
     corpus = write_corpus(tmp_path / "c.json", 2)
@@ -178,12 +199,15 @@ def test_batch_refusals_are_one_line(tmp_path: Path, extra: list[str], message: 
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
 
 
-def test_ctrl_c_stops_a_batched_run_and_it_resumes(tmp_path: Path, gpt2_dir: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("workers", [[], ["--workers", "2", "--backend", "process"]],
+                         ids=["one-process", "two-processes"])
+def test_ctrl_c_stops_a_batched_run_and_it_resumes(tmp_path: Path, workers: list[str],
+                                                   gpt2_dir: Path) -> None:  # noqa: F811
     corpus = write_corpus(tmp_path / "c.json", 40, turns=4)
     db = tmp_path / "r.db"
     args = [str(Path(sys.executable).with_name("parley")), "run", "--system",
             f"hf-causal:model={gpt2_dir},format=simpletod,max_new_tokens=40", "--dialogues", str(corpus),
-            "--batch", "4", "--bootstrap", "0", "--json", "--db", str(db)]
+            "--batch", "4", *workers, "--bootstrap", "0", "--json", "--db", str(db)]
     code, err, seconds = ctrl_c_after(args, db, 2)
     assert seconds < 10 and code == 130, err
     assert "interrupted" in err and "Traceback" not in err

@@ -1,6 +1,7 @@
-"""kill -9 of ``parley run --batch N`` (one process, N dialogues decoding in lockstep on one model): the
-database stays intact, holds only whole dialogues, and ``--resume RUN_ID`` stores exactly what an
-uninterrupted run stores. A real process, a real SQLite file, a tiny GPT-2 built by the test."""
+"""kill -9 of ``parley run --batch N`` (one process, N dialogues decoding in lockstep on one model; or W
+worker processes doing that each): the database stays intact, holds only whole dialogues, no worker process
+outlives the driver, and ``--resume RUN_ID`` stores exactly what an uninterrupted run stores. A real process,
+a real SQLite file, a tiny GPT-2 built by the test."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.corpora import write_corpus
 from tests.unit.test_batch_run import _stored, normalised_export
 from tests.unit.test_sys_hf import gpt2_dir  # noqa: F401  (the tiny hf-causal checkpoint fixture)
@@ -21,23 +24,31 @@ REPO = Path(__file__).resolve().parents[2]
 N, TURNS = 16, 3  # per condition; two conditions
 
 
-def test_kill_9_of_a_batched_run_then_resume_stores_a_clean_runs_turns(tmp_path: Path,
+@pytest.mark.parametrize("workers", [[], ["--workers", "2", "--backend", "process"]],
+                         ids=["one-process", "two-processes"])
+def test_kill_9_of_a_batched_run_then_resume_stores_a_clean_runs_turns(tmp_path: Path, workers: list[str],
                                                                        gpt2_dir: Path) -> None:  # noqa: F811
+    import psutil
+
     corpus = write_corpus(tmp_path / "c.json", N, turns=TURNS)
     parley = str(Path(sys.executable).with_name("parley"))
     db = tmp_path / "r.db"
     args = ["run", "--system", f"hf-causal:model={gpt2_dir},format=simpletod,max_new_tokens=40",
             "--dialogues", str(corpus), "--condition", "original", "--condition", "disfluency"]
-    tail = ["--batch", "4", "--bootstrap", "0", "--json", "--db"]
+    tail = ["--batch", "4", *workers, "--bootstrap", "0", "--json", "--db"]
     proc = subprocess.Popen([parley, *args, *tail, str(db)], cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while _stored(db) < 5 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert proc.poll() is None, "the run ended before it could be killed"
+    children = psutil.Process(proc.pid).children(recursive=True)
+    assert len(children) >= (2 if workers else 0)
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGKILL
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert not alive, "worker processes outlived the killed driver"
 
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
