@@ -152,3 +152,13 @@ def test_chat_session_always_ends(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     rows = sqlite3.connect(db).execute("SELECT ended_at FROM sessions").fetchall()
     assert len(rows) == 1 and rows[0][0] is not None
+
+
+@pytest.mark.parametrize("script", [b"", b"\n  \n# only a comment\n"])
+def test_script_without_turns_is_refused(tmp_path: Path, script: bytes) -> None:
+    """An empty script used to end with exit 0 and "session …: 0 user turn(s) … stored in DB" while nothing
+    was stored."""
+    db = tmp_path / "p.db"
+    p = run(["chat", "--system", "echo", "--script", "-", "--db", str(db)], cwd=REPO, input=script)
+    assert "holds no user turns" in one_line_error(p)
+    assert "stored" not in p.stderr and not db.exists()
