@@ -89,6 +89,8 @@ def export(db_path: str | None, fmt: str, out: str, force: bool) -> None:
     from parley.store.export import write_jsonl
 
     out_path = Path(out)
+    if out == "-" and fmt == "csv":
+        raise ParleyError("csv writes one file per table: give --out a folder (only jsonl writes to stdout)")
     if out == "-" and fmt == "jsonl":
         n = write_jsonl(open_db(db_path, must_exist=True, hint=_NO_DB), sys.stdout)
         click.echo(f"wrote {n} session(s) to stdout", err=True)

@@ -123,3 +123,10 @@ def test_disk_full_midway_leaves_the_old_file(tmp_path: Path) -> None:
 def test_stdout(db: Path) -> None:
     r = cli(["export", "--db", str(db), "--format", "jsonl", "--out", "-"])
     assert r.exit_code == 0 and r.stdout.count("\n") == 2
+
+
+def test_csv_to_stdout_is_refused(db: Path, tmp_path: Path) -> None:
+    """``--out -`` means stdout; csv used to take it as a folder name and create ``./-`` with the tables."""
+    p = run(["export", "--db", str(db), "--format", "csv", "--out", "-"], cwd=tmp_path)
+    assert "only jsonl writes to stdout" in one_line_error(p)
+    assert list(tmp_path.iterdir()) == [db]
