@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from parley.cli.common import OutputPath
+from parley.cli.common import OutputPath, force_option, refuse_existing
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -102,14 +102,18 @@ def doctor(as_json: bool) -> None:
               help="Speaking rate (1.3 = 30% faster).")
 @click.option("--play/--no-play", default=None,
               help="Play on the default output device (default: play when there is no --out).")
-def speak(text: str, out_path: str | None, backend: str, speed: float, play: bool | None) -> None:
-    """Say TEXT with the offline voice (piper en_US joe by default); save it with --out FILE.wav."""
+@force_option
+def speak(text: str, out_path: str | None, backend: str, speed: float, play: bool | None,
+          force: bool) -> None:
+    """Say TEXT with the offline voice (piper en_US joe by default); save it with --out FILE.wav (an existing
+    file only with --force)."""
     from parley.audio.devices import check_output
     from parley.audio.tts import get_tts, write_wav
     from parley.audio.tts import play as play_audio
 
     if not text.strip():
         raise ParleyError("nothing to say (TEXT is empty)")
+    refuse_existing(out_path, force=force)
     play = (out_path is None) if play is None else play
     if play and out_path is None:
         status = check_output()

@@ -111,6 +111,20 @@ class OutputPath(click.Path):
         return value
 
 
+def refuse_existing(*paths: str | Path | None, force: bool = False) -> None:
+    """Nothing a user had is replaced silently: an output file that already exists is refused (one line,
+    exit 2) unless ``--force``. Call it before any work is done."""
+    if force:
+        return
+    for p in paths:
+        if p is not None and p != "-" and Path(p).exists():
+            raise ParleyError(f"{p} already exists (pass --force to replace it)")
+
+
+def force_option(f):  # type: ignore[no-untyped-def]
+    return click.option("--force", is_flag=True, help="Replace output files that already exist.")(f)
+
+
 #: seeds are stored as SQLite integers (64-bit)
 SEED = click.IntRange(-(2**63), 2**63 - 1)
 

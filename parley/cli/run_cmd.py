@@ -11,7 +11,17 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from parley.cli.common import SEED, OutputPath, check_trust, db_option, load_system, open_db, trust_option
+from parley.cli.common import (
+    SEED,
+    OutputPath,
+    check_trust,
+    db_option,
+    force_option,
+    load_system,
+    open_db,
+    refuse_existing,
+    trust_option,
+)
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -171,6 +181,7 @@ def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
     help="Write a self-contained HTML report.",
 )
 @trust_option
+@force_option
 @click.pass_context
 def run(
     ctx: click.Context,
@@ -193,6 +204,7 @@ def run(
     plot: str | None,
     html_out: str | None,
     trust_remote_code: bool,
+    force: bool,
 ) -> None:
     """Replay corpus dialogues through a system under rewriter conditions and score them (Inform, Success,
     BLEU, Combined; drops against `original`; paired bootstrap CIs). Every dialogue is stored as a batch
@@ -203,6 +215,7 @@ def run(
     from parley.engine.scoring.replay import summary
     from parley.store.runs import count_done, get_run
 
+    refuse_existing(plot, html_out, force=force)
     if resume and new_run:
         raise ParleyError("--resume and --new exclude each other")
     if batch > 1 and backend == "ray":
@@ -212,7 +225,9 @@ def run(
     if not resume:
         # the system and every condition checked before the corpus is read or the database touched
         _check_system(system_spec, trust_remote_code, batch)
-        build_chains(list(conditions) or ["original"])
+        chains = build_chains(list(conditions) or ["original"])
+        if mwzeval_out:
+            refuse_existing(*_mwzeval_paths(Path(mwzeval_out), list(chains)).values(), force=force)
     store = open_db(db_path)
     try:
         if resume:
@@ -252,6 +267,8 @@ def run(
                 tester=tester,
             )
         names = list(build_chains(params.conditions))
+        paths = _mwzeval_paths(Path(mwzeval_out), names) if mwzeval_out else {}
+        refuse_existing(*paths.values(), force=force)
         kind = choose(backend, params.system_spec, workers)
         if resume:
             _check_system(params.system_spec, trust_remote_code, batch)
@@ -274,7 +291,6 @@ def run(
             )
         spec = WorkerSpec(params.system_spec, params.conditions, params.tester,
                           {"trust_remote_code": True} if trust_remote_code else {})
-        paths = _mwzeval_paths(Path(mwzeval_out), names) if mwzeval_out else {}
         with _progress_bar() as bar:
             tasks: dict[str, Any] = {}
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from parley.cli.common import OutputPath, db_option, open_db
+from parley.cli.common import OutputPath, db_option, force_option, open_db, refuse_existing
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -56,11 +56,14 @@ def _console() -> Any:
 @click.option("--plot", type=OutputPath(), default=None, help="Write a PNG plot (matplotlib).")
 @click.option("--html", "html_out", type=OutputPath(), default=None,
               help="Write a self-contained HTML report.")
+@force_option
 def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str | None,
           turn_file: str | None, relevance_coding: str, mwzeval_file: str | None, references: str | None,
           dialogues: str | None, latency: bool, as_json: bool, plot: str | None,
-          html_out: str | None) -> None:
-    """Score the sessions and ratings of a database (nothing is written to it), or a file of model outputs."""
+          html_out: str | None, force: bool) -> None:
+    """Score the sessions and ratings of a database (nothing is written to it), or a file of model outputs.
+    An existing --plot or --html file is refused unless --force."""
+    refuse_existing(plot, html_out, force=force)
     if mwzeval_file:
         _score_mwzeval_file(mwzeval_file, dialogues, references, as_json)
         return

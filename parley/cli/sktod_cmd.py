@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, OutputPath
+from parley.cli.common import SEED, OutputPath, force_option, refuse_existing
 from parley.errors import ParleyError
 
 
@@ -67,15 +67,18 @@ def sktod() -> None:
               help="Seq2seq/causal checkpoint for responses (default: VADER-aware templates).")
 @click.option("--cross-encoder", default=None, metavar="PATH", help="Cross-encoder checkpoint for selection.")
 @click.option("--with-entities", is_flag=True, help="Also write the tracked entities of each turn.")
+@force_option
 def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | None,
         model_dir: str | None, entity_mapping: str | None, generator: str | None, cross_encoder: str | None,
-        with_entities: bool) -> None:
-    """Predict KTD, knowledge and responses for every instance of a DSTC11 logs file."""
+        with_entities: bool, force: bool) -> None:
+    """Predict KTD, knowledge and responses for every instance of a DSTC11 logs file (an existing --out is
+    refused unless --force)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from parley.engine.sktod.pipeline import Pipeline
     from parley.store.export import replacing
 
+    refuse_existing(out_path, force=force)
     logs = _load_list(logs_path, "logs")
     if not logs:
         raise ParleyError(f"{logs_path}: no dialogues to answer")
