@@ -78,10 +78,10 @@ def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | 
     from parley.engine.sktod.pipeline import Pipeline
     from parley.store.export import replacing
 
-    refuse_existing(out_path, force=force)
     logs = _load_list(logs_path, "logs")
     if not logs:
         raise ParleyError(f"{logs_path}: no dialogues to answer")
+    refuse_existing(out_path, force=force)
     if limit is not None:
         logs = logs[:limit]
     pipe = Pipeline(model_dir=model_dir, knowledge=knowledge_path, entity_mapping=entity_mapping,
@@ -158,11 +158,14 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the dev split and the fit.")
 def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float,
           hidden: int, encoder: str | None, cross_encoder: str | None, seed: int) -> None:
-    """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder."""
+    """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder
+    (a new or empty one: a model already there is never replaced)."""
     from parley.engine.sktod.embed import shared_encoder
     from parley.engine.sktod.knowledge import KnowledgeBase
     from parley.engine.sktod.train import train as fit
 
+    if Path(out_dir).exists() and any(Path(out_dir).iterdir()):
+        raise ParleyError(f"{out_dir} exists and is not empty; give a new folder")
     logs = _load_list(logs_path, "logs")
     labels = _load_list(labels_path, "labels")
     kb = KnowledgeBase.load(knowledge_path)

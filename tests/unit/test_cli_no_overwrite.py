@@ -73,3 +73,16 @@ def test_force_replaces(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert out.read_bytes() != OLD
     assert out.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype")
+
+
+def test_sktod_train_keeps_a_model_folder(tmp_path: Path) -> None:
+    """``sktod train --out`` wrote config.json and the weights into an existing model folder (after the whole
+    fit); like ``train tod`` it now wants a new or empty folder and says so before any work."""
+    model = tmp_path / "model"
+    model.mkdir()
+    config = _mine(model, "config.json")
+    missing = str(tmp_path / "missing.json")
+    argv = ["sktod", "train", "--logs", missing, "--labels", missing, "--knowledge", missing,
+            "--out", str(model)]
+    assert "is not empty" in one_line_error(run(argv, cwd=REPO))
+    assert config.read_bytes() == OLD
