@@ -4,9 +4,9 @@ Subcommands live one group per module and are imported only when used (or listed
 module here must keep heavy imports (torch, transformers, textual, audio) inside the command function.
 
 Errors are handled once, here: a :class:`~parley.errors.ParleyError` raised anywhere in a command ends it with
-one line ``parley: error: …`` on stderr and exit code 2 (click's own usage errors exit 2 as well). Any other
-exception is a bug and keeps its traceback. Options given before the command (``parley --db X sessions``)
-reach it.
+one line ``parley: error: …`` on stderr and exit code 2, and so does a click usage error (a bad option or
+value, with the ``--help`` to read). Any other exception is a bug and keeps its traceback. Options given
+before the command (``parley --db X sessions``) reach it.
 """
 
 from __future__ import annotations
@@ -53,6 +53,19 @@ class CliError(click.ClickException):
         click.echo(f"parley: error: {self.message}", err=True)
 
 
+def _one_line_usage(e: click.UsageError) -> click.ClickException:
+    """click's usage errors print three lines (usage, hint, error); parley's are one, exit 2 as before.
+    ``parley GROUP`` without a subcommand still shows the group's help."""
+    from click.exceptions import NoArgsIsHelpError
+
+    from parley.display import visible
+
+    if isinstance(e, NoArgsIsHelpError):
+        return e
+    where = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
+    return CliError(visible(e.format_message() + where, one_line=True))
+
+
 class LazyGroup(click.Group):
     """The ``parley`` group: commands load on first use; ParleyErrors become one line and exit 2."""
 
@@ -62,6 +75,13 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return self._load(cmd_name)
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as e:  # a bad option before the command: `parley --db FOLDER sessions`
+            raise _one_line_usage(e) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         from parley.display import visible
 
@@ -69,6 +89,8 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except ParleyError as e:
             raise CliError(visible(e.message, one_line=True)) from None
+        except click.UsageError as e:  # a bad option or value of a command
+            raise _one_line_usage(e) from None
 
     @staticmethod
     def _load(name: str) -> click.Command | None:

@@ -162,3 +162,26 @@ def test_script_without_turns_is_refused(tmp_path: Path, script: bytes) -> None:
     p = run(["chat", "--system", "echo", "--script", "-", "--db", str(db)], cwd=REPO, input=script)
     assert "holds no user turns" in one_line_error(p)
     assert "stored" not in p.stderr and not db.exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["--db", "{tmp}", "sessions"],                        # an option of the group: a folder as database
+    ["export", "--format", "xml", "--out", "x"],          # a value outside the choices
+    ["sessions", "--bogus"],                              # an unknown option
+    ["chat", "--script", "{tmp}"],                        # a folder as script
+    ["no-such-command"],
+    ["sktod", "run"],                                     # a missing option of a subcommand
+    ["rewrite", "-r", "wp", "--seed", "1" + "0" * 30],    # out of range
+])
+def test_usage_errors_are_one_line(argv: list[str], tmp_path: Path) -> None:
+    """click's usage errors printed three lines (usage, a hint, then the error); like every error a user
+    causes they are now one ``parley: error:`` line on stderr naming the help to read, exit 2."""
+    p = run([a.replace("{tmp}", str(tmp_path)) for a in argv], cwd=REPO, input=b"")
+    line = one_line_error(p)
+    assert p.stderr == line + "\n" and p.stdout == ""
+    assert "--help')" in line
+
+
+def test_a_group_without_its_subcommand_still_shows_help() -> None:
+    r = CliRunner().invoke(main, ["sktod"])
+    assert "Usage:" in r.output and "score" in r.output and "parley: error" not in r.output
