@@ -61,6 +61,8 @@ def load_audio(audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SA
     array."""
     if isinstance(audio, (str, os.PathLike)):
         path = Path(audio)
+        if path.is_dir():
+            raise ValueError(f"{path} is a folder, not an audio file")
         if not path.is_file():
             raise FileNotFoundError(f"audio file {path} does not exist")
         try:
@@ -72,8 +74,9 @@ def load_audio(audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SA
                 from faster_whisper.audio import decode_audio
 
                 return np.asarray(decode_audio(str(path), sampling_rate=SAMPLE_RATE), dtype=np.float32)
-            except Exception as e:
-                raise ValueError(f"cannot read audio file {path}: {e}") from None
+            except Exception as e:  # PyAV's errors carry an errno number and repeat the path: keep the reason
+                reason = getattr(e, "strerror", None) or str(e)
+                raise ValueError(f"cannot read audio file {path}: {reason}") from None
         audio = np.asarray(data)
     arr = np.asarray(audio, dtype=np.float32)
     if arr.ndim == 2:

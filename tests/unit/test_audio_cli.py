@@ -81,3 +81,16 @@ def test_speak_then_transcribe(tmp_path) -> None:  # type: ignore[no-untyped-def
     assert r.exit_code == 0, r.output
     rep = json.loads(r.output.strip().splitlines()[-1])
     assert "cambridge" in rep["text"].lower() and rep["segments"] and rep["model"] == "tiny.en"
+
+
+def test_transcribe_names_a_folder_and_an_undecodable_file_plainly(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A folder was reported as "does not exist"; a file no decoder reads as "[Errno 1094995529] Invalid data
+    found when processing input: 'PATH'" (PyAV's errno and the path a second time)."""
+    r = run("transcribe", str(tmp_path))
+    assert r.output.strip().splitlines() == [f"parley: error: {tmp_path} is a folder, not an audio file"]
+    bad = tmp_path / "noise.wav"
+    bad.write_bytes(bytes(range(256)) * 8)
+    r = run("transcribe", str(bad))
+    assert r.exit_code == 2
+    reason = "Invalid data found when processing input"
+    assert r.output.strip().splitlines() == [f"parley: error: cannot read audio file {bad}: {reason}"]
