@@ -120,3 +120,38 @@ async def test_editing_a_turn_before_the_dialogue_rating(tmp_path):
         header = str(app.screen.query_one("#ann-header").render())
         assert "multiwoz-corpus" not in header and "mini.json" not in header  # blind
     assert [(r.relevance, r.interestingness) for r in store.turn_ratings(rater="di")] == [(3, 1)]
+
+
+async def test_a_dialogue_rating_that_cannot_be_stored_keeps_the_answers(tmp_path):
+    """A failed write (a locked database) used to drop the rater's answers with the dialog; it opens again
+    holding them and enter stores them."""
+    from parley.store import StoreError
+
+    store = corpus_store(tmp_path)
+    d1 = store.sessions()[0].id
+    ann = Annotation(store, "ann")
+    real = store.rate_dialogue
+    calls = []
+
+    def locked_once(rating, **kw):
+        calls.append(1)
+        if len(calls) == 1:
+            raise StoreError(f"cannot write {store.path}: database is locked")
+        return real(rating, **kw)
+
+    store.rate_dialogue = locked_once
+    app = AnnotateApp(ann)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("enter", "3", "2", "2", "1", "0", "3", "d")
+        await pilot.pause()
+        await rate_dialogue(pilot, (3, 3, 2, 1, 5), "fast")
+        screen = app.screen
+        assert isinstance(screen, DialogueRatingScreen)
+        assert screen.values()["overall"] == 5
+        assert screen.query_one("#justification").value == "fast"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, DialogueRatingScreen)
+    (dr,) = store.dialogue_ratings(d1)
+    assert (dr.understanding, dr.overall, dr.justification) == (3, 5, "fast")

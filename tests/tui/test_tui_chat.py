@@ -207,3 +207,40 @@ async def test_turns_typed_before_the_system_is_loaded_wait_for_it(tmp_path: Pat
         views = app.screen.query_one(ChatLog).system_views()
         assert [v.reply.text for v in views] == [fakes.REPLIES[0]]
         assert app.screen.query_one("#status").activity == ""
+
+
+async def test_a_dialogue_rating_that_cannot_be_stored_keeps_the_answers(tmp_path: Path) -> None:
+    """The rating dialog closed before the store was asked: when the write failed (a database locked past the
+    busy timeout, a full disk) the five answers and the justification were gone and the tester had to type
+    them all again. The dialog now opens again holding them; ctrl+s stores them once the database is back."""
+    from parley.store import StoreError
+
+    app = make_app(tmp_path, "tui-fake")
+    async with app.run_test(size=(100, 45)) as pilot:
+        await settle(pilot)
+        await say(pilot, "hello")
+        chat: Any = app.screen
+        store = chat.session.store
+        real = store.rate_dialogue
+        calls: list[int] = []
+
+        def locked_once(rating: Any, **kw: Any) -> Any:
+            calls.append(1)
+            if len(calls) == 1:
+                raise StoreError(f"cannot write {store.path}: database is locked")
+            return real(rating, **kw)
+
+        store.rate_dialogue = locked_once
+        await rate_dialogue(pilot, ["3", "2", "1", "0", "4"], "a long reason typed with care")
+        assert "not stored" in notes(app)[-1] and "kept" in notes(app)[-1]
+        screen = app.screen
+        assert isinstance(screen, DialogueRatingScreen) and not chat.locked
+        assert screen.values() == {"understanding": 3, "task_completion": 2, "interest_arousal": 1,
+                                   "efficiency": 0, "overall": 4}
+        assert screen.query_one("#justification", Input).value == "a long reason typed with care"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert chat.locked and not isinstance(app.screen, DialogueRatingScreen)
+        sid = chat.session.id
+    (dr,) = open_store(tmp_path / "t.db").dialogue_ratings(sid)
+    assert (dr.understanding, dr.overall, dr.justification) == (3, 4, "a long reason typed with care")

@@ -258,8 +258,14 @@ class AnnotateScreen(Screen[None]):
             return
         try:
             self.ann.rate_dialogue(rating)
-        except ParleyError as e:
-            self._say(e.message)
+        except ParleyError as e:  # not stored: the answers are offered again rather than lost
+            from parley.tui.screens.rating import DialogueRatingScreen
+
+            self._say(f"{e.message} Your answers are kept: ctrl+s tries again.")
+            n = self.ann.position(rating.session_id)
+            title = f"Rate dialogue {n} of {len(self.ann.queue)} as a whole"
+            screen = DialogueRatingScreen(rating.session_id, rating.rater, title=title, initial=rating)
+            self.app.push_screen(screen, self._dialogue_rated)
             return
         self.app.notify(f"Dialogue {self.ann.position(rating.session_id)} rated.", timeout=3, markup=False)
         self.load(self.ann.current())

@@ -4,8 +4,9 @@ Five scales (understanding, task completion, interest arousal 1-3; efficiency 0/
 each with its one-line definition from engine.aspects, plus a justification. A digit picks a value and moves
 on to the next scale. Submitting an incomplete form is refused with a message naming what is missing; the
 message follows the form (it names only what is still missing and goes once everything is filled in). The
-screen only returns a complete record (the caller stores it), so nothing half-written can land. Reused by the
-annotation screens.
+screen only returns a complete record (the caller stores it), so nothing half-written can land; when the
+caller cannot store it, it opens the screen again with ``initial=`` that record, so the answers are not lost.
+Reused by the annotation screens.
 """
 
 from __future__ import annotations
@@ -36,12 +37,13 @@ class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
     ]
 
     def __init__(self, session_id: str, rater: str, *, title: str = "Rate the whole dialogue",
-                 require_justification: bool = True) -> None:
+                 require_justification: bool = True, initial: DialogueRating | None = None) -> None:
         super().__init__(classes="modal")
         self.session_id = session_id
         self.rater = rater
         self.title_text = title
         self.require_justification = require_justification
+        self.initial = initial  # the answers of a rating that could not be stored: offered again, not lost
         self._shown = ""  # what #rating-error holds: "missing", "refused" or nothing
 
     def compose(self) -> ComposeResult:
@@ -60,6 +62,12 @@ class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
+        if self.initial is not None:
+            for scale in self.query(Scale):
+                scale.value = getattr(self.initial, scale.aspect.key)
+            self.query_one("#justification", Input).value = self.initial.justification
+            self.query_one("#submit", Button).focus()
+            return
         self.query_one(Scale).focus()
 
     def values(self) -> dict[str, int | None]:

@@ -186,7 +186,9 @@ class Dialogue(Widget):
             try:
                 session.rate_dialogue(rating)
             except (StoreError, sqlite3.Error) as e:
-                tell(self, f"Dialogue rating not stored: {e}", severity="error")
+                tell(self, f"Dialogue rating not stored: {e}. Your answers are kept: ctrl+s tries again.",
+                     severity="error")
+                self.app.push_screen(DialogueRatingScreen(session.id, rater, initial=rating), rated)
                 return
             self.locked = True
             self.post_message(self.Rated(rating))
