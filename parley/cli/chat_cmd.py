@@ -63,7 +63,8 @@ def chat(system_spec: str, script: str | None, audio_script: str | None, asr_mod
     elif script is not None:
         lines = [ln for ln in read_lines(script, "script") if ln.strip() and not ln.lstrip().startswith("#")]
         if not lines:  # a session is stored with its first turn: nothing to hold, nothing to report as stored
-            raise ParleyError(f"script {script} holds no user turns (blank lines and # lines are skipped)")
+            name = "script (stdin)" if script == "-" else f"script {script}"
+            raise ParleyError(f"{name} holds no user turns (blank lines and # lines are skipped)")
     chain = Chain(rewrite_specs)
     system = load_system(system_spec, trust_remote_code)
     store = open_db(db_path)

@@ -63,14 +63,15 @@ def read_text(path: str, what: str = "file") -> str:
     """A text file given on the command line (``-``: stdin), decoded as UTF-8; failures are one line."""
     import sys
 
+    name = f"{what} {path}" if path != "-" else f"{what} (stdin)" if what != "standard input" else what
     try:
         raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as e:
-        raise ParleyError(f"cannot read {what} {path}: {e.strerror or e}") from None
+        raise ParleyError(f"cannot read {name}: {e.strerror or e}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ParleyError(f"{what} {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise ParleyError(f"{name} is not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 def read_lines(path: str, what: str = "file") -> list[str]:

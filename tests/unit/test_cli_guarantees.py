@@ -185,3 +185,18 @@ def test_usage_errors_are_one_line(argv: list[str], tmp_path: Path) -> None:
 def test_a_group_without_its_subcommand_still_shows_help() -> None:
     r = CliRunner().invoke(main, ["sktod"])
     assert "Usage:" in r.output and "score" in r.output and "parley: error" not in r.output
+
+
+def test_rewrite_report_of_nothing_is_refused() -> None:
+    """An empty stdin gave a report of n 0, BLEU 0.0 and 0 % preserved: figures about nothing."""
+    p = run(["rewrite", "-r", "wp", "--report", "--no-ppl"], cwd=REPO, input=b"")
+    assert "standard input holds no lines" in one_line_error(p) and p.stdout == ""
+
+
+@pytest.mark.parametrize("argv", [["chat", "--system", "echo", "--script", "-"], ["rewrite", "-r", "wp"]])
+def test_stdin_is_called_stdin(argv: list[str], tmp_path: Path) -> None:
+    """Errors about stdin said "script - is not UTF-8" / "standard input - is not UTF-8"."""
+    argv = [*argv, "--db", str(tmp_path / "p.db")] if argv[0] == "chat" else argv
+    line = one_line_error(run(argv, cwd=REPO, input=b"\xff\n"))
+    assert " - " not in line
+    assert "script (stdin) is not UTF-8" in line or "standard input is not UTF-8" in line
