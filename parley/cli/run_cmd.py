@@ -164,10 +164,10 @@ def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
 @click.option(
     "--bootstrap",
     "n_boot",
-    type=int,
+    type=click.IntRange(0, 100_000),  # checked before the run: scipy refused a negative count only at the end
     default=1000,
     show_default=True,
-    help="Paired bootstrap resamples for the confidence intervals (0: none).",
+    help="Paired bootstrap resamples for the confidence intervals (0: none; at most 100,000).",
 )
 @click.option("--tester", default="replay", show_default=True, help="Tester name stored with the sessions.")
 @click.option(

@@ -200,3 +200,14 @@ def test_stdin_is_called_stdin(argv: list[str], tmp_path: Path) -> None:
     line = one_line_error(run(argv, cwd=REPO, input=b"\xff\n"))
     assert " - " not in line
     assert "script (stdin) is not UTF-8" in line or "standard input is not UTF-8" in line
+
+
+@pytest.mark.parametrize("n", ["-5", "1" + "0" * 20])
+def test_run_bootstrap_count_is_checked_first(n: str, tmp_path: Path) -> None:
+    """``--bootstrap -5`` replayed and stored every dialogue, then ended in scipy's traceback; a huge count
+    ran on for ever. Both are refused before anything is read or stored."""
+    db = tmp_path / "p.db"
+    argv = ["run", "--system", "echo", "--dialogues", str(_dialogues(tmp_path)), "--db", str(db),
+            "--bootstrap", n]
+    assert "--bootstrap" in one_line_error(run(argv, cwd=REPO, timeout=60))
+    assert not db.exists()
