@@ -17,7 +17,8 @@ _NO_DB = "hold a session first, or pass --db"
 @click.command()
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session instead of a table.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N sessions.")
+@click.option("--limit", type=click.IntRange(min=1, max=2**63 - 1, clamp=True), default=None,
+              help="Show at most N sessions.")  # clamped: SQLite's LIMIT is a 64-bit integer
 def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
     """List the sessions in the database: id, start, mode, system, condition, turns, ratings."""
     from parley.display import literal

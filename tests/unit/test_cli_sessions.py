@@ -13,6 +13,7 @@ from parley.engine.rewrite.chain import Chain
 from parley.engine.session import Session
 from parley.engine.systems import build_system
 from parley.store import open_store
+from parley.store.records import SessionRecord
 from tests.unit.clihelpers import cli
 
 
@@ -74,3 +75,14 @@ def test_ids_that_share_a_prefix_are_shown_apart_and_the_shown_prefix_selects_on
     short = unique_prefixes(twins)
     assert short["7c1e44aa-0000-4000-8000-000000000000"] == "7c1e44aa"
     assert all(sum(t.startswith(p) for t in twins) == 1 for p in short.values())
+
+
+def test_a_limit_beyond_64_bits_lists_every_session(tmp_path: Path) -> None:
+    """``--limit 99999999999999999999`` reached SQLite's LIMIT and ended in a traceback (datatype mismatch);
+    "at most N" for any N past the 64-bit range is every session."""
+    db = tmp_path / "p.db"
+    store = open_store(db)
+    store.add_session(SessionRecord(tester="ann", mode="batch", system_name="echo"))
+    store.close()
+    r = cli(["sessions", "--db", str(db), "--json", "--limit", "9" * 20])
+    assert r.exit_code == 0 and len(r.stdout.splitlines()) == 1
