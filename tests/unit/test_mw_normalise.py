@@ -129,3 +129,17 @@ def test_spoken_times_as_the_rewriters_protect_them() -> None:
     assert read("a quarter to seven") == read("six forty-five pm") == ["18:45"]
     assert read("a quarter to seven in the morning") == ["06:45"]
     assert read("half 6 people and about half an hour") == []
+
+
+def test_in_the_morning_keeps_every_spoken_hour_in_the_morning() -> None:
+    from parley.engine.systems.mw.normalise import clean, find_times, words_to_numbers
+
+    def read(text: str) -> list[str]:
+        return [t.value for t in find_times(words_to_numbers(clean(text)))]
+
+    assert read("leave at 5 in the morning") == ["05:00"]
+    assert read("half six in the morning") == ["06:30"]
+    assert read("at five o'clock in the morning") == ["05:00"]
+    assert read("leave at five fifteen in the morning") == ["05:15"]
+    assert read("at seven o'clock in the evening") == ["19:00"]
+    assert read("leave at 4") == ["16:00"]

@@ -186,13 +186,16 @@ def _fmt(h: int, m: int) -> str:
     return f"{h % 24:02d}:{m:02d}" if not (h == 24 and m == 0) else "24:00"
 
 
-def _apply_ampm(h: int, suffix: str | None, after: str) -> int:
+def _hour(h: int, suffix: str | None, after: str, evening_upto: int = 0) -> int:
+    """``h`` on the 24-hour clock: "am"/"pm" said with it or after it ("in the morning") decide; otherwise an
+    hour from 1 to ``evening_upto`` is taken as afternoon or evening ("at 4" → 16)."""
     s = (suffix or "").replace(" ", "")
+    s = s if s in ("am", "pm") else ""  # "o'clock" says neither
     if s == "pm" or (not s and _PM_AFTER.match(after)):
         return h + 12 if h < 12 else h
     if s == "am" or _AM_AFTER.match(after):
         return 0 if h == 12 else h
-    return h
+    return h + 12 if 1 <= h <= evening_upto else h
 
 
 def find_times(text: str) -> list[TimeMention]:
@@ -213,46 +216,40 @@ def find_times(text: str) -> list[TimeMention]:
     for mt in _HOURS.finditer(text):
         add(mt.start(), mt.end(), int(mt.group(1)), int(mt.group(2)), True)
     for mt in _CLOCK.finditer(text):
-        h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
-        if not mt.group(3) and len(mt.group(1)) == 1 and 1 <= h <= 4 and not _AM_AFTER.match(text[mt.end():]):
-            h += 12  # "leave at 2:15": nobody wants a train, table or taxi at 2 at night without saying "am"
+        # "leave at 2:15": nobody wants a train, table or taxi at 2 at night without saying "am"
+        h = _hour(int(mt.group(1)), mt.group(3), text[mt.end():],
+                  4 if not mt.group(3) and len(mt.group(1)) == 1 else 0)
         add(mt.start(), mt.end(), h, int(mt.group(2)), True)
     for mt in _PHRASE.finditer(text):
         q, rel, hour = mt.group(1), mt.group(2), int(mt.group(3))
         mins = 15 if q == "quarter" else 30 if q == "half" else int(q)
         if rel in ("after",) and q not in ("quarter", "half"):
             continue
-        h = _apply_ampm(hour, mt.group(4), text[mt.end():])
+        h = _hour(hour, mt.group(4), text[mt.end():])
         total = h * 60 + (-mins if rel in ("to", "til", "till", "before") else mins)
         if not mt.group(4) and 1 <= total // 60 <= 6 and not _AM_AFTER.match(text[mt.end():]):
             total += 12 * 60  # "half past six", "quarter to seven": the evening, as a bare "at 6" is
         add(mt.start(), mt.end(), (total // 60) % 24, total % 60, True)
     for mt in _HALF_H.finditer(text):  # British "half six" = 6:30
-        h = _apply_ampm(int(mt.group(1)), None, text[mt.end():])
-        add(mt.start(), mt.end(), h + 12 if 1 <= h <= 6 else h, 30, True)
+        add(mt.start(), mt.end(), _hour(int(mt.group(1)), None, text[mt.end():], 6), 30, True)
     for mt in _OH_MINUTES.finditer(text):  # "seventeen oh five" → "17 oh 5"
-        h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
+        h = _hour(int(mt.group(1)), mt.group(3), text[mt.end():])
         add(mt.start(), mt.end(), h, int(mt.group(2)), True)
     for mt in _SPOKEN.finditer(text):  # ASR style: "five fifteen pm" → "5 15 pm"
         if mt.group(3) or mt.group(0)[:1].isalpha() or mt.group(2) in ("00", "15", "30", "45"):
-            h = _apply_ampm(int(mt.group(1)), mt.group(3), text[mt.end():])
-            if not mt.group(3) and 1 <= h <= 6 and mt.group(0)[:1].isalpha():
-                h += 12
+            h = _hour(int(mt.group(1)), mt.group(3), text[mt.end():],
+                      6 if not mt.group(3) and mt.group(0)[:1].isalpha() else 0)
             add(mt.start(1), mt.end(), h, int(mt.group(2)), True)
     for mt in _HOUR_AMPM.finditer(text):
-        h = _apply_ampm(int(mt.group(1)), mt.group(2), text[mt.end():])
-        if "clock" in mt.group(2) and 1 <= h <= 6:
-            h += 12
+        h = _hour(int(mt.group(1)), mt.group(2), text[mt.end():], 6 if "clock" in mt.group(2) else 0)
         add(mt.start(), mt.end(), h, 0, True)
     for mt in _WORDTIME.finditer(text):
         add(mt.start(), mt.end(), 0 if mt.group(1) == "midnight" else 12, 0, True)
     for mt in _FOURDIGIT.finditer(text):
         add(mt.start(1), mt.end(), int(mt.group(1)), int(mt.group(2)), True)
     for mt in _BARE.finditer(text):
-        h = _apply_ampm(int(mt.group(1)), None, text[mt.end():])
         evening = _EVENING.search(text[max(0, mt.start() - 25): mt.end() + 20]) is not None
-        if 1 <= h <= 6 or (evening and 7 <= h <= 11 and not _AM_AFTER.match(text[mt.end():])):
-            h += 12  # "at 4"; "dinner tonight at 7"
+        h = _hour(int(mt.group(1)), None, text[mt.end():], 11 if evening else 6)  # "at 4"; "dinner at 7"
         add(mt.start(1), mt.end(1), h, 0, False)
     found.sort(key=lambda t: t.start)
     return found
