@@ -134,6 +134,14 @@ class ThreadBackend(_FutureBackend):
             w.close()
 
 
+def batch_members(spec: WorkerSpec, system: Any, batch: int) -> list[Any]:
+    """One :class:`~.play.Worker` per system of ``system.batch_group(batch)`` (they share the model)."""
+    from parley.engine.batch.play import Worker
+
+    return [Worker(s, spec.conditions, system_spec=spec.system_spec, tester=spec.tester)
+            for s in system.batch_group(batch)]
+
+
 class BatchBackend(ThreadBackend):
     """``batch`` threads, each playing its dialogue with one system of ``system.batch_group(batch)``: the
     systems share the model and decode together, so the threads advance in lockstep."""
@@ -146,8 +154,7 @@ class BatchBackend(ThreadBackend):
             system = Worker.build(spec).system
         self.workers = batch
         self._idle = queue.SimpleQueue()
-        self._all = [Worker(s, spec.conditions, system_spec=spec.system_spec, tester=spec.tester)
-                     for s in system.batch_group(batch)]
+        self._all = batch_members(spec, system, batch)
         for w in self._all:
             self._idle.put(w)
         self._pool = ThreadPoolExecutor(max_workers=batch, thread_name_prefix="parley-batch")

@@ -48,13 +48,11 @@ def _member(w: Worker, todo: Any, done: Any) -> None:
 
 def _serve(spec: WorkerSpec, batch: int, todo: Any, done: Any, parent: int, threads: int) -> None:
     """A worker process: load the system once, then ``batch`` threads play dialogues in lockstep."""
-    from parley.engine.batch.backends import detach_worker
+    from parley.engine.batch.backends import batch_members, detach_worker
 
     detach_worker(parent, threads)
     try:
-        system = Worker.build(spec).system
-        members = [Worker(s, spec.conditions, system_spec=spec.system_spec, tester=spec.tester)
-                   for s in system.batch_group(batch)]
+        members = batch_members(spec, Worker.build(spec).system, batch)
     except Exception as e:
         from parley.engine.types import LoadError
 
