@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, db_option, load_system, open_db, read_lines, trust_option
+from parley.cli.common import SEED, db_option, input_name, load_system, open_db, read_lines, trust_option
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -63,8 +63,8 @@ def chat(system_spec: str, script: str | None, audio_script: str | None, asr_mod
     elif script is not None:
         lines = [ln for ln in read_lines(script, "script") if ln.strip() and not ln.lstrip().startswith("#")]
         if not lines:  # a session is stored with its first turn: nothing to hold, nothing to report as stored
-            name = "script (stdin)" if script == "-" else f"script {script}"
-            raise ParleyError(f"{name} holds no user turns (blank lines and # lines are skipped)")
+            raise ParleyError(f"{input_name('script', script)} holds no user turns "
+                              "(blank lines and # lines are skipped)")
     chain = Chain(rewrite_specs)
     system = load_system(system_spec, trust_remote_code)
     store = open_db(db_path)

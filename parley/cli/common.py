@@ -59,11 +59,16 @@ def load_system(spec: str, trust_remote_code: bool = False) -> Any:
     return system
 
 
+def input_name(what: str, path: str) -> str:
+    """How an input given on the command line is named in a message: "script x.txt", "script (stdin)"."""
+    return f"{what} {path}" if path != "-" else f"{what} (stdin)" if what != "standard input" else what
+
+
 def read_text(path: str, what: str = "file") -> str:
     """A text file given on the command line (``-``: stdin), decoded as UTF-8; failures are one line."""
     import sys
 
-    name = f"{what} {path}" if path != "-" else f"{what} (stdin)" if what != "standard input" else what
+    name = input_name(what, path)
     try:
         raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as e:
@@ -120,6 +125,12 @@ def refuse_existing(*paths: str | Path | None, force: bool = False) -> None:
     for p in paths:
         if p is not None and p != "-" and Path(p).exists():
             raise ParleyError(f"{p} already exists (pass --force to replace it)")
+
+
+def refuse_nonempty_dir(path: str) -> None:
+    """A model folder is written only into a new or empty folder: one already holding files is refused."""
+    if Path(path).exists() and any(Path(path).iterdir()):
+        raise ParleyError(f"{path} exists and is not empty; give a new folder")
 
 
 def force_option(f):  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, OutputPath, force_option, refuse_existing
+from parley.cli.common import SEED, OutputPath, force_option, refuse_existing, refuse_nonempty_dir
 from parley.errors import ParleyError
 
 
@@ -164,8 +164,7 @@ def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, d
     from parley.engine.sktod.knowledge import KnowledgeBase
     from parley.engine.sktod.train import train as fit
 
-    if Path(out_dir).exists() and any(Path(out_dir).iterdir()):
-        raise ParleyError(f"{out_dir} exists and is not empty; give a new folder")
+    refuse_nonempty_dir(out_dir)
     logs = _load_list(logs_path, "logs")
     labels = _load_list(labels_path, "labels")
     kb = KnowledgeBase.load(knowledge_path)

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
-from parley.cli.common import SEED, OutputPath
-from parley.errors import ParleyError
+from parley.cli.common import SEED, OutputPath, refuse_nonempty_dir
 
 
 @click.group()
@@ -66,9 +64,7 @@ def tod(data: str, out: str, fmt: str, as_json: bool, **options: Any) -> None:
     delexicalised response), deterministic for a seed, and write a checkpoint folder with a manifest."""
     from parley.engine.train.loop import TrainConfig, train
 
-    target = Path(out)
-    if target.exists() and any(target.iterdir()):
-        raise ParleyError(f"{out} exists and is not empty; give a new folder")
+    refuse_nonempty_dir(out)
     if options["dim"] % options["heads"]:
         raise click.BadParameter("--dim must be a multiple of --heads", param_hint="--dim")
 

@@ -236,8 +236,6 @@ class AnnotateScreen(Screen[None]):
             self._say("Rate every marked turn first (turn "
                       f"{(self._first_unrated() or 0) + 1} is not rated).")
             return
-        from parley.tui.screens.rating import DialogueRatingScreen
-
         try:
             self.ann.start_dialogue_rating(self.sid)
         except ParleyError as e:
@@ -247,9 +245,14 @@ class AnnotateScreen(Screen[None]):
         self.cursor = None
         self._sync()
         self._panel()
-        n = self.ann.position(self.sid)
-        title = f"Rate dialogue {n} of {len(self.ann.queue)} as a whole"
-        screen = DialogueRatingScreen(self.sid, self.ann.rater, title=title)
+        self._open_dialogue_rating(self.sid)
+
+    def _open_dialogue_rating(self, sid: str, initial: DialogueRating | None = None) -> None:
+        """The whole-dialogue form (``initial``: the answers a failed store would otherwise lose)."""
+        from parley.tui.screens.rating import DialogueRatingScreen
+
+        title = f"Rate dialogue {self.ann.position(sid)} of {len(self.ann.queue)} as a whole"
+        screen = DialogueRatingScreen(sid, self.ann.rater, title=title, initial=initial)
         self.app.push_screen(screen, self._dialogue_rated)
 
     def _dialogue_rated(self, rating: DialogueRating | None) -> None:
@@ -259,13 +262,8 @@ class AnnotateScreen(Screen[None]):
         try:
             self.ann.rate_dialogue(rating)
         except ParleyError as e:  # not stored: the answers are offered again rather than lost
-            from parley.tui.screens.rating import DialogueRatingScreen
-
             self._say(f"{e.message} Your answers are kept: ctrl+s tries again.")
-            n = self.ann.position(rating.session_id)
-            title = f"Rate dialogue {n} of {len(self.ann.queue)} as a whole"
-            screen = DialogueRatingScreen(rating.session_id, rating.rater, title=title, initial=rating)
-            self.app.push_screen(screen, self._dialogue_rated)
+            self._open_dialogue_rating(rating.session_id, rating)
             return
         self.app.notify(f"Dialogue {self.ann.position(rating.session_id)} rated.", timeout=3, markup=False)
         self.load(self.ann.current())
