@@ -57,7 +57,7 @@ class StoreError(ParleyError):
     """A database that parley cannot use; the message is one clear line for the user."""
 
 
-def _check_file(path: Path) -> None:
+def check_file(path: Path) -> None:
     """Refuse non-SQLite files and databases from a newer parley before anything writes to them."""
     if not path.exists():
         return
@@ -94,21 +94,38 @@ def _check_file(path: Path) -> None:
             f"unknown migrations: {', '.join(sorted(unknown))}); upgrade parley to open it")
 
 
+def check_folder(folder: Path, *, make: bool) -> None:
+    """The database's folder: created when ``make`` (parley's own default location), otherwise it must exist
+    (a path the user typed: a mistyped folder is named, never created)."""
+    if folder.is_dir():
+        return
+    near = next((p for p in folder.parents if p.exists()), None)
+    if folder.exists() or (near is not None and not near.is_dir()):
+        raise StoreError(f"cannot create a database in {folder}: {folder if folder.exists() else near} "
+                         "is not a folder")
+    if not make:
+        raise StoreError(f"folder {folder} does not exist; create it first or check the path")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StoreError(f"cannot create the folder {folder}: {e.strerror or e}") from None
+
+
 class Store:
     """A parley database. Use :func:`open_store`; ``path=":memory:"`` gives a private in-memory store."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False, make_folder: bool = True) -> None:
         self.memory = str(path) == ":memory:"
         self.path = Path(path) if not self.memory else Path(":memory:")
         self.readonly = readonly
         self._local = threading.local()
         self._memory_conn: sqlite3.Connection | None = None
         if not self.memory:
-            _check_file(self.path)
+            check_file(self.path)
             if readonly and not self.path.exists():
                 raise StoreError(f"{self.path} does not exist")
             if not readonly:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                check_folder(self.path.parent, make=make_folder)
         db = self.db
         if not readonly and migrations.pending(db):
             with self.write():  # BEGIN IMMEDIATE: two processes creating one database take turns
@@ -330,10 +347,10 @@ class Store:
         return self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
-def open_store(path: str | Path, *, readonly: bool = False) -> Store:
+def open_store(path: str | Path, *, readonly: bool = False, make_folder: bool = True) -> Store:
     """Open (creating and migrating if needed) the database at ``path``; raises StoreError with one clear
-    line."""
+    line. ``make_folder=False``: a missing folder is refused instead of created (a path the user gave)."""
     try:
-        return Store(path, readonly=readonly)
+        return Store(path, readonly=readonly, make_folder=make_folder)
     except sqlite3.DatabaseError as e:
         raise StoreError(f"{path}: {e}") from None

@@ -9,11 +9,13 @@ replays exactly the missing ones.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from parley.store.db import Store
+from parley.store.db import BUSY_TIMEOUT_MS, Store, StoreError, check_file
 from parley.store.records import SessionRecord, TurnRecord, new_id, now
 
 
@@ -45,6 +47,26 @@ def add_run(store: Store, rec: RunRecord) -> RunRecord:
 
 def get_run(store: Store, run_id: str) -> RunRecord | None:
     row = store.db.execute(f"SELECT {_COLS} FROM runs WHERE id = ?", [run_id]).fetchone()
+    return _run(row) if row else None
+
+
+def peek_run(path: Path, run_id: str) -> RunRecord | None:
+    """The run ``run_id`` in the database file at ``path`` (None: no such file, table or run), read without
+    creating, migrating or leaving any file: a plain connection that writes nothing, whose close removes the
+    -wal/-shm files that reading a WAL database makes (a read-only connection would leave them behind)."""
+    if not path.exists():
+        return None
+    check_file(path)
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='runs'").fetchone():
+                return None
+            row = conn.execute(f"SELECT {_COLS} FROM runs WHERE id = ?", [run_id]).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"{path}: {e}") from None
     return _run(row) if row else None
 
 

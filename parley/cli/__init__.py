@@ -160,6 +160,12 @@ def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewri
         if given:
             ctx.default_map = _pass_down(ctx, ctx.invoked_subcommand, given)
         return
+    if db_path:  # a mistyped --db folder is refused before a screen opens, as every command refuses it
+        from pathlib import Path
+
+        from parley.store.db import check_folder
+
+        check_folder(Path(db_path).parent, make=False)
     from parley.tui.launch import launch
 
     if trust_remote_code:

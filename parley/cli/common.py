@@ -23,13 +23,14 @@ def resolve_db(db_path: str | None) -> Path:
 
 def open_db(db_path: str | None, *, must_exist: bool = False, readonly: bool = False, hint: str = "") -> Any:
     """The database at ``--db`` (or the default one), created unless ``must_exist``; raises StoreError (also
-    for a ``readonly`` open of a database that lacks migrations)."""
+    for a ``readonly`` open of a database that lacks migrations). The default location makes its own folder;
+    a ``--db`` in a folder that does not exist is refused (a mistyped path is named, never created)."""
     from parley.store import StoreError, open_store
 
     path = resolve_db(db_path)
     if (must_exist or readonly) and not path.exists():
         raise StoreError(f"{path}: no such database" + (f" ({hint})" if hint else ""))
-    store = open_store(path, readonly=readonly)
+    store = open_store(path, readonly=readonly, make_folder=not db_path)
     if readonly:
         store.require_current()
     return store

@@ -39,6 +39,20 @@ def _mwzeval_paths(out: Path, names: list[str]) -> dict[str, Path]:
     return {n: out.with_name(f"{out.stem}.{_slug(n)}{out.suffix or '.json'}") for n in names}
 
 
+def _check_resumable(db_path: str | None, run_id: str) -> None:
+    """``--resume RUN_ID`` names a run stored in the database, checked read-only before anything is opened
+    for writing: a mistyped id or database creates, migrates or changes no file."""
+    from parley.cli.common import resolve_db
+    from parley.engine.batch.run import RunError
+    from parley.store.runs import peek_run
+
+    path = resolve_db(db_path)
+    if not path.exists():
+        raise RunError(f"no run {run_id}: {path} does not exist")
+    if peek_run(path, run_id) is None:
+        raise RunError(f"no run {run_id} in {path}")
+
+
 def _progress_bar() -> Any:
     from rich.console import Console
     from rich.progress import (
@@ -228,6 +242,8 @@ def run(
         chains = build_chains(list(conditions) or ["original"])
         if mwzeval_out:
             refuse_existing(*_mwzeval_paths(Path(mwzeval_out), list(chains)).values(), force=force)
+    else:
+        _check_resumable(db_path, resume)
     store = open_db(db_path)
     try:
         if resume:
