@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from parley.display import visible
+
 Mode = Literal["live", "batch", "annotation"]
 #: a user turn is ``pending`` from the moment it is accepted until its outcome is stored (``ok``: sent to the
 #: system; ``failed``: a rewriter failed), or ``cancelled`` when the tester quit before it was sent
@@ -160,3 +162,13 @@ def from_row(cls: type, row: dict[str, Any]) -> Any:
             v = bool(v)
         kwargs[f.name] = v
     return cls(**kwargs)
+
+
+#: why a tester or rater name is refused (the TUI's name prompt and --tester/--rater/--raters alike)
+NAME_RULE = "a name cannot hold control characters"
+
+
+def clean_name(name: str) -> bool:
+    """A tester or rater name shows as itself: no control character (C0 with tab and newline, DEL, C1) and
+    no bidirectional override, which would rewrite a terminal or a table it is shown in."""
+    return visible(name, one_line=True) == name

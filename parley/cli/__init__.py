@@ -18,7 +18,7 @@ import click
 from click.core import ParameterSource
 
 from parley import __version__
-from parley.cli.common import SEED
+from parley.cli.common import SEED, Name
 from parley.errors import ParleyError
 
 #: command name → "module:attribute" of a click command
@@ -138,7 +138,8 @@ def _pass_down(ctx: click.Context, name: str, given: dict[str, Any]) -> dict[str
               help="System under test (default: multiwoz). `parley systems` lists them.")
 @click.option("--rewrite", "rewrite_specs", multiple=True, metavar="SPEC",
               help="Enable a user-side rewriter from the start (repeatable), e.g. impolite:scenario=2.")
-@click.option("--tester", default=None, help="Tester name (asked once and kept in settings otherwise).")
+@click.option("--tester", type=Name(), default=None,
+              help="Tester name (asked once and kept in settings otherwise).")
 @click.option(
     "--goal", default=None, metavar="random|ID", help="Show a goal card: a random one or a MultiWOZ id."
 )

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, OutputPath, db_option, open_db
+from parley.cli.common import SEED, Name, OutputPath, db_option, open_db
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -49,7 +49,7 @@ def _selection(kw: dict[str, Any]) -> Any:
 
 @click.command()
 @db_option
-@click.option("--rater", default=None,
+@click.option("--rater", type=Name(), default=None,
               help="Your rater name (default: `parley --tester NAME`, else the tester name in the settings).")
 @click.option("--blind", is_flag=True,
               help="Hide system names, sources and rewriter conditions; dialogues come in a seeded random "
@@ -102,7 +102,8 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
 
 @click.command()
 @db_option
-@click.option("--raters", required=True, metavar="A,B,...", help="The raters, comma-separated.")
+@click.option("--raters", type=Name(many=True), required=True, metavar="A,B,...",
+              help="The raters, comma-separated.")
 @click.option("--per-dialogue", "per_dialogue", type=click.IntRange(min=1), default=1, show_default=True,
               help="Raters per dialogue (2 or more give overlap for agreement statistics).")
 @click.option("--seed", type=SEED, default=0, show_default=True,

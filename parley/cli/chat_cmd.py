@@ -9,7 +9,16 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, db_option, input_name, load_system, open_db, read_lines, trust_option
+from parley.cli.common import (
+    SEED,
+    Name,
+    db_option,
+    input_name,
+    load_system,
+    open_db,
+    read_lines,
+    trust_option,
+)
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -33,7 +42,7 @@ from parley.errors import ParleyError
 @click.option("--seed", type=SEED, default=None, help="Session seed (rewriters, booking references).")
 @click.option("--rewrite", "rewrite_specs", multiple=True, metavar="SPEC",
               help="Rewriter applied to every user turn (repeatable), e.g. disfluency:rate=0.3.")
-@click.option("--tester", default="", help="Tester name stored with the session.")
+@click.option("--tester", type=Name(), default="", help="Tester name stored with the session.")
 @trust_option
 @click.option("--json", "as_json", is_flag=True,
               help='Print one JSON object per user turn: {"turn","user","final","system","state",'

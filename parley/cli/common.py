@@ -142,6 +142,24 @@ def force_option(f):  # type: ignore[no-untyped-def]
 SEED = click.IntRange(-(2**63), 2**63 - 1)
 
 
+class Name(click.ParamType):
+    """A tester or rater name (``many``: a comma-separated list of them), refused in one line when it holds
+    control characters: the rule of the TUI's name prompt (:func:`parley.store.records.clean_name`)."""
+
+    name = "name"
+
+    def __init__(self, many: bool = False) -> None:
+        self.many = many
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from parley.store.records import NAME_RULE, clean_name
+
+        parts = value.split(",") if self.many else [value]
+        if not all(clean_name(p.strip()) for p in parts):
+            self.fail(f"{NAME_RULE} (tab, newline, escape, bidirectional overrides…)", param, ctx)
+        return value
+
+
 def db_option(f):  # type: ignore[no-untyped-def]
     return click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
                         help="SQLite database (default: PARLEY_DB or the user data dir).")(f)

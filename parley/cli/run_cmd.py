@@ -13,6 +13,7 @@ from click.core import ParameterSource
 
 from parley.cli.common import (
     SEED,
+    Name,
     OutputPath,
     check_trust,
     db_option,
@@ -183,7 +184,8 @@ def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
     show_default=True,
     help="Paired bootstrap resamples for the confidence intervals (0: none; at most 100,000).",
 )
-@click.option("--tester", default="replay", show_default=True, help="Tester name stored with the sessions.")
+@click.option("--tester", type=Name(), default="replay", show_default=True,
+              help="Tester name stored with the sessions.")
 @click.option(
     "--plot", type=OutputPath(), default=None, help="Write a PNG bar chart (matplotlib)."
 )

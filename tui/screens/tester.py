@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from parley.display import visible
+from parley.store.records import clean_name
 
 
 class TesterScreen(ModalScreen[str | None]):
@@ -34,7 +35,7 @@ class TesterScreen(ModalScreen[str | None]):
         error = self.query_one("#tester-error", Static)
         if not name:
             error.update("Please type a name (any id you like).")
-        elif visible(name, one_line=True) != name:
+        elif not clean_name(name):
             error.update("A name cannot hold control characters; please type it again.")
         else:
             self.dismiss(name)
