@@ -63,6 +63,17 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str
           html_out: str | None, force: bool) -> None:
     """Score the sessions and ratings of a database (nothing is written to it), or a file of model outputs.
     An existing --plot or --html file is refused unless --force."""
+    if mwzeval_file:
+        given = [o for o, v in (("--plot", plot), ("--html", html_out), ("--satisfaction", satisfaction),
+                                ("--multiwoz", multiwoz), ("--latency", latency), ("--abredial", abredial))
+                 if v]
+        if given:  # --plot/--html draw stored conditions and ratings, not one file's three figures
+            raise ParleyError(f"{given[0]} does not go with --mwzeval-file, which scores one file of model "
+                              "outputs (--json prints its figures)")
+    elif references:
+        raise ParleyError("--references goes with --mwzeval-file")
+    if turn_file and not abredial:
+        raise ParleyError("--turn-file goes with --abredial")
     refuse_existing(plot, html_out, force=force)
     if mwzeval_file:
         _score_mwzeval_file(mwzeval_file, dialogues, references, as_json)

@@ -179,3 +179,12 @@ def test_mwzeval_file_refuses_what_it_would_ignore(tmp_path: Path, extra: list[s
     assert extra[0] in line and "--mwzeval-file" in line
     assert _tree(tmp_path) == after_inputs and set(before) <= set(after_inputs)
 
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["score", "--satisfaction", "--references", "refs.json"], "--references"),
+    (["score", "--satisfaction", "--turn-file", "turns.csv"], "--turn-file"),
+])
+def test_score_options_that_would_be_ignored_are_refused(tmp_path: Path, argv: list[str], named: str) -> None:
+    line = one_line_error(cli([*argv, "--db", str(_rated_db(tmp_path))]))
+    assert named in line
