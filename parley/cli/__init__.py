@@ -5,7 +5,8 @@ module here must keep heavy imports (torch, transformers, textual, audio) inside
 
 Errors are handled once, here: a :class:`~parley.errors.ParleyError` raised anywhere in a command ends it with
 one line ``parley: error: …`` on stderr and exit code 2, and so does a click usage error (a bad option or
-value, with the ``--help`` to read). Any other exception is a bug and keeps its traceback. Options given
+value, with the ``--help`` to read). ctrl+c ends any command with one line and exit code 130 (click's own
+"Aborted!" exited 1). Any other exception is a bug and keeps its traceback. Options given
 before the command (``parley --db X sessions``) reach it.
 """
 
@@ -18,7 +19,7 @@ import click
 from click.core import ParameterSource
 
 from parley import __version__
-from parley.cli.common import SEED, Name
+from parley.cli.common import SEED, Interrupted, Name
 from parley.errors import ParleyError
 
 #: command name → "module:attribute" of a click command
@@ -91,6 +92,10 @@ class LazyGroup(click.Group):
             raise CliError(visible(e.message, one_line=True)) from None
         except click.UsageError as e:  # a bad option or value of a command
             raise _one_line_usage(e) from None
+        except (KeyboardInterrupt, Interrupted) as e:  # what was stored stays stored: every write commits
+            said = str(e) if isinstance(e, Interrupted) else ""
+            click.echo(f"parley: {visible(said or 'interrupted', one_line=True)}", err=True)
+            raise click.exceptions.Exit(130) from None
 
     @staticmethod
     def _load(name: str) -> click.Command | None:

@@ -11,6 +11,7 @@ import click
 
 from parley.cli.common import (
     SEED,
+    Interrupted,
     Name,
     db_option,
     input_name,
@@ -111,6 +112,9 @@ def chat(system_spec: str, script: str | None, audio_script: str | None, asr_mod
                     click.echo(f"  ->   {visible(ex.final)}")
                 click.echo(f"SYSTEM {visible(ex.reply.text if ex.reply else '[failed] ' + str(ex.error))}")
             n += 1
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted: session {session.id}: {n} user turn(s) answered, stored in "
+                          f"{store.path}") from None
     finally:
         session.end()
     click.echo(f"session {session.id}: {n} user turn(s), {failures} failed, stored in {store.path}", err=True)

@@ -15,6 +15,11 @@ import click
 from parley.errors import ParleyError
 
 
+class Interrupted(Exception):
+    """ctrl+c, with what a command wants to say about it (what was stored): ``parley: MESSAGE`` on stderr,
+    exit code 130, the shell's code for SIGINT, as for a bare KeyboardInterrupt in any command."""
+
+
 def resolve_db(db_path: str | None) -> Path:
     from parley.engine.locations import database_path
 
