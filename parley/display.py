@@ -44,7 +44,12 @@ def json_text(value: object, **kwargs: Any) -> str:
     (``\\u009b``), so the line decodes to exactly the same value."""
     import json
 
-    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    return json_controls(json.dumps(value, ensure_ascii=False, **kwargs))
+
+
+def json_controls(text: str) -> str:
+    """JSON text with DEL, C1 controls and bidirectional overrides escaped (``\\u009b``): the same value,
+    safe to show."""
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

@@ -5,6 +5,12 @@
   :class:`parley.store.schema.ExportLine` (what the jsonl importer validates against).
 - CSV: one file per table (``sessions.csv``, ``turns.csv``, ``turn_ratings.csv``, ``dialogue_ratings.csv``,
   ``raters.csv``) in a folder; JSON columns stay JSON text. Header rows are written even for empty tables.
+  Text cells are made safe to open in a spreadsheet (unless ``raw``): control characters are shown as the
+  terminal shows them (``␛`` for ESC, ``␀`` for NUL, ``\x9b`` for C1 controls, ``\u202e`` for bidirectional
+  overrides; tabs and newlines kept; JSON columns escape theirs as JSON, ``\u009b``, so they still decode to
+  the same value), and a text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or CR gets a leading
+  ``'`` so that Excel or LibreOffice never runs it as a formula (OWASP's advice for CSV injection). Numbers
+  are never touched, nor text that is a plain number (``-0.5``).
 
 Nothing a user has is overwritten unless asked (``overwrite=True``), and never half-written: every file is
 written to a temporary file beside its target, synced, then renamed over it; a failed write (disk full, an
@@ -19,12 +25,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from parley.display import json_controls, visible
 from parley.store.db import Store, StoreError
 from parley.store.records import JSON_FIELDS, SessionRecord, TurnRecord, finite
 
@@ -156,17 +164,35 @@ def export_jsonl(store: Store, out: Path | str, progress: RowProgress | None = N
         return write_jsonl(store, fh, progress)
 
 
-def _write_csv(store: Store, table: str, fh: IO[str], progress: RowProgress | None) -> int:
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def safe_cell(value: Any, *, is_json: bool = False) -> Any:
+    """A value as a spreadsheet may open it: numbers and NULL as they are; text with its control characters
+    made visible (in JSON text: escaped as JSON) and, when it starts like a formula and is not a plain
+    number, a leading ``'``."""
+    if not isinstance(value, str):
+        return value
+    text = visible(json_controls(value) if is_json else value)
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def _write_csv(store: Store, table: str, fh: IO[str], progress: RowProgress | None, raw: bool = False) -> int:
     cols = _columns(store, table)
     json_cols = _JSON_COLUMNS.get(table, ())
     select = ", ".join(f'CASE WHEN json_valid("{c}") THEN "{c}" ELSE {_REPAIR}("{c}") END' if c in json_cols
                        else f'"{c}"' for c in cols)
+    is_json = [c in json_cols for c in cols]
     w = csv.writer(fh)
     w.writerow(cols)
     cur = store.db.execute(f"SELECT {select} FROM {table} ORDER BY {_ORDER[table]}")
     n = 0
     while rows := cur.fetchmany(5000):
-        w.writerows(rows)
+        w.writerows(rows if raw else
+                    ([safe_cell(v, is_json=j) for v, j in zip(row, is_json, strict=True)] for row in rows))
         n += len(rows)
         if progress:
             progress(n)
@@ -174,8 +200,9 @@ def _write_csv(store: Store, table: str, fh: IO[str], progress: RowProgress | No
 
 
 def export_csv(store: Store, out_dir: Path | str, progress: RowProgress | None = None, *,
-               overwrite: bool = False) -> dict[str, int]:
-    """Write one CSV per table into the folder ``out_dir``; returns rows written per table.
+               overwrite: bool = False, raw: bool = False) -> dict[str, int]:
+    """Write one CSV per table into the folder ``out_dir``; returns rows written per table. Text cells are
+    made safe for spreadsheets (:func:`safe_cell`) unless ``raw``.
 
     The folder may exist; CSV files of these tables already in it are refused unless ``overwrite``. Each file
     is written beside its target and renamed, and only once every table is written, so a failure changes
@@ -196,7 +223,7 @@ def export_csv(store: Store, out_dir: Path | str, progress: RowProgress | None =
     with _all_or_nothing(out_dir) as open_table:
         for table in TABLES:
             with open_table(table) as fh:
-                counts[table] = _write_csv(store, table, fh, progress)
+                counts[table] = _write_csv(store, table, fh, progress, raw)
     return counts
 
 
@@ -228,9 +255,9 @@ def _all_or_nothing(out_dir: Path) -> Iterator[Callable[[str], Any]]:
 
 
 def export(store: Store, fmt: str, out: Path | str, progress: RowProgress | None = None, *,
-           overwrite: bool = False) -> Any:
+           overwrite: bool = False, raw_csv: bool = False) -> Any:
     if fmt == "jsonl":
         return export_jsonl(store, out, progress, overwrite=overwrite)
     if fmt == "csv":
-        return export_csv(store, out, progress, overwrite=overwrite)
+        return export_csv(store, out, progress, overwrite=overwrite, raw=raw_csv)
     raise ValueError(f"unknown export format {fmt!r} (jsonl, csv)")

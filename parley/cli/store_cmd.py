@@ -79,7 +79,10 @@ def unique_prefixes(ids: list[str], shortest: int = 8) -> dict[str, str]:
               help="Output file (jsonl; - writes to stdout) or folder (csv).")
 @click.option("--force", is_flag=True,
               help="Replace an existing output file (csv: the table files in the folder).")
-def export(db_path: str | None, fmt: str, out: str, force: bool) -> None:
+@click.option("--raw-csv", "raw_csv", is_flag=True,
+              help="csv: write text exactly as stored, without the spreadsheet guard (no ' before =, +, "
+                   "-, @; control characters kept).")
+def export(db_path: str | None, fmt: str, out: str, force: bool, raw_csv: bool) -> None:
     """Export every session with its turns and ratings (the same exporter the TUI uses).
 
     An existing --out is refused unless --force. The export is written beside the target and renamed into
@@ -90,6 +93,8 @@ def export(db_path: str | None, fmt: str, out: str, force: bool) -> None:
     from parley.store.export import write_jsonl
 
     out_path = Path(out)
+    if raw_csv and fmt != "csv":
+        raise ParleyError("--raw-csv goes with --format csv (jsonl escapes control characters itself)")
     if out == "-" and fmt == "csv":
         raise ParleyError("csv writes one file per table: give --out a folder (only jsonl writes to stdout)")
     if out == "-" and fmt == "jsonl":
@@ -101,7 +106,7 @@ def export(db_path: str | None, fmt: str, out: str, force: bool) -> None:
     if fmt == "jsonl" and out_path.exists() and not force:
         raise ParleyError(f"{out_path} already exists (pass --force to replace it)")
     store = open_db(db_path, must_exist=True, hint=_NO_DB)
-    result = do_export(store, fmt, out_path, overwrite=force)
+    result = do_export(store, fmt, out_path, overwrite=force, raw_csv=raw_csv)
     if fmt == "jsonl":
         click.echo(f"wrote {result} session(s) to {out_path}", err=True)
     else:
