@@ -63,6 +63,8 @@ def check_file(path: Path) -> None:
         return
     if path.is_dir():
         raise StoreError(f"{path} is a directory, not a database file")
+    if not path.is_file():  # /dev/null, a FIFO (which SQLite would block on), a socket
+        raise StoreError(f"{path} is not a regular file, not a database file")
     size = path.stat().st_size
     if size == 0:
         return

@@ -166,12 +166,11 @@ def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewri
         if given:
             ctx.default_map = _pass_down(ctx, ctx.invoked_subcommand, given)
         return
-    if db_path:  # a mistyped --db folder is refused before a screen opens, as every command refuses it
-        from pathlib import Path
-
+    if db_path is not None:  # an empty or mistyped --db is refused before a screen opens, as commands do
+        from parley.cli.common import resolve_db
         from parley.store.db import check_folder
 
-        check_folder(Path(db_path).parent, make=False)
+        check_folder(resolve_db(db_path).parent, make=False)
     from parley.tui.launch import launch
 
     if trust_remote_code:

@@ -21,8 +21,12 @@ class Interrupted(Exception):
 
 
 def resolve_db(db_path: str | None) -> Path:
+    """``--db`` or the default location; an empty ``--db`` (an unset shell variable) is refused rather than
+    read as "the default database"."""
     from parley.engine.locations import database_path
 
+    if db_path is not None and not db_path.strip():
+        raise ParleyError("--db is empty: give a database path (or leave --db out for the default one)")
     return Path(db_path) if db_path else database_path()
 
 

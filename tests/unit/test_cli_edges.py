@@ -188,3 +188,28 @@ def test_mwzeval_file_refuses_what_it_would_ignore(tmp_path: Path, extra: list[s
 def test_score_options_that_would_be_ignored_are_refused(tmp_path: Path, argv: list[str], named: str) -> None:
     line = one_line_error(cli([*argv, "--db", str(_rated_db(tmp_path))]))
     assert named in line
+
+
+# -- found while trying the commands as a hostile user ------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [["sessions"], ["export", "--format", "jsonl", "--out", "o.jsonl"],
+                                  ["chat", "--system", "echo", "--script", "script.txt"],
+                                  ["run", "--resume", "X"]])
+def test_an_empty_db_is_refused_not_read_as_the_default(tmp_path: Path, argv: list[str]) -> None:
+    """``--db "$DB"`` with DB unset must not quietly write into the default database."""
+    _script(tmp_path)
+    default = tmp_path / "default.db"
+    p = run([*argv, "--db", ""], cwd=tmp_path, env={"PARLEY_DB": str(default)})
+    assert "--db is empty" in one_line_error(p)
+    assert not default.exists()
+
+
+def test_a_db_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for argv in (["sessions"], ["chat", "--system", "echo", "--script", _script(tmp_path)]):
+        p = run([*argv, "--db", str(fifo)], cwd=REPO, timeout=60)  # SQLite would block reading a FIFO
+        assert "not a regular file" in one_line_error(p)
+    assert "not a regular file" in one_line_error(cli(["sessions", "--db", "/dev/null"]))
