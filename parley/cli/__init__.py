@@ -12,6 +12,7 @@ before the command (``parley --db X sessions``) reach it.
 
 from __future__ import annotations
 
+import errno
 import importlib
 from typing import IO, Any
 
@@ -43,6 +44,10 @@ COMMANDS: dict[str, str] = {
     "assign": "parley.cli.annotate_cmd:assign",
     "progress": "parley.cli.annotate_cmd:progress",
 }
+
+
+#: a full disk or quota, or a device that fails (``parley rewrite > /dev/full``): the user's to fix, one line
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EIO)
 
 
 class CliError(click.ClickException):
@@ -92,6 +97,10 @@ class LazyGroup(click.Group):
             raise CliError(visible(e.message, one_line=True)) from None
         except click.UsageError as e:  # a bad option or value of a command
             raise _one_line_usage(e) from None
+        except OSError as e:
+            if e.errno not in _FULL:
+                raise
+            raise CliError(f"cannot write: {e.strerror} (standard output or an output file)") from None
         except (KeyboardInterrupt, Interrupted) as e:  # what was stored stays stored: every write commits
             said = str(e) if isinstance(e, Interrupted) else ""
             click.echo(f"parley: {visible(said or 'interrupted', one_line=True)}", err=True)

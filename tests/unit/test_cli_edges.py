@@ -213,3 +213,18 @@ def test_a_db_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
         p = run([*argv, "--db", str(fifo)], cwd=REPO, timeout=60)  # SQLite would block reading a FIFO
         assert "not a regular file" in one_line_error(p)
     assert "not a regular file" in one_line_error(cli(["sessions", "--db", "/dev/null"]))
+
+
+@pytest.mark.parametrize("argv", [["rewrite", "-r", "disfluency"],
+                                  ["chat", "--system", "echo", "--script", "-"]])
+def test_standard_output_on_a_full_disk_is_one_line(tmp_path: Path, argv: list[str]) -> None:
+    """``parley rewrite > /dev/full`` ended in a traceback (ENOSPC from click.echo)."""
+    import subprocess
+    import sys
+
+    extra = ["--db", str(tmp_path / "p.db")] if argv[0] == "chat" else []
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "parley", *argv, *extra], input="hello there\n", text=True,
+                           stdout=full, stderr=subprocess.PIPE, cwd=REPO, timeout=120)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.strip().startswith("parley: error: cannot write") and p.stderr.strip().count("\n") == 0
