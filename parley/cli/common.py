@@ -137,6 +137,19 @@ def refuse_existing(*paths: str | Path | None, force: bool = False) -> None:
             raise ParleyError(f"{p} already exists (pass --force to replace it)")
 
 
+def refuse_database(db_path: str | None, *outs: str | Path | None) -> None:
+    """An output path is never the database the command reads (``export --out study.db --db study.db --force``
+    replaced the database with its own export): refused in one line, even with ``--force``."""
+    try:
+        db = resolve_db(db_path).resolve()
+    except OSError:
+        return
+    mine = {db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal"))}
+    for out in outs:
+        if out is not None and out != "-" and Path(out).resolve() in mine:
+            raise ParleyError(f"{out} is the database itself ({db}); give another output path")
+
+
 def refuse_nonempty_dir(path: str) -> None:
     """A model folder is written only into a new or empty folder: one already holding files is refused."""
     if Path(path).exists() and any(Path(path).iterdir()):

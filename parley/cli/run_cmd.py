@@ -20,6 +20,7 @@ from parley.cli.common import (
     force_option,
     load_system,
     open_db,
+    refuse_database,
     refuse_existing,
     trust_option,
 )
@@ -231,6 +232,7 @@ def run(
     from parley.engine.scoring.replay import summary
     from parley.store.runs import count_done, get_run
 
+    refuse_database(db_path, plot, html_out, mwzeval_out)
     refuse_existing(plot, html_out, force=force)
     if resume and new_run:
         raise ParleyError("--resume and --new exclude each other")

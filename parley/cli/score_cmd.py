@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from parley.cli.common import OutputPath, db_option, force_option, open_db, refuse_existing
+from parley.cli.common import OutputPath, db_option, force_option, open_db, refuse_database, refuse_existing
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -74,6 +74,7 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str
         raise ParleyError("--references goes with --mwzeval-file")
     if turn_file and not abredial:
         raise ParleyError("--turn-file goes with --abredial")
+    refuse_database(db_path, plot, html_out)
     refuse_existing(plot, html_out, force=force)
     if mwzeval_file:
         _score_mwzeval_file(mwzeval_file, dialogues, references, as_json)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from parley.cli.common import OutputPath, db_option, open_db
+from parley.cli.common import OutputPath, db_option, open_db, refuse_database
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -89,8 +89,8 @@ def export(db_path: str | None, fmt: str, out: str, force: bool, raw_csv: bool) 
     place once complete, so a failure (disk full, no permission) leaves nothing half-written and the old file
     as it was.
     """
+    from parley.store.export import TABLES, write_jsonl
     from parley.store.export import export as do_export
-    from parley.store.export import write_jsonl
 
     out_path = Path(out)
     if raw_csv and fmt != "csv":
@@ -101,6 +101,7 @@ def export(db_path: str | None, fmt: str, out: str, force: bool, raw_csv: bool) 
         n = write_jsonl(open_db(db_path, must_exist=True, hint=_NO_DB), sys.stdout)
         click.echo(f"wrote {n} session(s) to stdout", err=True)
         return
+    refuse_database(db_path, out_path, *(out_path / f"{t}.csv" for t in TABLES if fmt == "csv"))
     if fmt == "jsonl" and out_path.is_dir():
         raise ParleyError(f"{out_path} is a folder; jsonl needs a file path")
     if fmt == "jsonl" and out_path.exists() and not force:

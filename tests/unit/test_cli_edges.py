@@ -228,3 +228,20 @@ def test_standard_output_on_a_full_disk_is_one_line(tmp_path: Path, argv: list[s
                            stdout=full, stderr=subprocess.PIPE, cwd=REPO, timeout=120)
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert p.stderr.strip().startswith("parley: error: cannot write") and p.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["export", "--format", "jsonl", "--force", "--out"],
+    ["score", "--satisfaction", "--force", "--plot"],
+    ["score", "--satisfaction", "--force", "--html"],
+    ["run", "--system", "echo", "--force", "--html"],
+])
+def test_an_output_is_never_the_database_itself(tmp_path: Path, argv: list[str]) -> None:
+    """``parley export --format jsonl --out study.db --db study.db --force`` replaced the database with its
+    own export."""
+    db = _rated_db(tmp_path)
+    before = db.read_bytes()
+    extra = ["--dialogues", _dialogues(tmp_path)] if argv[0] == "run" else []
+    line = one_line_error(cli([*argv, str(db), *extra, "--db", str(db)]))
+    assert "is the database itself" in line
+    assert db.read_bytes() == before
