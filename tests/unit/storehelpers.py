@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from parley.store import Store
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
@@ -45,3 +47,13 @@ def fill_fixed(store: Store) -> None:
                                        created_at="2026-01-01T10:05:00.000000+00:00"))
     store.db.execute("UPDATE raters SET created_at = '2026-01-01T00:00:00.000000+00:00'")
     store.db.conn.commit()
+
+
+def fixed_db(path: Path) -> Path:
+    """A database file at ``path`` holding :func:`fill_fixed`'s records."""
+    from parley.store import open_store
+
+    store = open_store(path)
+    fill_fixed(store)
+    store.close()
+    return path

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from parley.store import open_store
 from tests.unit.clihelpers import REPO, cli, one_line_error, run
-from tests.unit.storehelpers import fill_fixed
+from tests.unit.storehelpers import fixed_db
 
 ESC_NAME = "ann\x1b]0;owned\x07"
 
@@ -102,10 +101,7 @@ def test_resume_unknown_run_creates_no_database(tmp_path: Path) -> None:
 
 
 def test_resume_unknown_run_changes_no_file(tmp_path: Path) -> None:
-    db = tmp_path / "p.db"
-    store = open_store(db)
-    fill_fixed(store)
-    store.close()
+    db = fixed_db(tmp_path / "p.db")
     before = _tree(tmp_path)
     line = one_line_error(cli(["run", "--resume", "BADID", "--db", str(db)]))
     assert "no run BADID" in line
@@ -123,11 +119,7 @@ def test_resume_against_an_old_empty_database_changes_nothing(tmp_path: Path) ->
 # -- 4. names with control characters -------------------------------------------------------------------
 
 def _rated_db(tmp_path: Path) -> Path:
-    db = tmp_path / "p.db"
-    store = open_store(db)
-    fill_fixed(store)
-    store.close()
-    return db
+    return fixed_db(tmp_path / "p.db")
 
 
 @pytest.mark.parametrize("raters", [ESC_NAME, f"bob,{ESC_NAME}", "ann\tbob", "a\u202eb", "a\x9bb", "a\nb"])

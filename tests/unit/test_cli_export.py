@@ -15,18 +15,14 @@ import pytest
 from parley.store import open_store
 from parley.store.records import SessionRecord, TurnRecord
 from tests.unit.clihelpers import REPO, cli, env_in, one_line_error, run, shared_dir
-from tests.unit.storehelpers import fill_fixed
+from tests.unit.storehelpers import fixed_db
 
 OLD = "precious results, not an export\n"
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
-    path = tmp_path / "p.db"
-    store = open_store(path)
-    fill_fixed(store)
-    store.close()
-    return path
+    return fixed_db(tmp_path / "p.db")
 
 
 def _leftovers(folder: Path) -> list[str]:
