@@ -140,8 +140,14 @@ class ParleyApp(App[None], inherit_bindings=False):
             self.push_screen(QuitScreen(waiting), chosen)
 
     def quit_now(self) -> None:
-        """A clean quit: the open session gets its end time (if it was ever stored), then the app exits."""
+        """A clean quit: the open session gets its end time (if it was ever stored), then the app exits.
+        Ratings still being written are waited for first (the chat quits once they are stored; one that
+        fails stops the quit and says so)."""
         chat = self.chat
+        if chat is not None and chat.ratings.saving:
+            chat.quitting = True
+            chat.ratings.show_status()
+            return
         try:
             if chat is not None and chat.session is not None:
                 chat.session.end()

@@ -30,7 +30,7 @@ from parley.tui.widgets.dialogue import Dialogue
 from parley.tui.widgets.goal import GoalCard
 from parley.tui.widgets.jobbar import show_job
 from parley.tui.widgets.loader import SystemLoader
-from parley.tui.widgets.ratings import Ratings
+from parley.tui.widgets.ratings import LOCKING, Ratings
 from parley.tui.widgets.statusbar import StatusBar
 
 if TYPE_CHECKING:
@@ -224,6 +224,9 @@ class ChatScreen(Screen[None]):
         if self.dialogue.waiting:
             tell(self, "Wait for the system to answer the queued turns first.", severity="warning")
             return
+        if self.ratings.locking:
+            tell(self, LOCKING, severity="warning")
+            return
         self.log_view.remove_children()
         self._system_count = 0
         self.start_session()
@@ -261,8 +264,8 @@ class ChatScreen(Screen[None]):
         stored."""
         from parley.store import StoreError
 
-        if self.locked:
-            tell(self, LOCKED_HINT, severity="warning")
+        if self.locked or self.ratings.locking:
+            tell(self, LOCKED_HINT if self.locked else LOCKING, severity="warning")
             return None
         try:
             ticket = self.dialogue.submit(text, audio_in, info, ahead)
@@ -300,8 +303,9 @@ class ChatScreen(Screen[None]):
         tell(self, f"Turn failed: {event.error}", severity="error")
 
     @on(Dialogue.Idle)
+    @on(Ratings.Idle)
     def _idle(self) -> None:
-        if self.quitting:
+        if self.quitting and not self.dialogue.waiting and not self.ratings.saving:
             self.parley.quit_now()
 
     @on(ChatLog.NewBelow)
@@ -315,6 +319,15 @@ class ChatScreen(Screen[None]):
     @property
     def ratings(self) -> Ratings:
         return self.query_one(Ratings)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Once the session is locked, its rating keys leave the footer; while the dialogue rating is being
+        saved, they and ctrl+n are greyed out."""
+        if action in ("rate_mode", "end_dialogue") and self.is_mounted and self.locked:
+            return False
+        if action in ("rate_mode", "end_dialogue", "new_session") and self.is_mounted:
+            return None if self.ratings.locking else True
+        return True
 
     def action_rate_mode(self) -> None:
         self.ratings.rate_mode()

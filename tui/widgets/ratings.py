@@ -1,15 +1,21 @@
 """The chat's rating flow without a face: rating mode, turn ratings from the log, the end-of-dialogue rating
 and the lock it sets.
 
-The chat screen's rating keys and the log's :class:`ChatLog.Rate` end here. A turn rating is stored with both
-aspects as they now stand and then shown in the log; the dialogue rating (:class:`DialogueRatingScreen`) is
-stored, then the session locks (:attr:`Dialogue.locked`) and the screen is told (:class:`Ratings.Rated`).
-When a dialogue rating cannot be stored, its form opens again holding the tester's answers.
+The chat screen's rating keys and the log's :class:`ChatLog.Rate` end here. Ratings are written in a thread
+worker, one at a time and in the order given (a database locked by another process never freezes the UI):
+a turn rating is shown "saving…" until its write committed, then as given (both aspects as they stand in
+the database go into each write, so two quick ratings of one turn never undo each other). The dialogue
+rating (:class:`DialogueRatingScreen`) is stored after every turn rating given before it; while it is being
+saved the session takes no turns and no ratings, and only once it committed does the session lock
+(:attr:`Dialogue.locked`) and the screen hear of it (:class:`Ratings.Rated`). When it cannot be stored, its
+form opens again holding the tester's answers. :attr:`Ratings.saving` counts the writes not committed yet
+(quitting waits for them).
 """
 
 from __future__ import annotations
 
-import sqlite3
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -23,9 +29,30 @@ from parley.tui.screens.rating import DialogueRatingScreen
 from parley.tui.widgets.chatlog import ChatLog, SystemTurnView
 
 if TYPE_CHECKING:
+    from parley.engine.session import Session
     from parley.tui.screens.chat import ChatScreen
 
 TURNS_LOCKED = "The dialogue rating was submitted: turn ratings are locked."
+LOCKING = "The dialogue rating is being saved; wait a moment."
+
+
+@dataclass(eq=False)
+class _TurnWrite:
+    session: Session
+    view: SystemTurnView
+    aspect: str
+    value: int
+    rater: str
+
+
+@dataclass(eq=False)
+class _DialogueWrite:
+    session: Session
+    rating: DialogueRating
+    again: Callable[[DialogueRating | None], None]  # the form's callback, for the form opened again
+
+
+_Write = _TurnWrite | _DialogueWrite
 
 
 class Ratings(Widget):
@@ -39,6 +66,37 @@ class Ratings(Widget):
 
         rating: DialogueRating
 
+    class Idle(Message):
+        """Every rating given is stored (or failed and said so)."""
+
+    @dataclass
+    class Stored(Message):
+        """A rating write committed (posted by the worker, handled here)."""
+
+        write: _Write
+
+    @dataclass
+    class Failed(Message):
+        """A rating write failed; ``error`` is one line for the tester."""
+
+        write: _Write
+        error: str
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._queue: deque[_Write] = deque()
+        self._current: _Write | None = None
+
+    @property
+    def saving(self) -> int:
+        """Rating writes given and not committed (or failed) yet."""
+        return len(self._queue) + (self._current is not None)
+
+    @property
+    def locking(self) -> bool:
+        """A dialogue rating is waiting to be stored: the session is about to lock."""
+        return any(isinstance(w, _DialogueWrite) for w in (*self._queue, self._current))
+
     @property
     def chat(self) -> ChatScreen:
         return cast("ChatScreen", self.screen)
@@ -51,28 +109,30 @@ class Ratings(Widget):
             tell(self, "Nothing to rate yet: no system turn has answered.", severity="warning")
         elif chat.locked:
             tell(self, TURNS_LOCKED, severity="warning")
+        elif self.locking:
+            tell(self, LOCKING, severity="warning")
         else:
             chat.log_view.focus()
 
     def rate_turn(self, event: ChatLog.Rate, rater: str) -> None:
-        """Store a turn rating from the log (both aspects as they now stand) and show it there."""
-        from parley.store import StoreError
-
+        """Queue a turn rating from the log; it shows "saving…" until stored."""
         view = event.view
         session = self.chat.session
         if self.chat.locked or session is None or view.turn_id is None:
             tell(self, TURNS_LOCKED, severity="warning")
             return
-        ratings = {**view.ratings, event.aspect: event.value}
-        try:
-            session.rate_turn(view.turn_id, rater, relevance=ratings["relevance"],
-                              interestingness=ratings["interestingness"])
-        except (StoreError, sqlite3.Error) as e:
-            tell(self, f"Rating not stored: {e}", severity="error")
+        if self.locking:
+            tell(self, LOCKING, severity="warning")
             return
-        view.set_rating(event.aspect, event.value)
-        log = self.chat.log_view
-        view.refresh_ratings(log.aspect if log.cursor is view else None)
+        view.saving[event.aspect] = event.value
+        self._refresh(view)
+        self._queue.append(_TurnWrite(session, view, event.aspect, event.value, rater))
+        self._pump()
+
+    def _refresh(self, view: SystemTurnView) -> None:
+        if view.is_attached:
+            log = self.chat.log_view
+            view.refresh_ratings(log.aspect if log.cursor is view else None)
 
     # -- the dialogue rating -----------------------------------------------------------------------------
     def end_dialogue(self, rater: str) -> None:
@@ -80,6 +140,8 @@ class Ratings(Widget):
         chat = self.chat
         if chat.locked:
             tell(self, "This dialogue is already rated — ctrl+n starts a new session.", severity="warning")
+        elif self.locking:
+            tell(self, LOCKING, severity="warning")
         elif chat.dialogue.waiting:
             tell(self, "Wait for the system to answer the queued turns first.", severity="warning")
         elif not chat.log_view.query(SystemTurnView):
@@ -88,9 +150,8 @@ class Ratings(Widget):
             self.rate_dialogue(rater)
 
     def rate_dialogue(self, rater: str) -> None:
-        """Open the end-of-dialogue rating; once stored, the session locks and :class:`Rated` is posted."""
-        from parley.store import StoreError
-
+        """Open the end-of-dialogue rating; the rating given is queued (after the turn ratings given before
+        it); once stored, the session locks and :class:`Rated` is posted."""
         session = self.chat.session
         if session is None:
             tell(self, "No session yet: the system is still loading.", severity="warning")
@@ -100,17 +161,85 @@ class Ratings(Widget):
             if rating is None:
                 tell(self, "Dialogue rating cancelled; nothing was stored.")
                 return
-            try:
-                session.rate_dialogue(rating)
-            except (StoreError, sqlite3.Error) as e:
-                tell(self, f"Dialogue rating not stored: {e}. Your answers are kept: ctrl+s tries again.",
-                     severity="error")
-                self.app.push_screen(DialogueRatingScreen(session.id, rater, initial=rating), rated)
-                return
-            self.chat.dialogue.locked = True
-            self.post_message(self.Rated(rating))
+            self._queue.append(_DialogueWrite(session, rating, rated))
+            self._pump()
 
         self.app.push_screen(DialogueRatingScreen(session.id, rater), rated)
+
+    # -- the writes --------------------------------------------------------------------------------------
+    def _pump(self) -> None:
+        """Start the next write unless one is running; the status bar says what is being saved."""
+        if self._current is None and self._queue:
+            write = self._current = self._queue.popleft()
+            if isinstance(write, _TurnWrite):
+                turn_id, stored = write.view.turn_id, write.view.ratings
+                assert turn_id is not None
+                values = {**stored, write.aspect: write.value}  # as stored now (earlier writes committed)
+                session, rater = write.session, write.rater
+
+                def store() -> object:
+                    return session.rate_turn(turn_id, rater, relevance=values["relevance"],
+                                             interestingness=values["interestingness"])
+            else:
+                session, rating = write.session, write.rating
+
+                def store() -> object:
+                    return session.rate_dialogue(rating)
+
+            def work() -> None:
+                try:
+                    store()
+                except Exception as e:  # StoreError (locked past the timeout, disk full) or anything else
+                    self.post_message(self.Failed(write, str(e)))
+                    return
+                self.post_message(self.Stored(write))
+
+            self.run_worker(work, name="rating", group="rating", description="store a rating", thread=True,
+                            exit_on_error=False)
+        self.show_status()
+
+    def show_status(self) -> None:
+        """What is being saved (and that the app quits after), in the status bar."""
+        n, status = self.saving, self.chat.status
+        text = ("saving the dialogue rating…" if self.locking else
+                f"saving {n} rating{'s' if n > 1 else ''}…" if n else "")
+        if text and self.chat.quitting:
+            text = text[:-1] + ", then quitting"
+        if text or status.activity.startswith("saving "):
+            status.activity = text
+        self.chat.refresh_bindings()
+
+    @on(Stored)
+    @on(Failed)
+    def _written(self, event: Stored | Failed) -> None:
+        write = event.write
+        if self._current is write:
+            self._current = None
+        if isinstance(write, _TurnWrite):
+            view = write.view
+            if not any(isinstance(w, _TurnWrite) and w.view is view and w.aspect == write.aspect
+                       for w in self._queue):
+                view.saving.pop(write.aspect, None)
+            if isinstance(event, self.Stored):
+                view.ratings[write.aspect] = write.value
+            else:
+                tell(self, f"Rating not stored: {event.error}", severity="error")
+            self._refresh(view)
+        elif isinstance(event, self.Stored):
+            if write.session is self.chat.session:
+                self.chat.dialogue.locked = True
+                self.post_message(self.Rated(write.rating))
+        else:
+            kept = "Your answers are kept: ctrl+s tries again."
+            tell(self, f"Dialogue rating not stored: {event.error}. {kept}", severity="error")
+            form = DialogueRatingScreen(write.session.id, write.rating.rater, initial=write.rating)
+            self.app.push_screen(form, write.again)
+        if isinstance(event, self.Failed) and self.chat.quitting:
+            self.chat.quitting = False
+            tell(self, "Not quitting: a rating was not stored (see above).", severity="warning", timeout=10)
+        self._pump()
+        if not self.saving:
+            self.post_message(self.Idle())
 
     @on(Rated)
     def _rated(self, event: Rated) -> None:
