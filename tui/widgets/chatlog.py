@@ -128,8 +128,9 @@ class SystemTurnView(Vertical):
         self.refresh_ratings()
 
     def refresh_ratings(self, aspect: Aspect | None = None) -> None:
-        if self.rateable:
-            self.query_one(".ratings", Static).update(self._ratings_text(aspect))
+        if self.rateable:  # a view being removed (ctrl+n) may have lost its children already
+            for line in self.query(".ratings").results(Static):
+                line.update(self._ratings_text(aspect))
 
     def watch_selected(self, selected: bool) -> None:
         self.set_class(selected, "-selected")

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from parley.engine.session import Exchange, Pending, Session
+from parley.tui.notify import tell
 
 
 @dataclass
@@ -85,10 +86,12 @@ class Dialogue(Widget):
         return turn.ticket
 
     def start(self, session: Session) -> None:
-        """End the current session (if any) and run the following turns in ``session``; turns typed while no
-        session was open are accepted now."""
-        if self.session is not None:
-            self.session.end()
+        """End the current session (if any; in a worker, so a locked database never holds the UI) and run the
+        following turns in ``session``; turns typed while no session was open are accepted now."""
+        old = self.session
+        if old is not None:
+            self.run_worker(old.end, name=f"end {old.id[:8]}", group="end", description="end the session",
+                            thread=True, exit_on_error=False)
         self.session = session
         self.locked = False
         try:
@@ -134,7 +137,10 @@ class Dialogue(Widget):
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.group == "turn":
+        if event.state == WorkerState.ERROR and event.worker.group == "end":
+            which, error = event.worker.name[4:], event.worker.error
+            tell(self, f"The end time of session {which} was not stored: {error}", severity="error")
+        elif event.state == WorkerState.ERROR and event.worker.group == "turn":
             error = event.worker.error
             ticket = int(event.worker.name.split()[-1])
             self.post_message(self.Crashed(ticket, f"{type(error).__name__}: {error}"))
