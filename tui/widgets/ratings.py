@@ -14,48 +14,28 @@ form opens again holding the tester's answers. :attr:`Ratings.saving` counts the
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.message import Message
-from textual.widget import Widget
 
 from parley.store.records import DialogueRating
 from parley.tui.notify import tell
 from parley.tui.screens.rating import DialogueRatingScreen
 from parley.tui.widgets.chatlog import ChatLog, SystemTurnView
+from parley.tui.widgets.writes import Write, Writes
 
 if TYPE_CHECKING:
-    from parley.engine.session import Session
     from parley.tui.screens.chat import ChatScreen
 
 TURNS_LOCKED = "The dialogue rating was submitted: turn ratings are locked."
 LOCKING = "The dialogue rating is being saved; wait a moment."
 
 
-@dataclass(eq=False)
-class _TurnWrite:
-    session: Session
-    view: SystemTurnView
-    aspect: str
-    value: int
-    rater: str
-
-
-@dataclass(eq=False)
-class _DialogueWrite:
-    session: Session
-    rating: DialogueRating
-    again: Callable[[DialogueRating | None], None]  # the form's callback, for the form opened again
-
-
-_Write = _TurnWrite | _DialogueWrite
-
-
-class Ratings(Widget):
+class Ratings(Writes):
     """Never displayed; lives on the chat screen next to :class:`Dialogue`."""
 
     DEFAULT_CSS = "Ratings { display: none; }"
@@ -66,36 +46,15 @@ class Ratings(Widget):
 
         rating: DialogueRating
 
-    class Idle(Message):
-        """Every rating given is stored (or failed and said so)."""
-
-    @dataclass
-    class Stored(Message):
-        """A rating write committed (posted by the worker, handled here)."""
-
-        write: _Write
-
-    @dataclass
-    class Failed(Message):
-        """A rating write failed; ``error`` is one line for the tester."""
-
-        write: _Write
-        error: str
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._queue: deque[_Write] = deque()
-        self._current: _Write | None = None
-
     @property
     def saving(self) -> int:
         """Rating writes given and not committed (or failed) yet."""
-        return len(self._queue) + (self._current is not None)
+        return self.pending
 
     @property
     def locking(self) -> bool:
         """A dialogue rating is waiting to be stored: the session is about to lock."""
-        return any(isinstance(w, _DialogueWrite) for w in (*self._queue, self._current))
+        return any(w.kind == "dialogue rating" for w in self.jobs)
 
     @property
     def chat(self) -> ChatScreen:
@@ -124,10 +83,25 @@ class Ratings(Widget):
         if self.locking:
             tell(self, LOCKING, severity="warning")
             return
-        view.saving[event.aspect] = event.value
+        turn_id, aspect, value = view.turn_id, event.aspect, event.value
+        view.saving[aspect] = value
         self._refresh(view)
-        self._queue.append(_TurnWrite(session, view, event.aspect, event.value, rater))
-        self._pump()
+
+        def start() -> Callable[[], object]:
+            values = {**view.ratings, aspect: value}  # as stored now: the writes before it committed
+            return partial(session.rate_turn, turn_id, rater, relevance=values["relevance"],
+                           interestingness=values["interestingness"])
+
+        def finished(error: str | None) -> None:
+            if not any(w.key == (view, aspect) for w in self.jobs):  # no newer value waits
+                view.saving.pop(aspect, None)
+            if error is None:
+                view.ratings[aspect] = value
+            else:
+                tell(self, f"Rating not stored: {error}", severity="error")
+            self._refresh(view)
+
+        self.submit(Write("turn rating", start, lambda _: finished(None), finished, key=(view, aspect)))
 
     def _refresh(self, view: SystemTurnView) -> None:
         if view.is_attached:
@@ -161,41 +135,30 @@ class Ratings(Widget):
             if rating is None:
                 tell(self, "Dialogue rating cancelled; nothing was stored.")
                 return
-            self._queue.append(_DialogueWrite(session, rating, rated))
-            self._pump()
+
+            def stored(_: object) -> None:
+                self.chat.dialogue.locked = True
+                self.post_message(self.Rated(rating))
+
+            def failed(error: str) -> None:
+                kept = "Your answers are kept: ctrl+s tries again."
+                tell(self, f"Dialogue rating not stored: {error}. {kept}", severity="error")
+                self.app.push_screen(DialogueRatingScreen(session.id, rater, initial=rating), rated)
+
+            write = partial(session.rate_dialogue, rating)
+            self.submit(Write("dialogue rating", lambda: write, stored, failed))
 
         self.app.push_screen(DialogueRatingScreen(session.id, rater), rated)
 
     # -- the writes --------------------------------------------------------------------------------------
-    def _pump(self) -> None:
-        """Start the next write unless one is running; the status bar says what is being saved."""
-        if self._current is None and self._queue:
-            write = self._current = self._queue.popleft()
-            if isinstance(write, _TurnWrite):
-                turn_id, stored = write.view.turn_id, write.view.ratings
-                assert turn_id is not None
-                values = {**stored, write.aspect: write.value}  # as stored now (earlier writes committed)
-                session, rater = write.session, write.rater
+    def submit(self, write: Write) -> None:
+        super().submit(write)
+        self.show_status()
 
-                def store() -> object:
-                    return session.rate_turn(turn_id, rater, relevance=values["relevance"],
-                                             interestingness=values["interestingness"])
-            else:
-                session, rating = write.session, write.rating
-
-                def store() -> object:
-                    return session.rate_dialogue(rating)
-
-            def work() -> None:
-                try:
-                    store()
-                except Exception as e:  # StoreError (locked past the timeout, disk full) or anything else
-                    self.post_message(self.Failed(write, str(e)))
-                    return
-                self.post_message(self.Stored(write))
-
-            self.run_worker(work, name="rating", group="rating", description="store a rating", thread=True,
-                            exit_on_error=False)
+    def written(self, write: Write, error: str | None) -> None:
+        if error is not None and self.chat.quitting:
+            self.chat.quitting = False
+            tell(self, "Not quitting: a rating was not stored (see above).", severity="warning", timeout=10)
         self.show_status()
 
     def show_status(self) -> None:
@@ -208,38 +171,6 @@ class Ratings(Widget):
         if text or status.activity.startswith("saving "):
             status.activity = text
         self.chat.refresh_bindings()
-
-    @on(Stored)
-    @on(Failed)
-    def _written(self, event: Stored | Failed) -> None:
-        write = event.write
-        if self._current is write:
-            self._current = None
-        if isinstance(write, _TurnWrite):
-            view = write.view
-            if not any(isinstance(w, _TurnWrite) and w.view is view and w.aspect == write.aspect
-                       for w in self._queue):
-                view.saving.pop(write.aspect, None)
-            if isinstance(event, self.Stored):
-                view.ratings[write.aspect] = write.value
-            else:
-                tell(self, f"Rating not stored: {event.error}", severity="error")
-            self._refresh(view)
-        elif isinstance(event, self.Stored):
-            if write.session is self.chat.session:
-                self.chat.dialogue.locked = True
-                self.post_message(self.Rated(write.rating))
-        else:
-            kept = "Your answers are kept: ctrl+s tries again."
-            tell(self, f"Dialogue rating not stored: {event.error}. {kept}", severity="error")
-            form = DialogueRatingScreen(write.session.id, write.rating.rater, initial=write.rating)
-            self.app.push_screen(form, write.again)
-        if isinstance(event, self.Failed) and self.chat.quitting:
-            self.chat.quitting = False
-            tell(self, "Not quitting: a rating was not stored (see above).", severity="warning", timeout=10)
-        self._pump()
-        if not self.saving:
-            self.post_message(self.Idle())
 
     @on(Rated)
     def _rated(self, event: Rated) -> None:
