@@ -198,8 +198,10 @@ class ParleyApp(App[None], inherit_bindings=False):
         """Run a chat-screen action (or an ``app.`` one) from the command palette."""
         if action.startswith("app."):
             self.call_later(self.run_action, action[4:])
-        elif self.chat is not None:
+        elif self.chat is not None and self.chat.check_action(action, ()):
             self.call_later(self.chat.run_action, action)
+        elif self.chat is not None:  # hidden or greyed out (a locked session): the action says why not
+            self.call_later(getattr(self.chat, f"action_{action}"))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands, except its "Keys" panel: parley's "Keys" (F1) lists every key."""

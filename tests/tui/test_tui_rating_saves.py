@@ -121,6 +121,9 @@ async def test_the_session_locks_only_once_the_dialogue_rating_committed(tmp_pat
         assert chat.locked and notes(app)[-1].startswith("Dialogue rating stored")
         state = actions(chat)  # locked: the rating keys are gone from the footer
         assert "rate_mode" not in state and "end_dialogue" not in state and state["new_session"]
+        app.run_chat_action("end_dialogue")  # the palette still answers, with the reason
+        await pilot.pause()
+        assert "already rated" in notes(app)[-1]
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert not chat.locked and actions(chat)["end_dialogue"]
