@@ -218,3 +218,24 @@ async def test_rating_a_turn_while_the_next_reply_is_generated(tmp_path: Path) -
             fakes.GATE.set()
         await settle(pilot)
         assert len(app.screen.log_view.system_views()) == 2
+
+
+async def test_a_dialogue_rating_given_while_turn_ratings_wait_is_stored_after_them(tmp_path: Path) -> None:
+    """The store refuses turn ratings of a locked dialogue: the dialogue rating waits behind them."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 45)) as pilot:
+        await settle(pilot)
+        await say(pilot, "hello")
+        chat: Any = app.screen
+        with write_lock(tmp_path / "t.db"):
+            await pilot.press("escape", "3", "2", "escape", "ctrl+r")
+            await pilot.pause()
+            await pilot.press("1", "1", "1", "1", "1")
+            app.screen.query_one("#justification", Input).value = "ok"
+            await pilot.press("ctrl+s")
+            await pilot.pause(0.1)
+            assert chat.ratings.saving == 3 and chat.ratings.locking and not chat.locked
+        await settle(pilot)
+        assert chat.locked and not any("not stored" in n for n in notes(app))
+    assert turn_ratings(tmp_path) == [(3, 2)]
+    assert len(open_store(tmp_path / "t.db").dialogue_ratings()) == 1
