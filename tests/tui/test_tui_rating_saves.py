@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,16 @@ def make_app(tmp_path: Path, system: str = "tui-fake") -> ParleyApp:
     return ParleyApp(db_path=str(tmp_path / "t.db"), system_spec=system, tester="ana", seed=7)
 
 
+@asynccontextmanager
+async def chatting(tmp_path: Path, size: tuple[int, int] = (100, 40)) -> AsyncIterator[tuple[ParleyApp, Any]]:
+    """The chat, started, after one exchange ("hello") with the fake system."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await say(pilot, "hello")
+        yield app, pilot
+
+
 @contextmanager
 def write_lock(path: Path) -> Iterator[sqlite3.Connection]:
     """Another process's write transaction on the database (BEGIN IMMEDIATE) until the block ends."""
@@ -56,10 +66,7 @@ def actions(chat: Any) -> dict[str, bool]:
 
 
 async def test_a_turn_rating_waits_for_a_locked_database_while_the_ui_goes_on(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await say(pilot, "hello")
+    async with chatting(tmp_path) as (app, pilot):
         chat: Any = app.screen
         view = chat.log_view.system_views()[0]
         with write_lock(tmp_path / "t.db") as other:
@@ -82,10 +89,7 @@ async def test_a_turn_rating_waits_for_a_locked_database_while_the_ui_goes_on(tm
 
 async def test_two_quick_ratings_of_a_turn_are_both_stored(tmp_path: Path) -> None:
     """Each write carries both aspects as stored: the second, given while the first waits, keeps the first."""
-    app = make_app(tmp_path)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await say(pilot, "hello")
+    async with chatting(tmp_path) as (app, pilot):
         with write_lock(tmp_path / "t.db"):
             await pilot.press("escape", "3", "1")
             await pilot.pause(0.1)
@@ -95,10 +99,7 @@ async def test_two_quick_ratings_of_a_turn_are_both_stored(tmp_path: Path) -> No
 
 
 async def test_the_session_locks_only_once_the_dialogue_rating_committed(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
-    async with app.run_test(size=(100, 45)) as pilot:
-        await settle(pilot)
-        await say(pilot, "hello")
+    async with chatting(tmp_path, size=(100, 45)) as (app, pilot):
         chat: Any = app.screen
         assert actions(chat)["rate_mode"] and actions(chat)["end_dialogue"]
         with write_lock(tmp_path / "t.db"):
@@ -134,10 +135,7 @@ async def test_the_session_locks_only_once_the_dialogue_rating_committed(tmp_pat
 
 
 async def test_ctrl_n_during_a_pending_turn_rating_keeps_it(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await say(pilot, "hello")
+    async with chatting(tmp_path) as (app, pilot):
         chat: Any = app.screen
         first = chat.session.id
         with write_lock(tmp_path / "t.db"):
@@ -152,10 +150,7 @@ async def test_ctrl_n_during_a_pending_turn_rating_keeps_it(tmp_path: Path) -> N
 
 
 async def test_quit_during_a_pending_rating_waits_for_it(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
-        await say(pilot, "hello")
+    async with chatting(tmp_path) as (app, pilot):
         with write_lock(tmp_path / "t.db"):
             await pilot.press("escape", "3", "ctrl+q")
             await pilot.pause(0.2)
@@ -222,10 +217,7 @@ async def test_rating_a_turn_while_the_next_reply_is_generated(tmp_path: Path) -
 
 async def test_a_dialogue_rating_given_while_turn_ratings_wait_is_stored_after_them(tmp_path: Path) -> None:
     """The store refuses turn ratings of a locked dialogue: the dialogue rating waits behind them."""
-    app = make_app(tmp_path)
-    async with app.run_test(size=(100, 45)) as pilot:
-        await settle(pilot)
-        await say(pilot, "hello")
+    async with chatting(tmp_path, size=(100, 45)) as (app, pilot):
         chat: Any = app.screen
         with write_lock(tmp_path / "t.db"):
             await pilot.press("escape", "3", "2", "escape", "ctrl+r")
