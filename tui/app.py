@@ -117,7 +117,12 @@ class ParleyApp(App[None], inherit_bindings=False):
         """Quit at once when no typed turn waits for the system; otherwise ask: finish them, or cancel them
         (they stay stored as cancelled)."""
         from parley.tui.screens.confirm import QuitScreen
+        from parley.tui.screens.rating import DialogueRatingScreen
 
+        if isinstance(self.screen, DialogueRatingScreen):  # its answers are not stored yet: not lost silently
+            tell(self, "Submit the dialogue rating (ctrl+s) or cancel it (escape) first; then ctrl+q quits.",
+                 severity="warning")
+            return
         chat = self.chat
         waiting = chat.dialogue.waiting if chat is not None else 0
         if chat is None or not waiting:

@@ -231,3 +231,19 @@ async def test_a_dialogue_rating_given_while_turn_ratings_wait_is_stored_after_t
         assert chat.locked and not any("not stored" in n for n in notes(app))
     assert turn_ratings(tmp_path) == [(3, 2)]
     assert len(open_store(tmp_path / "t.db").dialogue_ratings()) == 1
+
+
+async def test_ctrl_q_in_the_dialogue_rating_form_does_not_drop_the_answers(tmp_path: Path) -> None:
+    async with chatting(tmp_path, size=(100, 45)) as (app, pilot):
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("3", "2", "ctrl+q")
+        await pilot.pause()
+        assert app.return_code is None and isinstance(app.screen, DialogueRatingScreen)
+        assert "ctrl+s" in notes(app)[-1] and app.screen.values()["understanding"] == 3
+        await pilot.press("escape", "ctrl+q")  # cancelled: nothing is pending, so ctrl+q quits
+        for _ in range(100):
+            if app.return_code is not None:
+                break
+            await pilot.pause(0.05)
+        assert app.return_code == 0
