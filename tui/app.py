@@ -117,7 +117,12 @@ class ParleyApp(App[None], inherit_bindings=False):
         """Quit at once when no typed turn waits for the system; otherwise ask: finish them, or cancel them
         (they stay stored as cancelled)."""
         from parley.tui.screens.confirm import QuitScreen
+        from parley.tui.screens.rating import DialogueRatingScreen
 
+        if isinstance(self.screen, DialogueRatingScreen):  # its answers are not stored yet: not lost silently
+            tell(self, "Submit the dialogue rating (ctrl+s) or cancel it (escape) first; then ctrl+q quits.",
+                 severity="warning")
+            return
         chat = self.chat
         waiting = chat.dialogue.waiting if chat is not None else 0
         if chat is None or not waiting:
@@ -140,8 +145,14 @@ class ParleyApp(App[None], inherit_bindings=False):
             self.push_screen(QuitScreen(waiting), chosen)
 
     def quit_now(self) -> None:
-        """A clean quit: the open session gets its end time (if it was ever stored), then the app exits."""
+        """A clean quit: the open session gets its end time (if it was ever stored), then the app exits.
+        Ratings still being written are waited for first (the chat quits once they are stored; one that
+        fails stops the quit and says so)."""
         chat = self.chat
+        if chat is not None and chat.ratings.saving:
+            chat.quitting = True
+            chat.ratings.show_status()
+            return
         try:
             if chat is not None and chat.session is not None:
                 chat.session.end()
@@ -192,8 +203,10 @@ class ParleyApp(App[None], inherit_bindings=False):
         """Run a chat-screen action (or an ``app.`` one) from the command palette."""
         if action.startswith("app."):
             self.call_later(self.run_action, action[4:])
-        elif self.chat is not None:
+        elif self.chat is not None and self.chat.check_action(action, ()):
             self.call_later(self.chat.run_action, action)
+        elif self.chat is not None:  # hidden or greyed out (a locked session): the action says why not
+            self.call_later(getattr(self.chat, f"action_{action}"))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands, except its "Keys" panel: parley's "Keys" (F1) lists every key."""

@@ -8,6 +8,7 @@ from parley.tui.screens.annotate import AnnotateScreen
 from parley.tui.screens.annotate_help import InstructionsScreen
 from parley.tui.screens.rating import DialogueRatingScreen
 from tests.tui.annotate_fixtures import corpus_store
+from tests.tui.pilot import settle
 
 SIZE = (100, 32)
 
@@ -19,7 +20,7 @@ async def rate_dialogue(pilot, values: tuple[int, int, int, int, int], why: str)
         await pilot.press(str(v))
     await pilot.press(*why)
     await pilot.press("enter")
-    await pilot.pause()
+    await settle(pilot)  # stored in a worker; the next dialogue opens then
 
 
 async def test_two_raters_quit_resume_exact_values(tmp_path):
@@ -151,7 +152,7 @@ async def test_a_dialogue_rating_that_cannot_be_stored_keeps_the_answers(tmp_pat
         assert screen.values()["overall"] == 5
         assert screen.query_one("#justification").value == "fast"
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         assert not isinstance(app.screen, DialogueRatingScreen)
     (dr,) = store.dialogue_ratings(d1)
     assert (dr.understanding, dr.overall, dr.justification) == (3, 5, "fast")

@@ -21,6 +21,7 @@ from parley.tui.annotate_app import AnnotateApp
 from parley.tui.screens.annotate import AnnotateScreen
 from parley.tui.screens.annotate_progress import ProgressScreen
 from parley.tui.screens.annotate_transcript import Transcript
+from tests.tui.pilot import settle
 
 HOSTILE = "\x1b]0;TITLE\x07 \x1b[2J hello [red]there[/red] [/bold]"
 ID = "BAD[/bold]1"
@@ -48,7 +49,9 @@ async def test_markup_and_escape_sequences_are_shown_literally(tmp_path: Path) -
         assert "evil[i].json#BAD[/bold]1" in header and "rater[/bold]␛[31m" in header
         text = screen.query_one(Transcript).plain()
         assert "␛]0;TITLE␇ ␛[2J hello [red]there[/red] [/bold]" in text and "\x1b" not in text
-        await pilot.press("1", "3", "s", *"[/bold] x", "enter", "g")
+        await pilot.press("1", "3", "s", *"[/bold] x", "enter")
+        await settle(pilot)  # the skip is stored in a worker
+        await pilot.press("g")
         await pilot.pause()
         assert isinstance(app.screen, ProgressScreen)
         row = [str(cell) for cell in app.screen.query_one(DataTable).get_row_at(0)]

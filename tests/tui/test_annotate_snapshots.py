@@ -11,8 +11,19 @@ from parley.store.annotation import Annotation
 from parley.store.records import DialogueRating
 from parley.tui.annotate_app import AnnotateApp
 from tests.tui.annotate_fixtures import corpus_store
+from tests.tui.pilot import settle
 
 SIZE = (100, 30)
+
+
+def keys(*pressed: str):
+    """Press keys, then wait for the writes they started (ratings are stored in a worker)."""
+    async def run(pilot) -> None:
+        await pilot.pause()
+        await pilot.press(*pressed)
+        await settle(pilot)
+
+    return run
 
 
 def app_for(tmp_path, *, blind: bool = True, seen: bool = True) -> AnnotateApp:
@@ -24,16 +35,16 @@ def app_for(tmp_path, *, blind: bool = True, seen: bool = True) -> AnnotateApp:
 
 def test_annotation_screen_mid_dialogue(snap_compare, tmp_path):
     # turn 1 rated, relevance of turn 2 picked: context up to turn 2, interestingness active
-    assert snap_compare(app_for(tmp_path), press=["3", "2", "2"], terminal_size=SIZE)
+    assert snap_compare(app_for(tmp_path), run_before=keys("3", "2", "2"), terminal_size=SIZE)
 
 
 def test_annotation_screen_ready_for_dialogue_rating(snap_compare, tmp_path):
-    assert snap_compare(app_for(tmp_path, blind=False), press=["3", "2", "2", "1", "0", "3"],
+    assert snap_compare(app_for(tmp_path, blind=False), run_before=keys("3", "2", "2", "1", "0", "3"),
                         terminal_size=SIZE)
 
 
 def test_progress_view(snap_compare, tmp_path):
-    assert snap_compare(app_for(tmp_path), press=["3", "2", "g"], terminal_size=SIZE)
+    assert snap_compare(app_for(tmp_path), run_before=keys("3", "2", "g"), terminal_size=SIZE)
 
 
 def test_instructions_on_first_use(snap_compare, tmp_path):
@@ -41,7 +52,7 @@ def test_instructions_on_first_use(snap_compare, tmp_path):
 
 
 def test_skip_dialog(snap_compare, tmp_path):
-    assert snap_compare(app_for(tmp_path), press=["s", *"not in English"], terminal_size=SIZE)
+    assert snap_compare(app_for(tmp_path), run_before=keys("s", *"not in English"), terminal_size=SIZE)
 
 
 def _finish_first(ann: Annotation) -> None:
@@ -57,7 +68,7 @@ def test_rated_dialogue_opened_from_the_progress_list(snap_compare, tmp_path):
     _finish_first(ann)
     ann.skip(ann.queue[1], "too short to judge")
     # g, then enter on the first row (a rated dialogue): it opens read-only
-    assert snap_compare(AnnotateApp(ann, blind=True), press=["g", "enter"], terminal_size=SIZE)
+    assert snap_compare(AnnotateApp(ann, blind=True), run_before=keys("g", "enter"), terminal_size=SIZE)
 
 
 def test_skipped_dialogue_and_progress(snap_compare, tmp_path):
@@ -65,7 +76,8 @@ def test_skipped_dialogue_and_progress(snap_compare, tmp_path):
     ann.mark_instructions_seen()
     _finish_first(ann)
     ann.skip(ann.queue[1], "too short to judge")
-    assert snap_compare(AnnotateApp(ann, blind=True), press=["g", "down", "enter", "3"], terminal_size=SIZE)
+    assert snap_compare(AnnotateApp(ann, blind=True), run_before=keys("g", "down", "enter", "3"),
+                        terminal_size=SIZE)
 
 
 def test_everything_rated_or_skipped(snap_compare, tmp_path):
@@ -73,4 +85,4 @@ def test_everything_rated_or_skipped(snap_compare, tmp_path):
     ann.mark_instructions_seen()
     _finish_first(ann)
     ann.skip(ann.queue[1], "too short to judge")
-    assert snap_compare(AnnotateApp(ann, blind=True), press=["g"], terminal_size=SIZE)
+    assert snap_compare(AnnotateApp(ann, blind=True), run_before=keys("g"), terminal_size=SIZE)

@@ -21,6 +21,7 @@ from parley.tui.screens.annotate_skip import SkipScreen
 from parley.tui.screens.annotate_transcript import Transcript
 from parley.tui.screens.rating import DialogueRatingScreen
 from tests.tui.annotate_fixtures import study_file
+from tests.tui.pilot import settle
 
 SIZE = (100, 32)
 HIDDEN = ("impolite", "original", "multiwoz", "dialogues.json", "D1", "D2", "D3", "typed:")
@@ -47,7 +48,7 @@ async def rate_current(pilot: Any, app: AnnotateApp, shown: list[str], why: str)
     await pilot.pause()
     assert isinstance(app.screen, DialogueRatingScreen)
     await pilot.press("3", "2", "1", "1", "4", *why, "enter")
-    await pilot.pause()
+    await settle(pilot)  # stored in a worker; the next dialogue opens then
 
 
 async def test_two_raters_assigned_blind_skip_progress_merge(tmp_path: Path) -> None:
@@ -102,7 +103,7 @@ async def test_two_raters_assigned_blind_skip_progress_merge(tmp_path: Path) -> 
         await pilot.press("enter")  # no reason: refused
         assert isinstance(app.screen, SkipScreen)
         await pilot.press(*"too rude to judge", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, AnnotateScreen) and app.screen.sid == lists["bob"][1]
         for _ in range(2):
             await rate_current(pilot, app, shown, "ok")

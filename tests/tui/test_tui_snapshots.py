@@ -1,5 +1,5 @@
 """Snapshot tests (pytest-textual-snapshot): chat, internals, rating modal, help, rewriter panel, model
-picker, tester prompt, quit dialog, trust confirmation, "new turns below".
+picker, tester prompt, quit dialog, trust confirmation, "new turns below", a locked session.
 
 Deterministic: fixed terminal size, fixed seed, the fake system (fixed replies and latency), uuid4 stubbed so
 the session id is stable, a relative database path, cursor blink off. Update with ``--snapshot-update`` and
@@ -182,3 +182,18 @@ def test_new_turns_below(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_c
         assert snap_compare(app, terminal_size=(110, 24), run_before=run)
     finally:
         fakes.GATE.set()
+
+
+def test_locked_session(app: ParleyApp, snap_compare: Any) -> None:
+    """After the dialogue rating: the log says so, the prompt is off, and the footer no longer offers
+    "Rate turns" or "End & rate dialogue"."""
+    async def run(pilot: Any) -> None:
+        await _dialogue(pilot)
+        await pilot.press("ctrl+r")
+        await pilot.press("3", "2", "1", "0", "4")
+        pilot.app.screen.query_one("#justification", Input).value = "found and booked"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        pilot.app.clear_notifications()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)

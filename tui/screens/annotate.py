@@ -8,22 +8,29 @@ jumps to a dialogue), ``?`` the instructions. All state lives in the database (s
 so quitting at any point and running ``parley rate`` again resumes.
 
 A rating re-renders only the turns it changes (see annotate_transcript), so its cost does not grow with the
-dialogue's length.
+dialogue's length. Every write runs in a thread worker, in the order given (``widgets/writes.py``), so a
+database another process holds locked never freezes the screen: a turn rating moves the cursor on at once and
+shows in the transcript once stored (the panel says "saving…" meanwhile); the next dialogue opens once the
+dialogue rating (or the skip) is stored; ``q`` waits for the writes still pending.
 """
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from parley.errors import ParleyError
 from parley.store.annotation import Annotation, DialogueView, turn_rating_complete
 from parley.store.records import DialogueRating, TurnRating
 from parley.tui.screens.annotate_render import header_text, panel_text, turn_text
 from parley.tui.screens.annotate_transcript import Transcript
+from parley.tui.widgets.writes import Write, Writes
 
 
 class AnnotateScreen(Screen[None]):
@@ -69,11 +76,14 @@ class AnnotateScreen(Screen[None]):
         self.message = ""
         self._numbers: dict[str, int] = {}
         self._shown_current: int | None = None
+        self.saving: set[str] = set()  # turns whose rating is being written
+        self.quitting = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="ann-header")
         yield Transcript(id="transcript")
         yield Static(id="panel")
+        yield Writes()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -113,7 +123,8 @@ class AnnotateScreen(Screen[None]):
         searching from the cursor finds the next one at once)."""
         assert self.view is not None
         for i in range(start, len(self.view.rated)):
-            if not turn_rating_complete(self.ratings.get(self.view.rated[i])):
+            tid = self.view.rated[i]
+            if tid not in self.saving and not turn_rating_complete(self.ratings.get(tid)):
                 return i
         return None if start == 0 else self._first_unrated(0)
 
@@ -135,7 +146,8 @@ class AnnotateScreen(Screen[None]):
         assert self.view is not None
         transcript = self.query_one(Transcript)
         current = self._current_position()
-        transcript.invalidate(self._shown_current, current, *(self.view.positions[t] for t in changed))
+        moved = (self._shown_current, current) if current != self._shown_current else ()
+        transcript.invalidate(*moved, *(self.view.positions[t] for t in changed))
         self._shown_current = current
         transcript.show(len(self.view.turns) if current is None else current + 1)
 
@@ -155,7 +167,49 @@ class AnnotateScreen(Screen[None]):
         panel.update(panel_text(number=None if self.cursor is None else self.cursor + 1,
                                 total=len(self.view.rated), rating=rating, pending=self.pending,
                                 aspect=self.aspect, locked=self.locked, lock_on_start=self.ann.lock,
-                                done=self.done, skipped=self.skipped, message=self.message))
+                                done=self.done, skipped=self.skipped,
+                                message=self.message or ("saving…" if self.writes.pending else "")))
+
+    # -- writes (in a worker) -----------------------------------------------------------------------------
+    @property
+    def writes(self) -> Writes:
+        return self.query_one(Writes)
+
+    def _write(self, kind: str, fn: Any, done: Any, failed: Any = None, key: Any = None) -> None:
+        self.writes.submit(Write(kind, lambda: fn, done, failed or self._failed, key=key))
+        self._panel()
+
+    def _failed(self, error: str) -> None:
+        if self.quitting:
+            self.quitting = False
+            error += " Not quitting: press q again once it is stored."
+        self._say(error)
+
+    def _turn_stored(self, tid: str, rating: TurnRating) -> None:
+        self._turn_written(tid)
+        if self.view is not None and tid in self.view.positions:
+            self.ratings[tid] = rating
+            self._sync(tid)
+            self._panel()
+
+    def _turn_failed(self, tid: str, error: str) -> None:
+        self._turn_written(tid)
+        self._failed(f"Rating not stored: {error}")
+        if self.view is not None and tid in self.view.positions and not self.locked:
+            self.cursor = self._first_unrated()
+            self._sync(tid)
+            self._panel()
+
+    def _turn_written(self, tid: str) -> None:
+        if not any(w.key == tid for w in self.writes.jobs):
+            self.saving.discard(tid)
+
+    @on(Writes.Idle)
+    def _idle(self) -> None:
+        if self.quitting:
+            self.app.exit()
+        else:
+            self._panel()
 
     # -- actions --------------------------------------------------------------------------------------------
     def _say(self, message: str) -> None:
@@ -188,11 +242,10 @@ class AnnotateScreen(Screen[None]):
             self.aspect = "interestingness" if "relevance" in self.pending else "relevance"
             self._panel()
             return
-        try:
-            self.ratings[tid] = self.ann.rate_turn(tid, values["relevance"], values["interestingness"])
-        except ParleyError as e:
-            self._say(e.message)
-            return
+        self.saving.add(tid)
+        write = partial(self.ann.rate_turn, tid, values["relevance"], values["interestingness"])
+        self._write("turn rating", write, partial(self._turn_stored, tid), partial(self._turn_failed, tid),
+                    key=tid)
         self.pending = {}
         self.aspect = "relevance"
         if not turn_rating_complete(old):  # a new rating moves on; an edit stays on its turn (n moves on)
@@ -236,12 +289,12 @@ class AnnotateScreen(Screen[None]):
             self._say("Rate every marked turn first (turn "
                       f"{(self._first_unrated() or 0) + 1} is not rated).")
             return
-        try:
-            self.ann.start_dialogue_rating(self.sid)
-        except ParleyError as e:
-            self._say(e.message)
+        if any(w.kind == "dialogue rating" for w in self.writes.jobs):
+            self._say("The dialogue rating is being saved; wait a moment.")
             return
-        self.locked = self.ann.turns_locked(self.sid)
+        self._write("start of the dialogue rating", partial(self.ann.start_dialogue_rating, self.sid),
+                    lambda _: None)  # stored before the rating itself (which starts it too, if this failed)
+        self.locked = self.ann.lock
         self.cursor = None
         self._sync()
         self._panel()
@@ -259,14 +312,17 @@ class AnnotateScreen(Screen[None]):
         if rating is None:
             self._say("Dialogue rating cancelled; press d to rate it.")
             return
-        try:
-            self.ann.rate_dialogue(rating)
-        except ParleyError as e:  # not stored: the answers are offered again rather than lost
-            self._say(f"{e.message} Your answers are kept: ctrl+s tries again.")
+
+        def stored(_: object) -> None:
+            position = self.ann.position(rating.session_id)
+            self.app.notify(f"Dialogue {position} rated.", timeout=3, markup=False)
+            self.load(self.ann.current())
+
+        def failed(error: str) -> None:  # not stored: the answers are offered again rather than lost
+            self._failed(f"{error} Your answers are kept: ctrl+s tries again.")
             self._open_dialogue_rating(rating.session_id, rating)
-            return
-        self.app.notify(f"Dialogue {self.ann.position(rating.session_id)} rated.", timeout=3, markup=False)
-        self.load(self.ann.current())
+
+        self._write("dialogue rating", partial(self.ann.rate_dialogue, rating), stored, failed)
 
     def action_skip(self) -> None:
         if self.view is None or self.sid is None:
@@ -281,13 +337,13 @@ class AnnotateScreen(Screen[None]):
     def _skipped(self, reason: str | None) -> None:
         if reason is None or self.sid is None:
             return
-        try:
-            self.ann.skip(self.sid, reason)
-        except ParleyError as e:
-            self._say(e.message)
-            return
-        self.app.notify(f"Dialogue {self.ann.position(self.sid)} skipped.", timeout=3, markup=False)
-        self.load(self.ann.current())
+        sid = self.sid
+
+        def stored(_: object) -> None:
+            self.app.notify(f"Dialogue {self.ann.position(sid)} skipped.", timeout=3, markup=False)
+            self.load(self.ann.current())
+
+        self._write("skip", partial(self.ann.skip, sid, reason), stored)
 
     def action_progress(self) -> None:
         from parley.tui.screens.annotate_progress import ProgressScreen
@@ -304,5 +360,10 @@ class AnnotateScreen(Screen[None]):
         self.app.push_screen(InstructionsScreen())
 
     async def action_quit(self) -> None:
+        """Quit, once every rating given is stored (a write that fails stops the quit and says so)."""
+        if self.writes.pending:
+            self.quitting = True
+            self._say("Saving, then quitting…")
+            return
         self.app.exit()
 

@@ -30,6 +30,7 @@ from parley.tui.widgets.dialogue import Dialogue
 from parley.tui.widgets.goal import GoalCard
 from parley.tui.widgets.jobbar import show_job
 from parley.tui.widgets.loader import SystemLoader
+from parley.tui.widgets.ratings import LOCKING, Ratings
 from parley.tui.widgets.statusbar import StatusBar
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ class ChatScreen(Screen[None]):
         yield Input(placeholder=PLACEHOLDER, id="prompt", select_on_focus=False)
         yield StatusBar(id="status")
         yield Dialogue()
+        yield Ratings()
         yield SystemLoader()
         yield Footer()
 
@@ -222,6 +224,9 @@ class ChatScreen(Screen[None]):
         if self.dialogue.waiting:
             tell(self, "Wait for the system to answer the queued turns first.", severity="warning")
             return
+        if self.ratings.locking:
+            tell(self, LOCKING, severity="warning")
+            return
         self.log_view.remove_children()
         self._system_count = 0
         self.start_session()
@@ -259,8 +264,8 @@ class ChatScreen(Screen[None]):
         stored."""
         from parley.store import StoreError
 
-        if self.locked:
-            tell(self, LOCKED_HINT, severity="warning")
+        if self.locked or self.ratings.locking:
+            tell(self, LOCKED_HINT if self.locked else LOCKING, severity="warning")
             return None
         try:
             ticket = self.dialogue.submit(text, audio_in, info, ahead)
@@ -298,8 +303,9 @@ class ChatScreen(Screen[None]):
         tell(self, f"Turn failed: {event.error}", severity="error")
 
     @on(Dialogue.Idle)
+    @on(Ratings.Idle)
     def _idle(self) -> None:
-        if self.quitting:
+        if self.quitting and not self.dialogue.waiting and not self.ratings.saving:
             self.parley.quit_now()
 
     @on(ChatLog.NewBelow)
@@ -309,14 +315,22 @@ class ChatScreen(Screen[None]):
     def action_follow_log(self) -> None:
         self.log_view.follow()
 
-    # -- ratings -------------------------------------------------------------------------------------------
+    # -- ratings (tui/widgets/ratings.py) -------------------------------------------------------------
+    @property
+    def ratings(self) -> Ratings:
+        return self.query_one(Ratings)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Once the session is locked, its rating keys leave the footer; while the dialogue rating is being
+        saved, they and ctrl+n are greyed out."""
+        if action in ("rate_mode", "end_dialogue") and self.is_mounted and self.locked:
+            return False
+        if action in ("rate_mode", "end_dialogue", "new_session") and self.is_mounted:
+            return None if self.ratings.locking else True
+        return True
+
     def action_rate_mode(self) -> None:
-        if not self.log_view.system_views():
-            tell(self, "Nothing to rate yet: no system turn has answered.", severity="warning")
-        elif self.locked:
-            tell(self, "The dialogue rating was submitted: turn ratings are locked.", severity="warning")
-        else:
-            self.log_view.focus()
+        self.ratings.rate_mode()
 
     @on(ChatLog.Leave)
     def _leave_rating(self, event: ChatLog.Leave) -> None:
@@ -330,31 +344,10 @@ class ChatScreen(Screen[None]):
 
     @on(ChatLog.Rate)
     def _rate(self, event: ChatLog.Rate) -> None:
-        self.dialogue.rate_turn(event, self.parley.tester)
+        self.ratings.rate_turn(event, self.parley.tester)
 
     def action_end_dialogue(self) -> None:
-        if self.locked:
-            tell(self, "This dialogue is already rated — ctrl+n starts a new session.", severity="warning")
-        elif self.dialogue.waiting:
-            tell(self, "Wait for the system to answer the queued turns first.", severity="warning")
-        elif not self.log_view.query(SystemTurnView):
-            tell(self, "Nothing to rate yet: hold the dialogue first.", severity="warning")
-        else:
-            self.dialogue.rate_dialogue(self.parley.tester)
-
-    @on(Dialogue.Rated)
-    def _dialogue_rated(self, event: Dialogue.Rated) -> None:
-        r = event.rating
-        self.log_view.locked = self.status.locked = True
-        self.prompt.placeholder = LOCKED_HINT
-        self.set_focus(None)  # first: disabling the focused prompt would hand focus to the log
-        self.prompt.disabled = True
-        self.log_view.add_note(
-            f"── dialogue rated: understanding {r.understanding}, task completion {r.task_completion}, "
-            f"interest arousal {r.interest_arousal}, efficiency {r.efficiency}, overall {r.overall}"
-            f" — session locked; ctrl+n starts a new one ──")
-        tell(self, "Dialogue rating stored; the session is locked. ctrl+n starts a new session.")
-        self.refresh_bindings()
+        self.ratings.end_dialogue(self.parley.tester)
 
     # -- toggles and panels ----------------------------------------------------------------------------------
     def action_toggle_internals(self) -> None:

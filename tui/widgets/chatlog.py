@@ -89,7 +89,8 @@ class SystemTurnView(Vertical):
         self.turn_id: str | None = exchange.system_turn_id
         self.reply: SystemTurn | None = exchange.reply
         self.error: str | None = exchange.error
-        self.ratings: dict[str, int | None] = {a.key: None for a in TURN_ASPECTS}
+        self.ratings: dict[str, int | None] = {a.key: None for a in TURN_ASPECTS}  # as stored
+        self.saving: dict[str, int] = {}  # given, the write not committed yet: shown as "saving…"
 
     @property
     def rateable(self) -> bool:
@@ -113,7 +114,10 @@ class SystemTurnView(Vertical):
             value = self.ratings[a.key]
             style = "reverse" if aspect is a else ""
             out.append(f"{a.label.lower()} ", style=style)
-            if value is None:
+            if a.key in self.saving:
+                saving = self.saving[a.key]
+                out.append(f"{saving} ({a.option(saving)}) saving…", style="dim italic")
+            elif value is None:
                 out.append("–", style="dim")
             else:
                 out.append(f"{value} ({a.option(value)})", style="bold")
@@ -124,8 +128,9 @@ class SystemTurnView(Vertical):
         self.refresh_ratings()
 
     def refresh_ratings(self, aspect: Aspect | None = None) -> None:
-        if self.rateable:
-            self.query_one(".ratings", Static).update(self._ratings_text(aspect))
+        if self.rateable:  # a view being removed (ctrl+n) may have lost its children already
+            for line in self.query(".ratings").results(Static):
+                line.update(self._ratings_text(aspect))
 
     def watch_selected(self, selected: bool) -> None:
         self.set_class(selected, "-selected")

@@ -5,13 +5,12 @@ The tester may keep typing while the system answers: every turn is *accepted* at
 by ``Session.accept``, on the UI thread: one small commit) and queued; a thread worker runs them one at a
 time, in order, and the widget posts :class:`Dialogue.Done` (or :class:`Dialogue.Crashed`) for the screen to
 show. Turns typed before any system is loaded wait in memory and are accepted as soon as a session starts.
-Turn ratings are stored as they are given; the dialogue rating (:meth:`Dialogue.rate_dialogue`) locks the
-session and posts :class:`Dialogue.Rated`.
+Ratings are stored by :class:`parley.tui.widgets.ratings.Ratings`; the dialogue rating sets ``locked``
+(until the next session starts).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,10 +22,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from parley.engine.session import Exchange, Pending, Session
-from parley.store.records import DialogueRating
 from parley.tui.notify import tell
-from parley.tui.screens.rating import DialogueRatingScreen
-from parley.tui.widgets.chatlog import ChatLog
 
 
 @dataclass
@@ -62,19 +58,13 @@ class Dialogue(Widget):
     class Idle(Message):
         """Nothing is queued or running any more."""
 
-    @dataclass
-    class Rated(Message):
-        """The dialogue rating was stored; the session is locked."""
-
-        rating: DialogueRating
-
     def __init__(self) -> None:
         super().__init__()
         self.session: Session | None = None
         self._queue: deque[_Turn] = deque()
         self._current: _Turn | None = None
         self._ticket = 0
-        self.locked = False  # the dialogue rating was submitted
+        self.locked = False  # the dialogue rating was stored (set by Ratings)
 
     @property
     def waiting(self) -> int:
@@ -96,10 +86,12 @@ class Dialogue(Widget):
         return turn.ticket
 
     def start(self, session: Session) -> None:
-        """End the current session (if any) and run the following turns in ``session``; turns typed while no
-        session was open are accepted now."""
-        if self.session is not None:
-            self.session.end()
+        """End the current session (if any; in a worker, so a locked database never holds the UI) and run the
+        following turns in ``session``; turns typed while no session was open are accepted now."""
+        old = self.session
+        if old is not None:
+            self.run_worker(old.end, name=f"end {old.id[:8]}", group="end", description="end the session",
+                            thread=True, exit_on_error=False)
         self.session = session
         self.locked = False
         try:
@@ -145,52 +137,10 @@ class Dialogue(Widget):
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.group == "turn":
+        if event.state == WorkerState.ERROR and event.worker.group == "end":
+            which, error = event.worker.name[4:], event.worker.error
+            tell(self, f"The end time of session {which} was not stored: {error}", severity="error")
+        elif event.state == WorkerState.ERROR and event.worker.group == "turn":
             error = event.worker.error
             ticket = int(event.worker.name.split()[-1])
             self.post_message(self.Crashed(ticket, f"{type(error).__name__}: {error}"))
-
-    # -- ratings -----------------------------------------------------------------------------------------
-    def rate_turn(self, event: ChatLog.Rate, rater: str) -> None:
-        """Store a turn rating from the log (both aspects as they now stand) and show it there."""
-        from parley.store import StoreError
-
-        view = event.view
-        if self.locked or self.session is None or view.turn_id is None:
-            tell(self, "The dialogue rating was submitted: turn ratings are locked.", severity="warning")
-            return
-        ratings = {**view.ratings, event.aspect: event.value}
-        try:
-            self.session.rate_turn(view.turn_id, rater, relevance=ratings["relevance"],
-                                   interestingness=ratings["interestingness"])
-        except (StoreError, sqlite3.Error) as e:
-            tell(self, f"Rating not stored: {e}", severity="error")
-            return
-        view.set_rating(event.aspect, event.value)
-        log = self.screen.query_one(ChatLog)
-        view.refresh_ratings(log.aspect if log.cursor is view else None)
-
-    def rate_dialogue(self, rater: str) -> None:
-        """Open the end-of-dialogue rating; once stored, the session locks and :class:`Rated` is posted."""
-        from parley.store import StoreError
-
-        session = self.session
-        if session is None:
-            tell(self, "No session yet: the system is still loading.", severity="warning")
-            return
-
-        def rated(rating: DialogueRating | None) -> None:
-            if rating is None:
-                tell(self, "Dialogue rating cancelled; nothing was stored.")
-                return
-            try:
-                session.rate_dialogue(rating)
-            except (StoreError, sqlite3.Error) as e:
-                tell(self, f"Dialogue rating not stored: {e}. Your answers are kept: ctrl+s tries again.",
-                     severity="error")
-                self.app.push_screen(DialogueRatingScreen(session.id, rater, initial=rating), rated)
-                return
-            self.locked = True
-            self.post_message(self.Rated(rating))
-
-        self.app.push_screen(DialogueRatingScreen(session.id, rater), rated)
