@@ -146,3 +146,21 @@ def test_a_user_who_corrects_themselves(tmp_path: Path) -> None:
     venue = t[3]["internals"]["venue"]
     assert load_db().find("hotel", venue)["type"] == "hotel"
     assert t[4]["state"]["restaurant"]["book_time"] == "19:00" and acts(t[4], "book")
+
+
+def test_a_time_corrected_while_hotels_are_discussed_is_the_trains(tmp_path: Path) -> None:
+    t = chat("time_correction.txt", tmp_path)
+    assert t[0]["state"]["train"]["leaveAt"] == "10:00" and acts(t[1], "book")
+    assert t[2]["state"]["hotel"] == {"pricerange": "cheap", "area": "north"}
+    # "no, I meant leaving after quarter past 5": no closing, the train's departure is 17:15 now
+    assert not acts(t[3], "welcome") and "welcome" not in t[3]["system"].lower()
+    assert t[3]["state"]["train"]["leaveAt"] == "17:15"
+    assert t[3]["state"]["hotel"] == t[2]["state"]["hotel"]
+    offer = acts(t[3], "offer", "trainID") or acts(t[3], "inform", "trainID")
+    assert offer and load_db().find("train", offer[0]["value"])["leaveAt"] >= "17:15"
+
+
+def test_a_corrected_time_with_no_train_or_taxi_is_asked_about(tmp_path: Path) -> None:
+    t = chat("stray_time.txt", tmp_path)
+    assert not acts(t[1], "welcome") and t[1]["state"] == t[0]["state"]
+    assert acts(t[1], "request") and "train or taxi" in t[1]["system"]

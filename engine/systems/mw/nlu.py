@@ -16,7 +16,7 @@ from parley.engine.systems.mw.lexicon import Lexicon, NameMention
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
 from parley.engine.systems.mw.remarks import drop_remarks
 from parley.engine.systems.mw.resolve import dontcare, places, requests_in, same
-from parley.engine.systems.mw.values import categorical, counts, times
+from parley.engine.systems.mw.values import STRAY, categorical, counts, times
 from parley.engine.systems.mw.venueq import venue_checks
 
 __all__ = ["PRIMARY", "NluContext", "NluResult", "parse"]
@@ -106,7 +106,11 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     b = Builder()
     categorical(plain, domain, mentioned, ctx, b)
     counts(plain, domain, mentioned, ctx, b)
-    times(tn, domain, mentioned, ctx, b, intents)
+    moved = times(tn, domain, mentioned, ctx, b, intents)
+    if moved == STRAY and not b.items:
+        intents = (*intents, "stray_time")  # a corrected time with no train or taxi to be for: ask
+    elif moved and {d for d, _ in b.items} == {moved}:
+        domain = moved  # "no, I meant leaving after 5" while hotels are discussed: the train is talked about
     places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
     same(plain, domain, ctx, b)
     _near_named(tn, holders, where, domain, lex, b)

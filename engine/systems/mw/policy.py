@@ -110,6 +110,8 @@ class Policy:
         sys_req: list[str] = []
         if "empty" in intents:
             acts.append(_act("request", "general", None, "repeat"))
+        elif "stray_time" in intents:  # "no, I meant leaving after 5" with no train or taxi in the dialogue
+            acts.append(_act("request", "general", None, "time_for"))
         elif "bye" in intents and not nlu.inform and not nlu.requests:
             acts.append(_act("bye", "general"))
         elif ("thanks" in intents or "negate" in intents) and not nlu.inform and not nlu.requests and not (

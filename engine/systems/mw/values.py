@@ -232,9 +232,26 @@ _PICKUP = re.compile(r"\b(?:taxi|cab|car|it|they|you) (?:to |should |will |would
                      r"|\bneed (?:it|one|a taxi|the taxi|a cab) (?:by|at)\s*$")
 
 
+#: :func:`times` found a departure or arrival time in a correction and nothing in the dialogue it can be for
+STRAY = "stray"
+
+
+def _trip_in_state(ctx: NluContext) -> str | None:
+    """The train or taxi of the dialogue a corrected time is for: the one with a time, else the one there is
+    (the later one in the state when both are)."""
+    trips = [d for d in ctx.state if d in ("train", "taxi") and ctx.state[d]]
+    timed = [d for d in trips if {"leaveAt", "arriveBy"} & set(ctx.state[d])]
+    return (timed or trips or [None])[-1]
+
+
 def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder,
-           intents: tuple[str, ...]) -> None:
-    """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them."""
+          intents: tuple[str, ...]) -> str | None:
+    """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them.
+
+    A correction of a departure or arrival time said while something else is talked about ("no, I meant
+    leaving after quarter past 5" while hotels are discussed) goes to the train or taxi of the state; the
+    domain it went to is returned, or :data:`STRAY` when there is none to take it."""
+    moved: str | None = None
     for tm in find_times(tn):
         before = tn[max(0, tm.start - 50): tm.start]
         arrive = P.TIME_CUES_ARRIVE.search(before)
@@ -258,6 +275,9 @@ def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b:
                 continue
             b.add("restaurant", "book_time", tm.value, tm.start)
             continue
+        if d not in ("train", "taxi") and cue is not None and "correct" in intents \
+                and "book_time" not in ctx.sys_requested:
+            d = moved = _trip_in_state(ctx) or STRAY
         if d not in ("train", "taxi"):
             if "book_time" in ctx.sys_requested:
                 b.add("restaurant", "book_time", tm.value, tm.start)
@@ -268,3 +288,4 @@ def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b:
         else:
             slot = "arriveBy" if cue == "arrive" else "leaveAt"
         b.add(d, slot, tm.value, tm.start)
+    return moved
