@@ -164,3 +164,13 @@ def test_a_corrected_time_with_no_train_or_taxi_is_asked_about(tmp_path: Path) -
     t = chat("stray_time.txt", tmp_path)
     assert not acts(t[1], "welcome") and t[1]["state"] == t[0]["state"]
     assert acts(t[1], "request") and "train or taxi" in t[1]["system"]
+
+
+def test_the_users_dinner_time_is_no_departure_but_can_be_the_arrival(tmp_path: Path) -> None:
+    t = chat("dinner_time.txt", tmp_path)
+    assert t[0]["state"] == {"train": {"departure": "ely", "destination": "cambridge", "day": "saturday"}}
+    assert {a["slot"] for a in acts(t[0], "request")} >= {"leaveAt"}  # asked when, not guessed
+    # "I want to arrive before my dinner at 8": the train's arrival, and no restaurant search
+    assert t[1]["state"] == {"train": {**t[0]["state"]["train"], "arriveBy": "20:00"}}
+    offer = acts(t[1], "offer", "trainID") or acts(t[1], "inform", "trainID")
+    assert offer and load_db().find("train", offer[0]["value"])["arriveBy"] <= "20:00"

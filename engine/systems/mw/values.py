@@ -244,6 +244,25 @@ def _trip_in_state(ctx: NluContext) -> str | None:
     return (timed or trips or [None])[-1]
 
 
+def _event_cue(tn: str, start: int, end: int) -> str | None:
+    """For a time said with another event of the user's ("dinner at 8", "my meeting at 10"): "arrive" when
+    the trip is to reach it, "leave" when it leaves after it, "other" when the time is only the event's; None
+    for a time said with no event."""
+    before = tn[max(0, start - 60): start]
+    if not P.EVENT_TIME.search(before):
+        return None
+    if P.EVENT_ARRIVE.search(before):
+        return "arrive"
+    if P.EVENT_LEAVE.search(before):
+        return "leave"
+    after = tn[end:]
+    if P.EVENT_ARRIVE_AFTER.search(after):
+        return "arrive"
+    if P.EVENT_LEAVE_AFTER.search(after):
+        return "leave"
+    return "other"
+
+
 def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder,
           intents: tuple[str, ...]) -> str | None:
     """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them.
@@ -267,6 +286,12 @@ def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b:
         d = domain
         if d == "taxi" and _PICKUP.search(before):
             cue = "leave"  # "the taxi should be here by 10:00": the pick-up time
+        event = _event_cue(tn, tm.start, tm.end)
+        if event is not None and (d in ("train", "taxi") or (d not in ("restaurant", "hotel") and any(
+                x in ("train", "taxi") for x in mentioned))):
+            if event == "other":
+                continue  # "I have dinner at 8": not the train's time
+            cue = event
         if d not in ("train", "taxi", "restaurant"):
             d = next((x for x in mentioned if x in ("train", "taxi", "restaurant")), None) or (
                 "restaurant" if P.TIME_CUES_BOOK.search(tn) and d != "hotel" else ctx.active_domain)
