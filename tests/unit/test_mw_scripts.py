@@ -174,3 +174,12 @@ def test_the_users_dinner_time_is_no_departure_but_can_be_the_arrival(tmp_path: 
     assert t[1]["state"] == {"train": {**t[0]["state"]["train"], "arriveBy": "20:00"}}
     offer = acts(t[1], "offer", "trainID") or acts(t[1], "inform", "trainID")
     assert offer and load_db().find("train", offer[0]["value"])["arriveBy"] <= "20:00"
+
+
+def test_tomorrow_and_tonight_are_counted_from_the_systems_clock(tmp_path: Path) -> None:
+    t = chat("relative_days.txt", tmp_path, system="multiwoz:clock=2026-11-26")  # a Thursday
+    assert t[0]["state"]["train"]["day"] == "friday"
+    assert not any(a["slot"] == "day" for a in acts(t[0], "request"))  # not asked again
+    assert t[1]["state"]["train"]["day"] == "saturday"  # "the day after tomorrow"
+    assert t[2]["state"]["restaurant"]["book_day"] == "thursday" and acts(t[2], "book")
+    assert t[3]["state"] == t[2]["state"] and acts(t[3], "bye")  # "all I need today" is no day

@@ -3,11 +3,19 @@ dinner at 8"), relative days ("tomorrow") and corrected times."""
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import pytest
 
 from parley.engine.mwdb import load_db
+from parley.engine.spec import SpecError
+from parley.engine.systems import build_system
+from parley.engine.systems.multiwoz import MultiwozSystem
+from parley.engine.systems.mw import patterns as P
 from parley.engine.systems.mw.lexicon import lexicon_for
 from parley.engine.systems.mw.nlu import NluContext, parse
+from parley.engine.systems.mw.values import relative_days
+from tests.unit.test_mw_dialogues import talk
 
 
 @pytest.fixture(scope="module")
@@ -48,3 +56,44 @@ def test_dinner_at_8_is_still_a_tables_time(lex) -> None:  # type: ignore[no-unt
 def test_a_taxi_for_an_event_arrives_by_its_time(lex) -> None:  # type: ignore[no-untyped-def]
     r = parse("I need a taxi to the museum for my appointment at 3", NluContext(), lex)
     assert ("taxi", "arriveBy", "15:00") in r.inform
+
+
+THURSDAY = date(2026, 11, 26)
+
+
+@pytest.mark.parametrize(("said", "word", "want"), [
+    ("a train to ely tomorrow", "tomorrow", "friday"),
+    ("a train the day after tomorrow", "the day after", "saturday"),
+    ("a table for tonight", "tonight", "thursday"),
+    ("i'd like to be picked up today", "today", "thursday"),
+    ("tomorrow morning please", "tomorrow", "friday"),
+    ("that's all i need today", "", ""), ("thanks for your help today", "", ""),
+    ("that will be all for today", "", ""),
+])
+def test_relative_days_are_weekdays_from_the_date(said: str, word: str, want: str) -> None:
+    assert relative_days(said, THURSDAY) == ([(want, said.index(word))] if want else [])
+    assert relative_days(said, None) == []  # no date (a corpus dialogue): not mapped
+
+
+@pytest.mark.parametrize("today", [date(2026, 11, 23) + timedelta(days=n) for n in range(7)])
+def test_tomorrow_is_the_next_weekday_every_day_of_the_week(lex, today: date) -> None:  # type: ignore[no-untyped-def]
+    r = parse("I need a train from cambridge to ely tomorrow", NluContext(today=today), lex)
+    assert ("train", "day", P.DAYS[(today.weekday() + 1) % 7]) in r.inform
+    r = parse("I need a train from cambridge to ely tomorrow", NluContext(), lex)
+    assert not any(s == "day" for _, s, _ in r.inform)
+
+
+def test_the_clock_parameter() -> None:
+    assert build_system("multiwoz:clock=2026-11-26").clock() == THURSDAY  # type: ignore[attr-defined]
+    assert build_system("multiwoz:clock=off").clock is None  # type: ignore[attr-defined]
+    assert build_system("multiwoz").clock() == date.today()  # type: ignore[attr-defined]
+    assert MultiwozSystem(clock=lambda: THURSDAY).clock() == THURSDAY  # type: ignore[misc]
+    with pytest.raises(SpecError, match="multiwoz: clock: must be today, off or a date YYYY-MM-DD"):
+        build_system("multiwoz:clock=yesterday")
+
+
+def test_a_replay_without_a_clock_asks_for_the_day() -> None:
+    t = talk(MultiwozSystem(seed=1, clock=None), "I need a train from cambridge to ely tomorrow")
+    assert "day" not in t[0].state["train"]
+    t = talk(MultiwozSystem(seed=1, clock="2026-11-26"), "I need a train from cambridge to ely tomorrow")
+    assert t[0].state["train"]["day"] == "friday"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 from parley.engine.systems.mw import patterns as P
 from parley.engine.systems.mw.frames import Builder, NluContext, domain_for
@@ -104,16 +105,38 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
                     "attraction", None):
                 continue
             b.add("attraction", "type", P.ATTRACTION_TYPES[word], m.start())
-    for m in P.DAY_RE.finditer(plain):
+    days = [(m.group(1), m.start()) for m in P.DAY_RE.finditer(plain)] + relative_days(plain, ctx.today)
+    for day, start in days:
         d = domain if domain in ("train", "restaurant", "hotel") else None
-        if re.search(r"\b(?:\d+ nights?|staying|stay)\b[\w ]{0,25}$", plain[: m.start()]):
+        if re.search(r"\b(?:\d+ nights?|staying|stay)\b[\w ]{0,25}$", plain[:start]):
             d = "hotel"  # "... staying 5 nights starting wednesday. I also need a train": the stay's day
         d = d or next((x for x in mentioned if x in ("train", "restaurant", "hotel")), None)
         d = d or domain_for("day", None, [], ctx) or domain_for("book_day", None, [], ctx)
         if d == "train":
-            b.add("train", "day", m.group(1), m.start())
+            b.add("train", "day", day, start)
         elif d in ("restaurant", "hotel"):
-            b.add(d, "book_day", m.group(1), m.start())
+            b.add(d, "book_day", day, start)
+
+
+_RELATIVE = re.compile(r"\b(?:(?:the )?day after (?P<two>tomorrow)|(?P<one>tomorrow)|(?P<zero>today|tonight|"
+                       r"this (?:evening|afternoon|morning)))\b")
+#: "that's all I need today", "thanks for your help today": "today" as a closing, not a day
+_TODAY_CLOSING = re.compile(r"\b(?:need|needed|needing|all|help|helping|everything|do|done|set|it|that|"
+                            r"for now|much)(?: \S+){0,2} $")
+
+
+def relative_days(plain: str, today: date | None) -> list[tuple[str, int]]:
+    """Weekdays of "today", "tonight", "tomorrow", "the day after tomorrow" counted from ``today``, with
+    their positions; none without a date (a corpus dialogue has none)."""
+    if today is None:
+        return []
+    out = []
+    for m in _RELATIVE.finditer(plain):
+        if m.group("zero") and _TODAY_CLOSING.search(plain[max(0, m.start() - 30): m.start()]):
+            continue
+        ahead = 2 if m.group("two") else 1 if m.group("one") else 0
+        out.append((P.DAYS[(today + timedelta(days=ahead)).weekday()], m.start()))
+    return out
 
 
 _RANGE = re.compile(r"\b(?:from )?(" + "|".join(P.DAYS) + r")(?: night)? (?:through|to|until|till|thru) ("
@@ -241,7 +264,8 @@ def _trip_in_state(ctx: NluContext) -> str | None:
     (the later one in the state when both are)."""
     trips = [d for d in ctx.state if d in ("train", "taxi") and ctx.state[d]]
     timed = [d for d in trips if {"leaveAt", "arriveBy"} & set(ctx.state[d])]
-    return (timed or trips or [None])[-1]
+    found = timed or trips
+    return found[-1] if found else None
 
 
 def _event_cue(tn: str, start: int, end: int) -> str | None:
