@@ -97,3 +97,12 @@ def test_a_replay_without_a_clock_asks_for_the_day() -> None:
     assert "day" not in t[0].state["train"]
     t = talk(MultiwozSystem(seed=1, clock="2026-11-26"), "I need a train from cambridge to ely tomorrow")
     assert t[0].state["train"]["day"] == "friday"
+
+
+def test_a_corpus_replay_worker_counts_no_day_from_today() -> None:
+    from parley.engine.batch.play import Worker
+
+    bot = MultiwozSystem(seed=1)
+    assert bot.clock is not None
+    Worker(bot, ("original",), system_spec="multiwoz")
+    assert bot.clock is None
