@@ -106,3 +106,21 @@ def test_a_corpus_replay_worker_counts_no_day_from_today() -> None:
     assert bot.clock is not None
     Worker(bot, ("original",), system_spec="multiwoz")
     assert bot.clock is None
+
+
+@pytest.mark.parametrize(("said", "want"), [
+    ("book a table for 4 at 7 on friday", "19:00"),
+    ("a table for 4 at half seven on friday", "19:30"),
+    ("a table for 4 at quarter to eight on friday", "19:45"),
+    ("a table for 4 at seven thirty on friday", "19:30"),
+    ("table for two at 7ish on friday", "19:00"),
+    ("table for two at 7:30-ish on friday", "07:30"),
+    # the morning said, or a clock in digits (as the corpus annotates it), stays as it is
+    ("a table at 9 in the morning on friday", "09:00"),
+    ("a table for breakfast at 8 on friday", "08:00"),
+    ("a table for 4 at 8.30 on friday", "08:30"),
+    ("a table at 11:30 on friday", "11:30"),
+])
+def test_a_tables_time_said_loosely_is_the_evening(lex, said: str, want: str) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="restaurant", state={"restaurant": {"food": "italian"}})
+    assert ("restaurant", "book_time", want) in parse(said, ctx, lex).inform

@@ -66,6 +66,7 @@ def clean(text: str) -> str:
     t = t.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'").lower()
     t = re.sub(r"(?<=\d)\.(?=\d)", ":", t)  # 5.15pm → 5:15pm
     t = re.sub(r"(?<=\d)\s*:\s*(?=\d)", ":", t)  # tokenised "17 : 15"
+    t = re.sub(r"(?<=\d)[\s-]?ish\b", "", t)  # "7ish", "7:30-ish": about then
     t = re.sub(r"[^a-z0-9:'&\- ]+", " ", t)
     t = re.sub(r"(?<![a-z])-|-(?![a-z])", " ", t)
     t = squash(t)

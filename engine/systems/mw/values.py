@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 from parley.engine.systems.mw import patterns as P
 from parley.engine.systems.mw.frames import Builder, NluContext, domain_for
-from parley.engine.systems.mw.normalise import find_times
+from parley.engine.systems.mw.normalise import TimeMention, find_times
 
 #: "parking doesn't matter", "wifi is not important", ... around an amenity mention
 _DONTCARE_AMENITY = re.compile(
@@ -287,6 +287,20 @@ def _event_cue(tn: str, start: int, end: int) -> str | None:
     return "other"
 
 
+_MORNING = re.compile(r"\b(?:am|a m|morning|breakfast|brunch)\b")
+
+
+def _table_time(tn: str, tm: TimeMention) -> str:
+    """A table's time: one said in words or as a bare hour from 7 to 9 ("at 7", "half seven", "quarter to
+    eight") is the evening unless the morning is said; a clock written in digits ("9:15") stays as written,
+    as the corpus annotates it."""
+    h = int(tm.value[:2])
+    if 7 <= h <= 9 and ":" not in tn[tm.start:tm.end] and not _MORNING.search(tn[max(0, tm.start - 30):
+                                                                                     tm.end + 25]):
+        return f"{h + 12}:{tm.value[3:]}"
+    return tm.value
+
+
 def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder,
           intents: tuple[str, ...]) -> str | None:
     """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them.
@@ -322,7 +336,7 @@ def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b:
         if d == "restaurant":
             if cue == "leave" and re.search(r"\b(after|from)\W*$", before) and "book" not in intents:
                 continue
-            b.add("restaurant", "book_time", tm.value, tm.start)
+            b.add("restaurant", "book_time", _table_time(tn, tm), tm.start)
             continue
         if d not in ("train", "taxi") and cue is not None and "correct" in intents \
                 and "book_time" not in ctx.sys_requested:
