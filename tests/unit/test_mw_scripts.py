@@ -183,3 +183,20 @@ def test_tomorrow_and_tonight_are_counted_from_the_systems_clock(tmp_path: Path)
     assert t[1]["state"]["train"]["day"] == "saturday"  # "the day after tomorrow"
     assert t[2]["state"]["restaurant"]["book_day"] == "thursday" and acts(t[2], "book")
     assert t[3]["state"] == t[2]["state"] and acts(t[3], "bye")  # "all I need today" is no day
+
+
+def test_a_careless_tester(tmp_path: Path) -> None:
+    t = chat("careless_tester.txt", tmp_path, system="multiwoz:clock=2026-11-26")
+    # "frm cambrdge": the departure, misspelt twice
+    assert t[0]["state"]["train"] == {"departure": "cambridge", "destination": "stansted airport",
+                                      "day": "sunday"}
+    assert t[2]["state"]["train"]["arriveBy"] == "14:00" and "leaveAt" not in t[2]["state"]["train"]
+    assert acts(t[3], "book")
+    # "wat time does it leave": the booked train's departure
+    train = load_db().find("train", t[3]["internals"]["venue"])
+    assert acts(t[4], "inform", "leaveAt")[0]["value"] == train["leaveAt"]
+    # "thx. also need a taxi ...": a new request, not a closing
+    assert not acts(t[5], "welcome") and t[5]["internals"]["active_domain"] == "taxi"
+    # "a place to stay tmrw, 4 stars": stars, no 4-night stay; tomorrow is Friday
+    assert t[6]["state"]["hotel"] == {"book_day": "friday", "stars": "4", "pricerange": "cheap",
+                                      "parking": "yes"}

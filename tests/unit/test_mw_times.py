@@ -124,3 +124,11 @@ def test_a_corpus_replay_worker_counts_no_day_from_today() -> None:
 def test_a_tables_time_said_loosely_is_the_evening(lex, said: str, want: str) -> None:  # type: ignore[no-untyped-def]
     ctx = NluContext(active_domain="restaurant", state={"restaurant": {"food": "italian"}})
     assert ("restaurant", "book_time", want) in parse(said, ctx, lex).inform
+
+
+@pytest.mark.parametrize(("said", "word", "want"), [
+    ("book it for tonight", "tonight", "thursday"), ("that's it for today", "", ""),
+    ("that will do for today thanks", "", ""),
+])
+def test_today_after_it_or_that(said: str, word: str, want: str) -> None:
+    assert relative_days(said, THURSDAY) == ([(want, said.index(word))] if want else [])

@@ -123,7 +123,8 @@ PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|(?:train )
                r"|(?<!looking )(?<!look )(?<!search )\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am|"
                r" o'?clock| minutes| pounds| in the| that| which| with| in | near| of )")
 STAY_RE = rx(r"\b(\d{1,2}) (?:nights?|days?)\b(?! out)|\ba (single) night\b"
-             r"|\b(?:stay|staying) (?:for )?(\d{1,2})\b(?! (?:people|persons?|guests?|adults?|of us))")
+             r"|\b(?:stay|staying) (?:for )?(\d{1,2})\b"
+             r"(?! (?:people|persons?|guests?|adults?|of us|stars?))")
 BARE_NUM_RE = rx(r"(?<!:)\b(\d{1,2})\b(?!:)")
 
 PARKING_RE = rx(r"\b(parking|park my car|park the car|park our car|place to park|car park|park for free|"

@@ -115,7 +115,8 @@ class Policy:
         elif "bye" in intents and not nlu.inform and not nlu.requests:
             acts.append(_act("bye", "general"))
         elif ("thanks" in intents or "negate" in intents) and not nlu.inform and not nlu.requests and not (
-                intents & {"book", "reqalts", "affirm"}):
+                intents & {"book", "reqalts", "affirm"}) and not (d in nlu.domains and d not in tr.state):
+            # (not "thanks. also a taxi from the airport": a new domain asked for)
             acts += [_act("welcome", "general"), _act("reqmore", "general")]
         elif d is None:
             if "greet" in intents:

@@ -121,8 +121,8 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
 _RELATIVE = re.compile(r"\b(?:(?:the )?day after (?P<two>tomorrow)|(?P<one>tomorrow)|(?P<zero>today|tonight|"
                        r"this (?:evening|afternoon|morning)))\b")
 #: "that's all I need today", "thanks for your help today": "today" as a closing, not a day
-_TODAY_CLOSING = re.compile(r"\b(?:need|needed|needing|all|help|helping|everything|do|done|set|it|that|"
-                            r"for now|much)(?: \S+){0,2} $")
+_TODAY_CLOSING = re.compile(r"\b(?:need|needed|needing|all|help|helping|everything|will do|'ll do|done|set|"
+                            r"that's it|that is it|for now|much)(?: \S+){0,2} $")
 
 
 def relative_days(plain: str, today: date | None) -> list[tuple[str, int]]:
