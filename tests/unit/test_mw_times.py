@@ -132,3 +132,19 @@ def test_a_tables_time_said_loosely_is_the_evening(lex, said: str, want: str) ->
 ])
 def test_today_after_it_or_that(said: str, word: str, want: str) -> None:
     assert relative_days(said, THURSDAY) == ([(want, said.index(word))] if want else [])
+
+
+@pytest.mark.parametrize(("said", "want"), [
+    ("leaving at 17h30", ("leaveAt", "17:30")),
+    ("arriving by midnight", ("arriveBy", "24:00")),  # the end of the day, not its start
+    ("arrive by 12 midnight", ("arriveBy", "24:00")),
+    ("leaving after midnight", ("leaveAt", "00:00")),
+])
+def test_odd_clock_spellings(lex, said: str, want: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    r = parse(f"I need a train from cambridge to ely on monday {said}", NluContext(), lex)
+    assert ("train", *want) in r.inform
+
+
+def test_a_train_arriving_by_midnight_is_found() -> None:
+    t = talk(MultiwozSystem(seed=1), "I need a train from cambridge to ely on monday, arriving by midnight")
+    assert t[0].internals["db_count"]["train"] > 0 and "nothing matches" not in t[0].text

@@ -72,6 +72,7 @@ def clean(text: str) -> str:
     t = re.sub(r"(?<=\d)\.(?=\d)", ":", t)  # 5.15pm → 5:15pm
     t = re.sub(r"(?<=\d)\s*:\s*(?=\d)", ":", t)  # tokenised "17 : 15"
     t = re.sub(r"(?<=\d)[\s-]?ish\b", "", t)  # "7ish", "7:30-ish": about then
+    t = re.sub(r"\b([01]?\d|2[0-3])h([0-5]\d)\b", r"\1:\2", t)  # "17h30"
     t = re.sub(r"[^a-z0-9:'&\- ]+", " ", t)
     t = re.sub(r"(?<![a-z])-|-(?![a-z])", " ", t)
     t = squash(t)

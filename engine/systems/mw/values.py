@@ -350,5 +350,6 @@ def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b:
             slot = asked[0] if asked else "leaveAt"
         else:
             slot = "arriveBy" if cue == "arrive" else "leaveAt"
-        b.add(d, slot, tm.value, tm.start)
+        # "arrive by midnight": the end of the day (the timetable writes after-midnight arrivals as 24:xx)
+        b.add(d, slot, "24:00" if slot == "arriveBy" and tm.value == "00:00" else tm.value, tm.start)
     return moved
