@@ -200,3 +200,13 @@ def test_a_careless_tester(tmp_path: Path) -> None:
     # "a place to stay tmrw, 4 stars": stars, no 4-night stay; tomorrow is Friday
     assert t[6]["state"]["hotel"] == {"book_day": "friday", "stars": "4", "pricerange": "cheap",
                                       "parking": "yes"}
+
+
+def test_a_taxi_between_the_two_places_to_the_restaurant_in_time(tmp_path: Path) -> None:
+    t = chat("two_places.txt", tmp_path)
+    assert t[1]["state"]["hotel"]["book_stay"] == "3" and acts(t[1], "book")
+    table = t[2]["state"]["restaurant"]
+    assert table["book_day"] == "friday" and table["book_people"] == "2" and table["book_time"] == "20:00"
+    venue = t[2]["internals"]["venue"]
+    taxi = t[3]["state"]["taxi"]
+    assert taxi == {"departure": "acorn guest house", "destination": venue, "arriveBy": "20:00"}
