@@ -210,3 +210,15 @@ def test_a_taxi_between_the_two_places_to_the_restaurant_in_time(tmp_path: Path)
     venue = t[2]["internals"]["venue"]
     taxi = t[3]["state"]["taxi"]
     assert taxi == {"departure": "acorn guest house", "destination": venue, "arriveBy": "20:00"}
+
+
+def test_questions_about_a_guesthouse_and_a_day_said_with_not(tmp_path: Path) -> None:
+    t = chat("hotel_slips.txt", tmp_path)
+    assert t[0]["state"]["hotel"] == {"type": "guesthouse", "area": "north", "internet": "yes"}
+    row = load_db().find("hotel", t[0]["internals"]["venue"])
+    # "and is there parking": a question about the guesthouse offered, not a filter
+    assert t[2]["state"] == t[0]["state"]
+    assert (acts(t[2], "affirm", "parking") if row["parking"] == "yes" else acts(t[2], "negate", "parking"))
+    assert acts(t[3], "book") and t[3]["state"]["hotel"]["book_day"] == "saturday"
+    # "oops sorry sunday not saturday"
+    assert t[4]["state"]["hotel"]["book_day"] == "sunday" and acts(t[4], "book")

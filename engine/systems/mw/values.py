@@ -15,7 +15,7 @@ _DONTCARE_AMENITY = re.compile(
     r"have))|not (important|needed|necessary)|either way")
 
 #: "west, not south", "rather than the north", "instead of cheap": the value after it is the one ruled out
-_RULED_OUT = re.compile(r"\b(?:not|rather than|instead of|but not)(?: in)?(?: the| an?)? $")
+_RULED_OUT = re.compile(r"\b(?:not|rather than|instead of|but not)(?: in| on)?(?: the| an?)? $")
 
 
 def _ruled_out(plain: str, found: list[re.Match[str]], m: re.Match[str]) -> bool:
@@ -107,6 +107,8 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
             b.add("attraction", "type", P.ATTRACTION_TYPES[word], m.start())
     days = [(m.group(1), m.start()) for m in P.DAY_RE.finditer(plain)] + relative_days(plain, ctx.today)
     for day, start in days:
+        if len({x for x, _ in days}) > 1 and _RULED_OUT.search(plain[max(0, start - 20): start]):
+            continue  # "sunday not saturday"
         d = domain if domain in ("train", "restaurant", "hotel") else None
         if re.search(r"\b(?:\d+ nights?|staying|stay)\b[\w ]{0,25}$", plain[:start]):
             d = "hotel"  # "... staying 5 nights starting wednesday. I also need a train": the stay's day
