@@ -222,3 +222,11 @@ def test_questions_about_a_guesthouse_and_a_day_said_with_not(tmp_path: Path) ->
     assert acts(t[3], "book") and t[3]["state"]["hotel"]["book_day"] == "saturday"
     # "oops sorry sunday not saturday"
     assert t[4]["state"]["hotel"]["book_day"] == "sunday" and acts(t[4], "book")
+
+
+def test_a_bare_hour_for_the_taxi_is_on_the_tables_side_of_the_clock(tmp_path: Path) -> None:
+    t = chat("taxi_bare_hour.txt", tmp_path)
+    assert t[0]["state"]["restaurant"]["book_time"] == "19:15" and acts(t[0], "book")
+    assert t[2]["state"]["taxi"] == {"departure": "the cambridge belfry", "destination": "nandos",
+                                     "arriveBy": "19:15"}
+    assert t[3]["state"]["taxi"]["arriveBy"] == "19:00"  # not 07:00

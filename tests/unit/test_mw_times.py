@@ -148,3 +148,13 @@ def test_odd_clock_spellings(lex, said: str, want: tuple[str, str]) -> None:  # 
 def test_a_train_arriving_by_midnight_is_found() -> None:
     t = talk(MultiwozSystem(seed=1), "I need a train from cambridge to ely on monday, arriving by midnight")
     assert t[0].internals["db_count"]["train"] > 0 and "nothing matches" not in t[0].text
+
+
+@pytest.mark.parametrize(("booked", "said", "want"), [
+    ("19:15", "a taxi to get there by 7", "19:00"), ("12:30", "a taxi to get there by 11", "11:00"),
+    ("20:00", "a taxi to get there by 7:00", "07:00"),  # a clock in digits is as written
+    ("20:00", "a taxi to get there by 7 am", "07:00"),
+])
+def test_a_bare_hour_for_a_taxi_is_read_beside_the_table(lex, booked: str, said: str, want: str) -> None:  # type: ignore[no-untyped-def]
+    ctx = NluContext(active_domain="taxi", state={"restaurant": {"book_time": booked}})
+    assert ("taxi", "arriveBy", want) in parse(said, ctx, lex).inform

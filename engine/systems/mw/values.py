@@ -303,6 +303,15 @@ def _table_time(tn: str, tm: TimeMention) -> str:
     return tm.value
 
 
+def _near_table(value: str, ctx: NluContext) -> str:
+    """A bare hour for a taxi ("get there by 7") on the side of the clock of the table booked ("19:15")."""
+    booked = ctx.state.get("restaurant", {}).get("book_time", "")
+    if not re.fullmatch(r"\d\d:\d\d", booked) or int(value[:2]) >= 12:
+        return value
+    h, at = int(value[:2]), int(booked[:2])
+    return f"{h + 12}:{value[3:]}" if abs(h + 12 - at) < abs(h - at) else value
+
+
 def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder,
           intents: tuple[str, ...]) -> str | None:
     """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them.
@@ -352,6 +361,9 @@ def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b:
             slot = asked[0] if asked else "leaveAt"
         else:
             slot = "arriveBy" if cue == "arrive" else "leaveAt"
+        value = tm.value
+        if d == "taxi" and not tm.explicit:
+            value = _near_table(value, ctx)
         # "arrive by midnight": the end of the day (the timetable writes after-midnight arrivals as 24:xx)
-        b.add(d, slot, "24:00" if slot == "arriveBy" and tm.value == "00:00" else tm.value, tm.start)
+        b.add(d, slot, "24:00" if slot == "arriveBy" and value == "00:00" else value, tm.start)
     return moved
