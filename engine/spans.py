@@ -42,8 +42,11 @@ def _words(s: str) -> tuple[str, ...]:
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _BREAK = re.compile(r"[.!?;,:]")
+#: "am"/"pm" after a digit time: "p.m." keeps its dot, "pm." leaves the sentence's full stop out
+_DIGIT_AMPM = r"[ap](?:\.m\.|\.?m\b)"
 _TIME = re.compile(
-    r"(?<![\w:.])(?:(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?[ap]\.?m\.?)?|(?:1[0-2]|0?[1-9])\s?[ap]\.?m\.?)(?![\w:])",
+    rf"(?<![\w:.])(?:(?:[01]?\d|2[0-3])[:.][0-5]\d(?:\s?{_DIGIT_AMPM})?|(?:1[0-2]|0?[1-9])\s?{_DIGIT_AMPM})"
+    r"(?![\w:])",
     re.IGNORECASE | re.ASCII)
 #: what follows a number that is a count or an amount, not a clock time ("ten to twelve people")
 _NOT_TIME = (r"(?!\s+(?:people|persons?|guests?|adults?|nights?|days?|stars?|minutes?|hours?|pounds?|"
@@ -192,10 +195,23 @@ def _find_default(text: str, fuzzy: bool) -> tuple[Span, ...]:
     return _find(text, _vocab(_default_db()), fuzzy)
 
 
-def _time_slot(text: str, start: int) -> str:
-    before = text[max(0, start - 40):start].lower()
-    words = _WORD.findall(before)[-5:]
-    for w in reversed(words):
+#: how many words before a time are read for its slot (a clock time counts as one word)
+TIME_LOOKBACK = 5
+_SENTENCE_END = re.compile(r"[.!?;]")
+
+
+def _time_slot(text: str, start: int, times: list[tuple[int, int]]) -> str:
+    """``arriveBy`` / ``leaveAt`` / ``book_time`` from the cue words among the :data:`TIME_LOOKBACK` words
+    before ``start``, in the same sentence; each time in ``times`` before it counts as one word ("leave at
+    18:00 or at twelve noon": "18:00" is one word, so "leave" is still in sight)."""
+    pieces: list[str] = []  # the text before ``start``, every time in it replaced by one placeholder word
+    pos = 0
+    for s, e in sorted(t for t in times if t[1] <= start):
+        pieces += [text[pos:s], " 0 "]
+        pos = e
+    before = "".join([*pieces, text[pos:start]]).lower()
+    before = _SENTENCE_END.split(before)[-1]
+    for w in reversed(_WORD.findall(before)[-TIME_LOOKBACK:]):
         if w.startswith("arriv") or w in ("by", "before", "until"):
             return "arriveBy"
         if w.startswith("leav") or w.startswith("depart") or w in ("after", "from"):
@@ -223,13 +239,9 @@ def _find(text: str, vocab: _Vocab, fuzzy: bool) -> tuple[Span, ...]:
     toks = [(m.start(), m.end(), m.group(0).lower()) for m in _WORD.finditer(text)]
     spoken, hints = _spoken_time()
     if not hints.isdisjoint(t[2] for t in toks):
-        for m in spoken.finditer(text):
-            spans.append(Span(m.start(), m.end(), _time_slot(text, m.start()), m.group(0)))
-            taken.append((m.start(), m.end()))
-    for m in _TIME.finditer(text):
-        if free(m.start(), m.end()):
-            spans.append(Span(m.start(), m.end(), _time_slot(text, m.start()), m.group(0)))
-            taken.append((m.start(), m.end()))
+        taken += [(m.start(), m.end()) for m in spoken.finditer(text)]
+    taken += [(m.start(), m.end()) for m in _TIME.finditer(text) if free(m.start(), m.end())]
+    spans += [Span(a, b, _time_slot(text, a, taken), text[a:b]) for a, b in taken]
     for m in _COUNT.finditer(text):
         if free(m.start(1), m.end(1)):
             slot = _COUNT_SLOT.get(m.group(2).lower(), "book_people")

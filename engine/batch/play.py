@@ -107,6 +107,8 @@ class Worker:
         self, system: Any, conditions: Sequence[str], *, system_spec: str, tester: str = "replay"
     ) -> None:
         self.system = system
+        if getattr(system, "clock", None) is not None:
+            system.clock = None  # a corpus dialogue has no date: no "tomorrow" counted from today (multiwoz)
         self.system_spec = system_spec
         self.tester = tester
         self.chains = build_chains(conditions)

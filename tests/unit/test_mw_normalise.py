@@ -143,3 +143,10 @@ def test_in_the_morning_keeps_every_spoken_hour_in_the_morning() -> None:
     assert read("leave at five fifteen in the morning") == ["05:15"]
     assert read("at seven o'clock in the evening") == ["19:00"]
     assert read("leave at 4") == ["16:00"]
+
+
+def test_a_tired_testers_spellings() -> None:
+    assert clean("i need a train frm cambrdge tmrw") == "i need a train from cambridge tomorrow"
+    assert clean("to Camrbidge, cambride or cmbridge") == "to cambridge cambridge or cambridge"
+    assert clean("wat time, 4 ppl, tonite") == "what time 4 people tonight"
+    assert clean("the cambridgeshire plains") == "the cambridgeshire plains"  # two letters off: kept

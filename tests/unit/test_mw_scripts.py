@@ -146,3 +146,87 @@ def test_a_user_who_corrects_themselves(tmp_path: Path) -> None:
     venue = t[3]["internals"]["venue"]
     assert load_db().find("hotel", venue)["type"] == "hotel"
     assert t[4]["state"]["restaurant"]["book_time"] == "19:00" and acts(t[4], "book")
+
+
+def test_a_time_corrected_while_hotels_are_discussed_is_the_trains(tmp_path: Path) -> None:
+    t = chat("time_correction.txt", tmp_path)
+    assert t[0]["state"]["train"]["leaveAt"] == "10:00" and acts(t[1], "book")
+    assert t[2]["state"]["hotel"] == {"pricerange": "cheap", "area": "north"}
+    # "no, I meant leaving after quarter past 5": no closing, the train's departure is 17:15 now
+    assert not acts(t[3], "welcome") and "welcome" not in t[3]["system"].lower()
+    assert t[3]["state"]["train"]["leaveAt"] == "17:15"
+    assert t[3]["state"]["hotel"] == t[2]["state"]["hotel"]
+    offer = acts(t[3], "offer", "trainID") or acts(t[3], "inform", "trainID")
+    assert offer and load_db().find("train", offer[0]["value"])["leaveAt"] >= "17:15"
+
+
+def test_a_corrected_time_with_no_train_or_taxi_is_asked_about(tmp_path: Path) -> None:
+    t = chat("stray_time.txt", tmp_path)
+    assert not acts(t[1], "welcome") and t[1]["state"] == t[0]["state"]
+    assert acts(t[1], "request") and "train or taxi" in t[1]["system"]
+
+
+def test_the_users_dinner_time_is_no_departure_but_can_be_the_arrival(tmp_path: Path) -> None:
+    t = chat("dinner_time.txt", tmp_path)
+    assert t[0]["state"] == {"train": {"departure": "ely", "destination": "cambridge", "day": "saturday"}}
+    assert {a["slot"] for a in acts(t[0], "request")} >= {"leaveAt"}  # asked when, not guessed
+    # "I want to arrive before my dinner at 8": the train's arrival, and no restaurant search
+    assert t[1]["state"] == {"train": {**t[0]["state"]["train"], "arriveBy": "20:00"}}
+    offer = acts(t[1], "offer", "trainID") or acts(t[1], "inform", "trainID")
+    assert offer and load_db().find("train", offer[0]["value"])["arriveBy"] <= "20:00"
+
+
+def test_tomorrow_and_tonight_are_counted_from_the_systems_clock(tmp_path: Path) -> None:
+    t = chat("relative_days.txt", tmp_path, system="multiwoz:clock=2026-11-26")  # a Thursday
+    assert t[0]["state"]["train"]["day"] == "friday"
+    assert not any(a["slot"] == "day" for a in acts(t[0], "request"))  # not asked again
+    assert t[1]["state"]["train"]["day"] == "saturday"  # "the day after tomorrow"
+    assert t[2]["state"]["restaurant"]["book_day"] == "thursday" and acts(t[2], "book")
+    assert t[3]["state"] == t[2]["state"] and acts(t[3], "bye")  # "all I need today" is no day
+
+
+def test_a_careless_tester(tmp_path: Path) -> None:
+    t = chat("careless_tester.txt", tmp_path, system="multiwoz:clock=2026-11-26")
+    # "frm cambrdge": the departure, misspelt twice
+    assert t[0]["state"]["train"] == {"departure": "cambridge", "destination": "stansted airport",
+                                      "day": "sunday"}
+    assert t[2]["state"]["train"]["arriveBy"] == "14:00" and "leaveAt" not in t[2]["state"]["train"]
+    assert acts(t[3], "book")
+    # "wat time does it leave": the booked train's departure
+    train = load_db().find("train", t[3]["internals"]["venue"])
+    assert acts(t[4], "inform", "leaveAt")[0]["value"] == train["leaveAt"]
+    # "thx. also need a taxi ...": a new request, not a closing
+    assert not acts(t[5], "welcome") and t[5]["internals"]["active_domain"] == "taxi"
+    # "a place to stay tmrw, 4 stars": stars, no 4-night stay; tomorrow is Friday
+    assert t[6]["state"]["hotel"] == {"book_day": "friday", "stars": "4", "pricerange": "cheap",
+                                      "parking": "yes"}
+
+
+def test_a_taxi_between_the_two_places_to_the_restaurant_in_time(tmp_path: Path) -> None:
+    t = chat("two_places.txt", tmp_path)
+    assert t[1]["state"]["hotel"]["book_stay"] == "3" and acts(t[1], "book")
+    table = t[2]["state"]["restaurant"]
+    assert table["book_day"] == "friday" and table["book_people"] == "2" and table["book_time"] == "20:00"
+    venue = t[2]["internals"]["venue"]
+    taxi = t[3]["state"]["taxi"]
+    assert taxi == {"departure": "acorn guest house", "destination": venue, "arriveBy": "20:00"}
+
+
+def test_questions_about_a_guesthouse_and_a_day_said_with_not(tmp_path: Path) -> None:
+    t = chat("hotel_slips.txt", tmp_path)
+    assert t[0]["state"]["hotel"] == {"type": "guesthouse", "area": "north", "internet": "yes"}
+    row = load_db().find("hotel", t[0]["internals"]["venue"])
+    # "and is there parking": a question about the guesthouse offered, not a filter
+    assert t[2]["state"] == t[0]["state"]
+    assert (acts(t[2], "affirm", "parking") if row["parking"] == "yes" else acts(t[2], "negate", "parking"))
+    assert acts(t[3], "book") and t[3]["state"]["hotel"]["book_day"] == "saturday"
+    # "oops sorry sunday not saturday"
+    assert t[4]["state"]["hotel"]["book_day"] == "sunday" and acts(t[4], "book")
+
+
+def test_a_bare_hour_for_the_taxi_is_on_the_tables_side_of_the_clock(tmp_path: Path) -> None:
+    t = chat("taxi_bare_hour.txt", tmp_path)
+    assert t[0]["state"]["restaurant"]["book_time"] == "19:15" and acts(t[0], "book")
+    assert t[2]["state"]["taxi"] == {"departure": "the cambridge belfry", "destination": "nandos",
+                                     "arriveBy": "19:15"}
+    assert t[3]["state"]["taxi"]["arriveBy"] == "19:00"  # not 07:00

@@ -21,7 +21,7 @@ from parley.store.imports import ImportFileError, import_file
     ("llm:max_new_tokens=abc", "llm: max_new_tokens: must be a whole number, got 'abc'"),
     ("llm:threads=65", "llm: threads: must be ≤ 64, got 65"),
     ("multiwoz:read_system=maybe", "multiwoz: read_system: must be true or false, got 'maybe'"),
-    ("multiwoz:colour=red", "multiwoz: colour: unknown parameter (known: seed, db_dir, read_system)"),
+    ("multiwoz:colour=red", "multiwoz: colour: unknown parameter (known: seed, db_dir, read_system, clock)"),
     ("hf-seq2seq:model=x,max_input_tokens=8", "hf-seq2seq: max_input_tokens: must be ≥ 16, got 8"),
     ("echo:prefix=true", "echo: prefix: must be text, got True"),
     # rewriters

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from parley.engine.mwdb import load_db
@@ -101,3 +101,51 @@ def test_every_spoken_time_is_one_span(time: str, cue: str, before: str, after: 
     got = [s for s in _check(text) if s.value == time]
     assert len(got) == 1 and got[0].slot == CUES[cue], (text, find_spans(text))
     assert got[0].start == len(before) + len(cue) + 1
+
+
+def _digit_times() -> st.SearchStrategy[str]:
+    """Digit times as users type them: "18:00", "7.30", "6 pm", "6pm", "5:30 p.m.", "11 AM"."""
+    clock = st.builds(lambda h, m, sep: f"{h}{sep}{m:02d}", st.integers(0, 23), st.integers(0, 59),
+                      st.sampled_from((":", ".")))
+    hour = st.integers(1, 12).map(str)
+    ampm = st.sampled_from(("am", "pm", "AM", "PM", "a.m.", "p.m.", "p.m", "Pm"))
+    spaced = st.sampled_from(("", " "))
+    return st.one_of(clock, st.builds(lambda t, s, a: f"{t}{s}{a}", st.one_of(clock, hour), spaced, ampm))
+
+
+@settings(max_examples=200, deadline=None)
+@given(time=_digit_times(), cue=st.sampled_from(list(CUES)),
+       end=st.sampled_from(("", ".", "!", "?", ",", ". Thanks.", "... ok", " please.")))
+def test_a_digit_times_span_is_the_time_without_the_sentences_punctuation(time: str, cue: str,
+                                                                           end: str) -> None:
+    assume(not (time.lower().endswith("p.m") or time.lower().endswith("a.m")) or not end.startswith("."))
+    text = f"I'd like to {cue} {time}{end}"  # ("p.m" + "." is "p.m.": the dot is the time's then)
+    got = [s for s in _check(text) if s.slot in ("leaveAt", "arriveBy", "book_time")]
+    # the full stop of "p.m." is the time's; the one after "pm" ends the sentence
+    assert [(s.value, s.slot) for s in got] == [(time, CUES[cue])], (text, got)
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("at 6 pm.", "6 pm"), ("at 6pm.", "6pm"), ("by 18:00.", "18:00"), ("at 5:30 PM!", "5:30 PM"),
+    ("at 6 p.m.", "6 p.m."), ("at 6 p.m. Thanks", "6 p.m."), ("at 7 a.m", "7 a.m"), ("at 7.30.", "7.30"),
+])
+def test_sentence_final_full_stop_after_a_digit_time(text: str, want: str) -> None:
+    assert [s.value for s in _check(text)] == [want]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # a clock time before counts as one word: "leave" is four words back, not five
+    ("leave at 18:00 or at twelve noon", [("18:00", "leaveAt"), ("twelve noon", "leaveAt")]),
+    ("leave after half past six or at twelve noon",
+     [("half past six", "leaveAt"), ("twelve noon", "leaveAt")]),
+    ("arrive by 5:30 pm or at 6 pm.", [("5:30 pm", "arriveBy"), ("6 pm", "arriveBy")]),
+    ("depart 7.30 or 8.15 or 9.45", [("7.30", "leaveAt"), ("8.15", "leaveAt"), ("9.45", "leaveAt")]),
+    # a cue in the sentence before is not this time's
+    ("I arrive by 17:00. A table at 19:00 please", [("17:00", "arriveBy"), ("19:00", "book_time")]),
+    ("Leave after 9! Then dinner at seven pm", [("seven pm", "book_time")]),
+    # six words back is out of sight, times or not
+    ("leave on a slow and quiet train at 18:00", [("18:00", "book_time")]),
+])
+def test_the_slot_of_a_time_reads_the_words_before_it(text: str, want: list[tuple[str, str]]) -> None:
+    got = [(s.value, s.slot) for s in _check(text) if s.slot in ("leaveAt", "arriveBy", "book_time")]
+    assert got == want

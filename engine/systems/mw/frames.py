@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from parley.engine.mwdb import BOOKABLE, INFORMABLE
@@ -23,6 +24,8 @@ class NluContext:
     offer_domain: str | None = None  # the domain of the offer / booking question the system just made
     # attributes of offered/named venues
     venues: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: the date "today" and "tomorrow" are counted from; None leaves them unmapped (corpus dialogues)
+    today: date | None = None
 
 
 @dataclass(frozen=True)

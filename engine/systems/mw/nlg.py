@@ -73,7 +73,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             continue
         if dom == "general":
             if act == "request":
-                out.append(rng.choice(T.GENERAL["repeat" if value == "repeat" else "domain"]))
+                out.append(rng.choice(T.GENERAL[value if value in ("repeat", "time_for") else "domain"]))
             else:
                 out.append(rng.choice(T.GENERAL[act]))
             continue

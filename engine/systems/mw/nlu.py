@@ -16,7 +16,7 @@ from parley.engine.systems.mw.lexicon import Lexicon, NameMention
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
 from parley.engine.systems.mw.remarks import drop_remarks
 from parley.engine.systems.mw.resolve import dontcare, places, requests_in, same
-from parley.engine.systems.mw.values import categorical, counts, times
+from parley.engine.systems.mw.values import STRAY, categorical, counts, times
 from parley.engine.systems.mw.venueq import venue_checks
 
 __all__ = ["PRIMARY", "NluContext", "NluResult", "parse"]
@@ -47,6 +47,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
                   r" reservation)?|\b(?:the|my|our) (?:restaurant|hotel|train|taxi) (?:reservation|booking)"
                   r"|\b(?:same|that) (?:day|night|time) (?:as |that )?(?:my|our) (?:restaurant|hotel|train)",
                   lambda m: " " * len(m.group(0)), plain)
+    if ctx.active_domain in ("train", "taxi"):  # "arrive before my dinner at 8": an event, no restaurant
+        scan = _OWN_MEAL.sub(lambda m: " " * len(m.group(0)), scan)
     if ctx.active_domain == "taxi" or P.DOMAIN_WORDS["taxi"].search(plain):
         # "from the hotel to the museum": references to venues, not new requests for those domains
         scan = P.REF_RE.sub(lambda m: " " * len(m.group(0)), scan)
@@ -106,7 +108,11 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     b = Builder()
     categorical(plain, domain, mentioned, ctx, b)
     counts(plain, domain, mentioned, ctx, b)
-    times(tn, domain, mentioned, ctx, b, intents)
+    moved = times(tn, domain, mentioned, ctx, b, intents)
+    if moved == STRAY and not b.items:
+        intents = (*intents, "stray_time")  # a corrected time with no train or taxi to be for: ask
+    elif moved and {d for d, _ in b.items} == {moved}:
+        domain = moved  # "no, I meant leaving after 5" while hotels are discussed: the train is talked about
     places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
     same(plain, domain, ctx, b)
     _near_named(tn, holders, where, domain, lex, b)
@@ -172,6 +178,10 @@ def _near_named(tn: str, holders: dict[str, NameMention], where: dict[str, int],
                 return
 
 
+#: a meal the user has planned already ("before my dinner", "I have lunch at 1"): no restaurant search
+_OWN_MEAL = re.compile(r"\b(?:my|our|have|having|got|attend|attending)(?: an?)? "
+                       r"(?:dinner|lunch|brunch|breakfast|meal)s?\b"
+                       r"(?! (?:place|restaurant|table|booking|reservation))")
 #: the user asks for something ("I'll actually need a restaurant", "are there any museums")
 _ASKS_FOR = re.compile(r"\b(?:need|want|would like|'d like|looking for|find|recommend|book|are there|"
                        r"is there|do you have|suggest)\b(?:\s+\S+){0,4}\s*$")

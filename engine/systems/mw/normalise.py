@@ -25,8 +25,13 @@ _SPELLING = {
     "restaraunt": "restaurant", "restuarant": "restaurant", "hotle": "hotel", "moderatly": "moderately",
     "expencive": "expensive", "cheep": "cheap", "atraction": "attraction", "musuem": "museum",
     "collage": "college", "postal code": "postcode", "post code": "postcode", "zip code": "postcode",
-    "zipcode": "postcode", "telephone": "phone", "e mail": "email",
+    "zipcode": "postcode", "telephone": "phone", "e mail": "email", "frm": "from", "wat": "what",
+    "ppl": "people", "tmrw": "tomorrow", "tmr": "tomorrow", "2moro": "tomorrow", "2day": "today",
+    "tonite": "tonight",
 }
+#: "Cambridge" misspelt by one letter ("cambrdge", "camrbidge"): the lexicon never matches it fuzzily (it is
+#: part of too many venue names), so the city is put right here
+_CAMBRIDGE = re.compile(r"\bc[a-z]{6,9}\b")
 _SPELL_RE = re.compile(r"\b(" + "|".join(re.escape(k)
                                          for k in sorted(_SPELLING, key=len, reverse=True)) + r")\b")
 
@@ -66,6 +71,8 @@ def clean(text: str) -> str:
     t = t.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'").lower()
     t = re.sub(r"(?<=\d)\.(?=\d)", ":", t)  # 5.15pm → 5:15pm
     t = re.sub(r"(?<=\d)\s*:\s*(?=\d)", ":", t)  # tokenised "17 : 15"
+    t = re.sub(r"(?<=\d)[\s-]?ish\b", "", t)  # "7ish", "7:30-ish": about then
+    t = re.sub(r"\b([01]?\d|2[0-3])h([0-5]\d)\b", r"\1:\2", t)  # "17h30"
     t = re.sub(r"[^a-z0-9:'&\- ]+", " ", t)
     t = re.sub(r"(?<![a-z])-|-(?![a-z])", " ", t)
     t = squash(t)
@@ -74,9 +81,17 @@ def clean(text: str) -> str:
     t = re.sub(r"(\w) '(s|m|re|ve|ll|d)\b", r"\1'\2", t)
     t = _POSSESSIVE.sub(lambda m: m.group(0) if m.group(1) in _KEEP_S else m.group(1) + "s", t)
     t = _SPELL_RE.sub(lambda m: _SPELLING[m.group(1)], t)
+    t = _CAMBRIDGE.sub(_cambridge, t)
     t = _SHORT_DAY_RE.sub(lambda m: f"{m.group(1)} {_SHORT_DAYS[m.group(2)]}", t)
     t = re.sub(r"\bst\b", "saint", t)
     return t
+
+
+def _cambridge(m: re.Match[str]) -> str:
+    from rapidfuzz.distance import OSA
+
+    w = m.group(0)
+    return "cambridge" if w != "cambridge" and OSA.distance(w, "cambridge", score_cutoff=1) <= 1 else w
 
 
 @cache

@@ -123,7 +123,8 @@ PEOPLE_RE = rx(r"\b(\d{1,2}) (?:people|persons?|guests?|adults?|of us|(?:train )
                r"|(?<!looking )(?<!look )(?<!search )\bfor (\d{1,2})\b(?!:| nights?| days?| stars?| pm| am|"
                r" o'?clock| minutes| pounds| in the| that| which| with| in | near| of )")
 STAY_RE = rx(r"\b(\d{1,2}) (?:nights?|days?)\b(?! out)|\ba (single) night\b"
-             r"|\b(?:stay|staying) (?:for )?(\d{1,2})\b(?! (?:people|persons?|guests?|adults?|of us))")
+             r"|\b(?:stay|staying) (?:for )?(\d{1,2})\b"
+             r"(?! (?:people|persons?|guests?|adults?|of us|stars?))")
 BARE_NUM_RE = rx(r"(?<!:)\b(\d{1,2})\b(?!:)")
 
 PARKING_RE = rx(r"\b(parking|park my car|park the car|park our car|place to park|car park|park for free|"
@@ -225,6 +226,21 @@ TIME_CUES_ARRIVE = rx(r"(arriv\w*|get (there|to|in|into|back)|be there|be at|be 
 TIME_CUES_LEAVE = rx(r"(leav\w*|depart\w*|after|from|pick(ed)? (me |us )?up|pickup|go at|departure|"
                      r"(?<!no )later than|earliest|starting|going|set off|head out|"
                      r"travel(l?ing)? at)\W*(?:\S+\W+){0,6}$")
+#: another event of the user's day, said with its time ("I have dinner at 8", "my meeting starts at 10")
+_EVENT = (r"(?:dinner|lunch|breakfast|brunch|supper|meeting|show|concert|appointment|performance|play|match|"
+          r"game|party|wedding|interview|conference|class|lecture|film|movie|talk|gig|exam|ceremony|service|"
+          r"tour|event)s?(?: (?:is|starts?|begins?|ends?|finishes|tomorrow|tonight|today|planned|booked))?"
+          r" (?:at|for|from)\s*$")
+EVENT_TIME = rx(r"\b" + _EVENT)
+#: ... that the trip is tied to: reaching it ("arrive before my dinner at 8", "in time for a show at 7:30"),
+#: or leaving after it ("after my lunch at 1")
+EVENT_ARRIVE = rx(r"\b(?:before|by|for|until|till|ahead of|prior to|in time for)(?: (?:my|our|the|a|an|this|"
+                  r"that|his|her|their))?(?: \S+)? " + _EVENT)
+EVENT_LEAVE = rx(r"\b(?:after|following|once|when)(?: (?:my|our|the|a|an|this|that|his|her|their))?(?: \S+)? "
+                 + _EVENT)
+#: ... or tied to it after the time: "so I need to get there before that", "I can leave after it"
+EVENT_ARRIVE_AFTER = rx(r"^[^.?!;]{0,60}?\b(?:(?:before|by) (?:that|then|it\b(?! \w))|in time(?! to leave))")
+EVENT_LEAVE_AFTER = rx(r"^[^.?!;]{0,60}?\b(?:after (?:that|it|then|this)\b|afterwards)")
 TIME_CUES_BOOK = rx(r"\b(table|reservation|book|booking|reserve|dinner|lunch|eat|dine|meal|for \d+ people)\b")
 
 PLACE_FROM = rx(r"\b(from|leaving|leave|leaves|depart|departing|departs|out of|pick (?:me |us )?up(?: at|"

@@ -110,10 +110,13 @@ class Policy:
         sys_req: list[str] = []
         if "empty" in intents:
             acts.append(_act("request", "general", None, "repeat"))
+        elif "stray_time" in intents:  # "no, I meant leaving after 5" with no train or taxi in the dialogue
+            acts.append(_act("request", "general", None, "time_for"))
         elif "bye" in intents and not nlu.inform and not nlu.requests:
             acts.append(_act("bye", "general"))
         elif ("thanks" in intents or "negate" in intents) and not nlu.inform and not nlu.requests and not (
-                intents & {"book", "reqalts", "affirm"}):
+                intents & {"book", "reqalts", "affirm"}) and not (d in nlu.domains and d not in tr.state):
+            # (not "thanks. also a taxi from the airport": a new domain asked for)
             acts += [_act("welcome", "general"), _act("reqmore", "general")]
         elif d is None:
             if "greet" in intents:

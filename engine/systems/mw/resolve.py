@@ -31,6 +31,7 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
             ctx: NluContext, b: Builder, taxi_ctx: bool) -> None:
     """Venue names, stations and references ("the hotel", "there") as names, departures or destinations."""
     places: list[tuple[int, int, str, NameMention | None]] = []  # (start, priority, value, mention)
+    pair: tuple[str, str] | None = None  # "between the two places": the two venues
     for key, mention in holders.items():
         if mention.domain == "department":
             b.add("hospital", "department", mention.value, where[key])
@@ -55,6 +56,7 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
                 first = next(x for x in named if x != last)
                 b.add("taxi", "departure", last[1], 0)
                 b.add("taxi", "destination", first[1], 1)
+                pair = (last[1], first[1])
         for m in _STATION.finditer(tn):  # "from the train station": Cambridge's, unless a station is named
             if not re.search(r"NAME\dX\s*$", tn[: m.start()]):
                 places.append((m.start(), m.start(), "cambridge", None))
@@ -101,7 +103,10 @@ def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, in
             else:
                 slot = "departure" if travel == "train" and value != "cambridge" else "destination"
         b.add(travel, slot, value, prio)
-
+    ends = (b.items.get(("taxi", "departure"), (0, ""))[1], b.items.get(("taxi", "destination"), (0, ""))[1])
+    if pair and ends[0] == ends[1] and ends[0] in pair:
+        # "between the two places so I get to the restaurant": one end named, the other is the other place
+        b.add("taxi", "departure", pair[1] if ends[0] == pair[0] else pair[0], 10**6)
 
 _SAME = re.compile(r"\b(?:same|that|(?:my|our|the) (?:entire|whole)|all (?:of )?(?:my|our|the)) (day|night|"
                    r"area|part of town|side of town|section of town|section|location|neighbou?rhood|vicinity"
@@ -124,7 +129,8 @@ _NEAR = re.compile(r"\b(?:near|close to|nearby|next to|not far from|walking dist
 
 #: "in time for my reservation", "by the booked time": the restaurant's booking time
 _FOR_BOOKING = re.compile(r"\b(?:(?:in time )?for|before|by|at) (?:my|our|the|that) (?:reservations?|"
-                          r"bookings?|table|booked time|booking time|reservation time|dinner reservation)\b")
+                          r"bookings?|table|booked time|booking time|reservation time|dinner reservation)\b"
+                          r"|\b(?:get|be|arrive)\w* (?:to|at|there)(?: the restaurant)? (?:in|on) time\b")
 
 
 def same(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> None:

@@ -13,6 +13,8 @@ GENERAL = {
     "repeat": ["Sorry, I didn't catch that. Could you say it again?",
                "I'm not sure I understood. Could you rephrase that?",
                "Sorry, could you tell me again what you're looking for?"],
+    "time_for": ["Sorry, what is that time for? I have no train or taxi for you yet: shall I look for one?",
+                 "Which booking should that time go to? There is no train or taxi yet: do you need one?"],
     "welcome": ["You're welcome!", "My pleasure.", "Glad I could help."],
     "reqmore": ["Is there anything else I can help with?", "Can I help with anything else?",
                 "Anything else you need?"],

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 from parley.engine.systems.mw import patterns as P
 from parley.engine.systems.mw.frames import Builder, NluContext, domain_for
-from parley.engine.systems.mw.normalise import find_times
+from parley.engine.systems.mw.normalise import TimeMention, find_times
 
 #: "parking doesn't matter", "wifi is not important", ... around an amenity mention
 _DONTCARE_AMENITY = re.compile(
@@ -14,7 +15,7 @@ _DONTCARE_AMENITY = re.compile(
     r"have))|not (important|needed|necessary)|either way")
 
 #: "west, not south", "rather than the north", "instead of cheap": the value after it is the one ruled out
-_RULED_OUT = re.compile(r"\b(?:not|rather than|instead of|but not)(?: in)?(?: the| an?)? $")
+_RULED_OUT = re.compile(r"\b(?:not|rather than|instead of|but not)(?: in| on)?(?: the| an?)? $")
 
 
 def _ruled_out(plain: str, found: list[re.Match[str]], m: re.Match[str]) -> bool:
@@ -104,16 +105,40 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
                     "attraction", None):
                 continue
             b.add("attraction", "type", P.ATTRACTION_TYPES[word], m.start())
-    for m in P.DAY_RE.finditer(plain):
+    days = [(m.group(1), m.start()) for m in P.DAY_RE.finditer(plain)] + relative_days(plain, ctx.today)
+    for day, start in days:
+        if len({x for x, _ in days}) > 1 and _RULED_OUT.search(plain[max(0, start - 20): start]):
+            continue  # "sunday not saturday"
         d = domain if domain in ("train", "restaurant", "hotel") else None
-        if re.search(r"\b(?:\d+ nights?|staying|stay)\b[\w ]{0,25}$", plain[: m.start()]):
+        if re.search(r"\b(?:\d+ nights?|staying|stay)\b[\w ]{0,25}$", plain[:start]):
             d = "hotel"  # "... staying 5 nights starting wednesday. I also need a train": the stay's day
         d = d or next((x for x in mentioned if x in ("train", "restaurant", "hotel")), None)
         d = d or domain_for("day", None, [], ctx) or domain_for("book_day", None, [], ctx)
         if d == "train":
-            b.add("train", "day", m.group(1), m.start())
+            b.add("train", "day", day, start)
         elif d in ("restaurant", "hotel"):
-            b.add(d, "book_day", m.group(1), m.start())
+            b.add(d, "book_day", day, start)
+
+
+_RELATIVE = re.compile(r"\b(?:(?:the )?day after (?P<two>tomorrow)|(?P<one>tomorrow)|(?P<zero>today|tonight|"
+                       r"this (?:evening|afternoon|morning)))\b")
+#: "that's all I need today", "thanks for your help today": "today" as a closing, not a day
+_TODAY_CLOSING = re.compile(r"\b(?:need|needed|needing|all|help|helping|everything|will do|'ll do|done|set|"
+                            r"that's it|that is it|for now|much)(?: \S+){0,2} $")
+
+
+def relative_days(plain: str, today: date | None) -> list[tuple[str, int]]:
+    """Weekdays of "today", "tonight", "tomorrow", "the day after tomorrow" counted from ``today``, with
+    their positions; none without a date (a corpus dialogue has none)."""
+    if today is None:
+        return []
+    out = []
+    for m in _RELATIVE.finditer(plain):
+        if m.group("zero") and _TODAY_CLOSING.search(plain[max(0, m.start() - 30): m.start()]):
+            continue
+        ahead = 2 if m.group("two") else 1 if m.group("one") else 0
+        out.append((P.DAYS[(today + timedelta(days=ahead)).weekday()], m.start()))
+    return out
 
 
 _RANGE = re.compile(r"\b(?:from )?(" + "|".join(P.DAYS) + r")(?: night)? (?:through|to|until|till|thru) ("
@@ -232,9 +257,69 @@ _PICKUP = re.compile(r"\b(?:taxi|cab|car|it|they|you) (?:to |should |will |would
                      r"|\bneed (?:it|one|a taxi|the taxi|a cab) (?:by|at)\s*$")
 
 
+#: :func:`times` found a departure or arrival time in a correction and nothing in the dialogue it can be for
+STRAY = "stray"
+
+
+def _trip_in_state(ctx: NluContext) -> str | None:
+    """The train or taxi of the dialogue a corrected time is for: the one with a time, else the one there is
+    (the later one in the state when both are)."""
+    trips = [d for d in ctx.state if d in ("train", "taxi") and ctx.state[d]]
+    timed = [d for d in trips if {"leaveAt", "arriveBy"} & set(ctx.state[d])]
+    found = timed or trips
+    return found[-1] if found else None
+
+
+def _event_cue(tn: str, start: int, end: int) -> str | None:
+    """For a time said with another event of the user's ("dinner at 8", "my meeting at 10"): "arrive" when
+    the trip is to reach it, "leave" when it leaves after it, "other" when the time is only the event's; None
+    for a time said with no event."""
+    before = tn[max(0, start - 60): start]
+    if not P.EVENT_TIME.search(before):
+        return None
+    if P.EVENT_ARRIVE.search(before):
+        return "arrive"
+    if P.EVENT_LEAVE.search(before):
+        return "leave"
+    after = tn[end:]
+    if P.EVENT_ARRIVE_AFTER.search(after):
+        return "arrive"
+    if P.EVENT_LEAVE_AFTER.search(after):
+        return "leave"
+    return "other"
+
+
+_MORNING = re.compile(r"\b(?:am|a m|morning|breakfast|brunch)\b")
+
+
+def _table_time(tn: str, tm: TimeMention) -> str:
+    """A table's time: one said in words or as a bare hour from 7 to 9 ("at 7", "half seven", "quarter to
+    eight") is the evening unless the morning is said; a clock written in digits ("9:15") stays as written,
+    as the corpus annotates it."""
+    h = int(tm.value[:2])
+    if 7 <= h <= 9 and ":" not in tn[tm.start:tm.end] and not _MORNING.search(tn[max(0, tm.start - 30):
+                                                                                     tm.end + 25]):
+        return f"{h + 12}:{tm.value[3:]}"
+    return tm.value
+
+
+def _near_table(value: str, ctx: NluContext) -> str:
+    """A bare hour for a taxi ("get there by 7") on the side of the clock of the table booked ("19:15")."""
+    booked = ctx.state.get("restaurant", {}).get("book_time", "")
+    if not re.fullmatch(r"\d\d:\d\d", booked) or int(value[:2]) >= 12:
+        return value
+    h, at = int(value[:2]), int(booked[:2])
+    return f"{h + 12}:{value[3:]}" if abs(h + 12 - at) < abs(h - at) else value
+
+
 def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder,
-           intents: tuple[str, ...]) -> None:
-    """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them."""
+          intents: tuple[str, ...]) -> str | None:
+    """Clock times, assigned to leaveAt / arriveBy / book_time from the cue words before them.
+
+    A correction of a departure or arrival time said while something else is talked about ("no, I meant
+    leaving after quarter past 5" while hotels are discussed) goes to the train or taxi of the state; the
+    domain it went to is returned, or :data:`STRAY` when there is none to take it."""
+    moved: str | None = None
     for tm in find_times(tn):
         before = tn[max(0, tm.start - 50): tm.start]
         arrive = P.TIME_CUES_ARRIVE.search(before)
@@ -250,14 +335,23 @@ def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b:
         d = domain
         if d == "taxi" and _PICKUP.search(before):
             cue = "leave"  # "the taxi should be here by 10:00": the pick-up time
+        event = _event_cue(tn, tm.start, tm.end)
+        if event is not None and (d in ("train", "taxi") or (d not in ("restaurant", "hotel") and any(
+                x in ("train", "taxi") for x in mentioned))):
+            if event == "other":
+                continue  # "I have dinner at 8": not the train's time
+            cue = event
         if d not in ("train", "taxi", "restaurant"):
             d = next((x for x in mentioned if x in ("train", "taxi", "restaurant")), None) or (
                 "restaurant" if P.TIME_CUES_BOOK.search(tn) and d != "hotel" else ctx.active_domain)
         if d == "restaurant":
             if cue == "leave" and re.search(r"\b(after|from)\W*$", before) and "book" not in intents:
                 continue
-            b.add("restaurant", "book_time", tm.value, tm.start)
+            b.add("restaurant", "book_time", _table_time(tn, tm), tm.start)
             continue
+        if d not in ("train", "taxi") and cue is not None and "correct" in intents \
+                and "book_time" not in ctx.sys_requested:
+            d = moved = _trip_in_state(ctx) or STRAY
         if d not in ("train", "taxi"):
             if "book_time" in ctx.sys_requested:
                 b.add("restaurant", "book_time", tm.value, tm.start)
@@ -267,4 +361,9 @@ def times(tn: str, domain: str | None, mentioned: list[str], ctx: NluContext, b:
             slot = asked[0] if asked else "leaveAt"
         else:
             slot = "arriveBy" if cue == "arrive" else "leaveAt"
-        b.add(d, slot, tm.value, tm.start)
+        value = tm.value
+        if d == "taxi" and not tm.explicit:
+            value = _near_table(value, ctx)
+        # "arrive by midnight": the end of the day (the timetable writes after-midnight arrivals as 24:xx)
+        b.add(d, slot, "24:00" if slot == "arriveBy" and value == "00:00" else value, tm.start)
+    return moved

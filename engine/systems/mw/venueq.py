@@ -28,7 +28,8 @@ _Q = re.compile(
     r"(?!\s+(?:possible|ok|okay|alright|fine|true|a problem|too (?:late|early|far)|going|need|mean))"
     r"|\b(?:if|whether)\s+(?:it|they|that one|this one|the (?P<noun2>" + _NOUNS + r"))\s+"
     r"(?:is|are|has|have|does|do|offers?|serves?|includes?|provides?|comes? with|got)\b"
-    r"|\b(?:does|do) (?:it|they) (?:serve|offer|include|provide|come with)\b")
+    r"|\b(?:does|do) (?:it|they) (?:serve|offer|include|provide|come with)\b"
+    r"|\b(?:is|are) there (?:any )?(?:free )?(?=(?:parking|wifi|internet)\b)")  # "and is there parking?"
 #: where a yes/no question ends when the text has no punctuation left
 _END = re.compile(r"\b(?:and |but |also |then |so )?(?:i|we|i'd|i'm|we'd|we're|can you|could you|please|book"
                   r"|thanks|thank you|what|where|how|which|when|who|give me|tell me|is there|are there"
