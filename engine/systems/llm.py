@@ -123,6 +123,18 @@ class LLMSystem:
         self._prefix: tuple[list[int], Any] | None = None
         self._last_threads = 0
         self._vocab: Any = None
+        self._clock: Any = "today"
+
+    @property
+    def clock(self) -> Any:
+        """The inner ``multiwoz`` pipeline's clock ("tomorrow" counts from it); None in corpus replays."""
+        return self._pipeline.clock if self._pipeline is not None else self._clock
+
+    @clock.setter
+    def clock(self, value: Any) -> None:
+        self._clock = value
+        if self._pipeline is not None:
+            self._pipeline.clock = value
 
     @property
     def loaded(self) -> bool:
@@ -137,7 +149,7 @@ class LLMSystem:
             from parley.engine.systems.multiwoz import MultiwozSystem
 
             say(progress, "loading the MultiWOZ pipeline")
-            pipeline = MultiwozSystem(seed=self.seed, db_dir=self.db_dir)
+            pipeline = MultiwozSystem(seed=self.seed, db_dir=self.db_dir, clock=self._clock)
             pipeline.load()
             self.model, self.tokenizer = load_causal_lm(self.model_ref, progress=progress,
                                                         trust_remote_code=self.trust_remote_code,

@@ -54,6 +54,16 @@ class SKTODSystem:
             self._base = self._base_factory(self.seed)
         return self._base
 
+    @property
+    def clock(self) -> Any:
+        """The base system's clock ("tomorrow" counts from it), if it has one; None in corpus replays."""
+        return getattr(self.base, "clock", None)
+
+    @clock.setter
+    def clock(self, value: Any) -> None:
+        if hasattr(self.base, "clock"):
+            self.base.clock = value  # type: ignore[attr-defined]
+
     def load(self, progress: Progress = None) -> None:
         """Load the review knowledge, the sentence encoder, VADER and the MultiWOZ pipeline."""
         self.pipeline.load(progress)

@@ -108,6 +108,22 @@ def test_a_corpus_replay_worker_counts_no_day_from_today() -> None:
     assert bot.clock is None
 
 
+def test_a_replay_of_llm_or_sktod_counts_no_day_from_today_either() -> None:
+    """Both wrap a ``multiwoz`` pipeline; a replay worker turns its clock off before or after loading."""
+    from parley.engine.batch.play import Worker
+    from parley.engine.systems.llm import LLMSystem
+    from parley.engine.systems.sktod import SKTODSystem
+
+    llm = LLMSystem()
+    assert llm.clock is not None
+    Worker(llm, ("original",), system_spec="llm")
+    assert llm.clock is None
+    sk = SKTODSystem(seed=1)
+    assert sk.clock is not None
+    Worker(sk, ("original",), system_spec="sktod")
+    assert sk.clock is None and sk.base.clock is None  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(("said", "want"), [
     ("book a table for 4 at 7 on friday", "19:00"),
     ("a table for 4 at half seven on friday", "19:30"),
