@@ -178,11 +178,15 @@ class Store:
 
     @staticmethod
     def _retry(fn: Any, attempts: int = 50) -> Any:
+        """Retry a statement SQLite refused as busy, for at most the busy timeout in all: each try can itself
+        wait the whole timeout on a held lock (50 tries were 25 minutes behind a held lock)."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
         for i in range(attempts):
             try:
                 return fn()
             except sqlite3.OperationalError as e:
-                if "locked" not in str(e) and "busy" not in str(e) or i == attempts - 1:
+                busy = "locked" in str(e) or "busy" in str(e)
+                if not busy or i == attempts - 1 or time.monotonic() >= deadline:
                     raise
                 time.sleep(0.05 * (1 + i % 5))
         return None

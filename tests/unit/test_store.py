@@ -170,3 +170,27 @@ def test_a_turn_is_one_insert_in_one_transaction(tmp_path):
         store.add_turn(TurnRecord(session_id=s.id, index=4, role="user", text="c"))
         assert store.db.conn.in_transaction
     assert [x.index for x in store.turns(s.id)] == [3, 4]
+
+
+def test_a_held_lock_costs_one_busy_timeout_not_fifty(tmp_path, monkeypatch):
+    """Another program holding the write lock: the write gives up after about the busy timeout in all (each of
+    the 50 retries used to wait the whole timeout again: 25 minutes at the default 30 s)."""
+    import time
+
+    from parley.store import db as store_db
+
+    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 200)
+    path = tmp_path / "p.db"
+    store = open_store(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreError, match="locked"):
+            store.add_session(SessionRecord(tester="t", system_name="echo"))
+        # before the fix: 50 × (0.2 s + a pause) ≥ 12 s; now one timeout and a retry or two
+        assert time.monotonic() - started < 5
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert store.add_session(SessionRecord(tester="t", system_name="echo")).id  # free again: it writes
