@@ -161,7 +161,9 @@ class MultiwozSystem:
         nlu = parse(text, ctx, self._lex)
         self.last_nlu = nlu
         self.tracker.update(nlu, self._db)
-        return self.policy.decide(self.tracker, nlu)
+        decision = self.policy.decide(self.tracker, nlu)
+        self.tracker.note_offers(decision.acts)
+        return decision
 
     def realise(self, decision: Decision) -> str:
         """Template wording of a decision (seeded: same seed and turn, same words)."""

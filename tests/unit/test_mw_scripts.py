@@ -230,3 +230,15 @@ def test_a_bare_hour_for_the_taxi_is_on_the_tables_side_of_the_clock(tmp_path: P
     assert t[2]["state"]["taxi"] == {"departure": "the cambridge belfry", "destination": "nandos",
                                      "arriveBy": "19:15"}
     assert t[3]["state"]["taxi"]["arriveBy"] == "19:00"  # not 07:00
+
+
+def test_back_to_a_place_offered_earlier(tmp_path: Path) -> None:
+    """"and another?" offers a third place; "the first one you said" names the first offer, not the last."""
+    t = chat("first_one.txt", tmp_path)
+    offers = [t[i]["internals"]["venue"] for i in range(3)]
+    assert len(set(offers)) == 3 and all(acts(t[i], "offer") for i in range(3))
+    assert t[3]["state"]["restaurant"]["name"] == offers[0].lower()
+    row = load_db().find("restaurant", offers[0])
+    assert row["address"].lower() in t[4]["system"].lower()
+    # "the previous one": the offer before the place now chosen, the latest of the others
+    assert t[5]["state"]["restaurant"]["name"] == offers[2].lower()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from parley.engine.mwdb import BOOKABLE, MultiwozDB
@@ -39,6 +40,7 @@ class Tracker:
         # domain → (slot, value) asked about the venue
         self.flexible: set[tuple[str, str]] = set()
         self.offered: dict[str, str] = {}
+        self.offer_history: dict[str, list[str]] = {}  # every venue offered per domain, oldest first
         self.heard: dict[str, str] = {}  # venues named in system turns the pipeline did not write (listen.py)
         self.booked: dict[str, str] = {}  # domain → reference of the last booking
         self.booked_before: dict[str, list[str]] = {}  # references of earlier bookings (before a new search)
@@ -61,7 +63,17 @@ class Tracker:
                                  if k in row}
         return NluContext(active_domain=self.active_domain, sys_requested=self.sys_requested,
                           state=self.state, offered=self.offered, offer_domain=self.last_offer_domain,
-                          venues=venues)
+                          venues=venues,
+                          offer_history={d: tuple(v) for d, v in self.offer_history.items()})
+
+    def note_offers(self, acts: Iterable[Mapping[str, Any]]) -> None:
+        """Remember the venues the system just offered, so "the first one you said" can name one later."""
+        for a in acts:
+            if a.get("act") == "offer" and a.get("slot") == "name" and a.get("domain") in VENUE \
+                    and a.get("value"):
+                seen = self.offer_history.setdefault(a["domain"], [])
+                if a["value"] not in seen:
+                    seen.append(a["value"])
 
     def snapshot(self) -> dict[str, dict[str, str]]:
         return copy.deepcopy({d: s for d, s in self.state.items() if s})

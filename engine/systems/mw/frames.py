@@ -26,6 +26,8 @@ class NluContext:
     venues: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     #: the date "today" and "tomorrow" are counted from; None leaves them unmapped (corpus dialogues)
     today: date | None = None
+    #: the venues the system offered so far, per domain, oldest first ("the first one you said")
+    offer_history: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from parley.engine.systems.mw.frames import PRIMARY, Builder, NluContext, NluRes
 from parley.engine.systems.mw.lexicon import Lexicon, NameMention
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
 from parley.engine.systems.mw.remarks import drop_remarks
-from parley.engine.systems.mw.resolve import dontcare, places, requests_in, same
+from parley.engine.systems.mw.resolve import dontcare, offered_earlier, places, requests_in, same
 from parley.engine.systems.mw.values import STRAY, categorical, counts, times
 from parley.engine.systems.mw.venueq import venue_checks
 
@@ -114,6 +114,7 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     elif moved and {d for d, _ in b.items} == {moved}:
         domain = moved  # "no, I meant leaving after 5" while hotels are discussed: the train is talked about
     places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
+    offered_earlier(t, holders, domain, ctx, b)  # words, not digits: "the first one"
     same(plain, domain, ctx, b)
     _near_named(tn, holders, where, domain, lex, b)
     dontcare(plain, domain, ctx, b)

@@ -213,7 +213,8 @@ NOBOOK_RE = rx(r"\b(don't (?:need to |want to )?book|no need to book|not (?:read
                r"book it myself|book later)\b")
 REQALTS_RE = rx(r"\b(another (one|option|place|restaurant|hotel|train|suggestion)|something else|"
                 r"different (one|place|restaurant|hotel|option|area)|other options|any others|"
-                r"anything else (?:available|similar)|a different|other choices|what else)\b")
+                r"anything else (?:available|similar)|a different|other choices|what else|any more|"
+                r"another(?=[\s?!.]*$))\b")
 RECOMMEND_RE = rx(r"\b(recommend|recommendation|suggest|suggestion|pick one|which one|your choice|"
                   r"surprise me|your favou?rite|whichever|any of them|any one|best|choose one|you choose|"
                   r"up to you)\b")

@@ -24,6 +24,42 @@ def _ref_name(kind: str, ctx: NluContext) -> str | None:
     return ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
 
 
+#: "the first one you said", "the second place you mentioned", "the previous one", "the other one": a venue
+#: the system offered earlier, by its place in the list of offers (trains are left out: "the first train" is
+#: the earliest)
+_ORDINAL = re.compile(
+    r"\bthe (?P<n>first|1st|second|2nd|third|3rd|previous|earlier|other|last|latest) "
+    r"(?P<noun>one|place|option|suggestion|restaurant|hotel|guest ?house|attraction)s?"
+    r"(?P<said> (?:that |which )?(?:you |u )?(?:said|mentioned|suggested|offered|recommended|named|gave|"
+    r"told me(?: about)?|talked about))?\b")
+_NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "last": -1, "latest": -1}
+_NOUN_DOMAIN = {"restaurant": "restaurant", "hotel": "hotel", "guesthouse": "hotel", "guest house": "hotel",
+                "attraction": "attraction"}
+
+
+def offered_earlier(t: str, holders: dict[str, NameMention], domain: str | None, ctx: NluContext,
+                    b: Builder) -> None:
+    """A venue the system offered earlier, named by its place ("I'll take the first one you said")."""
+    if holders:
+        return  # a venue named outright wins
+    for m in _ORDINAL.finditer(t):
+        dom = _NOUN_DOMAIN.get(m.group("noun")) or domain
+        seen = ctx.offer_history.get(dom or "", ())
+        n = m.group("n")
+        if n in ("previous", "earlier", "other"):
+            current = ctx.state.get(dom or "", {}).get("name") or ctx.offered.get(dom or "")
+            before = [v for v in seen if v != current]
+            value = before[-1] if before and len(seen) >= 2 else None
+        elif n in ("last", "latest") and not m.group("said"):
+            value = None  # "the last one" alone is too vague ("the last one was too far")
+        else:
+            i = _NTH[n]
+            value = seen[i] if -len(seen) <= i < len(seen) and (len(seen) >= 2 or m.group("said")) else None
+        if value:
+            b.add(dom, "name", value, m.start())
+            return
+
+
 _STATION = re.compile(r"\b(?:the )?(?:train|railway|rail) station\b")
 
 
