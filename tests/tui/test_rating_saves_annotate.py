@@ -3,15 +3,19 @@ shows as rated is stored, and q waits for the writes still pending."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from parley.store import StoreError
 from parley.store import db as store_db
 from parley.store.annotation import Annotation
 from parley.tui.annotate_app import AnnotateApp
+from parley.tui.screens.rating import DialogueRatingScreen
 from tests.tui.annotate_fixtures import corpus_store
+from tests.tui.pilot import settle
 from tests.tui.test_tui_rating_saves import write_lock
 
 SIZE = (100, 32)
@@ -50,3 +54,60 @@ async def test_rating_turns_while_the_database_is_locked(tmp_path: Path) -> None
     assert app.return_code == 0
     (r,) = store.turn_ratings()
     assert (r.turn_id, r.relevance, r.interestingness) == (first, 3, 2)
+
+
+async def test_a_dialogue_rating_given_while_a_turn_rating_fails_does_not_lock_and_keeps_the_answers(
+        tmp_path: Path) -> None:
+    """d while the last turn rating is still being written: that write fails, so the dialogue rating neither
+    starts (the turns stay open) nor is stored; the linguist is told which turn, and the answers come back."""
+    store = corpus_store(tmp_path)
+    ann = Annotation(store, "ann")
+    ann.mark_instructions_seen()
+    release = threading.Event()
+    real = ann.rate_turn
+    third: list[str] = []
+
+    def rate_turn(tid: str, relevance: int | None, interestingness: int | None) -> Any:
+        if tid in third:
+            release.wait(10)
+            raise StoreError(f"cannot write {store.path}: disk I/O error")
+        return real(tid, relevance, interestingness)
+
+    ann.rate_turn = rate_turn  # type: ignore[method-assign]
+    app = AnnotateApp(ann)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen: Any = app.screen
+        sid = screen.sid
+        third.append(screen.view.rated[2])
+        await pilot.press("3", "2", "2", "1")
+        await settle(pilot)
+        await pilot.press("1", "3", "d")  # turn 3's write waits (then fails); the form opens at once
+        await pilot.pause()
+        assert isinstance(app.screen, DialogueRatingScreen)
+        for v in (3, 3, 2, 1, 5):
+            await pilot.press(str(v))
+        await pilot.press(*"fast", "enter")
+        await pilot.pause(0.1)
+        assert screen.writes.pending == 3  # turn 3, the start, the dialogue rating: in that order
+        release.set()
+        await settle(pilot)
+        panel = str(screen.query_one("#panel").render())
+        assert "turn 3 was not stored" in panel.replace("\n", " ")
+        assert "disk I/O error" in panel
+        assert not screen.locked and screen.cursor == 2 and not ann.turns_locked(sid)
+        assert store.dialogue_ratings(sid) == []
+        third.clear()  # the disk is back: turn 3 is rated again, and d brings the answers back
+        await pilot.press("1", "3")
+        await settle(pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        form: Any = app.screen
+        assert isinstance(form, DialogueRatingScreen)
+        assert form.values()["understanding"] == 3 and form.query_one("#justification").value == "fast"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert ann.turns_locked(sid) and ann.done(sid)
+    (dr,) = store.dialogue_ratings(sid)
+    assert (dr.understanding, dr.overall, dr.justification) == (3, 5, "fast")
+    assert sorted((r.relevance, r.interestingness) for r in store.turn_ratings()) == [(1, 3), (2, 1), (3, 2)]

@@ -11,13 +11,14 @@ A rating re-renders only the turns it changes (see annotate_transcript), so its 
 dialogue's length. Every write runs in a thread worker, in the order given (``widgets/writes.py``), so a
 database another process holds locked never freezes the screen: a turn rating moves the cursor on at once and
 shows in the transcript once stored (the panel says "saving…" meanwhile); the next dialogue opens once the
-dialogue rating (or the skip) is stored; ``q`` waits for the writes still pending.
+dialogue rating (or the skip) is stored; ``q`` waits for the writes still pending. ``d`` pressed while a turn
+rating is still being written locks nothing until it is stored, and nothing at all if it fails
+(``annotate_writes.py``).
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -30,7 +31,8 @@ from parley.store.annotation import Annotation, DialogueView, turn_rating_comple
 from parley.store.records import DialogueRating, TurnRating
 from parley.tui.screens.annotate_render import header_text, panel_text, turn_text
 from parley.tui.screens.annotate_transcript import Transcript
-from parley.tui.widgets.writes import Write, Writes
+from parley.tui.screens.annotate_writes import AnnotateWrites
+from parley.tui.widgets.writes import Writes
 
 
 class AnnotateScreen(Screen[None]):
@@ -74,16 +76,17 @@ class AnnotateScreen(Screen[None]):
         self.done = False
         self.skipped: str | None = None
         self.message = ""
-        self._numbers: dict[str, int] = {}
+        self.numbers: dict[str, int] = {}
         self._shown_current: int | None = None
         self.saving: set[str] = set()  # turns whose rating is being written
+        self.kept: dict[str, DialogueRating] = {}  # dialogue answers held back by an unstored turn
         self.quitting = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="ann-header")
         yield Transcript(id="transcript")
         yield Static(id="panel")
-        yield Writes()
+        yield AnnotateWrites()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -110,15 +113,15 @@ class AnnotateScreen(Screen[None]):
             self.locked = self.ann.turns_locked(session_id)
             self.done = self.ann.done(session_id)
             self.skipped = self.ann.skipped().get(session_id)
-            self.cursor = None if self.locked else self._first_unrated()
-            self._numbers = {tid: i + 1 for i, tid in enumerate(view.rated)}
+            self.cursor = None if self.locked else self.first_unrated()
+            self.numbers = {tid: i + 1 for i, tid in enumerate(view.rated)}
             self._shown_current = None
             transcript.reset(len(view.turns), self._turn)
-            self._sync()
+            self.sync()
         self._header()
-        self._panel()
+        self.show_panel()
 
-    def _first_unrated(self, start: int = 0) -> int | None:
+    def first_unrated(self, start: int = 0) -> int | None:
         """The first rated-turn index from ``start`` on without a complete rating (ratings form a prefix, so
         searching from the cursor finds the next one at once)."""
         assert self.view is not None
@@ -126,7 +129,7 @@ class AnnotateScreen(Screen[None]):
             tid = self.view.rated[i]
             if tid not in self.saving and not turn_rating_complete(self.ratings.get(tid)):
                 return i
-        return None if start == 0 else self._first_unrated(0)
+        return None if start == 0 else self.first_unrated(0)
 
     def _current_position(self) -> int | None:
         assert self.view is not None
@@ -137,11 +140,11 @@ class AnnotateScreen(Screen[None]):
         assert self.view is not None
         t = self.view.turns[i]
         current = i == self._current_position()
-        text = turn_text(t, number=self._numbers.get(t.id), rating=self.ratings.get(t.id), current=current,
+        text = turn_text(t, number=self.numbers.get(t.id), rating=self.ratings.get(t.id), current=current,
                          blind=self.blind)
         return text, t.role, current
 
-    def _sync(self, *changed: str) -> None:
+    def sync(self, *changed: str) -> None:
         """Bring the transcript up to date after ``changed`` turns were rated or the cursor moved."""
         assert self.view is not None
         transcript = self.query_one(Transcript)
@@ -158,7 +161,7 @@ class AnnotateScreen(Screen[None]):
         self.query_one("#ann-header", Static).update(
             header_text(self.ann.rater, position, total, session, blind=self.blind))
 
-    def _panel(self) -> None:
+    def show_panel(self) -> None:
         panel = self.query_one("#panel", Static)
         if self.view is None:
             panel.update(Text("All done.", style="bold"))
@@ -170,65 +173,35 @@ class AnnotateScreen(Screen[None]):
                                 done=self.done, skipped=self.skipped,
                                 message=self.message or ("saving…" if self.writes.pending else "")))
 
-    # -- writes (in a worker) -----------------------------------------------------------------------------
     @property
-    def writes(self) -> Writes:
-        return self.query_one(Writes)
-
-    def _write(self, kind: str, fn: Any, done: Any, failed: Any = None, key: Any = None) -> None:
-        self.writes.submit(Write(kind, lambda: fn, done, failed or self._failed, key=key))
-        self._panel()
-
-    def _failed(self, error: str) -> None:
-        if self.quitting:
-            self.quitting = False
-            error += " Not quitting: press q again once it is stored."
-        self._say(error)
-
-    def _turn_stored(self, tid: str, rating: TurnRating) -> None:
-        self._turn_written(tid)
-        if self.view is not None and tid in self.view.positions:
-            self.ratings[tid] = rating
-            self._sync(tid)
-            self._panel()
-
-    def _turn_failed(self, tid: str, error: str) -> None:
-        self._turn_written(tid)
-        self._failed(f"Rating not stored: {error}")
-        if self.view is not None and tid in self.view.positions and not self.locked:
-            self.cursor = self._first_unrated()
-            self._sync(tid)
-            self._panel()
-
-    def _turn_written(self, tid: str) -> None:
-        if not any(w.key == tid for w in self.writes.jobs):
-            self.saving.discard(tid)
+    def writes(self) -> AnnotateWrites:
+        return self.query_one(AnnotateWrites)
 
     @on(Writes.Idle)
     def _idle(self) -> None:
         if self.quitting:
             self.app.exit()
         else:
-            self._panel()
+            self.show_panel()
 
     # -- actions --------------------------------------------------------------------------------------------
-    def _say(self, message: str) -> None:
+    def say(self, message: str) -> None:
         self.message = message
-        self._panel()
+        self.show_panel()
 
     def action_aspect(self, key: str) -> None:
         if self.cursor is not None:
             self.aspect = key
-            self._panel()
+            self.show_panel()
 
     def action_pick(self, value: int) -> None:
         self.message = ""
         if self.view is None or self.cursor is None:
-            self._say("" if self.view is None else "You rated this dialogue." if self.done
+            self.say("" if self.view is None else "You rated this dialogue." if self.done
                       else "Press d to rate the dialogue.")
             return
         if value == 0 and self.aspect != "relevance":
-            self._say("0 (not applicable) is for relevance only.")
+            self.say("0 (not applicable) is for relevance only.")
             return
         tid = self.view.rated[self.cursor]
         self.pending[self.aspect] = None if value == 0 else value
@@ -240,28 +213,29 @@ class AnnotateScreen(Screen[None]):
             values = dict(self.pending)
         else:
             self.aspect = "interestingness" if "relevance" in self.pending else "relevance"
-            self._panel()
+            self.show_panel()
             return
         self.saving.add(tid)
         write = partial(self.ann.rate_turn, tid, values["relevance"], values["interestingness"])
-        self._write("turn rating", write, partial(self._turn_stored, tid), partial(self._turn_failed, tid),
-                    key=tid)
+        writes = self.writes
+        writes.write("turn rating", write, partial(writes.turn_stored, tid), partial(writes.turn_failed, tid),
+                     key=tid)
         self.pending = {}
         self.aspect = "relevance"
         if not turn_rating_complete(old):  # a new rating moves on; an edit stays on its turn (n moves on)
-            self.cursor = self._first_unrated(self.cursor)
-        self._sync(tid)
-        self._panel()
+            self.cursor = self.first_unrated(self.cursor)
+        self.sync(tid)
+        self.show_panel()
 
     def action_move(self, step: int) -> None:
         if self.view is None or self.locked:
             if self.locked:
-                self._say("The dialogue rating has started: the turn ratings are final.")
+                self.say("The dialogue rating has started: the turn ratings are final.")
             return
         last = len(self.view.rated) - 1
         cur = last + 1 if self.cursor is None else self.cursor
         target = cur + step
-        first_open = self._first_unrated()
+        first_open = self.first_unrated()
         limit = last if first_open is None else first_open
         if target < 0 or target > limit + (1 if first_open is None else 0):
             return
@@ -269,8 +243,8 @@ class AnnotateScreen(Screen[None]):
         self.aspect = "relevance"
         self.message = ""
         self.cursor = None if target > last else target
-        self._sync()
-        self._panel()
+        self.sync()
+        self.show_panel()
 
     def action_scroll_transcript(self, pages: int) -> None:
         transcript = self.query_one(Transcript)
@@ -283,22 +257,25 @@ class AnnotateScreen(Screen[None]):
         if self.view is None or self.sid is None:
             return
         if self.done:
-            self._say("You rated this dialogue already; its ratings are final. g shows the others.")
+            self.say("You rated this dialogue already; its ratings are final. g shows the others.")
             return
-        if self._first_unrated() is not None and not self.locked:
-            self._say("Rate every marked turn first (turn "
-                      f"{(self._first_unrated() or 0) + 1} is not rated).")
+        if self.first_unrated() is not None and not self.locked:
+            self.say("Rate every marked turn first (turn "
+                     f"{(self.first_unrated() or 0) + 1} is not rated).")
             return
         if any(w.kind == "dialogue rating" for w in self.writes.jobs):
-            self._say("The dialogue rating is being saved; wait a moment.")
+            self.say("The dialogue rating is being saved; wait a moment.")
             return
-        self._write("start of the dialogue rating", partial(self.ann.start_dialogue_rating, self.sid),
-                    lambda _: None)  # stored before the rating itself (which starts it too, if this failed)
+        # stored after the turn ratings still pending and before the rating itself (which starts it too,
+        # if this failed); not at all when one of those turn ratings failed
+        self.writes.write_after_turns(self.sid, "start of the dialogue rating",
+                                      partial(self.ann.start_dialogue_rating, self.sid), lambda _: None,
+                                      partial(self.writes.start_failed, self.sid))
         self.locked = self.ann.lock
         self.cursor = None
-        self._sync()
-        self._panel()
-        self._open_dialogue_rating(self.sid)
+        self.sync()
+        self.show_panel()
+        self._open_dialogue_rating(self.sid, self.kept.get(self.sid))
 
     def _open_dialogue_rating(self, sid: str, initial: DialogueRating | None = None) -> None:
         """The whole-dialogue form (``initial``: the answers a failed store would otherwise lose)."""
@@ -310,7 +287,7 @@ class AnnotateScreen(Screen[None]):
 
     def _dialogue_rated(self, rating: DialogueRating | None) -> None:
         if rating is None:
-            self._say("Dialogue rating cancelled; press d to rate it.")
+            self.say("Dialogue rating cancelled; press d to rate it.")
             return
 
         def stored(_: object) -> None:
@@ -318,17 +295,28 @@ class AnnotateScreen(Screen[None]):
             self.app.notify(f"Dialogue {position} rated.", timeout=3, markup=False)
             self.load(self.ann.current())
 
-        def failed(error: str) -> None:  # not stored: the answers are offered again rather than lost
-            self._failed(f"{error} Your answers are kept: ctrl+s tries again.")
-            self._open_dialogue_rating(rating.session_id, rating)
+        sid = rating.session_id
+        self.kept.pop(sid, None)
 
-        self._write("dialogue rating", partial(self.ann.rate_dialogue, rating), stored, failed)
+        def failed(error: str) -> None:  # not stored: the answers are offered again rather than lost
+            unstored = self.writes.first_unstored(sid)
+            if unstored is not None:  # a turn rating before it failed: kept until that turn is rated again
+                self.kept[sid] = rating
+                number, why = unstored
+                self.writes.failed(f"The rating of turn {number} was not stored ({why}), so neither was the "
+                                   f"dialogue rating: rate turn {number} again, then d opens your answers.")
+                return
+            self.writes.failed(f"{error} Your answers are kept: ctrl+s tries again.")
+            self._open_dialogue_rating(sid, rating)
+
+        self.writes.write_after_turns(sid, "dialogue rating", partial(self.ann.rate_dialogue, rating),
+                                      stored, failed)
 
     def action_skip(self) -> None:
         if self.view is None or self.sid is None:
             return
         if self.done:
-            self._say("You rated this dialogue already: there is nothing to skip.")
+            self.say("You rated this dialogue already: there is nothing to skip.")
             return
         from parley.tui.screens.annotate_skip import SkipScreen
 
@@ -343,7 +331,7 @@ class AnnotateScreen(Screen[None]):
             self.app.notify(f"Dialogue {self.ann.position(sid)} skipped.", timeout=3, markup=False)
             self.load(self.ann.current())
 
-        self._write("skip", partial(self.ann.skip, sid, reason), stored)
+        self.writes.write("skip", partial(self.ann.skip, sid, reason), stored)
 
     def action_progress(self) -> None:
         from parley.tui.screens.annotate_progress import ProgressScreen
@@ -363,7 +351,7 @@ class AnnotateScreen(Screen[None]):
         """Quit, once every rating given is stored (a write that fails stops the quit and says so)."""
         if self.writes.pending:
             self.quitting = True
-            self._say("Saving, then quitting…")
+            self.say("Saving, then quitting…")
             return
         self.app.exit()
 
