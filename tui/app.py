@@ -66,6 +66,7 @@ class ParleyApp(App[None], inherit_bindings=False):
         self.db_file = Path(".")
         self.db_label = ""
         self.toggles = Toggles()
+        self._ending = False  # quitting: the session's end time is being written
         self.fatal: str | None = None  # why the app stopped (printed by tui.launch, exit code 2)
 
     # -- start-up ----------------------------------------------------------------------------------------
@@ -147,18 +148,25 @@ class ParleyApp(App[None], inherit_bindings=False):
     def quit_now(self) -> None:
         """A clean quit: the open session gets its end time (if it was ever stored), then the app exits.
         Ratings still being written are waited for first (the chat quits once they are stored; one that
-        fails stops the quit and says so)."""
+        fails stops the quit and says so); the end time is written in the same worker queue after them (an
+        end time that cannot be stored is printed on exit)."""
         chat = self.chat
-        if chat is not None and chat.ratings.saving:
-            chat.quitting = True
+        if chat is None or chat.session is None:
+            self.exit()
+            return
+        if self._ending:  # its write is queued: the app exits once it is done
+            return
+        chat.quitting = True
+        if chat.ratings.saving:
             chat.ratings.show_status()
             return
-        try:
-            if chat is not None and chat.session is not None:
-                chat.session.end()
-        except Exception as e:  # the database went away: say so, but still quit
-            self.fatal = f"the session's end time was not stored: {e}"
-        self.exit()
+
+        def failed(error: str) -> None:  # the database went away: say so, but still quit
+            self.fatal = f"the session's end time was not stored: {error}"
+            self.exit()
+
+        self._ending = True  # in a worker, like the ratings: a locked database never freezes the UI
+        chat.ratings.end_session(chat.session, self.exit, failed)
 
     # -- app-wide actions --------------------------------------------------------------------------------
     def action_help(self) -> None:

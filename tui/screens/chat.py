@@ -184,16 +184,11 @@ class ChatScreen(Screen[None]):
         show_job(self, event.text, before=self.prompt)  # a one-time job's fraction: a bar above the prompt
 
     def tester_changed(self) -> None:
-        """A new tester name: shown, and written into the open session's record."""
-        from parley.store import StoreError
-
+        """A new tester name: shown, and written into the open session's record (in a worker)."""
         tester = self.parley.tester
         self.status.tester = tester
         if self.session is not None:
-            try:
-                self.session.set_tester(tester)
-            except (StoreError, sqlite3.Error) as e:
-                tell(self, f"Tester not stored with the session: {e}", severity="error")
+            self.ratings.set_tester(self.session, tester)
         elif self.system is not None:
             self.start_session()
 

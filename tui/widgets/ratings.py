@@ -8,8 +8,9 @@ the database go into each write, so two quick ratings of one turn never undo eac
 rating (:class:`DialogueRatingScreen`) is stored after every turn rating given before it; while it is being
 saved the session takes no turns and no ratings, and only once it committed does the session lock
 (:attr:`Dialogue.locked`) and the screen hear of it (:class:`Ratings.Rated`). When it cannot be stored, its
-form opens again holding the tester's answers. :attr:`Ratings.saving` counts the writes not committed yet
-(quitting waits for them).
+form opens again holding the tester's answers. The tester name and the session's end time on quitting
+(``set_tester``, ``end_session``) go through the same queue. :attr:`Ratings.saving` counts the writes not
+committed yet (quitting waits for them).
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from parley.tui.widgets.chatlog import ChatLog, SystemTurnView
 from parley.tui.widgets.writes import Write, Writes
 
 if TYPE_CHECKING:
+    from parley.engine.session import Session
     from parley.tui.screens.chat import ChatScreen
 
+ENDING = "session end"
 TURNS_LOCKED = "The dialogue rating was submitted: turn ratings are locked."
 LOCKING = "The dialogue rating is being saved; wait a moment."
 
@@ -48,7 +51,7 @@ class Ratings(Writes):
 
     @property
     def saving(self) -> int:
-        """Rating writes given and not committed (or failed) yet."""
+        """Writes given (ratings, the tester name, the session's end) and not committed (or failed) yet."""
         return self.pending
 
     @property
@@ -150,22 +153,37 @@ class Ratings(Writes):
 
         self.app.push_screen(DialogueRatingScreen(session.id, rater), rated)
 
+    # -- the session's other writes -----------------------------------------------------------------------
+    def set_tester(self, session: Session, tester: str) -> None:
+        """Write the new tester name into the session's record (after the writes before it)."""
+        def failed(error: str) -> None:
+            tell(self, f"Tester {tester!r} not stored with the session: {error}", severity="error")
+
+        self.submit(Write("tester name", lambda: partial(session.set_tester, tester), lambda _: None, failed))
+
+    def end_session(self, session: Session, done: Callable[[], None], failed: Callable[[str], None]) -> None:
+        """Store the session's end time, after every write given before it (quitting)."""
+        self.submit(Write(ENDING, lambda: session.end, lambda _: done(), failed))
+
     # -- the writes --------------------------------------------------------------------------------------
     def submit(self, write: Write) -> None:
         super().submit(write)
         self.show_status()
 
     def written(self, write: Write, error: str | None) -> None:
-        if error is not None and self.chat.quitting:
+        if error is not None and self.chat.quitting and write.kind != ENDING:
             self.chat.quitting = False
             tell(self, "Not quitting: a rating was not stored (see above).", severity="warning", timeout=10)
         self.show_status()
 
     def show_status(self) -> None:
         """What is being saved (and that the app quits after), in the status bar."""
-        n, status = self.saving, self.chat.status
+        kinds = [w.kind for w in self.jobs]
+        n, status = sum(k.endswith(" rating") for k in kinds), self.chat.status
         text = ("saving the dialogue rating…" if self.locking else
-                f"saving {n} rating{'s' if n > 1 else ''}…" if n else "")
+                f"saving {n} rating{'s' if n > 1 else ''}…" if n else
+                "saving the tester name…" if "tester name" in kinds else
+                "saving the session's end time…" if ENDING in kinds else "")
         if text and self.chat.quitting:
             text = text[:-1] + ", then quitting"
         if text or status.activity.startswith("saving "):
