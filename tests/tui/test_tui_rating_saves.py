@@ -75,7 +75,7 @@ async def test_a_turn_rating_waits_for_a_locked_database_while_the_ui_goes_on(tm
             await pilot.pause(0.2)
             assert view.saving == {"relevance": 2} and view.ratings["relevance"] is None
             assert "saving…" in str(view.query_one(".ratings").render())
-            assert chat.status.activity == "saving 1 rating…"
+            assert chat.status.saving == "saving 1 rating…"
             await pilot.press("tab")  # the UI still answers keys while the write waits
             assert chat.log_view.aspect.key == "relevance"
             await pilot.press("h", "i")
@@ -84,7 +84,7 @@ async def test_a_turn_rating_waits_for_a_locked_database_while_the_ui_goes_on(tm
         await settle(pilot)
         assert view.ratings["relevance"] == 2 and view.saving == {}
         assert "saving" not in str(view.query_one(".ratings").render())
-        assert chat.status.activity == ""
+        assert chat.status.saving == ""
     assert turn_ratings(tmp_path) == [(2, None)]
 
 
@@ -112,7 +112,7 @@ async def test_the_session_locks_only_once_the_dialogue_rating_committed(tmp_pat
             await pilot.pause(0.2)
             assert not isinstance(app.screen, DialogueRatingScreen)
             assert not chat.locked and chat.ratings.locking
-            assert chat.status.activity == "saving the dialogue rating…"
+            assert chat.status.saving == "saving the dialogue rating…"
             assert not any(n.startswith("Dialogue rating stored") for n in notes(app))
             state = actions(chat)  # greyed out while it is being saved
             assert not state["rate_mode"] and not state["end_dialogue"] and not state["new_session"]
@@ -155,7 +155,7 @@ async def test_quit_during_a_pending_rating_waits_for_it(tmp_path: Path) -> None
         with write_lock(tmp_path / "t.db"):
             await pilot.press("escape", "3", "ctrl+q")
             await pilot.pause(0.2)
-            assert app.return_code is None and app.screen.status.activity == "saving 1 rating, then quitting"
+            assert app.return_code is None and app.screen.status.saving == "saving 1 rating, then quitting"
         for _ in range(200):
             if app.return_code is not None:
                 break

@@ -1,6 +1,7 @@
 """Pilot tests of the chat's session writes besides ratings: the tester name and the session's end time on
 quitting go through the same worker queue, so a database another process holds locked never freezes the UI;
-once the lock is released they are stored (and the app quits only after the end time is)."""
+once the lock is released they are stored (and the app quits only after the end time is). The status bar
+shows what is being saved beside (not instead of) a system being loaded."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from textual.widgets import Input
 from parley.store import StoreError, open_store
 from parley.store import db as store_db
 from parley.tui.screens import tester
+from tests.tui import fakes
 from tests.tui.pilot import notes, settle
 from tests.tui.test_tui_rating_saves import chatting, write_lock
 
@@ -42,12 +44,12 @@ async def test_a_new_tester_name_waits_for_a_locked_database_while_the_ui_goes_o
             await pilot.press("enter")
             await pilot.pause(0.2)
             assert app.screen is chat and chat.status.tester == "bea"
-            assert "saving the tester name" in chat.status.activity
+            assert "saving the tester name" in chat.status.saving
             await pilot.press("h", "i")  # the UI answers keys while the write waits
             assert chat.query_one("#prompt", Input).value == "hi"
             assert other.execute("SELECT tester FROM sessions WHERE id = ?", [sid]).fetchone() == ("ana",)
         await settle(pilot)
-        assert chat.status.activity == ""
+        assert chat.status.saving == ""
         assert not any("not stored" in n for n in notes(app))
     assert open_store(tmp_path / "t.db").session(sid).tester == "bea"
 
@@ -59,7 +61,7 @@ async def test_quitting_ends_the_session_in_a_worker_then_exits(tmp_path: Path) 
             await pilot.press("ctrl+q")
             await pilot.pause(0.2)
             assert app.return_code is None
-            assert chat.status.activity == "saving the session's end time, then quitting"
+            assert chat.status.saving == "saving the session's end time, then quitting"
             await pilot.press("h", "i")  # the UI answers keys while the end time waits
             assert chat.query_one("#prompt", Input).value == "hi"
             await pilot.press("ctrl+q")  # asked again: still one end write, still waiting
@@ -82,3 +84,32 @@ async def test_an_end_time_that_cannot_be_stored_is_told_and_the_app_still_quits
         await wait_exit(app, pilot)
         assert app.return_code is not None
     assert app.fatal is not None and "end time was not stored" in app.fatal and "disk I/O" in app.fatal
+
+
+async def test_saving_and_loading_show_side_by_side_and_the_load_stays_after_the_save(tmp_path: Path) -> None:
+    """The status bar's "saving …" has its own slot: it neither hides a "loading …" line showing at the same
+    time nor takes it away when the save ends."""
+    async with chatting(tmp_path) as (app, pilot):
+        chat: Any = app.screen
+        fakes.LOAD_GATE.clear()
+        try:
+            chat.load_system("tui-gate-load")
+            await pilot.pause(0.1)
+            assert chat.status.activity == "loading tui-gate-load…"
+            with write_lock(tmp_path / "t.db"):
+                await pilot.press("escape", "2")
+                await pilot.pause(0.2)
+                shown = str(chat.status.render())
+                assert "saving 1 rating…" in shown and "loading tui-gate-load…" in shown
+            for _ in range(200):
+                if not chat.ratings.saving:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+            shown = str(chat.status.render())
+            assert "saving 1" not in shown and chat.status.saving == "" and "loading tui-gate-load…" in shown
+        finally:
+            fakes.LOAD_GATE.set()
+        await settle(pilot)
+        assert chat.status.system == "tui-gate-load" and chat.status.activity == ""
+    assert [r.relevance for r in open_store(tmp_path / "t.db").turn_ratings()] == [2]

@@ -186,8 +186,7 @@ class Ratings(Writes):
                 "saving the session's end time…" if ENDING in kinds else "")
         if text and self.chat.quitting:
             text = text[:-1] + ", then quitting"
-        if text or status.activity.startswith("saving "):
-            status.activity = text
+        status.saving = text  # its own slot: a "loading …" line showing meanwhile stays
         self.chat.refresh_bindings()
 
     @on(Rated)
