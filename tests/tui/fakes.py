@@ -80,20 +80,6 @@ class GateSystem(FakeSystem):
         return super().respond(history)
 
 
-#: the gate every GateLoadSystem's load waits on (like GATE, for loading)
-LOAD_GATE = threading.Event()
-LOAD_GATE.set()
-
-
-class GateLoadSystem(FakeSystem):
-    """FakeSystem whose load() finishes only while ``LOAD_GATE`` is open (30 s at most)."""
-
-    name = "tui-gate-load"
-
-    def load(self, progress: Progress = None) -> None:
-        LOAD_GATE.wait(30)
-
-
 class TrustingSystem(FakeSystem):
     """A checkpoint system stand-in: records whether it was allowed to run its checkpoint's code."""
 
@@ -111,5 +97,4 @@ def register() -> None:
         SYSTEMS.register("tui-slow", "tests.tui.fakes:SlowLoadSystem", "fake with a load step (TUI tests)")
         SYSTEMS.register("tui-missing", "tests.tui.no_such_module:Nope", "a system whose module is missing")
         SYSTEMS.register("tui-gate", "tests.tui.fakes:GateSystem", "fake that answers when the test says")
-        SYSTEMS.register("tui-gate-load", "tests.tui.fakes:GateLoadSystem", "fake that loads when told")
         SYSTEMS.register("tui-trust", "tests.tui.fakes:TrustingSystem", "fake checkpoint system (trust)")

@@ -5,6 +5,7 @@ shows what is being saved beside (not instead of) a system being loaded."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -86,30 +87,32 @@ async def test_an_end_time_that_cannot_be_stored_is_told_and_the_app_still_quits
     assert app.fatal is not None and "end time was not stored" in app.fatal and "disk I/O" in app.fatal
 
 
-async def test_saving_and_loading_show_side_by_side_and_the_load_stays_after_the_save(tmp_path: Path) -> None:
+async def test_saving_and_loading_show_side_by_side_and_the_load_stays_after_the_save(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The status bar's "saving …" has its own slot: it neither hides a "loading …" line showing at the same
     time nor takes it away when the save ends."""
+    gate = threading.Event()
+    monkeypatch.setattr(fakes.SlowLoadSystem, "load", lambda self, progress=None: gate.wait(30))
     async with chatting(tmp_path) as (app, pilot):
         chat: Any = app.screen
-        fakes.LOAD_GATE.clear()
         try:
-            chat.load_system("tui-gate-load")
+            chat.load_system("tui-slow")
             await pilot.pause(0.1)
-            assert chat.status.activity == "loading tui-gate-load…"
+            assert chat.status.activity == "loading tui-slow…"
             with write_lock(tmp_path / "t.db"):
                 await pilot.press("escape", "2")
                 await pilot.pause(0.2)
                 shown = str(chat.status.render())
-                assert "saving 1 rating…" in shown and "loading tui-gate-load…" in shown
+                assert "saving 1 rating…" in shown and "loading tui-slow…" in shown
             for _ in range(200):
                 if not chat.ratings.saving:
                     break
                 await pilot.pause(0.05)
             await pilot.pause()
             shown = str(chat.status.render())
-            assert "saving 1" not in shown and chat.status.saving == "" and "loading tui-gate-load…" in shown
+            assert "saving 1" not in shown and chat.status.saving == "" and "loading tui-slow…" in shown
         finally:
-            fakes.LOAD_GATE.set()
+            gate.set()
         await settle(pilot)
-        assert chat.status.system == "tui-gate-load" and chat.status.activity == ""
+        assert chat.status.system == "tui-slow" and chat.status.activity == ""
     assert [r.relevance for r in open_store(tmp_path / "t.db").turn_ratings()] == [2]
