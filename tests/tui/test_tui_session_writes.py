@@ -65,6 +65,8 @@ async def test_quitting_ends_the_session_in_a_worker_then_exits(tmp_path: Path) 
             assert chat.status.saving == "saving the session's end time, then quitting"
             await pilot.press("h", "i")  # the UI answers keys while the end time waits
             assert chat.query_one("#prompt", Input).value == "hi"
+            await pilot.press("enter")  # but no turn goes into a session being ended
+            assert "being ended" in notes(app)[-1] and chat.query_one("#prompt", Input).value == "hi"
             await pilot.press("ctrl+q")  # asked again: still one end write, still waiting
             await pilot.pause(0.1)
             assert chat.ratings.saving == 1 and app.return_code is None

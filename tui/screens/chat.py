@@ -30,7 +30,7 @@ from parley.tui.widgets.dialogue import Dialogue
 from parley.tui.widgets.goal import GoalCard
 from parley.tui.widgets.jobbar import show_job
 from parley.tui.widgets.loader import SystemLoader
-from parley.tui.widgets.ratings import LOCKING, Ratings
+from parley.tui.widgets.ratings import ENDING_HINT, LOCKING, Ratings
 from parley.tui.widgets.statusbar import StatusBar
 
 if TYPE_CHECKING:
@@ -259,8 +259,9 @@ class ChatScreen(Screen[None]):
         stored."""
         from parley.store import StoreError
 
-        if self.locked or self.ratings.locking:
-            tell(self, LOCKED_HINT if self.locked else LOCKING, severity="warning")
+        if self.locked or self.ratings.locking or self.ratings.ending:
+            hint = LOCKED_HINT if self.locked else LOCKING if self.ratings.locking else ENDING_HINT
+            tell(self, hint, severity="warning")
             return None
         try:
             ticket = self.dialogue.submit(text, audio_in, info, ahead)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 ENDING = "session end"
 TURNS_LOCKED = "The dialogue rating was submitted: turn ratings are locked."
 LOCKING = "The dialogue rating is being saved; wait a moment."
+ENDING_HINT = "Quitting: the session is being ended."
 
 
 class Ratings(Writes):
@@ -58,6 +59,11 @@ class Ratings(Writes):
     def locking(self) -> bool:
         """A dialogue rating is waiting to be stored: the session is about to lock."""
         return any(w.kind == "dialogue rating" for w in self.jobs)
+
+    @property
+    def ending(self) -> bool:
+        """Quitting: the session's end time is being written (no turn goes into it any more)."""
+        return any(w.kind == ENDING for w in self.jobs)
 
     @property
     def chat(self) -> ChatScreen:
