@@ -15,7 +15,7 @@ from parley.store.annotation import Annotation
 from parley.tui.annotate_app import AnnotateApp
 from parley.tui.screens.rating import DialogueRatingScreen
 from tests.tui.annotate_fixtures import corpus_store
-from tests.tui.pilot import settle
+from tests.tui.pilot import notes, settle
 from tests.tui.test_tui_rating_saves import write_lock
 
 SIZE = (100, 32)
@@ -111,3 +111,32 @@ async def test_a_dialogue_rating_given_while_a_turn_rating_fails_does_not_lock_a
     (dr,) = store.dialogue_ratings(sid)
     assert (dr.understanding, dr.overall, dr.justification) == (3, 5, "fast")
     assert sorted((r.relevance, r.interestingness) for r in store.turn_ratings()) == [(1, 3), (2, 1), (3, 2)]
+
+
+async def test_a_turn_rating_failing_while_the_dialogue_form_is_open_is_told_over_it(tmp_path: Path) -> None:
+    store = corpus_store(tmp_path)
+    ann = Annotation(store, "ann")
+    ann.mark_instructions_seen()
+    release = threading.Event()
+
+    def rate_turn(tid: str, relevance: int | None, interestingness: int | None) -> Any:
+        release.wait(10)
+        raise StoreError(f"cannot write {store.path}: disk I/O error")
+
+    app = AnnotateApp(ann)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen: Any = app.screen
+        sid = screen.sid
+        ann.rate_turn = rate_turn  # type: ignore[method-assign]
+        await pilot.press("3", "2", "2", "1", "1", "3", "d")  # all three wait, then fail
+        await pilot.pause()
+        assert isinstance(app.screen, DialogueRatingScreen)
+        release.set()
+        await settle(pilot)
+        assert isinstance(app.screen, DialogueRatingScreen)  # the form stays: answers being typed go on
+        assert any("turn 1" in n and "dialogue rating did not start" in n for n in notes(app))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not screen.locked and screen.cursor == 0 and not ann.turns_locked(sid)
+    assert store.turn_ratings() == []
