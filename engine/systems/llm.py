@@ -127,8 +127,8 @@ class LLMSystem:
 
     @property
     def clock(self) -> Any:
-        """The inner ``multiwoz`` pipeline's clock ("tomorrow" counts from it); None in corpus replays."""
-        return self._pipeline.clock if self._pipeline is not None else self._clock
+        """The clock given to the inner ``multiwoz`` pipeline ("tomorrow" counts from it); None in replays."""
+        return self._clock
 
     @clock.setter
     def clock(self, value: Any) -> None:

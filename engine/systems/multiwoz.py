@@ -88,7 +88,7 @@ class MultiwozSystem:
                  read_system: bool = False,
                  clock: bool | Text | Callable[[], date | None] | None = "today") -> None:
         self.seed = _seed(seed)
-        self.clock = _clock(clock)
+        self.clock = clock
         self.db_dir = db_dir
         self.read_system = bool(read_system)
         self._db: MultiwozDB | None = None
@@ -98,6 +98,15 @@ class MultiwozSystem:
         self.last_nlu: NluResult | None = None
         self._user_turns = 0
         self._turn = 0
+
+    @property
+    def clock(self) -> Callable[[], date | None] | None:
+        """The function giving the date "today" is (None: relative days stay unmapped)."""
+        return self._clock
+
+    @clock.setter
+    def clock(self, value: bool | Text | Callable[[], date | None] | None) -> None:
+        self._clock = _clock(value)  # a spec value ("today", "off", a date) or a function, checked here
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def load(self, progress: Progress = None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from parley.store import Store
@@ -57,3 +58,12 @@ def fixed_db(path: Path) -> Path:
     fill_fixed(store)
     store.close()
     return path
+
+
+def count_rows(db: Path, query: str) -> int:
+    """``SELECT count(*) ...`` on a database another process is writing (0 while it is not created yet)."""
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute(query).fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from parley.cli import main
 from tests.bots import BotServer, serving
 from tests.corpora import write_corpus
+from tests.unit.storehelpers import count_rows
 
 GOLDEN_CORPUS = Path(__file__).parent / "golden" / "score_corpus.json"
 REPO = Path(__file__).resolve().parents[2]
@@ -87,11 +88,7 @@ def test_remote_threads_and_processes_match_serial(tmp_path: Path, bot: BotServe
 
 
 def _stored(db: Path) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return int(conn.execute("SELECT count(*) FROM run_items").fetchone()[0])
-    except sqlite3.OperationalError:  # not created yet
-        return 0
+    return count_rows(db, "SELECT count(*) FROM run_items")
 
 
 def ctrl_c_after(args: list[str], db: Path, stored: int) -> tuple[int, str, float]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.bots import serving
 from tests.unit.clihelpers import REPO
+from tests.unit.storehelpers import count_rows
 
 
 def _start(args: list[str], stdin: int | None = subprocess.PIPE) -> subprocess.Popen[str]:
@@ -59,11 +60,7 @@ def test_chat_reading_its_script_from_a_pipe_exits_130(tmp_path: Path) -> None:
 
 
 def _turns(db: Path) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return int(conn.execute("SELECT count(*) FROM turns WHERE role = 'system'").fetchone()[0])
-    except sqlite3.OperationalError:  # not created yet
-        return 0
+    return count_rows(db, "SELECT count(*) FROM turns WHERE role = 'system'")
 
 
 def test_chat_interrupted_mid_session_keeps_what_was_stored(tmp_path: Path) -> None:

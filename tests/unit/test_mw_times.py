@@ -174,3 +174,13 @@ def test_a_train_arriving_by_midnight_is_found() -> None:
 def test_a_bare_hour_for_a_taxi_is_read_beside_the_table(lex, booked: str, said: str, want: str) -> None:  # type: ignore[no-untyped-def]
     ctx = NluContext(active_domain="taxi", state={"restaurant": {"book_time": booked}})
     assert ("taxi", "arriveBy", want) in parse(said, ctx, lex).inform
+
+
+def test_a_clock_set_later_is_checked_and_converted_like_one_given_at_start() -> None:
+    bot = MultiwozSystem(seed=1)
+    bot.clock = "2026-11-26"
+    assert bot.clock() == THURSDAY  # type: ignore[misc]
+    bot.clock = None
+    assert bot.clock is None
+    with pytest.raises(SpecError, match="multiwoz: clock"):
+        bot.clock = "someday"
