@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
@@ -32,3 +34,14 @@ async def say(pilot: Pilot[Any], text: str) -> None:
 def notes(app: Any) -> list[str]:
     """Every notification shown so far (toasts), oldest first."""
     return [n.message for n in app._notifications]
+
+
+async def until(pilot: Pilot[Any], predicate: Callable[[], object], what: str = "",
+                seconds: float = 120.0) -> None:
+    """Let the app run until ``predicate()`` holds (checked between pauses). The bound only keeps a broken
+    build from hanging the suite: it is no speed goal."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never happened: {what}")
+        await pilot.pause(0.05)
