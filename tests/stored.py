@@ -1,18 +1,15 @@
-"""Helpers for the tests of "typed means stored": a checkpoint folder that cannot load, a busy CPU beside a
-test, the user turns a database holds (read from another connection), waiting on a condition."""
+"""Helpers for the tests of "typed means stored": a checkpoint folder that cannot load, signals at their
+defaults in a child, the user turns a database holds (read from another connection), waiting on a
+condition."""
 
 from __future__ import annotations
 
 import json
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 
 def default_signals() -> None:
@@ -39,20 +36,6 @@ def broken_checkpoint(folder: Path) -> Path:
          "n_layer": 1, "n_head": 2, "n_positions": 64, "bos_token_id": 1, "eos_token_id": 1}))
     (folder / "model.safetensors").write_bytes(b"")
     return folder
-
-
-@pytest.fixture(params=["idle", "busy"])
-def cpu(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Runs the test twice: on an idle machine, and beside a process spinning on a core."""
-    if request.param == "idle":
-        yield "idle"
-        return
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        yield "busy"
-    finally:
-        spinner.send_signal(signal.SIGKILL)
-        spinner.wait(30)
 
 
 def user_turns(db: Path) -> list[tuple[str, str]]:

@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_tui_process import Tui, in_pty, last_line, tui_env
-from tests.stored import cpu, sessions, user_rows, user_turns, wait_for
+from tests.load import load
+from tests.stored import sessions, user_rows, user_turns, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 ALT_SCREEN = b"\x1b[?1049h"  # what a Textual app sends first: the TUI opened
 
-__all__ = ["cpu"]  # the fixture, imported for its use here
+__all__ = ["load"]  # the fixture, imported for its use here
 
 
 def exit_code(tui: Tui, seconds: float = 120.0) -> int | None:
@@ -74,7 +75,8 @@ def test_broken_settings_refuse_parley_rate_the_same_way(tmp_path: Path, text: s
 
 
 # -- kill -9 while the system loads --------------------------------------------------------------------------
-def test_kill_9_while_the_system_loads_loses_no_typed_turn(tmp_path: Path, cpu: str) -> None:
+@pytest.mark.usefixtures("load")
+def test_kill_9_while_the_system_loads_loses_no_typed_turn(tmp_path: Path) -> None:
     db, gate = tmp_path / "t.db", tmp_path / "load-now"
     args = ["--db", str(db), "--tester", "ana", "--system", "tui-hold"]
     with in_pty(args, tmp_path, "tests.integration.fake_launcher", PARLEY_TEST_GATE=str(gate)) as tui:
@@ -98,7 +100,8 @@ def slow_bot() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_sigterm_and_sighup_end_the_chat_as_ctrl_c_ends_a_command(tmp_path: Path, slow_bot: str, cpu: str,
+@pytest.mark.usefixtures("load")
+def test_sigterm_and_sighup_end_the_chat_as_ctrl_c_ends_a_command(tmp_path: Path, slow_bot: str,
                                                                   sig: int) -> None:
     db = tmp_path / "t.db"
     system = f"remote:url={slow_bot},timeout=60,retries=0"
@@ -135,8 +138,8 @@ def test_sigterm_ends_parley_rate_with_one_line(tmp_path: Path) -> None:
 
 
 # -- a database another program holds locked -----------------------------------------------------------------
-def test_a_locked_database_with_a_remote_turn_in_flight_never_freezes_the_chat(tmp_path: Path,
-                                                                              cpu: str) -> None:
+@pytest.mark.usefixtures("load")
+def test_a_locked_database_with_a_remote_turn_in_flight_never_freezes_the_chat(tmp_path: Path) -> None:
     from tests.bots import serving
 
     db = tmp_path / "t.db"

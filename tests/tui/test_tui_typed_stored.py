@@ -20,14 +20,15 @@ from parley.tui.app import ParleyApp
 from parley.tui.screens.confirm import QuitScreen, UnstoredScreen
 from parley.tui.screens.picker import ModelPickerScreen
 from parley.tui.widgets.chatlog import UserTurnView
-from tests.stored import broken_checkpoint, cpu, sessions, user_rows, user_turns
+from tests.load import load
+from tests.stored import broken_checkpoint, sessions, user_rows, user_turns
 from tests.tui import fakes
 from tests.tui.pilot import notes, until
 from tests.tui.test_tui_rating_saves import write_lock
 
 fakes.register()
 
-__all__ = ["cpu"]  # the fixture, imported for its use here
+__all__ = ["load"]  # the fixture, imported for its use here
 
 
 def make_app(tmp_path: Path, system: str) -> ParleyApp:
@@ -55,8 +56,9 @@ def system_turns(db: Path) -> int:
 
 
 # -- before any system is loaded -----------------------------------------------------------------------------
+@pytest.mark.usefixtures("load")
 async def test_turns_typed_while_the_system_loads_are_stored_before_it_answers(
-        tmp_path: Path, load_gate: threading.Event, cpu: str) -> None:
+        tmp_path: Path, load_gate: threading.Event) -> None:
     db = tmp_path / "t.db"
     app = make_app(tmp_path, "tui-slow")
     async with app.run_test(size=(100, 40)) as pilot:
@@ -95,7 +97,8 @@ async def test_a_failed_load_keeps_the_typed_turns_and_f5_picks_a_system_that_an
     assert sessions(db) == [("tui-fake", sessions(db)[0][1])]  # one session, naming the system that answered
 
 
-async def test_after_a_failed_load_f5_can_cancel_the_waiting_turns(tmp_path: Path, cpu: str) -> None:
+@pytest.mark.usefixtures("load")
+async def test_after_a_failed_load_f5_can_cancel_the_waiting_turns(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     app = make_app(tmp_path, "tui-missing")  # its module does not exist: the load fails
     async with app.run_test(size=(110, 40)) as pilot:
@@ -155,8 +158,9 @@ async def chatting(pilot: Any, db: Path) -> None:
     await until(pilot, lambda: system_turns(db) == 1, "the first exchange")
 
 
+@pytest.mark.usefixtures("load")
 async def test_a_locked_database_never_freezes_the_chat_and_typed_turns_are_stored_in_order(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpu: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 10_000)
     db = tmp_path / "t.db"
     app = make_app(tmp_path, "tui-fake")
@@ -175,8 +179,9 @@ async def test_a_locked_database_never_freezes_the_chat_and_typed_turns_are_stor
         assert chat.status.turns == "" and not any("not stored" in n for n in notes(app))
 
 
+@pytest.mark.usefixtures("load")
 async def test_a_lock_held_past_the_busy_timeout_is_waited_out_and_nothing_typed_is_lost(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpu: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 200)  # every try gives up quickly: tried again
     db = tmp_path / "t.db"
     app = make_app(tmp_path, "tui-fake")

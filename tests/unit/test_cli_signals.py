@@ -17,11 +17,12 @@ import pytest
 from parley import signals
 from tests.bots import serving
 from tests.corpora import write_corpus
-from tests.stored import cpu, default_signals, wait_for
+from tests.load import load
+from tests.stored import default_signals, wait_for
 from tests.unit.clihelpers import REPO
 from tests.unit.storehelpers import count_rows
 
-__all__ = ["cpu"]  # the fixture, imported for its use here
+__all__ = ["load"]  # the fixture, imported for its use here
 
 SIGNALS = [signal.SIGTERM, signal.SIGHUP]
 
@@ -48,7 +49,8 @@ def _one_line(err: str, sig: int) -> str:
 
 
 @pytest.mark.parametrize("sig", SIGNALS)
-def test_chat_script_ended_by_a_signal_stores_its_end_time(tmp_path: Path, cpu: str, sig: int) -> None:
+@pytest.mark.usefixtures("load")
+def test_chat_script_ended_by_a_signal_stores_its_end_time(tmp_path: Path, sig: int) -> None:
     db = tmp_path / "p.db"
     script = tmp_path / "script.txt"
     script.write_text("".join(f"turn {i}\n" for i in range(20)), encoding="utf-8")
