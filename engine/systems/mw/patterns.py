@@ -222,7 +222,8 @@ CORRECT_RE = rx(r"\b(i meant|i mean|sorry,? (?:i|it)|actually|correction|change 
                 r"rather|make (?:it|that)|not (?:the )?(?:north|south|east|west|centre|cheap|expensive|"
                 r"moderate))\b")
 
-TIME_CUES_ARRIVE = rx(r"(arriv\w*|get (there|to|in|into|back)|be there|be at|be in|reach\w*|by|before|"
+TIME_CUES_ARRIVE = rx(r"(arriv\w*|gets? (?:me |us )?(there|to|in|into|back)|be there|be at|be in|reach\w*|by|"
+                      r"before|"
                       r"no later than|until|till|latest|in time|arrival)\W*(?:\S+\W+){0,5}$")
 TIME_CUES_LEAVE = rx(r"(leav\w*|depart\w*|after|from|pick(ed)? (me |us )?up|pickup|go at|departure|"
                      r"(?<!no )later than|earliest|starting|going|set off|head out|"

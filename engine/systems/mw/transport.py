@@ -85,10 +85,12 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
                 acts.append(act("inform", d, s, cons[s]))
         # relax the time: the closest train the other way
         loose = {k: v for k, v in cons.items() if k not in ("leaveAt", "arriveBy")}
-        alt = pol.search.query(d, loose)
+        # the same day's trains only (one arriving after midnight arrives the next day)
+        alt = [r for r in pol.search.query(d, loose) if r["arriveBy"] >= r["leaveAt"]]
         if alt:
-            near = (min(alt, key=lambda r: r["arriveBy"]) if cons.get("leaveAt") else
-                    max(alt, key=lambda r: r["leaveAt"]))
+            # nothing leaves after the time: the last train; nothing arrives by it: the first to arrive
+            near = (max(alt, key=lambda r: r["leaveAt"]) if cons.get("leaveAt") else
+                    min(alt, key=lambda r: r["arriveBy"]))
             tr.offered[d] = near["trainID"]
             acts.append(act("offer", d, "trainID", near["trainID"]))
             acts.append(act("inform", d, "leaveAt", near["leaveAt"]))
@@ -97,9 +99,11 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
             return near
         acts.append(act("request", d, "constraints"))
         return None
+    shown = True  # the user has heard of the train the turn is about
     if venue is None or "reqalts" in intents or (tr.changed & {(d, s) for s in cons}):
         venue = _best_train(rows, cons) if "reqalts" not in intents else pol._pick(tr, d, rows, avoid=True)
         tr.offered[d] = venue["trainID"]
+        shown = False
         if not booking:
             if len(rows) > 1:
                 acts.append(act("inform", d, "choice", len(rows)))
@@ -115,6 +119,9 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
         tr.wants_booking[d] = True
         people = state.get("book_people")
         if not people:
+            if not shown:  # the train to be booked is named before its tickets are asked about
+                acts.append(act("offer", d, "trainID", venue["trainID"]))
+                acts += [act("inform", d, s, venue[s]) for s in ("leaveAt", "arriveBy")]
             acts.append(act("request", d, "book_people"))
             sys_req.append("book_people")
             return venue
@@ -140,20 +147,19 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
     d = "taxi"
     state = tr.state.get(d, {})
     rq = tr.requested.get(d, [])
-    key = (f"{state.get('departure')}|{state.get('destination')}|"
-           f"{state.get('leaveAt')}|{state.get('arriveBy')}")
-    if pol.taxi.get("key") == key and pol.taxi:
-        if rq:
-            for s in rq:
-                if s in ("car type", "phone", "reference"):
-                    acts.append(act("inform", d, s, pol.taxi["car" if s == "car type" else "phone"]))
-            if acts:
-                return None
-        acts.append(act("reqmore", "general"))
-        return None
     if not tr.passive and (state.get("departure") or state.get("destination") or "taxi" in nlu.domains):
         _complete_trip(tr)
         state = tr.state.get(d, {})
+    key = "|".join(str(state.get(s)) for s in ("departure", "destination", "leaveAt", "arriveBy"))
+    # the taxi booked is the one talked about until the user changes its trip: questions are answered from it
+    if pol.taxi and (pol.taxi.get("key") == key or not any(dom == d for dom, _ in tr.changed)):
+        from parley.engine.systems.mw.records import answer_taxi, booking_of
+
+        taxi = booking_of(tr, d)
+        if rq and taxi is not None:
+            answer_taxi(taxi, rq, acts)
+        acts.append(act("reqmore", "general"))
+        return None
     missing = [s for s in ("departure", "destination") if not state.get(s)]
     if not state.get("leaveAt") and not state.get("arriveBy") \
             and not tr.flexible & {(d, "leaveAt"), (d, "arriveBy")}:
@@ -167,6 +173,8 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
     car, phone = taxi_booking(pol.seed, state, pol.db, pol.bookings)
     pol.taxi = {"key": key, "car": car, "phone": phone}
     tr.booked[d] = phone
+    trip = {s: state[s] for s in ("departure", "destination", "leaveAt", "arriveBy") if state.get(s)}
+    tr.bookings.append({"domain": d, "key": car, "reference": phone, "car": car, "phone": phone, **trip})
     counts[d] = 1
     acts.append(act("book", d, "car type", car))
     acts.append(act("inform", d, "phone", phone))
