@@ -45,10 +45,12 @@ _ASK = re.compile(r"\b(?:what|whats|what's|which|where|when|how|tell me|give me|
 _ORD = re.compile(r"\b(?:the|my|our) (first|1st|second|2nd|third|3rd|other|previous|earlier|last|latest) "
                   r"(one|booking|reservation|hotel|guest ?house|b and b|restaurant|table|place|train|"
                   r"room)s?\b")
+#: "the guesthouse", "the driver's number" ("drivers number" once cleaned), not "the pools" (a type)
 _KIND = re.compile(r"\b(?:the|my|our|that|this|your) (guest ?house|b and b|bed and breakfast|hotel|"
                    r"restaurant|"
                    r"table|train|tickets?|taxi|cab|car|driver|booking|reservation|museum|college|theatre|"
-                   r"park|nightclub|cinema|pool|gallery|church|attraction)(?:'s)?\b")
+                   r"park|nightclub|cinema|pool|gallery|church|attraction)"
+                   r"(?:'s|s(?= (?:phone|number|address|postcode|reference|car|name|area)))?\b")
 _KIND_DOMAIN = {"guesthouse": "hotel", "guest house": "hotel", "b and b": "hotel",
                 "bed and breakfast": "hotel", "hotel": "hotel", "room": "hotel", "restaurant": "restaurant",
                 "table": "restaurant",

@@ -165,7 +165,8 @@ REQUESTS: list[tuple[re.Pattern[str], str]] = [
      "arriveBy"),
     (rx(r"\b(departure time|when does it leave|what time does it leave|when does it depart|"
         r"what time does it depart|time it leaves|leaves? when|departs? when|when it leaves|"
-        r"what time it leaves)\b"), "leaveAt"),
+        r"what time it leaves|(?:what time|when) (?:will|does|do|would) (?:it|they|the (?:taxi|car|driver)) "
+        r"(?:pick (?:me|us) up|come|get here))\b"), "leaveAt"),
     (rx(r"\b(reference|confirmation|ref number|booking number|conf number)\b"), "reference"),
     (rx(r"\b(car type|type of car|kind of car|what car|which car|make of car|car make|model|colou?r|"
         r"what type of vehicle|what kind of vehicle|look for|looking out for|look out for)\b"), "car type"),

@@ -61,6 +61,9 @@ def answer_taxi(taxi: dict[str, Any], slots: tuple[str, ...] | list[str], acts: 
     want = [s for s in slots if s in ("car type", "phone", "reference", *TAXI_INFO)] or ["car type", "phone"]
     for s in dict.fromkeys("phone" if s == "reference" else s for s in want):
         value = taxi.get("car" if s == "car type" else s)
+        other = {"leaveAt": "arriveBy", "arriveBy": "leaveAt"}.get(s)
+        if not value and other and taxi.get(other):  # booked to arrive by a time: that is the time there is
+            s, value = other, taxi[other]
         if value:
             acts.append(act("inform", "taxi", s, value))
 

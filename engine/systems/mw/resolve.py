@@ -72,7 +72,7 @@ def offered_earlier(t: str, holders: dict[str, NameMention], domain: str | None,
             current = ctx.state.get(dom or "", {}).get("name") or ctx.offered.get(dom or "")
             before = [v for v in seen if v != current and _fits(ctx, dom or "", v)]
             value = before[-1] if before and len(seen) >= 2 else None
-            if value is None and len(seen) >= 2:
+            if value is None and seen:
                 return False
         elif n in ("last", "latest") and not m.group("said"):
             value = None  # "the last one" alone is too vague ("the last one was too far")
@@ -85,7 +85,7 @@ def offered_earlier(t: str, holders: dict[str, NameMention], domain: str | None,
     return True
 
 
-_STATION = re.compile(r"\b(?:the )?(?:train|railway|rail) station\b")
+_STATION = re.compile(r"(?<!police )\b(?:the )?(?:(?:train|railway|rail) )?station\b")
 
 
 def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, int], domain: str | None,
@@ -269,6 +269,8 @@ def dontcare(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> Non
     b.add(domain, slot, "dontcare", m.start())
 
 
+_HOW_MANY = re.compile(r"\bhow many (?:trains|restaurants|hotels|places|guest ?houses|attractions|options|"
+                       r"colleges|museums|of them|are there|choices|matches)\b")
 _ROOM_PRICE = re.compile(r"\b(?:how much|cost|costs|a night|per night|rooms?|rates?)\b")
 _RESERVATIONS = re.compile(r"\b(?:take|takes|accept|accepts|do|does) (?:reservations?|bookings?)\b")
 
@@ -306,6 +308,8 @@ def requests_in(plain: str, raw: str, domain: str | None, intents: tuple[str, ..
             continue
         if (d, s) not in out:
             out.append((d, s))
+    if _HOW_MANY.search(plain) and d in ("restaurant", "hotel", "attraction", "train"):
+        out.append((d, "choice"))  # "how many trains are there?"
     if _RESERVATIONS.search(plain) and d in ("restaurant", "hotel", "attraction"):
         out.append((d, "takesbookings"))  # "do they take reservations?"
     # "do they have free parking / wifi?" asked about a venue already on the table

@@ -46,6 +46,8 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     rows = pol.search.query(d, cons)
     counts[d] = len(rows)
     rq = [s for s in tr.requested.get(d, []) if s in TRAIN_INFO or s == "reference"]
+    if "choice" in tr.requested.get(d, []):  # "how many trains are there?"
+        acts.append(act("inform", d, "choice", len(rows)))
     intents = set(nlu.intents)
     booking = bool(tr.wants_booking.get(d))
     if booking:  # "book it for 5 and give me the reference": the reference comes with the booking

@@ -29,7 +29,7 @@ def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict
                counts: dict[str, int], sys_req: list[str]) -> dict[str, Any] | None:
     """One turn about a restaurant, hotel or attraction."""
     cons = {s: v for s, v in tr.state.get(d, {}).items() if not s.startswith("book_")}
-    rq = [s for s in tr.requested.get(d, []) if s in REQ_FIELDS or s == "reference"]
+    rq = [s for s in tr.requested.get(d, []) if s in REQ_FIELDS or s in ("reference", "choice")]
     intents = set(nlu.intents)
     name = cons.get("name")
     if name and name != "dontcare":
@@ -38,6 +38,9 @@ def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict
     else:
         rows = with_filters(pol.search.query(d, cons), tr.filters.get(d))
     counts[d] = len(rows)
+    if "choice" in rq:  # "how many are there?"
+        acts.append(act("inform", d, "choice", len(rows)))
+        rq.remove("choice")
     venue = None
     if tr.offered.get(d):
         venue = pol.db.find(d, tr.offered[d])
