@@ -102,3 +102,16 @@ def test_the_other_one_meets_the_area_asked_for(tmp_path: Path) -> None:
     offered = load_db().find("restaurant", t[2]["internals"]["venue"])
     assert offered["area"] == "centre" and offered["pricerange"] == "cheap"
     assert offered["name"] != t[1]["internals"]["venue"]
+
+
+def test_an_earlier_or_later_train_is_the_one_just_before_or_after(tmp_path: Path) -> None:
+    t = chat("facts_earlier_later.txt", tmp_path, system=CLOCK)
+    rows = sorted(load_db().query("train", t[0]["state"]["train"]), key=lambda r: r["leaveAt"])
+    first = acts(t[0], "offer", "trainID") or acts(t[0], "inform", "trainID")
+    assert first[0]["value"] == rows[0]["trainID"]
+    # nothing earlier fits "after 09:00": the same train, said to be the first; nothing else offered
+    assert not acts(t[1], "offer") and "first train" in t[1]["system"]
+    assert acts(t[2], "offer", "trainID")[0]["value"] == rows[1]["trainID"]
+    assert rows[1]["leaveAt"] in t[2]["system"]
+    assert rows[1]["arriveBy"] in t[3]["system"]  # "what time does that one arrive?"
+    assert acts(t[4], "book") and t[4]["internals"]["venue"] == rows[1]["trainID"]

@@ -226,7 +226,8 @@ def _intents(t: str) -> tuple[str, ...]:
     out = []
     checks = [("greet", P.GREET_RE), ("thanks", P.THANKS_RE), ("bye", P.BYE_RE), ("affirm", P.AFFIRM_RE),
               ("negate", P.NEGATE_RE), ("book", P.BOOK_RE), ("nobook", P.NOBOOK_RE),
-              ("reqalts", P.REQALTS_RE), ("recommend", P.RECOMMEND_RE), ("correct", P.CORRECT_RE)]
+              ("reqalts", P.REQALTS_RE), ("recommend", P.RECOMMEND_RE), ("correct", P.CORRECT_RE),
+              ("earlier", P.EARLIER_RE), ("later", P.LATER_RE)]
     for name, pat in checks:
         if pat.search(t):
             out.append(name)

@@ -59,6 +59,9 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     if venue is not None and rows and venue not in rows:
         venue = None
         tr.offered.pop(d, None)
+    if venue is not None and rows and intents & {"earlier", "later"} and not booking \
+            and not tr.changed & {(d, s) for s in cons}:
+        return _next_train(tr, venue, rows, "later" in intents, acts)
     missing = [s for s in ("departure", "destination", "day") if not cons.get(s)]
     if not cons.get("leaveAt") and not cons.get("arriveBy") \
             and not tr.flexible & {(d, "leaveAt"), (d, "arriveBy")}:
@@ -142,6 +145,27 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     else:
         acts.append(act("reqmore", "general"))
     return venue
+
+
+def _next_train(tr: Tracker, venue: dict[str, Any], rows: list[dict[str, Any]], later: bool,
+                acts: list[dict[str, Any]]) -> dict[str, Any]:
+    """"Is there an earlier one?" / "anything later?": the train that fits leaving just before / after the
+    one on the table; none: that one is the first / last that fits."""
+    ordered = sorted(rows, key=lambda r: (r["leaveAt"], r["trainID"]))
+    if later:
+        other = next((r for r in ordered if r["leaveAt"] > venue["leaveAt"]), None)
+    else:
+        other = next((r for r in reversed(ordered) if r["leaveAt"] < venue["leaveAt"]), None)
+    if other is None:
+        acts.append(act("nomore", "train", "later" if later else "earlier", venue["trainID"]))
+        acts += [act("inform", "train", s, venue[s]) for s in ("leaveAt", "arriveBy")]
+        acts.append(act("request", "train", "book"))
+        return venue
+    tr.offered["train"] = other["trainID"]
+    acts.append(act("offer", "train", "trainID", other["trainID"]))
+    acts += [act("inform", "train", s, other[s]) for s in ("leaveAt", "arriveBy")]
+    acts.append(act("request", "train", "book"))
+    return other
 
 
 def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
