@@ -31,26 +31,28 @@ class Asked:
 
 _VENUES = ("restaurant", "hotel", "attraction")
 #: a new request in the same turn: not only a question about a record
-_NEW = re.compile(r"\b(?:i need an?|i want an?|i'd like an?|i would like an?|we need an?|looking for|find me|"
-                  r"book|reserve|get me an?|can you get me|is there|are there|do you have (?:an?|any)|"
-                  r"another|"
-                  r"a different|also need|instead|change|cancel|any other|anything else|what else|"
-                  r"(?:also|too)\b.{0,30}\b(?:taxi|train|restaurant|hotel|attraction))\b")
+_NEW = re.compile(r"\b(?:" + "|".join((
+    "i need an?", "i want an?", "i'd like an?", "i would like an?", "we need an?", "looking for", "find me",
+    "book", "reserve", "get me an?", "can you get me", "is there", "are there", "do you have (?:an?|any)",
+    "another", "a different", "also need", "instead", "change", "cancel", "any other", "anything else",
+    "what else", r"(?:also|too)\b.{0,30}\b(?:taxi|train|restaurant|hotel|attraction)")) + r")\b")
 #: booking details or a time given in the same turn: the user is arranging something
-_DETAILS = re.compile(r"\b\d\d?:\d\d\b|\b\d+ (?:people|persons?|guests?|nights?|tickets?)\b"
-                      r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)\b")
-_ASK = re.compile(r"\b(?:what|whats|what's|which|where|when|how|tell me|give me|can i (?:get|have)|"
-                  r"could i (?:get|have)|may i (?:get|have)|do you have the|remind me|again|i need the|"
-                  r"i'd like the|send me)\b|\?")
-_ORD = re.compile(r"\b(?:the|my|our) (first|1st|second|2nd|third|3rd|other|previous|earlier|last|latest) "
-                  r"(one|booking|reservation|hotel|guest ?house|b and b|restaurant|table|place|train|"
-                  r"room)s?\b")
+_DETAILS = re.compile(r"\b\d\d?:\d\d\b|\b\d+ (?:people|persons?|guests?|nights?|tickets?)\b|\b(?:" + "|".join(
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow", "tonight"))
+    + r")\b")
+_ASK = re.compile(r"\b(?:" + "|".join((
+    "what", "whats", "what's", "which", "where", "when", "how", "tell me", "give me", "can i (?:get|have)",
+    "could i (?:get|have)", "may i (?:get|have)", "do you have the", "remind me", "again", "i need the",
+    "i'd like the", "send me")) + r")\b|\?")
+_ORD = re.compile(r"\b(?:the|my|our) (first|1st|second|2nd|third|3rd|other|previous|earlier|last|latest) ("
+                  + "|".join(("one", "booking", "reservation", "hotel", "guest ?house", "b and b",
+                              "restaurant", "table", "place", "train", "room")) + r")s?\b")
 #: "the guesthouse", "the driver's number" ("drivers number" once cleaned), not "the pools" (a type)
-_KIND = re.compile(r"\b(?:the|my|our|that|this|your) (guest ?house|b and b|bed and breakfast|hotel|"
-                   r"restaurant|"
-                   r"table|train|tickets?|taxi|cab|car|driver|booking|reservation|museum|college|theatre|"
-                   r"park|nightclub|cinema|pool|gallery|church|attraction)"
-                   r"(?:'s|s(?= (?:phone|number|address|postcode|reference|car|name|area)))?\b")
+_KIND = re.compile(r"\b(?:the|my|our|that|this|your) (" + "|".join((
+    "guest ?house", "b and b", "bed and breakfast", "hotel", "restaurant", "table", "train", "tickets?",
+    "taxi", "cab", "car", "driver", "booking", "reservation", "museum", "college", "theatre", "park",
+    "nightclub", "cinema", "pool", "gallery", "church", "attraction"))
+    + r")(?:'s|s(?= (?:phone|number|address|postcode|reference|car|name|area)))?\b")
 _KIND_DOMAIN = {"guesthouse": "hotel", "guest house": "hotel", "b and b": "hotel",
                 "bed and breakfast": "hotel", "hotel": "hotel", "room": "hotel", "restaurant": "restaurant",
                 "table": "restaurant",
