@@ -187,12 +187,12 @@ def check_train(s: C.Sentence, rows: list[dict[str, Any]], report: Report, booke
     return n
 
 
-_NOOFFER = re.compile(r"\b(?:couldn't find any|could not find any|there are no|nothing matches: no|"
+NOOFFER = re.compile(r"\b(?:couldn't find any|could not find any|there are no|nothing matches: no|"
                       r"i have no|we have no|no matches for)\s+(.+?)\.?$", re.I)
 #: "no restaurants" said with nothing to narrow them: a claim that there are none at all
 _BARE = re.compile(r"(?:restaurants|places to stay|hotels|guesthouses|attractions|trains)", re.I)
 _RELAXED = r"(price range|star rating|area|type|food|parking|internet|name|day|departure time|arrival time)"
-_RELAX = re.compile(r"\b(?:if you drop|without|if we change) the " + _RELAXED + r"\b"
+RELAX = re.compile(r"\b(?:if you drop|without|if we change) the " + _RELAXED + r"\b"
                     r"|\bwith " + _RELAXED + r" (?:[a-z0-9, -]+) instead\b", re.I)
 _RELAX_N = re.compile(r"\b(?:there (?:are|is)|i do have|i have)\s+(\d+|one)\b", re.I)
 _EXAMPLES = re.compile(r"\((?:for example|e\.g\.|such as) (.+?)\)|\b(?:such as|e\.g\.|to) ([a-z0-9 ,-]+?)[.?]"
@@ -258,7 +258,7 @@ def check_counts(s: C.Sentence, domain: str | None, cons: Mapping[str, str], db:
         have = len(matching(db, d, {**(cons if d == domain else {})}))
         if said != have:
             report("count", m.group(0), f"{have} match {dict(cons) if d == domain else {}}")
-    none = _NOOFFER.search(s.text)
+    none = NOOFFER.search(s.text)
     if none and domain:
         stations = db.values("train", "departure")
         want = describe(domain, none.group(1), stations)
@@ -272,7 +272,7 @@ def check_counts(s: C.Sentence, domain: str | None, cons: Mapping[str, str], db:
 
 def check_relax(s: C.Sentence, domain: str | None, cons: Mapping[str, str], db: MultiwozDB,
                 report: Report) -> int:
-    m = _RELAX.search(s.text)
+    m = RELAX.search(s.text)
     k = _RELAX_N.search(s.text)
     if not m or not domain or not k:
         return 0

@@ -96,8 +96,9 @@ class Report:
                 "findings": [f.to_json() for f in self.findings]}
 
 
-FREE = re.compile(r"\b(?:free|no (?:entrance|entry) fee|doesn't charge|don't charge|for free)\b"
-                  r"(?! (?:parking|wifi|wi-fi|internet))(?<!free parking)", re.I)
+#: a free entrance asked for in the turn ("any free ones?"), a constraint the belief state has no slot for
+FREE = re.compile(r"\b(?:free|no (?:entrance|entry) fee|doesn't charge|don't charge)\b"
+                  r"(?! (?:parking|wifi|wi-fi|internet))", re.I)
 
 
 class Auditor:
@@ -147,7 +148,7 @@ class Auditor:
             counted = (F.check_counts(s, domain, cons, self.db, report)
                        + F.check_relax(s, domain, cons, self.db, report))
             out.facts += counted
-            nooffer = nooffer or counted > 0 or bool(F._RELAX.search(s.text))
+            nooffer = nooffer or counted > 0 or bool(F.RELAX.search(s.text))
             out.facts += B.references(s, t, mem, target, subject, report)
             out.facts += B.taxis(s, t, mem, subject, own, self.colours, self.makes, self.rows.row, report)
             if subject is not None and subject.domain != "taxi" and len(own) <= 1:
@@ -214,7 +215,7 @@ class Auditor:
         for m in C.POSTCODE.finditer(s.text):
             if not any(slot == "postcode" for slot, _ in answers):
                 n += F.check_value("postcode", m.group(0), subject, row, [], report)
-        if s.question or F._NOOFFER.search(s.text) or F._RELAX.search(s.text):
+        if s.question or F.NOOFFER.search(s.text) or F.RELAX.search(s.text):
             return n
         if not answers:
             n += F.check_attributes(s, subject, row, report)
@@ -229,6 +230,7 @@ class Auditor:
         return n
 
     def _train_rows(self, e: Entity, t: AuditTurn) -> list[dict[str, Any]]:
+        """The rows of a train id that fit the turn's day and route (ids are not unique in the database)."""
         rows = trains_by_id(self.db, e.id)
         want = {k: v for k, v in (t.state.get("train") or {}).items()
                 if k in ("day", "departure", "destination")}
@@ -237,6 +239,8 @@ class Auditor:
         return fit or rows
 
     def _offers(self, t: AuditTurn, report: F.Report) -> int:
+        """A venue or train the turn offers (its ``offer`` act; the text names it) meets the constraints in
+        force, unless the user named it."""
         n = 0
         low = t.system.lower()
         for a in t.acts:

@@ -135,7 +135,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
         elif act == "reqalt" and slot in T.CHECK_ALT:
             tail.insert(0, T.CHECK_ALT[str(slot)].format(value=_pretty(str(slot), str(value))))
         elif act == "nomore":  # "TR2000, leaving at 09:00, is the first train that fits."
-            out.append(T.NO_MORE[str(slot)].format_map(_Fill(fill, trainID=_pretty("name", str(value)))))
+            out.append(T.NO_MORE[str(slot)].format_map(fill))
             while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["domain"] == dom:
                 i += 1
         elif act == "nobook":

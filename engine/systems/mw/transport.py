@@ -157,8 +157,8 @@ def _next_train(tr: Tracker, venue: dict[str, Any], rows: list[dict[str, Any]], 
     else:
         other = next((r for r in reversed(ordered) if r["leaveAt"] < venue["leaveAt"]), None)
     if other is None:
-        acts.append(act("nomore", "train", "later" if later else "earlier", venue["trainID"]))
-        acts += [act("inform", "train", s, venue[s]) for s in ("leaveAt", "arriveBy")]
+        acts.append(act("nomore", "train", "later" if later else "earlier"))
+        acts += [act("inform", "train", s, venue[s]) for s in ("trainID", "leaveAt", "arriveBy")]
         acts.append(act("request", "train", "book"))
         return venue
     tr.offered["train"] = other["trainID"]
