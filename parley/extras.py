@@ -17,16 +17,17 @@ import importlib.util
 
 from parley.errors import ParleyError
 
-#: extra → the modules it brings that parley imports (an extra is installed when all of them are found)
+#: extra → the modules it brings that parley imports (an extra is installed when all of them are found); a
+#: module missing on the way of a feature with no extra of its own is told as the first extra listing it
 EXTRAS: dict[str, tuple[str, ...]] = {
     "models": ("torch", "transformers", "safetensors", "tokenizers", "gguf", "accelerate", "numpy",
                "sentence_transformers"),
+    "stats": ("numpy", "scipy", "statsmodels", "matplotlib", "krippendorff", "sacrebleu", "rouge_score",
+              "nltk", "sacremoses"),
     "audio": ("numpy", "scipy", "soundfile", "sounddevice", "faster_whisper", "piper", "jiwer",
               "whisper_normalizer"),
     "sktod": ("numpy", "scipy", "sklearn", "threadpoolctl", "safetensors", "tokenizers", "rouge_score",
               "sacrebleu"),
-    "stats": ("numpy", "scipy", "statsmodels", "matplotlib", "krippendorff", "sacrebleu", "rouge_score",
-              "nltk", "sacremoses"),
     "ray": ("ray",),
     "serve": ("fastapi", "uvicorn"),
 }

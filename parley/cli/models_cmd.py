@@ -33,12 +33,17 @@ def _pick(names: tuple[str, ...]) -> list[ModelPackage]:
 
 
 @click.group(invoke_without_command=True)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per package instead of the table.")
 @click.pass_context
-def models(ctx: click.Context, as_json: bool) -> None:
-    """The pinned model packages: what is installed (`parley models`), `verify`, `install`."""
-    if ctx.invoked_subcommand is not None:
-        return
+def models(ctx: click.Context) -> None:
+    """The pinned model packages: `list` (what `parley models` alone shows), `verify`, `install`."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(list_)
+
+
+@models.command("list")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per package instead of the table.")
+def list_(as_json: bool = False) -> None:
+    """The pinned model packages: pinned and installed version, the extra whose features read each."""
     from parley.engine import weights
 
     for p in weights.PACKAGES:
