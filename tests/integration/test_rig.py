@@ -28,8 +28,9 @@ from parley.audio.wer import normalise, wer
 from parley.store import open_store
 from tests.spoken import RESTAURANT, restaurant_wavs, speech
 
-pytestmark = pytest.mark.skipif(bool(missing()), reason=f"the audio rig needs {' '.join(missing())} "
-                                                          "(./setup.sh test as root)")
+pytestmark = [pytest.mark.rig,
+              pytest.mark.skipif(bool(missing()), reason=f"the audio rig needs {' '.join(missing())} "
+                                                         "(./setup.sh test as root)")]
 
 
 @pytest.fixture(scope="module")

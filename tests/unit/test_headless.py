@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import require_extra
 
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parents[2]
 HEADLESS = ("engine", "audio", "store", "cli")
 

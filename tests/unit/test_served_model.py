@@ -77,6 +77,7 @@ def _bot(url: str, extra: str = "") -> object:
     )
 
 
+@pytest.mark.subprocess
 def test_served_model(served: str) -> None:
     """One test (one server under pytest-xdist): completion, stream, concurrency, size cap, then the
     deadline."""
