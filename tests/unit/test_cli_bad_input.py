@@ -180,7 +180,8 @@ FILE_COMMANDS = ["import multiwoz", "import dstc11", "import dstc11 --labels", "
                  "sktod score --pred", "score --abredial", "score --mwzeval-file", "score --dialogues",
                  "score --references", "progress", "assign --db", "train tod --data"]
 #: commands that load a model for each of the examples (minutes on a loaded machine): in the slow run
-SLOW_COMMANDS = {"sktod run --logs", "sktod score --labels", "train tod --data"}
+SLOW_COMMANDS = {"sktod run --logs", "sktod run --knowledge", "sktod run --entity-mapping",
+                 "sktod score --labels", "train tod --data"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_COMMANDS else n

@@ -73,6 +73,7 @@ def test_without_any_backend_the_reason_is_given(monkeypatch: pytest.MonkeyPatch
     assert gen["meteor"] is None and "no WordNet here" in gen["meteor_note"]
 
 
+@pytest.mark.slow
 def test_official_scores_name_the_backend() -> None:
     if not HAS_WORDNET:
         pytest.skip("no offline WordNet on this machine")

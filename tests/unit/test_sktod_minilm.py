@@ -16,6 +16,7 @@ TEXTS = ["Is the wifi any good there?", "The breakfast ran out early and the cof
          "Do they allow dogs? Small dogs are welcome for a fee.", "word " * 400]  # the last is truncated
 
 
+@pytest.mark.slow
 def test_same_vectors_as_sentence_transformers() -> None:
     from sentence_transformers import SentenceTransformer
 
