@@ -43,7 +43,7 @@ def _closure(meta: dict[str, dict], start: str, extras: set[str]) -> set[str]:
 
 def main(report_path: str) -> None:
     sys.path.insert(0, str(ROOT))
-    from engine.weights import PACKAGES
+    from parley.engine.weights import PACKAGES
 
     report = json.loads(Path(report_path).read_text(encoding="utf-8"))
     meta = {canonicalize_name(i["metadata"]["name"]): i["metadata"] for i in report["install"]}
