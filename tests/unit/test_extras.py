@@ -116,6 +116,17 @@ def test_each_extra_brings_the_modules_parley_looks_for() -> None:
             assert f"{pkg.dist}=={pkg.version}" in optional[pkg.extra], pkg.dist
 
 
+def test_an_installed_extra_that_does_not_import_fails_its_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import require_extra
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # installed (its distribution is there) but broken
+    with pytest.raises(ImportError):
+        require_extra("ray", "ray", "ray")
+    skipped = r"no-such-dist is not installed \(pip install 'parley-tod\[ray\]'\)"
+    with pytest.raises(pytest.skip.Exception, match=skipped):
+        require_extra("nosuchmodule", "no-such-dist", "ray")
+
+
 def test_models_lists_the_pinned_packages() -> None:
     r = cli(["models"])
     assert r.exit_code == 0
