@@ -59,10 +59,10 @@ def shared_data() -> Path:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that load real models or drive the audio rig get 1,800 s before pytest-timeout fails them (the
-    served model's test took 564 s at a load of 15 on 2 cores; the rest: the 300 s of pyproject.toml), unless
-    they say otherwise."""
+    """Tests that load real models, start processes or drive the audio rig get 1,800 s before pytest-timeout
+    fails them (the served model's test took 564 s at a load of 15 on 2 cores, a batched kill-and-resume over
+    300 s at 25; the rest: the 300 s of pyproject.toml), unless they say otherwise."""
     for item in items:
-        if item.get_closest_marker("timeout") is None and (item.get_closest_marker("slow")
-                                                           or item.get_closest_marker("rig")):
+        if item.get_closest_marker("timeout") is None and any(
+                item.get_closest_marker(m) for m in ("slow", "subprocess", "rig")):
             item.add_marker(pytest.mark.timeout(1800))
