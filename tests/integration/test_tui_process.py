@@ -25,6 +25,8 @@ import pytest
 from parley.store import open_store
 from tests.unit.clihelpers import DROP_DAC
 
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -11,9 +11,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.bots import serving
 from tests.unit.clihelpers import REPO
 from tests.unit.storehelpers import count_rows
+
+pytestmark = pytest.mark.subprocess
 
 
 def _start(args: list[str], stdin: int | None = subprocess.PIPE) -> subprocess.Popen[str]:

@@ -153,6 +153,7 @@ def test_close_cancels_a_request_in_flight(bots: tuple[BotServer, BotServer]) ->
     assert isinstance(err, HttpFailure) and err.kind == "cancelled"
 
 
+@pytest.mark.subprocess
 def test_process_exits_within_two_seconds_of_close(bots: tuple[BotServer, BotServer]) -> None:
     """A worker thread blocked on a trickling bot: closing the system lets the process end at once."""
     bot, _ = bots
