@@ -24,6 +24,8 @@ from tests.unit.storehelpers import count_rows
 
 __all__ = ["load"]  # the fixture, imported for its use here
 
+pytestmark = pytest.mark.subprocess
+
 SIGNALS = [signal.SIGTERM, signal.SIGHUP]
 
 
