@@ -125,6 +125,8 @@ def main() -> None:
     result["half_sizes"] = [len(h) for h in halves]
     enc = shared_encoder(None)
     t0 = time.perf_counter()
+    enc.load()
+    enc.attach(kb.sha256, [s.text for s in kb])
     enc.encode([s.text for s in kb], progress=lambda m: print("·", m, flush=True))
     enc.encode([log[-1]["text"] for log in logs])
     enc.save_cache()

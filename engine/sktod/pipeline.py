@@ -28,6 +28,7 @@ from parley.engine.sktod.knowledge import (
 )
 from parley.engine.sktod.ktd import Detector, KTDModel
 from parley.engine.sktod.selection import SelectionModel, Selector
+from parley.engine.sktod.vectors import shipped_vector_file
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
@@ -155,9 +156,15 @@ class Pipeline:
         self.detector.load(progress)
         self.selector.load(progress)
         self.generator.load(progress)
-        if len(self.kb) <= EMBED_AT_LOAD and self.selector.model.kind != "cross":
-            # a small KB (the embedded one) is embedded once and cached, so no turn waits for it
-            self.selector.encoder.encode([sn.text for sn in self.kb], progress)
+        if self.selector.model.kind != "cross":
+            enc = self.selector.encoder
+            texts = [sn.text for sn in self.kb]
+            missing = enc.attach(self.kb.sha256, texts, shipped_vector_file(enc.fingerprint, self.kb.sha256))
+            if missing and len(self.kb) <= EMBED_AT_LOAD:
+                # a small KB is embedded once and stored, so no turn waits for it
+                if progress:
+                    progress(f"embedding {missing} review sentences and FAQs once (stored for next time)")
+                enc.encode(texts, progress)
         self.selector.encoder.save_cache()
         self.detector.encoder.save_cache()
         self._loaded = True
