@@ -17,6 +17,7 @@ from typing import Any
 
 from parley.engine.sktod.embed import Encoder, shared_encoder
 from parley.engine.sktod.entities import EntityTracker
+from parley.engine.sktod.evidence import Stance
 from parley.engine.sktod.generation import Answer, ModelGenerator, Opinion, TemplateGenerator
 from parley.engine.sktod.knowledge import (
     Entity,
@@ -52,6 +53,7 @@ class Prediction:
     opinions: tuple[Opinion, ...] = ()
     aspects: tuple[str, ...] = ()
     response: str = ""
+    stances: tuple[Stance, ...] = ()
 
     def to_label(self, with_entities: bool = False) -> dict[str, Any]:
         """The DSTC11 labels-format entry (knowledge ordered best first)."""
@@ -75,7 +77,7 @@ class Prediction:
                              "compound": round(o.compound, 3) if o else None})
         return {"ktd": {"fired": self.target, "score": round(self.ktd_score, 4)},
                 "entities": [e.to_json() for e in self.entities], "aspects": list(self.aspects),
-                "snippets": snippets}
+                "snippets": snippets, "evidence": [s.to_json() for s in self.stances]}
 
 
 class Pipeline:
@@ -189,8 +191,9 @@ class Pipeline:
             if isinstance(self.generator, ModelGenerator):
                 ans: Answer = self.generator.generate(turns[-1], chosen, turns)
             else:
-                ans = self.generator.generate(turns[-1], chosen)
-            return Prediction(True, score, ents, tuple(chosen), ans.opinions, ans.aspects, ans.text)
+                ans = self.generator.generate(turns[-1], chosen, cands)
+            return Prediction(True, score, ents, tuple(chosen), ans.opinions, ans.aspects, ans.text,
+                              ans.stances)
 
     def run(self, logs: Sequence[Sequence[dict[str, Any]]], on_item: Callable[[int], None] | None = None,
             progress: Progress = None) -> list[Prediction]:

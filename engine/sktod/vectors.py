@@ -107,6 +107,7 @@ class VectorFile:
                 np.savez(f, **arrays)
                 f.flush()
                 os.fsync(f.fileno())
+            os.chmod(tmp, 0o644)  # as any cache file (mkstemp makes it private)
             os.replace(tmp, self.path)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -95,7 +95,7 @@ class SKTODSystem:
 
                 name = pred.entities[0].name.title()
                 phrase = aspect_phrase(aspects_of(history[-1].text))
-                text = f"None of the reviews or facts I have about {name} mention {phrase}."
+                text = f"None of the reviews or facts about {name} mention {phrase}."
             return SystemTurn(text=text, state=self._state,
                               internals={"branch": "sktod", "knowledge": pred.internals()},
                               latency_ms=(time.perf_counter() - t0) * 1000)
