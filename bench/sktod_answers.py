@@ -27,7 +27,8 @@ CLEAR = 0.2
 
 def polarity_agreement(golds: Sequence[str], answers: Sequence[str], clear: float = CLEAR) -> dict[str, Any]:
     try:
-        import textblob
+        from importlib.metadata import version
+
         from textblob import TextBlob
     except ImportError:
         return {"error": "textblob is not installed (pip install textblob)"}
@@ -42,7 +43,7 @@ def polarity_agreement(golds: Sequence[str], answers: Sequence[str], clear: floa
         ok = pa != 0 and (pa > 0) == (pg > 0)
         agree += ok
         confusion[f"gold {'+' if pg > 0 else '-'} / answer {'+' if pa > 0 else '-' if pa < 0 else '0'}"] += 1
-    return {"judge": f"textblob {textblob.__version__} PatternAnalyzer", "clear_threshold": clear,
+    return {"judge": f"textblob {version('textblob')} PatternAnalyzer", "clear_threshold": clear,
             "instances": len(golds), "clearly_polar": polar, "agree": agree,
             "rate": agree / polar if polar else None, "confusion": dict(confusion)}
 
@@ -78,7 +79,7 @@ def official_scorer(repo: Path, python: str, logs: Sequence[Any], labels: Sequen
 
 
 SLOTS: dict[str, tuple[Any, ...]] = {
-    "frame": ("plain", "say", "according", "described", "has", "reviews_say", "describe"),
+    "frame": ("plain", "say", "according", "described", "has", "reviews_say"),
     "who": ("guests", "previous guests", "customers", "reviewers", "people"),
     "say": ("say", "said", "have said"), "that": ("", "that "), "tense": ("present", "past"),
     "minor": ("though", "but", "however"), "follow": ("more", "else", "book", "reserve"),

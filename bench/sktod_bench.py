@@ -221,7 +221,7 @@ def fit_answer_style(pipe, logs, labels, idx) -> dict:
                              meteor=False)["generation"]
         return sc["bleu"], sc["rouge_l"], openings(outs)["max_share"]
 
-    kinds = [k for k, n in collections.Counter(kind(*plans[i][:2]) for i in order).most_common() if n >= 15]
+    kinds = [k for k, n in collections.Counter(kind(*plans[i][:2]) for i in order).most_common() if n >= 25]
     start = {"who": {"guests": 1.0}, "say": {"said": 1.0}, "that": {"that ": 1.0}, "tense": {"present": 1.0},
              "adjectives": 2, "follow_up": 1.0, "follow": {"reserve": 1.0},
              "frame": {"plain": 0.6, "described": 0.4}}

@@ -52,13 +52,17 @@ _ONLY_FOR: dict[frozenset[str], frozenset[str]] = {
     _words("central convenient handy accessible remote far"): frozenset({"location", "parking"}),
     _words("affordable reasonable cheap inexpensive expensive overpriced pricey costly"):
         frozenset({"price", "drinks", "food", "parking", "breakfast", "wifi"}),
-    _words("fast quick speedy reliable unreliable spotty patchy stable strong weak"):
+    _words("fast quick speedy prompt reliable unreliable spotty patchy stable strong weak"):
         frozenset({"wifi", "wait", "checkin", "staff", "drinks"}),
-    _words("spacious roomy cramped tiny small large big comfortable comfy uncomfortable airy"):
-        frozenset({"room", "bathroom", "atmosphere", "outdoor", "food", "amenities", "parking"}),
+    _words("spacious roomy cramped tiny small large big huge comfortable comfy uncomfortable airy"):
+        frozenset({"room", "bathroom", "atmosphere", "outdoor", "food", "amenities", "parking", "size"}),
+    _words("free"): frozenset({"wifi", "parking", "breakfast", "amenities"}),
     _words("clean spotless tidy immaculate sanitary dirty filthy stained dusty smelly musty grubby "
            "unclean unsanitary"): frozenset({"cleanliness", "room", "bathroom", "amenities"}),
 }
+_SIZED = frozenset({"room", "bathroom", "food", "outdoor", "size"})
+_UNSURE = _words("bad cheap far small old hard average busy dark limited")
+_SIZE_WORDS = _words("spacious roomy cramped tiny small large big huge generous ample")
 _INTENSIFIERS = _words("very really extremely super incredibly quite so truly pretty always absolutely "
                        "perfectly "
                        "genuinely exceptionally particularly")
@@ -73,12 +77,18 @@ _VIEW = re.compile(r"\b(?:views?|viewing|scenery|scenic|sights?|vistas?|overlook
                    re.I)
 
 
+_SIZE = re.compile(r"\b(?:big|bigger|large|larger|huge|spacious|roomy|small|smaller|tiny|cramped|size|sizes|"
+                   r"sized|space)\b", re.I)
+
+
 def focus(aspects: frozenset[str], text: str = "") -> frozenset[str]:
     """The aspects an answer is about: a question naming a container and a quality ("are the rooms clean?")
-    is about the quality; one about the view ("view" is a room keyword of the aspect lexicon) is about the
-    view."""
+    is about the quality; one about the view ("view" is a room keyword of the aspect lexicon) or the size of
+    the rooms or portions is about that."""
     if text and _VIEW.search(text) and not aspects - _CONTAINERS:
         return frozenset({"view"})
+    if text and _SIZE.search(text) and not aspects - _CONTAINERS:
+        return frozenset({"size"})
     inner = aspects - _CONTAINERS
     return inner if inner else aspects
 
@@ -118,13 +128,16 @@ _ALSO_RE = {a: re.compile(rf"\b(?:{p})\b", re.I) for a, p in _ALSO.items()}
 
 def mentions(text: str, aspects: frozenset[str]) -> bool:
     """Whether ``text`` talks about one of ``aspects``."""
-    if "view" in aspects and _VIEW.search(text):
+    if "view" in aspects and _VIEW.search(text) or "size" in aspects and _SIZE.search(text):
         return True
     also = aspects & _ALSO_RE.keys()
     return bool(aspects_of(text) & aspects) or any(_ALSO_RE[a].search(text) for a in also)
 
 
 def eligible(word: str, aspects: frozenset[str]) -> bool:
+    """Whether ``word`` may describe ``aspects`` ("friendly" describes staff, never a location)."""
+    if "size" in aspects and word not in _SIZE_WORDS and word not in _GENERIC:
+        return False
     for group, allowed in _ONLY_FOR.items():
         if word in group:
             return not aspects or bool(allowed & aspects)
@@ -158,9 +171,9 @@ def descriptors(clause: str, aspects: frozenset[str]) -> list[tuple[str, str]]:
         if negated:
             phrase = f"not {w}"
             pol = "negative" if pol == "positive" else "positive"
-            if w in ("bad", "cheap", "far", "small", "old", "hard", "average", "busy", "dark", "limited"):
+            if w in _UNSURE:
                 continue  # "not bad", "not cheap", "not far": a reading a reader cannot be sure of
-        if w in ("big", "large", "small", "tiny") and not aspects & {"room", "bathroom", "food", "outdoor"}:
+        if w in ("big", "large", "small", "tiny") and not aspects & _SIZED:
             continue
         out.append((phrase, pol))
     return out

@@ -167,6 +167,11 @@ class TemplateGenerator:
                  and s.key not in seen and mentions(s.text, q.aspects)]
         if extra:
             ops = ops + self.opinions(question, extra)[0]
+        # reviews that do not talk about the asked aspect say nothing about it (when some do)
+        about = [o for o in ops
+                 if o.snippet.snippet.doc_type == "faq" or mentions(o.snippet.snippet.text, q.aspects)]
+        if any(o.snippet.snippet.doc_type == "review" for o in about):
+            ops = about
         return q, self.stances(ops, q.aspects), ops
 
     def render(self, q: Ask, stances: Sequence[Stance], rng: random.Random) -> str:
@@ -176,7 +181,8 @@ class TemplateGenerator:
         parts: list[str] = []
         for k, st in enumerate(stances):
             if st.faq:
-                parts.append(sentence(q, replace(st, positive=0, negative=0, neutral=0), rng, style))
+                faq = sentence(q, replace(st, positive=0, negative=0, neutral=0), rng, style)
+                parts.append(faq.split(": ", 1)[-1] if len(stances) == 1 else faq)
             if st.reviews or not st.faq:
                 parts.append(sentence(q, st, rng, style, first=k == 0 and not st.faq))
         parts = list(dict.fromkeys(p for p in parts if p))  # never the same sentence twice

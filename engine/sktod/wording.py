@@ -105,7 +105,8 @@ def ask(question: str, aspects: frozenset[str]) -> Ask:
             sense = -1 if neg else 1
         else:
             continue
-        if not neg and w not in _FAULT_NOUNS and eligible(w, aspects) and w not in ("free", "big", "large"):
+        if not neg and w not in _FAULT_NOUNS and eligible(w, aspects) and (w not in ("free", "big", "large")
+                                                                          or "size" in aspects):
             adjective = w
         break
     yes_no = bool(_YESNO.match(question))
@@ -136,7 +137,7 @@ def noun_phrase(question: str, aspects: frozenset[str]) -> str:
             return "the view"
         if " ".join(best) in _OF_PLACE:
             return "it"
-        return "the " + " ".join(_PLURAL.get(w, w) for w in best)
+        return "the " + (" ".join(best) if len(best) > 1 else _PLURAL.get(best[0], best[0]))
     if "view" in aspects:
         return "the view"
     for name in ASPECTS:
@@ -146,7 +147,7 @@ def noun_phrase(question: str, aspects: frozenset[str]) -> str:
 
 
 #: what a question may name that reviews say of the place itself ("the noise level" → "it is quiet")
-_PLURAL = {"drink": "drinks", "beverage": "beverages", "cocktail": "cocktails"}
+_PLURAL = {"drink": "drinks", "beverage": "beverages", "cocktail": "cocktails", "outdoor": "outdoor seating"}
 _OF_PLACE = frozenset(["noise", "noise level", "level", "cleanliness", "hygiene", "value", "price", "cost",
                        "atmosphere", "ambience", "ambiance", "vibe"])
 _COUNTABLE = frozenset(["view", "location", "room", "bathroom", "atmosphere", "selection", "menu", "patio",
