@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import copy
 import json
+import os
 import re
 import subprocess
 import tempfile
@@ -72,7 +73,8 @@ def official_scorer(repo: Path, python: str, logs: Sequence[Any], labels: Sequen
         (root / "pred.json").write_text(json.dumps(list(preds)), encoding="utf-8")
         cmd = [python, "scripts/scores.py", "--dataset", "val", "--dataroot", str(root), "--outfile",
                str(root / "pred.json"), "--scorefile", str(root / "scores.json")]
-        run = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, timeout=1800)
+        env = {**os.environ, "PYTHONPATH": str(repo)}  # scores.py imports scripts.dataset_walker
+        run = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, timeout=1800, env=env)
         if run.returncode != 0:
             return {"error": run.stderr.strip().splitlines()[-1:] or ["failed"], "command": " ".join(cmd)}
         return {"scores": json.loads((root / "scores.json").read_text()), "repo": str(repo)}
