@@ -160,7 +160,11 @@ def test_generate_mentions_entities_and_faq() -> None:
     snips = [ScoredSnippet(Snippet("hotel", 1, "faq", 0, None, "Pets? No, pets are not allowed.",
                                    "TEST HOUSE", "No, pets are not allowed."), 0.9)]
     ans = gen.generate("Can I bring my dog?", snips)
-    assert "pets are not allowed" in ans.text and "Test House" in ans.text
+    assert ans.text.startswith("No, pets are not allowed.")  # one venue: its answer as it is
+    other = ScoredSnippet(Snippet("hotel", 2, "faq", 0, None, "Pets? Yes, dogs are welcome.", "PEAR LODGE",
+                                  "Yes, dogs are welcome."), 0.8)
+    both = gen.generate("Can I bring my dog?", [*snips, other]).text
+    assert "Test House: No, pets are not allowed." in both and "Pear Lodge: Yes, dogs are welcome." in both
 
 
 def test_embedded_kb_has_no_repeated_sentences_and_is_rebuilt_exactly(kb: KnowledgeBase) -> None:
