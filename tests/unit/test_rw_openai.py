@@ -1,4 +1,4 @@
-"""impolite backend=openai against a tiny OpenAI-compatible server started here (issue 16.3): the request it
+"""impolite backend=openai against a tiny OpenAI-compatible server started here: the request it
 sends (role play, temperature 0, the step's seed), the checked reply, and the rules taking over when the reply
 is unusable or the server errs or times out. The real served model: tests/unit/test_rw_openai_served.py."""
 

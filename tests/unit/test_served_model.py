@@ -1,4 +1,4 @@
-"""The remote system's OpenAI-compatible path against a real served model (issue 17.3): `parley serve-bundled`
+"""The remote system's OpenAI-compatible path against a real served model: `parley serve-bundled`
 (`transformers serve` with the bundled SmolLM2) started here on 127.0.0.1: chat completion, streaming,
 concurrent requests, the attempt deadline and the size cap."""
 

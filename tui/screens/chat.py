@@ -156,7 +156,7 @@ class ChatScreen(Screen[None]):
         self.query_one(VoiceInput).warm(self.chain)  # asr-real, spoken replies: loaded now, not on a turn
 
     def on_unmount(self) -> None:
-        close = getattr(self.system, "close", None)  # a remote bot's request in flight ends now (issue 13.6)
+        close = getattr(self.system, "close", None)  # a remote bot's request in flight ends now
         if callable(close):
             close()
 
