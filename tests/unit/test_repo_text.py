@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 SUFFIXES = {".py", ".md", ".txt", ".toml", ".cfg", ".sh", ".json", ".yml", ".yaml", ".ini"}
 #: built from parts so that this file does not match itself
 MACHINE_PATH = re.compile("/" + "(?:work|home|Users)/[A-Za-z0-9_.-]|/tmp/" + "wt-")
-ISSUE_NUMBER = re.compile(r"\b[Ii]ssues? #?\d+\b|\(#\d+\)")
+ISSUE_NUMBER = re.compile(r"\b[Ii]ssues? #?\d+(?:/\d+)?\b|\(#\d+\)")
 
 
 def _tracked_text() -> list[Path]:
