@@ -61,13 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if docs/cli.md is stale")
     args = parser.parse_args(argv)
     text = render()
-    if args.check:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-            print("gen_cli: docs/cli.md is stale: run .venv/bin/python tools/gen_cli.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT} ({text.count(chr(10))} lines)")
+    current = OUT.read_text(encoding="utf-8") if OUT.exists() else None
+    if not args.check:
+        OUT.write_text(text, encoding="utf-8")
+        print(f"wrote {OUT} ({text.count(chr(10))} lines)")
+    elif current != text:
+        print("gen_cli: docs/cli.md is stale: run .venv/bin/python tools/gen_cli.py", file=sys.stderr)
+        return 1
     return 0
 
 
