@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from parley.display import literal, visible
-from parley.engine.aspects import INTERESTINGNESS, RELEVANCE
+from parley.scales import INTERESTINGNESS, RELEVANCE
 from parley.store.annotation import turn_rating_complete
 from parley.store.records import SessionRecord, TurnRating, TurnRecord
 from parley.tui.widgets.scale import option_text

@@ -1,7 +1,7 @@
 """The end-of-dialogue rating: ``DialogueRatingScreen(session_id, rater)`` → ``DialogueRating | None``.
 
 Five scales (understanding, task completion, interest arousal 1-3; efficiency 0/1; overall impression 1-5),
-each with its one-line definition from engine.aspects, plus a justification. A digit picks a value and moves
+each with its one-line definition from parley.scales, plus a justification. A digit picks a value and moves
 on to the next scale. Submitting an incomplete form is refused with a message naming what is missing; the
 message follows the form (it names only what is still missing and goes once everything is filled in). The
 screen only returns a complete record (the caller stores it), so nothing half-written can land; when the
@@ -20,7 +20,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from parley.engine.aspects import DIALOGUE_ASPECTS, JUSTIFICATION_PROMPT, missing_dialogue_aspects
+from parley.scales import DIALOGUE_ASPECTS, JUSTIFICATION_PROMPT, missing_dialogue_aspects
 from parley.store.records import DialogueRating
 from parley.tui.widgets.scale import Scale
 

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from parley.engine.aspects import Aspect
+from parley.scales import Aspect
 
 
 def option_text(value: int, label: str, chosen: bool) -> Text:
@@ -26,7 +26,7 @@ def option_text(value: int, label: str, chosen: bool) -> Text:
 
 
 class Scale(Widget, can_focus=True):
-    """Rates one :class:`~engine.aspects.Aspect`; ``value`` is None until the rater picks one."""
+    """Rates one :class:`~parley.scales.Aspect`; ``value`` is None until the rater picks one."""
 
     BINDINGS = [
         Binding("left", "step(-1)", "Lower", show=False),
