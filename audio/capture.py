@@ -77,7 +77,7 @@ class MicStream:
             raise AudioUnavailable(status.reason or "no microphone")
         sd = import_sounddevice()
 
-        def callback(indata, frames, time_info, status_flags):  # type: ignore[no-untyped-def]
+        def callback(indata: np.ndarray, frames: int, time_info: Any, status_flags: Any) -> None:
             now = time.monotonic()
             if status_flags and getattr(status_flags, "input_overflow", False):
                 self.overflows += 1

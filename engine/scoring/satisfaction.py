@@ -183,7 +183,7 @@ def dialogue_means(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -
             source: Sequence[Any] = turns_of.get(item, []) if turns and a in TURN_ASPECTS else group
             vals = [getattr(r, a) for r in source if getattr(r, a) is not None]
             means[a] = fmean(vals) if vals else None
-        out.append(RatingRow(item, "mean", **means))  # type: ignore[arg-type]
+        out.append(RatingRow(item, "mean", **means))
     return out
 
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, Name, OutputPath, db_option, open_db
+from parley.cli.common import SEED, CommandFn, Name, OutputPath, db_option, open_db
 from parley.display import json_text
 from parley.errors import ParleyError
 
 _NO_DB = "import dialogues first: parley import FILE --format ..., or pass --db"
 
 
-def selection_options(f):  # type: ignore[no-untyped-def]
+def selection_options(f: CommandFn) -> CommandFn:
     """``--source``, ``--mode``, ``--system``, ``--condition``, ``--session`` (each repeatable)."""
     opts = [
         click.option("--source", "sources", multiple=True, metavar="FILE",
