@@ -16,7 +16,7 @@ import click
 from parley.errors import ParleyError
 
 #: a command function, as the option decorators hand it on
-CommandFn = TypeVar("CommandFn", bound=Callable[..., Any])
+CommandFn = TypeVar("CommandFn", bound=Callable[..., object])
 
 
 class Interrupted(Exception):
