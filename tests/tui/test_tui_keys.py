@@ -1,0 +1,282 @@
+"""Keys sent in bursts land where the tester meant: each one is a turn's text, a rating or a command, in the
+order it was typed — never two places, never none — with the machine idle and with every core busy.
+
+The keys are posted to the app all at once, as the terminal driver does with what it reads in one go
+(``pilot.burst``), and, where a path allows it, pressed one by one with ``pilot.press``. Every test waits on
+what is stored (the database), never on time."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual._xterm_parser import XTermParser
+
+from parley.tui.app import ParleyApp
+from parley.tui.widgets.chatlog import ChatLog, UserTurnView
+from tests.load import load  # noqa: F401 (the fixture)
+from tests.tui import fakes
+from tests.tui.pilot import ESCAPE, burst, notes, say, settle, until
+
+fakes.register()
+
+THREE = "first turn alpha\rsecond turn beta\rthird turn gamma\r"
+THREE_TEXTS = ["first turn alpha", "second turn beta", "third turn gamma"]
+UP = "\x1b[A"
+
+
+@pytest.fixture
+def gate() -> Iterator[None]:
+    """tui-gate answers only once the test opens the gate; it is open again after the test."""
+    fakes.GATE.set()
+    yield
+    fakes.GATE.set()
+
+
+def make_app(tmp_path: Path, system: str = "tui-fake") -> ParleyApp:
+    return ParleyApp(db_path=str(tmp_path / "t.db"), system_spec=system, tester="ana", seed=7)
+
+
+def query(tmp_path: Path, sql: str) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(f"file:{tmp_path / 't.db'}?mode=ro", uri=True)
+    try:
+        return conn.execute(sql).fetchall()
+    except sqlite3.OperationalError:  # not created yet
+        return []
+    finally:
+        conn.close()
+
+
+def user_turns(tmp_path: Path) -> list[tuple[str, str]]:
+    sql = "SELECT text, status FROM turns WHERE role = 'user' ORDER BY session_id, \"index\""
+    return [(str(t), str(s)) for t, s in query(tmp_path, sql)]
+
+
+def texts(tmp_path: Path) -> list[str]:
+    return [t for t, _ in user_turns(tmp_path)]
+
+
+def ratings(tmp_path: Path) -> list[tuple[str, Any, Any]]:
+    """(system turn text, relevance, interestingness) of every stored turn rating, in dialogue order."""
+    sql = ("SELECT t.text, r.relevance, r.interestingness FROM turn_ratings r "
+           "JOIN turns t ON t.id = r.turn_id ORDER BY t.\"index\"")
+    return [(str(t), r, i) for t, r, i in query(tmp_path, sql)]
+
+
+def answered(tmp_path: Path) -> int:
+    return len(query(tmp_path, "SELECT id FROM turns WHERE role = 'system' AND status = 'ok'"))
+
+
+async def send(pilot: Any, delivery: str, *parts: str) -> None:
+    """``burst``: all at once; ``press``: the same keys through ``pilot.press``, one after the other."""
+    if delivery == "burst":
+        burst(pilot, *parts)
+        return
+    keys: list[str] = []
+    for part in parts:
+        keys += ["escape"] if part == ESCAPE else [e.key for e in XTermParser().feed(part)]
+    await pilot.press(*keys)
+
+
+async def started(pilot: Any) -> Any:
+    await settle(pilot)
+    await until(pilot, lambda: pilot.app.screen.session is not None, "the session to start")
+    return pilot.app.screen
+
+
+# -- three turns in one burst ----------------------------------------------------------------------------
+@pytest.mark.usefixtures("load")
+@pytest.mark.parametrize("delivery", ["burst", "press"])
+async def test_three_turns_typed_in_one_burst_are_three_turns_in_order(tmp_path: Path,
+                                                                       delivery: str) -> None:
+    """They were stored as three copies of all three texts run together, each answered."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        chat = await started(pilot)
+        await send(pilot, delivery, THREE)
+        await until(pilot, lambda: answered(tmp_path) == 3, "three answers")
+        await settle(pilot)
+        assert [v.typed for v in chat.query(UserTurnView)] == THREE_TEXTS
+        assert chat.prompt.value == ""
+    assert user_turns(tmp_path) == [(t, "ok") for t in THREE_TEXTS]
+    assert answered(tmp_path) == 3
+
+
+@pytest.mark.usefixtures("load")
+async def test_three_turns_in_one_burst_to_a_slow_system_wait_stored_and_are_answered_in_order(
+        tmp_path: Path, gate: None) -> None:
+    app = make_app(tmp_path, "tui-gate")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot)
+        fakes.GATE.clear()  # the system holds its answers
+        burst(pilot, THREE)
+        await until(pilot, lambda: len(user_turns(tmp_path)) == 3, "three stored turns")
+        assert user_turns(tmp_path) == [(t, "pending") for t in THREE_TEXTS]
+        fakes.GATE.set()
+        await until(pilot, lambda: answered(tmp_path) == 3, "three answers")
+        await settle(pilot)
+    assert user_turns(tmp_path) == [(t, "ok") for t in THREE_TEXTS]
+
+
+async def test_edit_keys_in_a_burst_apply_where_they_were_typed(tmp_path: Path) -> None:
+    """backspace and left were bindings acted on after the keys behind them had been typed."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot)
+        burst(pilot, "hell\x7flo there\r", "helo\x1b[D\x1b[Dl\r")  # ⌫ after "hell"; ← ← then "l"
+        await until(pilot, lambda: answered(tmp_path) == 2, "two answers")
+    assert texts(tmp_path) == ["hello there", "hello"]
+
+
+# -- rate, then type at once -------------------------------------------------------------------------------
+@pytest.mark.usefixtures("load")
+@pytest.mark.parametrize("delivery", ["burst", "press"])
+@pytest.mark.parametrize(("keys", "rating", "turn"), [
+    ("23i need a taxi\r", (2, 3), "i need a taxi"),  # the i that leaves rating mode is the first letter
+    ("123 people at 18:00\r", (1, 2), "3 people at 18:00"),  # the rating is complete: a digit is text
+])
+async def test_keys_typed_right_after_rating_are_the_next_turn(tmp_path: Path, delivery: str, keys: str,
+                                                               rating: tuple[int, int], turn: str) -> None:
+    """escape, a rating, then a turn, at once: the rating is stored, and so is the whole turn, spaces and
+    all (right after rating, the turn was lost, its first letter swallowed, its spaces dropped, a digit
+    rated)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        chat = await started(pilot)
+        await say(pilot, "one")
+        await send(pilot, delivery, ESCAPE, keys)
+        await until(pilot, lambda: answered(tmp_path) == 2, "the second answer")
+        await until(pilot, lambda: len(ratings(tmp_path)) == 1, "the rating")
+        await settle(pilot)
+        assert chat.prompt.value == "" and not chat.log_view.rating
+    assert ratings(tmp_path) == [(fakes.REPLIES[0], *rating)]
+    assert texts(tmp_path) == ["one", turn]
+
+
+@pytest.mark.usefixtures("load")
+async def test_a_paste_in_rating_mode_is_text_and_no_stored_rating_changes(tmp_path: Path) -> None:
+    """A paste holding a digit changed the stored relevance of an earlier turn."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot)
+        await say(pilot, "one")
+        burst(pilot, ESCAPE, "2", ESCAPE)
+        await until(pilot, lambda: ratings(tmp_path) == [(fakes.REPLIES[0], 2, None)], "the first rating")
+        await say(pilot, "two")
+        burst(pilot, ESCAPE, "\x1b[200~book it for 3 people\x1b[201~", "\r")
+        await until(pilot, lambda: answered(tmp_path) == 3, "the third answer")
+        await settle(pilot)
+    assert texts(tmp_path) == ["one", "two", "book it for 3 people"]
+    assert ratings(tmp_path) == [(fakes.REPLIES[0], 2, None)]
+
+
+@pytest.mark.usefixtures("load")
+async def test_rating_and_typing_mixed_in_one_burst_each_land_once(tmp_path: Path,
+                                                                   gate: None) -> None:
+    """escape, up, 3 1 (the first reply), a turn, escape, 2 (the second reply), enter: two ratings and one
+    turn, nothing typed twice, nothing rated twice."""
+    app = make_app(tmp_path, "tui-gate")
+    async with app.run_test(size=(100, 40)) as pilot:
+        chat = await started(pilot)
+        await say(pilot, "one")
+        await say(pilot, "two")
+        fakes.GATE.clear()  # "three" stays unanswered: the second escape selects the second reply
+        burst(pilot, ESCAPE, UP, "31", "three\r", ESCAPE, "2\r")
+        await until(pilot, lambda: (len(ratings(tmp_path)), len(user_turns(tmp_path))) == (2, 3), "the burst")
+        await settle(pilot)
+        assert not chat.log_view.rating and chat.prompt.value == ""
+        fakes.GATE.set()
+        await until(pilot, lambda: answered(tmp_path) == 3, "the third answer")
+    assert texts(tmp_path) == ["one", "two", "three"]
+    assert ratings(tmp_path) == [(fakes.REPLIES[0], 3, 1), (fakes.REPLIES[1], 2, None)]
+
+
+async def test_a_digit_that_is_no_rating_is_refused_and_rating_mode_stays(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        chat = await started(pilot)
+        await say(pilot, "one")
+        burst(pilot, ESCAPE, "7", "2", "tab")  # tab is text here: it leaves rating mode
+        await until(pilot, lambda: len(ratings(tmp_path)) == 1, "the rating")
+        await settle(pilot)
+        assert any("7 is not a rating" in n for n in notes(app))
+        assert chat.prompt.value == "tab" and not chat.log_view.rating
+    assert ratings(tmp_path) == [(fakes.REPLIES[0], 2, None)]
+
+
+# -- pastes --------------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("load")
+async def test_a_bracketed_paste_of_three_lines_is_three_turns(tmp_path: Path) -> None:
+    """Input kept the first line of a paste and dropped the others without a word."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        chat = await started(pilot)
+        burst(pilot, "\x1b[200~" + "\n".join(THREE_TEXTS) + "\x1b[201~")
+        await until(pilot, lambda: answered(tmp_path) == 3, "three answers")
+        await settle(pilot)
+        assert chat.prompt.value == ""
+    assert user_turns(tmp_path) == [(t, "ok") for t in THREE_TEXTS]
+
+
+async def test_a_paste_joins_the_text_typed_before_it_and_skips_blank_lines(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot)
+        burst(pilot, "I want ")
+        app.post_message(events.Paste("a table\r\n\r\n  for two  \n"))
+        await until(pilot, lambda: answered(tmp_path) == 2, "two answers")
+    assert texts(tmp_path) == ["I want a table", "for two"]
+
+
+async def test_a_paste_of_too_many_lines_is_refused_with_a_message(tmp_path: Path) -> None:
+    from parley.tui.widgets.prompt import MAX_PASTE_LINES
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        chat = await started(pilot)
+        burst(pilot, "kept")
+        app.post_message(events.Paste("\n".join(f"line {i}" for i in range(MAX_PASTE_LINES + 1))))
+        await until(pilot, lambda: any("was not sent" in n for n in notes(app)), "the refusal")
+        await settle(pilot)
+        assert chat.prompt.value == "kept"
+    assert user_turns(tmp_path) == []
+
+
+async def test_a_refused_paste_keeps_what_was_not_sent_in_the_prompt(tmp_path: Path) -> None:
+    """A turn the screen refuses (here: quitting) is never dropped: the lines not sent wait in the prompt."""
+    from parley.tui.widgets.prompt import Prompt
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        chat = await started(pilot)
+        sent: list[str] = []
+
+        def first_only(text: str) -> int | None:  # the second line is refused
+            if sent:
+                return None
+            sent.append(text)
+            return 1
+
+        prompt = chat.query_one(Prompt)
+        prompt._send = first_only
+        app.post_message(events.Paste("one\ntwo\nthree"))
+        await until(pilot, lambda: prompt.value != "", "the prompt to hold the rest")
+        assert sent == ["one"] and prompt.value == "two three"
+        assert any("last 2 lines were not sent" in n for n in notes(app))
+
+
+async def test_the_log_never_takes_the_focus(tmp_path: Path) -> None:
+    """Rating mode is a state of the prompt: the focus never moves, so no key can be queued at a widget that
+    is about to lose it."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        chat = await started(pilot)
+        await say(pilot, "one")
+        await pilot.press("escape")
+        assert chat.log_view.rating and chat.prompt.has_focus
+        await pilot.click(ChatLog)
+        assert chat.prompt.has_focus
