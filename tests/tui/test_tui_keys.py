@@ -7,12 +7,17 @@ what is stored (the database), never on time."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from textual import events
 from textual._xterm_parser import XTermParser
 
@@ -78,7 +83,8 @@ async def send(pilot: Any, delivery: str, *parts: str) -> None:
         return
     keys: list[str] = []
     for part in parts:
-        keys += ["escape"] if part == ESCAPE else [e.key for e in XTermParser().feed(part)]
+        made = [] if part == ESCAPE else XTermParser().feed(part)
+        keys += ["escape"] if part == ESCAPE else [e.key for e in made if isinstance(e, events.Key)]
     await pilot.press(*keys)
 
 
@@ -280,3 +286,96 @@ async def test_the_log_never_takes_the_focus(tmp_path: Path) -> None:
         assert chat.log_view.rating and chat.prompt.has_focus
         await pilot.click(ChatLog)
         assert chat.prompt.has_focus
+
+
+# -- any burst: the input model, stated once more as a model ---------------------------------------------
+@dataclass
+class Model:
+    """What a burst must do, key by key (the prompt's docstring in a few lines): two answered system turns;
+    turns typed meanwhile stay unanswered, so no new turn can be selected while the burst is read."""
+
+    buffer: str = ""
+    turns: list[str] = field(default_factory=list)
+    rated: dict[tuple[int, int], int] = field(default_factory=dict)  # (turn, aspect) → value
+    rating: bool = False
+    turn: int = 1
+    aspect: int | None = 0
+
+    def key(self, kind: str, text: str = "") -> None:
+        if kind == "text":
+            for ch in text:
+                if self.rating and ch.isdigit() and self.aspect is not None:
+                    if ch in "123":
+                        self.rated[(self.turn, self.aspect)] = int(ch)
+                        self.aspect = 1 if self.aspect == 0 else None
+                    continue  # another digit is refused
+                self.rating = False
+                self.buffer += ch
+        elif kind == "enter":
+            if not self.rating and self.buffer.strip():
+                self.turns.append(self.buffer.strip())
+                self.buffer = ""
+            self.rating = False
+        elif kind == "escape":
+            self.rating, self.turn, self.aspect = not self.rating, 1, 0
+        elif kind in ("up", "down") and self.rating:
+            self.turn, self.aspect = (0 if kind == "up" else 1), 0
+        elif kind == "tab" and self.rating:
+            self.aspect = 0 if self.aspect is None else 1 - self.aspect
+        elif kind == "paste":
+            self.rating = False
+            if "".join(text.splitlines()) == text:
+                self.buffer += text
+            else:
+                self.turns += [line.strip() for line in (self.buffer + text).splitlines() if line.strip()]
+                self.buffer = ""
+
+
+TERMINAL = {"enter": "\r", "escape": ESCAPE, "up": UP, "down": "\x1b[B", "tab": "\t"}
+SEGMENTS = st.one_of(
+    st.tuples(st.just("text"), st.text(alphabet="ab 1234", min_size=1, max_size=6)),
+    st.tuples(st.sampled_from(sorted(TERMINAL)), st.just("")),
+    st.tuples(st.just("paste"), st.lists(st.text(alphabet="cd 3", max_size=5), min_size=1, max_size=3)
+              .map("\n".join).filter(bool)),  # an empty bracketed paste is no event at all
+)
+
+
+def view_ratings(chat: Any) -> dict[tuple[int, int], int]:
+    """The ratings the log shows as stored: (system turn, aspect) → value."""
+    return {(i, a): v for i, view in enumerate(chat.log_view.system_views())
+            for a, v in enumerate(view.ratings.values()) if v is not None}
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(segments=st.lists(SEGMENTS, min_size=1, max_size=14))
+def test_any_burst_lands_as_the_input_model_says(segments: list[tuple[str, str]]) -> None:
+    model = Model()
+    for kind, text in segments:
+        model.key(kind, text)
+    parts = [text if kind == "text" else f"\x1b[200~{text}\x1b[201~" if kind == "paste" else TERMINAL[kind]
+             for kind, text in segments]
+
+    async def run(tmp_path: Path) -> None:
+        app = make_app(tmp_path, "tui-gate")
+        async with app.run_test(size=(100, 40)) as pilot:
+            chat = await started(pilot)
+            await say(pilot, "one")
+            await say(pilot, "two")
+            fakes.GATE.clear()  # no answer (no new system turn) while the burst is read
+            try:
+                burst(pilot, *parts)
+
+                def landed() -> bool:
+                    return (chat.prompt.value == model.buffer and chat.log_view.rating == model.rating
+                            and texts(tmp_path) == ["one", "two", *model.turns]
+                            and view_ratings(chat) == model.rated and not chat.ratings.saving)
+
+                await until(pilot, landed, "the burst to land", 60)
+            finally:
+                fakes.GATE.set()
+            await until(pilot, lambda: answered(tmp_path) == 2 + len(model.turns), "the answers")
+        stored = {r[0] for r in ratings(tmp_path)}
+        assert stored == {fakes.REPLIES[i] for i, _ in model.rated}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(run(Path(tmp)))
