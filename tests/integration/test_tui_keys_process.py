@@ -4,6 +4,7 @@ with every core busy. Each test waits on the database, then quits with ctrl+q an
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -65,7 +66,8 @@ def quit_and_wait(tui: Tui) -> None:
         tui.proc.wait(timeout=120)
     except subprocess.TimeoutExpired:
         pytest.fail("the chat did not quit")
-    assert tui.proc.returncode == 0
+    shown = re.sub(rb"\x1b\[[0-9;?<>=]*[A-Za-z~]|\x1b[()][A-Z0-9]|\x1b[=>]", b"", bytes(tui.screen))
+    assert tui.proc.returncode == 0, shown[-3000:].decode(errors="replace")
 
 
 def test_three_turns_written_in_one_burst_are_three_turns(tmp_path: Path) -> None:

@@ -188,7 +188,10 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     def add(self, *views: Widget) -> None:
         """Append turns or notes. At the bottom (typing), the log follows them; scrolled up on purpose, or
-        rating an earlier turn, it stays put and says "new turns below"."""
+        rating an earlier turn, it stays put and says "new turns below". Nothing is shown once the log is
+        being taken down (an answer arriving while the app quits is stored already)."""
+        if not self.is_attached:
+            return
         follow = self.at_bottom and not self.rating
         self.mount(*views)
         if follow:
