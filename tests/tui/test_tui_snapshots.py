@@ -18,7 +18,7 @@ from textual.widgets import Checkbox, Input
 
 from parley.tui.app import ParleyApp
 from tests.tui import fakes
-from tests.tui.pilot import say, settle
+from tests.tui.pilot import say, settle, until
 
 fakes.register()
 
@@ -140,6 +140,7 @@ def test_quit_dialog_with_waiting_turns(tmp_path: Path, monkeypatch: pytest.Monk
         for text in ("first", "second"):
             pilot.app.screen.query_one("#prompt", Input).value = text
             await pilot.press("enter")
+        await until(pilot, lambda: pilot.app.screen.dialogue.unstored == 0, "both stored")
         await pilot.press("ctrl+q")
         await pilot.pause()
 
