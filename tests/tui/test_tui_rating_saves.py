@@ -226,7 +226,7 @@ async def test_a_dialogue_rating_given_while_turn_ratings_wait_is_stored_after_t
             await pilot.press("1", "1", "1", "1", "1")
             app.screen.query_one("#justification", Input).value = "ok"
             await pilot.press("ctrl+s")
-            await until(pilot, lambda: chat.ratings.locking, "the dialogue rating queued")  # the form's answer
+            await until(pilot, lambda: chat.ratings.locking, "the form's dialogue rating queued")
             assert chat.ratings.saving == 3 and not chat.locked  # behind the two turn ratings, none stored
         await settle(pilot)
         assert chat.locked and not any("not stored" in n for n in notes(app))
