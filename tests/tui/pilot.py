@@ -32,8 +32,10 @@ async def say(pilot: Pilot[Any], text: str) -> None:
 
 
 def notes(app: Any) -> list[str]:
-    """Every notification shown so far (toasts), oldest first."""
-    return [n.message for n in app._notifications]
+    """Every notification shown so far (toasts), oldest first, also those that have timed out already
+    (recorded by the autouse fixture in ``tests/tui/conftest.py``)."""
+    shown = app.__dict__.get("_notes_shown")
+    return list(shown) if shown is not None else [n.message for n in app._notifications]
 
 
 #: the escape key alone (a bare ESC in terminal input is only a key once nothing follows it)

@@ -46,16 +46,16 @@ async def test_full_rated_dialogue_lands_in_the_database(tmp_path: Path) -> None
         log = app.screen.query_one(ChatLog)
         views = log.system_views()
         assert len(views) == 3 and all(v.reply.text for v in views)
-        # rating mode starts on the latest turn; up moves to earlier ones
+        # rating mode starts on the latest turn; up moves to earlier ones (the prompt keeps the focus)
         await pilot.press("escape")
-        assert log.has_focus
+        assert log.rating and app.screen.query_one("#prompt", Input).has_focus
         for i in (2, 1, 0):
             rel, intr = wanted[i]
             await pilot.press(str(rel), str(intr))
             if i:
                 await pilot.press("up")
         await pilot.press("escape")
-        assert app.screen.query_one("#prompt", Input).has_focus
+        assert not log.rating and app.screen.query_one("#prompt", Input).value == ""
         await rate_dialogue(pilot, ["3", "2", "1", "0", "4"])
         assert app.screen.locked
         assert app.screen.query_one("#prompt", Input).disabled
@@ -189,10 +189,10 @@ async def test_typing_in_rating_mode_goes_back_to_the_prompt(tmp_path: Path) -> 
         await say(pilot, "hello")
         await pilot.press("escape", "1")
         log = app.screen.query_one(ChatLog)
-        assert log.has_focus and log.aspect.key == "interestingness"
+        assert log.rating and log.aspect is not None and log.aspect.key == "interestingness"
         await pilot.press("t", "h", "x")
         prompt = app.screen.query_one("#prompt", Input)
-        assert prompt.has_focus and prompt.value == "thx"
+        assert prompt.has_focus and prompt.value == "thx" and not log.rating
 
 
 async def test_turns_typed_before_the_system_is_loaded_wait_for_it(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from parley.store import db as store_db
 from parley.tui.app import ParleyApp
 from parley.tui.screens.rating import DialogueRatingScreen
 from tests.tui import fakes
-from tests.tui.pilot import notes, say, settle
+from tests.tui.pilot import notes, say, settle, until
 
 fakes.register()
 
@@ -226,8 +226,8 @@ async def test_a_dialogue_rating_given_while_turn_ratings_wait_is_stored_after_t
             await pilot.press("1", "1", "1", "1", "1")
             app.screen.query_one("#justification", Input).value = "ok"
             await pilot.press("ctrl+s")
-            await pilot.pause(0.1)
-            assert chat.ratings.saving == 3 and chat.ratings.locking and not chat.locked
+            await until(pilot, lambda: chat.ratings.locking, "the form's dialogue rating queued")
+            assert chat.ratings.saving == 3 and not chat.locked  # behind the two turn ratings, none stored
         await settle(pilot)
         assert chat.locked and not any("not stored" in n for n in notes(app))
     assert turn_ratings(tmp_path) == [(3, 2)]

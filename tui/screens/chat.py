@@ -1,7 +1,8 @@
 """The chat screen: log, prompt, status bar; systems, sessions, turn and dialogue ratings, toggles, quitting.
 
-Behaviour lives in widgets that post messages: :class:`Dialogue` (the session and its queue of accepted
-turns), :class:`ChatLog` (the conversation and rating mode), :class:`VoiceInput` (voice mode, spoken replies).
+Behaviour lives in widgets that post messages: :class:`Prompt` (where every key lands: text, ratings,
+commands, in order), :class:`Dialogue` (the session and its queue of accepted turns), :class:`ChatLog` (the
+conversation and the rating cursor), :class:`VoiceInput` (voice mode, spoken replies).
 This screen wires them together; every slow call (building/loading a system, a turn, recording) runs in a
 thread worker that posts a typed message back, and widgets are only touched here, on the UI thread.
 """
@@ -15,7 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Static
 
 from parley.engine.rewrite.chain import Chain
 from parley.engine.session import Session
@@ -29,6 +30,7 @@ from parley.tui.widgets.dialogue import Dialogue
 from parley.tui.widgets.goal import GoalCard
 from parley.tui.widgets.jobbar import show_job
 from parley.tui.widgets.loader import SystemLoader
+from parley.tui.widgets.prompt import Prompt
 from parley.tui.widgets.ratings import ENDING_HINT, LOCKING, Ratings
 from parley.tui.widgets.statusbar import StatusBar
 
@@ -45,7 +47,7 @@ class ChatScreen(Screen[None]):
     """The main screen of :class:`ParleyApp` (store, settings, tester, seed, toggles)."""
 
     HELP_GROUP: ClassVar[str] = "chat"
-    AUTO_FOCUS = "#prompt"  # back from a dialog: the prompt, never the log (focusing it enters rating mode)
+    AUTO_FOCUS = "#prompt"  # back from a dialog: the prompt (it decides where every key lands, rating too)
     BINDINGS = [
         Binding("escape", "rate_mode", "Rate turns", id="rate_mode"),
         Binding("ctrl+r", "end_dialogue", "End & rate dialogue", id="end_dialogue"),
@@ -74,10 +76,11 @@ class ChatScreen(Screen[None]):
 
     # -- layout ------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield ChatLog(id="log")
+        log = ChatLog(id="log")
+        yield log
         yield Static(Text("▼ new turns below · ctrl+end jumps to them"), id="new-below")
         yield VoiceInput(id="voice")
-        yield Input(placeholder=PLACEHOLDER, id="prompt", select_on_focus=False)
+        yield Prompt(log, self.submit_turn, placeholder=PLACEHOLDER, id="prompt")
         yield StatusBar(id="status")
         yield Dialogue()
         yield Ratings()
@@ -89,8 +92,8 @@ class ChatScreen(Screen[None]):
         return self.query_one(ChatLog)
 
     @property
-    def prompt(self) -> Input:
-        return self.query_one("#prompt", Input)
+    def prompt(self) -> Prompt:
+        return self.query_one(Prompt)
 
     @property
     def status(self) -> StatusBar:
@@ -207,7 +210,7 @@ class ChatScreen(Screen[None]):
         self.log_view.locked = self.status.locked = False
         self.status.session_id = session.id
         self.prompt.disabled = False
-        self.prompt.placeholder = PLACEHOLDER
+        self.prompt.set_placeholder(PLACEHOLDER)
         self.dialogue.start(session)
         self.refresh_bindings()
 
@@ -235,13 +238,7 @@ class ChatScreen(Screen[None]):
         self.loader.choose(self.system_spec, recent, lambda: d.waiting if d.has_system else 0,
                           waiting=0 if d.has_system else d.waiting, cancel=d.cancel)
 
-    # -- turns -------------------------------------------------------------------------------------------
-    @on(Input.Submitted, "#prompt")
-    def _submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if text and self.submit_turn(text) is not None:
-            event.input.clear()
-
+    # -- turns (typed ones come from the prompt, each the moment its enter is read) -----------------------
     @on(M.VoiceTranscript)
     def _voice_transcript(self, event: M.VoiceTranscript) -> None:
         ticket = self.submit_turn(event.text, event.audio_path, event.info, event.ahead)
@@ -318,16 +315,6 @@ class ChatScreen(Screen[None]):
 
     def action_rate_mode(self) -> None:
         self.ratings.rate_mode()
-
-    @on(ChatLog.Leave)
-    def _leave_rating(self, event: ChatLog.Leave) -> None:
-        if event.typed and not self.prompt.disabled:
-            self.prompt.insert_text_at_cursor(event.typed)
-        self.prompt.focus()
-
-    @on(ChatLog.Refused)
-    def _refused(self, event: ChatLog.Refused) -> None:
-        tell(self, event.reason, severity="warning")
 
     @on(ChatLog.Rate)
     def _rate(self, event: ChatLog.Rate) -> None:

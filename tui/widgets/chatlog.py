@@ -2,23 +2,22 @@
 
 The log follows new turns (``VerticalScroll.anchor``) unless the tester scrolled up on purpose (wheel, scroll
 bar); then it stays put and posts :class:`ChatLog.NewBelow` so the screen can say "new turns below". Scrolling
-back to the bottom, or sending a turn, follows again. Focusing the log enters *rating mode*: ``up``/``down``
-pick a system turn, ``1``-``3`` rate the current aspect (relevance first, then interestingness), ``tab``
-switches the aspect, ``escape`` goes back to the prompt; the log then follows again if it did before (moving
-the rating cursor is not scrolling up on purpose). The log only posts :class:`ChatLog.Rate`; the screen stores
-it. Every text from outside (replies, typed text, errors, internals) is shown literally (``parley.display``):
+back to the bottom, or sending a turn, follows again. The log never takes the focus: the prompt keeps it and
+decides where each key lands (``tui/widgets/prompt.py``). In *rating mode* the log holds the rating cursor —
+the selected system turn and the aspect the next digit rates (relevance first, then interestingness; none once
+both are given) — and shows it; the log then follows again after rating if it did before (moving the rating
+cursor is not scrolling up on purpose). The log only posts :class:`ChatLog.Rate`; the screen stores it. Every
+text from outside (replies, typed text, errors, internals) is shown literally (``parley.display``):
 markup is not parsed and control characters are made visible.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
@@ -150,19 +149,8 @@ class NoteView(Static):
         super().__init__(literal(text), classes="lognote")
 
 
-class ChatLog(VerticalScroll, can_focus=True):
-    """The scrolling conversation; focused, it is in rating mode."""
-
-    HELP_GROUP: ClassVar[str] = "rating turns"
-    BINDINGS = [
-        Binding("1", "rate(1)", "No", id="rate_1", show=True),
-        Binding("2", "rate(2)", "Somewhat", id="rate_2", show=True),
-        Binding("3", "rate(3)", "Yes", id="rate_3", show=True),
-        Binding("tab", "next_aspect", "Aspect", id="rate_next_aspect", show=True),
-        Binding("up", "select(-1)", "Previous turn", id="rate_previous_turn", show=False),
-        Binding("down", "select(1)", "Next turn", id="rate_next_turn", show=False),
-        Binding("escape,enter,i", "leave", "Back to typing", id="rate_leave", show=True),
-    ]
+class ChatLog(VerticalScroll, can_focus=False):
+    """The scrolling conversation, and the rating cursor of rating mode (driven by the prompt)."""
 
     @dataclass
     class Rate(Message):
@@ -173,18 +161,6 @@ class ChatLog(VerticalScroll, can_focus=True):
         value: int
 
     @dataclass
-    class Leave(Message):
-        """Rating mode ends; focus goes back to the prompt (with ``typed`` already typed into it)."""
-
-        typed: str = ""
-
-    @dataclass
-    class Refused(Message):
-        """A key was refused (invalid value, nothing to rate); ``reason`` is shown to the tester."""
-
-        reason: str
-
-    @dataclass
     class NewBelow(Message):
         """Turns arrived below what the tester is reading (``True``), or the log is at the bottom again."""
 
@@ -192,7 +168,8 @@ class ChatLog(VerticalScroll, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.aspect_index = 0
+        self.rating = False  # in rating mode
+        self.aspect_index: int | None = 0  # the aspect the next digit rates; None: the turn is rated
         self.cursor: SystemTurnView | None = None
         self.locked = False
         self._new_below = False
@@ -208,7 +185,7 @@ class ChatLog(VerticalScroll, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._new_below and not self.has_focus and new_value >= self.max_scroll_y:
+        if self._new_below and not self.rating and new_value >= self.max_scroll_y:
             self._say_new_below(False)
 
     def follow(self) -> None:
@@ -218,8 +195,11 @@ class ChatLog(VerticalScroll, can_focus=True):
 
     def add(self, *views: Widget) -> None:
         """Append turns or notes. At the bottom (typing), the log follows them; scrolled up on purpose, or
-        rating an earlier turn, it stays put and says "new turns below"."""
-        follow = self.at_bottom and not self.has_focus
+        rating an earlier turn, it stays put and says "new turns below". Nothing is shown once the log is
+        being taken down (an answer arriving while the app quits is stored already)."""
+        if not self.is_attached:
+            return
+        follow = self.at_bottom and not self.rating
         self.mount(*views)
         if follow:
             self.anchor()  # also re-anchors after a wheel turn at the bottom released Textual's anchor
@@ -254,17 +234,28 @@ class ChatLog(VerticalScroll, can_focus=True):
         self.add(NoteView(text))
 
     @property
-    def aspect(self) -> Aspect:
-        return TURN_ASPECTS[self.aspect_index]
+    def aspect(self) -> Aspect | None:
+        """The aspect the next digit rates; None once the selected turn's rating is complete."""
+        return None if self.aspect_index is None else TURN_ASPECTS[self.aspect_index]
 
-    # -- rating mode -------------------------------------------------------------------------------------
-    def on_focus(self, event: events.Focus) -> None:
+    # -- rating mode (the prompt calls these, in the order the keys came) -------------------------------
+    @property
+    def aspect_open(self) -> bool:
+        """In rating mode with an aspect still to rate: a digit is a rating (else it is typed)."""
+        return self.rating and self.aspect_index is not None
+
+    def start_rating(self) -> None:
+        """Rating mode on the latest system turn, relevance first."""
         self._follow_after_rating = self.at_bottom
+        self.rating = True
         views = self.system_views()
         self.aspect_index = 0
         self._move_cursor(views[-1] if views else None)
 
-    def on_blur(self, event: events.Blur) -> None:
+    def stop_rating(self) -> None:
+        if not self.rating:
+            return
+        self.rating = False
         self._move_cursor(None)
         if self._follow_after_rating:
             self.follow()
@@ -279,35 +270,34 @@ class ChatLog(VerticalScroll, can_focus=True):
             view.refresh_ratings(self.aspect)
             self.scroll_to_widget(view, animate=False)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("rate", "next_aspect", "select"):
-            return bool(self.system_views()) and not self.locked
-        return True
-
-    def action_rate(self, value: int) -> None:
+    def rate(self, value: int) -> str | None:
+        """Rate the open aspect of the selected turn (posts :class:`Rate`) and move on to the next aspect;
+        after the last one the turn's rating is complete. Returns why not, when ``value`` is no rating."""
+        aspect = self.aspect
+        if not self.rating or aspect is None:
+            return "No aspect is open for rating."
         if self.cursor is None or not self.cursor.is_attached:
             views = self.system_views()
             if not views:
-                self.post_message(self.Refused("Nothing to rate yet: no system turn has answered."))
-                return
+                return "Nothing to rate yet: no system turn has answered."
             self._move_cursor(views[-1])
         assert self.cursor is not None
-        aspect = self.aspect
         if not aspect.valid(value):
-            why = f"{aspect.label} takes {aspect.lo}-{aspect.hi}; {value} is not a rating."
-            self.post_message(self.Refused(why))
-            return
+            return f"{aspect.label} takes {aspect.lo}-{aspect.hi}; {value} is not a rating."
         self.post_message(self.Rate(self.cursor, aspect.key, value))
-        # relevance first, then interestingness, then back to relevance for the next turn
-        self.aspect_index = (self.aspect_index + 1) % len(TURN_ASPECTS)
+        nxt = (self.aspect_index or 0) + 1
+        self.aspect_index = nxt if nxt < len(TURN_ASPECTS) else None
         self.cursor.refresh_ratings(self.aspect)
+        return None
 
-    def action_next_aspect(self) -> None:
-        self.aspect_index = (self.aspect_index + 1) % len(TURN_ASPECTS)
+    def next_aspect(self) -> None:
+        """The other aspect of the selected turn (also reopens a complete rating, to change it)."""
+        self.aspect_index = 0 if self.aspect_index is None else (self.aspect_index + 1) % len(TURN_ASPECTS)
         if self.cursor is not None:
             self.cursor.refresh_ratings(self.aspect)
 
-    def action_select(self, step: int) -> None:
+    def select(self, step: int) -> None:
+        """Select an earlier (``step`` < 0) or later system turn, relevance first."""
         views = self.system_views()
         if not views:
             return
@@ -315,28 +305,3 @@ class ChatLog(VerticalScroll, can_focus=True):
         i = max(0, min(len(views) - 1, i + step))
         self.aspect_index = 0
         self._move_cursor(views[i])
-
-    def action_leave(self) -> None:
-        self.post_message(self.Leave())
-
-    def on_key(self, event: events.Key) -> None:
-        """Digits that are not ratings are refused with a message instead of being silently ignored; any other
-        printable character goes back to the prompt, so the tester can just start typing the next turn."""
-        ch = event.character
-        if ch and ch.isprintable() and not ch.isdigit() and ch not in ("i", " ") and event.is_printable:
-            event.stop()
-            self.post_message(self.Leave(ch))
-            return
-        if event.character and event.character.isdigit() and event.character not in "123":
-            event.stop()
-            if not self.system_views() or self.locked:
-                reason = ("The dialogue rating was submitted: turn ratings are locked." if self.locked
-                          else "Nothing to rate yet: no system turn has answered.")
-                self.post_message(self.Refused(reason))
-            else:
-                self.action_rate(int(event.character))
-        elif event.character in ("1", "2", "3") and (not self.system_views() or self.locked):
-            event.stop()
-            reason = ("The dialogue rating was submitted: turn ratings are locked." if self.locked
-                      else "Nothing to rate yet: no system turn has answered.")
-            self.post_message(self.Refused(reason))

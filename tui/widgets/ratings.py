@@ -71,7 +71,7 @@ class Ratings(Writes):
 
     # -- turn ratings ------------------------------------------------------------------------------------
     def rate_mode(self) -> None:
-        """Enter rating mode (focus the log) when there is something to rate."""
+        """Enter rating mode (the prompt keeps the focus) when there is something to rate."""
         chat = self.chat
         if not chat.log_view.system_views():
             tell(self, "Nothing to rate yet: no system turn has answered.", severity="warning")
@@ -80,7 +80,7 @@ class Ratings(Writes):
         elif self.locking:
             tell(self, LOCKING, severity="warning")
         else:
-            chat.log_view.focus()
+            chat.prompt.start_rating()
 
     def rate_turn(self, event: ChatLog.Rate, rater: str) -> None:
         """Queue a turn rating from the log; it shows "saving…" until stored."""
@@ -202,8 +202,9 @@ class Ratings(Writes):
 
         chat, r = self.chat, event.rating
         chat.log_view.locked = chat.status.locked = True
-        chat.prompt.placeholder = LOCKED_HINT
-        chat.set_focus(None)  # first: disabling the focused prompt would hand focus to the log
+        chat.prompt.stop_rating()
+        chat.prompt.set_placeholder(LOCKED_HINT)
+        chat.set_focus(None)  # first: disabling the focused prompt would hand focus on
         chat.prompt.disabled = True
         chat.log_view.add_note(
             f"── dialogue rated: understanding {r.understanding}, task completion {r.task_completion}, "
