@@ -56,11 +56,14 @@ def test_codings_count_what_they_drop(csvs: tuple[Path, Path]) -> None:
     }
     shifted = read_ratings(d, t, "auto")
     assert shifted.coding == "shifted"
-    assert (
-        shifted.dropped["relevance=1 (not applicable)"] == 2
-        and shifted.dropped["relevance=0 (unexplained)"] == 1
-    )
+    # 1 is "not applicable": kept as its own value (counted apart, out of the numbers), 0 is dropped
+    assert "relevance=1 (not applicable)" not in shifted.dropped
+    assert shifted.dropped["relevance=0 (unexplained)"] == 1
     assert [t.relevance for t in shifted.turns[:3]] == [3, 3, 2]
+    assert sum(t.relevance == "n/a" for t in shifted.turns) == 2
+    sat = analyse(shifted.rows, shifted.turns).to_json()
+    assert sat["distributions"]["relevance"]["n/a"] == 2
+    assert any("2 turn rating(s) not applicable" in n for n in sat["notes"])
 
 
 def test_dialogue_level_is_the_correlation_of_means(csvs: tuple[Path, Path]) -> None:
