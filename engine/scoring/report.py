@@ -263,6 +263,16 @@ def html_report(result: Mapping[str, Any], path: str | Path, *, title: str = "pa
                 html_table(["aspect", "n", "Spearman ρ", "Pearson r", "paper ρ", "paper r"], rows),
             )
         )
+        units = sat.get("units") or {}
+        if units:
+            rows = [[a, *(_f((units[u].get(a) or {}).get("spearman"), 3)
+                          for u in ("rater", "dialogue", "turn")),
+                     _f(PAPER_CORRELATIONS.get(a, (None,))[0], 3)] for a in units["rater"]]
+            title = ("Spearman ρ by unit of analysis: rater-level (one point per rater × dialogue), "
+                     "dialogue-level (one per dialogue, averaged over its raters), turn-level (per turn "
+                     "position, then the mean)")
+            header = ["aspect", "rater-level", "dialogue-level", "turn-level", "paper"]
+            sections.append((title, html_table(header, rows)))
         rows = [[n, r["n"], _f(r["r2"], 3), _f(PAPER_R2.get(n), 3)] for n, r in sat["regression"].items()]
         sections.append(("OLS R², rater level (one point per rater × dialogue)",
                          html_table(["aspects", "n", "R²", "paper R²"], rows)))

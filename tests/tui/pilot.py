@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 
 async def settle(pilot: Pilot[Any]) -> None:
@@ -19,6 +19,8 @@ async def settle(pilot: Pilot[Any]) -> None:
         idle_rounds = 0 if busy else idle_rounds + 1
     for inp in app.screen.query(Input):
         inp.cursor_blink = False
+    for area in app.screen.query(TextArea):
+        area.cursor_blink = False
 
 
 async def say(pilot: Pilot[Any], text: str) -> None:
