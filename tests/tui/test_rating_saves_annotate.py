@@ -70,7 +70,7 @@ async def test_a_dialogue_rating_given_while_a_turn_rating_fails_does_not_lock_a
 
     def rate_turn(tid: str, relevance: int | None, interestingness: int | None) -> Any:
         if tid in third:
-            release.wait(10)
+            release.wait(120)  # held until the test releases it (a loaded machine is slow)
             raise StoreError(f"cannot write {store.path}: disk I/O error")
         return real(tid, relevance, interestingness)
 
