@@ -10,7 +10,7 @@ from __future__ import annotations
 from parley.store.annotation import Annotation
 from parley.store.records import DialogueRating
 from parley.tui.annotate_app import AnnotateApp
-from tests.tui.annotate_fixtures import corpus_store
+from tests.tui.annotate_fixtures import corpus_store, escaped_store
 from tests.tui.pilot import settle
 
 SIZE = (100, 30)
@@ -114,18 +114,6 @@ def test_half_rated_turn_resumes_at_its_interestingness(snap_compare, tmp_path):
 
 
 def test_imported_text_is_shown_with_html_entities_decoded(snap_compare, tmp_path):
-    import json
-
-    from parley.store import open_store
-    from parley.store.imports import import_file
-
-    f = tmp_path / "escaped.json"
-    f.write_text(json.dumps({"ESC1": {"goal": {}, "log": [
-        {"text": "is &quot;The Copper Kettle&quot; open &gt; 9 pm ?"},
-        {"text": "&quot;The Copper Kettle&quot; closes at 10 pm &amp; takes cards ."},
-    ]}}), encoding="utf-8")
-    store = open_store(tmp_path / "esc.db")
-    import_file(store, f, "multiwoz")
-    ann = Annotation(store, "snap")
+    ann = Annotation(escaped_store(tmp_path), "snap")
     ann.mark_instructions_seen()
     assert snap_compare(AnnotateApp(ann, blind=True), run_before=keys(), terminal_size=(100, 16))

@@ -5,20 +5,29 @@ transcript readable beside it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from parley.store import open_store
 from parley.store.annotation import Annotation
-from parley.store.imports import import_file
 from parley.store.records import DialogueRating
 from parley.tui.annotate_app import AnnotateApp
 from parley.tui.screens.annotate import AnnotateScreen
 from parley.tui.screens.annotate_transcript import Transcript
-from tests.tui.annotate_fixtures import corpus_store
+from tests.tui.annotate_fixtures import corpus_store, escaped_store
 from tests.tui.pilot import notes, settle
 
 SIZE = (100, 32)
+
+
+def _seen(ann: Annotation) -> Annotation:
+    ann.mark_instructions_seen()
+    return ann
+
+
+async def _opened(app: AnnotateApp) -> str:
+    """The transcript as the app opens."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        return app.screen.query_one(Transcript).plain()
 
 
 def panel(app: AnnotateApp) -> str:
@@ -62,22 +71,12 @@ async def test_the_note_about_a_dialogue_does_not_stay_over_the_next(tmp_path: P
 
 
 async def test_imported_entities_are_shown_decoded_and_stored_as_written(tmp_path: Path) -> None:
-    f = tmp_path / "escaped.json"
-    f.write_text(json.dumps({"ESC1": {"goal": {}, "log": [
-        {"text": "is &quot;The Copper Kettle&quot; open &gt; 9 pm ?"},
-        {"text": "&quot;The Copper Kettle&quot; closes at 10 pm &amp; takes cards ."},
-    ]}}), encoding="utf-8")
-    store = open_store(tmp_path / "esc.db")
-    import_file(store, f, "multiwoz")
-    ann = Annotation(store, "ann")
-    ann.mark_instructions_seen()
-    app = AnnotateApp(ann)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        shown = app.screen.query_one(Transcript).plain()
+    store = escaped_store(tmp_path)
+    sid = store.sessions()[0].id
+    shown = await _opened(AnnotateApp(_seen(Annotation(store, "ann"))))
     assert 'is "The Copper Kettle" open > 9 pm ?' in shown
     assert '"The Copper Kettle" closes at 10 pm & takes cards .' in shown
-    assert [t.text for t in store.turns(ann.queue[0])] == [
+    assert [t.text for t in store.turns(sid)] == [
         "is &quot;The Copper Kettle&quot; open &gt; 9 pm ?",
         "&quot;The Copper Kettle&quot; closes at 10 pm &amp; takes cards ."]
 
