@@ -21,7 +21,8 @@ def keys(*pressed: str):
     async def run(pilot) -> None:
         await pilot.pause()
         await pilot.press(*pressed)
-        await settle(pilot)
+        await settle(pilot)  # also stops the cursors blinking: let the screen draw them still
+        await pilot.pause()
 
     return run
 
