@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "train": "parley.cli.train_cmd:train",
     "assign": "parley.cli.annotate_cmd:assign",
     "progress": "parley.cli.annotate_cmd:progress",
+    "models": "parley.cli.models_cmd:models",
 }
 
 
@@ -99,6 +100,14 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except ParleyError as e:
             raise CliError(visible(e.message, one_line=True)) from None
+        except ModuleNotFoundError as e:  # an optional part that is not installed: name its extra
+            from parley import extras
+
+            name = ctx.invoked_subcommand or ""
+            told = extras.explain(e, f"`parley {name}`" if name else "parley", extras.COMMANDS.get(name))
+            if told is None:
+                raise
+            raise CliError(told.message) from None
         except click.UsageError as e:  # a bad option or value of a command
             raise _one_line_usage(e) from None
         except OSError as e:

@@ -25,6 +25,8 @@ ALT_SCREEN = b"\x1b[?1049h"  # what a Textual app sends first: the TUI opened
 
 __all__ = ["load"]  # the fixture, imported for its use here
 
+pytestmark = pytest.mark.subprocess
+
 
 def exit_code(tui: Tui, seconds: float = 120.0) -> int | None:
     """The process's exit code once it ended (None: it still runs: a hang)."""

@@ -133,6 +133,17 @@ def test_tester_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_com
 def test_quit_dialog_with_waiting_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                        snap_compare: Any) -> None:
     app = stable_app(tmp_path, monkeypatch, system_spec="tui-gate")
+    shoot = app.export_screenshot
+
+    def shoot_then_open(*args: Any, **kwargs: Any) -> str:
+        """The held answers are let go once the dialog is on the picture: the app's exit that follows waits
+        for its worker threads, which would otherwise sit out the gate's 30 s."""
+        try:
+            return shoot(*args, **kwargs)
+        finally:
+            fakes.GATE.set()
+
+    monkeypatch.setattr(app, "export_screenshot", shoot_then_open)
 
     async def run(pilot: Any) -> None:
         await settle(pilot)

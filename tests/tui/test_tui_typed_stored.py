@@ -82,8 +82,9 @@ async def test_a_failed_load_keeps_the_typed_turns_and_f5_picks_a_system_that_an
     async with app.run_test(size=(110, 40)) as pilot:
         await pilot.press(*"first", "enter", *"second", "enter")
         await until(pilot, lambda: any("Could not load" in n for n in notes(app)), "the load failed")
-        assert user_turns(db) == [("first", "pending"), ("second", "pending")]
-        assert "f5 picks a system or cancels them" in notes(app)[-1]
+        await until(pilot, lambda: user_turns(db) == [("first", "pending"), ("second", "pending")], "stored")
+        # the failure's note names the waiting turns when they were typed before it (the load of an empty
+        # weights file may also fail first, on a busy machine): the status bar says it either way
         assert app.screen.status.activity == "no system — f5 picks one"
         await pilot.press("f5")  # not refused: the turns wait for a system that failed
         await until(pilot, lambda: isinstance(app.screen, ModelPickerScreen), "the picker")

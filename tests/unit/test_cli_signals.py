@@ -8,7 +8,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,10 +18,12 @@ from tests.bots import serving
 from tests.corpora import write_corpus
 from tests.load import load
 from tests.stored import default_signals, wait_for
-from tests.unit.clihelpers import REPO
+from tests.unit.clihelpers import REPO, wait_blocked
 from tests.unit.storehelpers import count_rows
 
 __all__ = ["load"]  # the fixture, imported for its use here
+
+pytestmark = pytest.mark.subprocess
 
 SIGNALS = [signal.SIGTERM, signal.SIGHUP]
 
@@ -75,7 +76,7 @@ def test_a_command_reading_a_pipe_ends_on_a_signal_with_one_line(sig: int) -> No
     assert proc.stdin is not None
     proc.stdin.write("a first line\n")  # the pipe stays open: parley waits for the rest
     proc.stdin.flush()
-    time.sleep(4)  # time to reach the blocking read (not an assertion)
+    wait_blocked(proc)  # started up and blocked on its read
     code, err = _end(proc, sig)
     assert code == 128 + sig, err
     assert _one_line(err, sig) == f"parley: {signals.describe(sig)}"
@@ -105,7 +106,7 @@ def test_a_signal_the_command_was_started_ignoring_stays_ignored() -> None:
     assert proc.stdin is not None
     proc.stdin.write("a first line\n")
     proc.stdin.flush()
-    time.sleep(4)  # time to reach the blocking read (not an assertion)
+    wait_blocked(proc)  # started up and blocked on its read
     proc.send_signal(signal.SIGHUP)
     out, err = proc.communicate("a second line\n", timeout=120)
     assert proc.returncode == 0 and len(out.splitlines()) == 2, err
