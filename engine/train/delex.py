@@ -11,8 +11,8 @@ belief state at most. Here values are found by what they are:
 - ``[bracketed]`` spans (as in the MultiWOZ 2.2 text dumps) are classified the same way, or unbracketed.
 
 The placeholders are the ones the span-annotated data gets (``[restaurant_name]``, ``[value_count]``, …), so
-the two kinds of data teach the model one vocabulary. The acts of such a turn are guessed from its placeholders
-and a few phrasings (:func:`guess_acts`).
+the two kinds of data teach the model one vocabulary. The acts of such a turn are guessed from its
+placeholders and a few phrasings (:func:`guess_acts`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ _NUMBER = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelv
 _SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(tr ?\d{4})\b"), "[train_id]"),
     (re.compile(r"\b(\d+(?:\.\d+)? (?:pounds?|gbp))\b"), "[value_price]"),
-    (re.compile(r"(?:\bfee is|\bcosts?|\bprice is|\bcharge is|\bcharges|£) ?(\d+(?:\.\d+)?)\b"), "[value_price]"),
+    (re.compile(r"(?:\bfee is|\bcosts?|\bprice is|\bcharge is|\bcharges|£) ?(\d+(?:\.\d+)?)\b"),
+     "[value_price]"),
     (re.compile(r"\b(\d+ (?:minutes?|mins?))\b"), "[value_duration]"),
     (re.compile(rf"\b({_NUMBER}) (?=(?:people|persons|guests|adults|tickets|seats)\b)"), "[value_people]"),
     (re.compile(rf"\b({_NUMBER}) (?=(?:nights?|days?)\b)"), "[value_stay]"),
@@ -108,27 +109,28 @@ def _vocabulary_pattern(db: MultiwozDB) -> re.Pattern[str]:
     return re.compile(r"(?<![\w\[])(" + "|".join(re.escape(w) for w, _ in words) + r")(?![\w\]])")
 
 
+_TIME_CUES = ((r"arriv|get (?:you )?there|by $", "[value_arrive]"),
+              (r"leav|depart|at $|from $", "[value_leave]"))
+_PLACE_CUES = ((r"\b(?:to|for|into|arrives? in|arriving in|arrives? at|going to)\s*$", "[value_destination]"),
+               (r"\b(?:from|leaving|leaves|departing|departs)\s*$", "[value_departure]"))
+
+
+def _by_cue(tail: str, cues: tuple[tuple[str, str], ...], default: str) -> str:
+    """The placeholder of the first cue found in the words just before a value, else ``default``."""
+    return next((ph for rx, ph in cues if re.search(rx, tail)), default)
+
+
 def _time_key(before: str, state: Mapping[str, Mapping[str, Any]], value: str) -> str:
     for slots in state.values():
         if slots.get("leaveAt") == value:
             return "[value_leave]"
         if slots.get("arriveBy") == value:
             return "[value_arrive]"
-    tail = before[-30:]
-    if re.search(r"arriv|get (?:you )?there|by $", tail):
-        return "[value_arrive]"
-    if re.search(r"leav|depart|at $|from $", tail):
-        return "[value_leave]"
-    return "[value_time]"
+    return _by_cue(before[-30:], _TIME_CUES, "[value_time]")
 
 
 def _place_key(before: str, domain: str | None) -> str:
-    tail = before[-16:]
-    if re.search(r"\b(?:to|for|into|arrives? in|arriving in|arrives? at|going to)\s*$", tail):
-        return "[value_destination]"
-    if re.search(r"\b(?:from|leaving|leaves|departing|departs)\s*$", tail):
-        return "[value_departure]"
-    return "[value_place]"
+    return _by_cue(before[-16:], _PLACE_CUES, "[value_place]")
 
 
 def value_delexicalise(text: str, state: Mapping[str, Mapping[str, Any]], domain: str | None,
@@ -147,9 +149,11 @@ def value_delexicalise(text: str, state: Mapping[str, Mapping[str, Any]], domain
     t = _POSTCODE.sub(owned("postcode"), t)
     t = _REFERENCE.sub(lambda m: m.group(0) if m.group(1).startswith("tr") and m.group(1)[2:].isdigit()
                        else f"[{dom}_reference]", t)
+    def shape(ph: str) -> Any:  # replaces group 1 only, keeps the context the pattern matched around it
+        return lambda m: m.group(0)[:m.start(1) - m.start(0)] + ph + m.group(0)[m.end(1) - m.start(0):]
+
     for rx, ph in _SHAPES:
-        t = rx.sub(lambda m, ph=ph: m.group(0)[:m.start(1) - m.start(0)] + ph
-                   + m.group(0)[m.end(1) - m.start(0):], t)
+        t = rx.sub(shape(ph), t)
     t = _TIME.sub(lambda m: _time_key(t[:m.start()], state, m.group(1)), t)
 
     def value(m: re.Match[str]) -> str:
@@ -212,8 +216,8 @@ def guess_acts(delex: str, domain: str | None) -> list[tuple[str, str, str]]:
         if s == "ref":
             add("booking", "book", "ref")
         else:
-            add(owner, "book" if booked and owner == dom and s in ("people", "stay", "day", "time") else "inform",
-                s)
+            booking = booked and owner == dom and s in ("people", "stay", "day", "time")
+            add(owner, "book" if booking else "inform", s)
     for slot, pattern in _REQUESTS:
         if re.search(pattern, delex) and "?" in delex:
             add(dom, "request", slot)

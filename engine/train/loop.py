@@ -181,7 +181,8 @@ def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], 
     dropped = len(data.dropped)
     say(f"{len(train_d)} dialogues → {len(examples)} sequences ({len(dev_d)} dev dialogues)"
         + (f"; {len(texts)} dialogue texts to pre-train on" if texts else "")
-        + (f"; {dropped} dialogues dropped for overlapping {', '.join(h.name for h in held)}" if held else ""))
+        + (f"; {dropped} dialogues dropped for overlapping {', '.join(h.name for h in held)}"
+           if held else ""))
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
@@ -255,7 +256,7 @@ def sources_json(data: Any, text_seqs: int) -> dict[str, Any]:
 
 
 def _identity(cfg: TrainConfig) -> dict[str, Any]:
-    """What a resumed run must share with the interrupted one: every option but the budget, threads, device."""
+    """What a resumed run must share with the interrupted one: every option but budget, threads, device."""
     raw = dataclasses.asdict(cfg)
     for key in ("max_minutes", "threads", "device", "out", "checkpoint_every"):
         raw.pop(key, None)

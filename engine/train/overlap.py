@@ -1,4 +1,4 @@
-"""Keeping the evaluation split out of the training data: dialogues that overlap it are dropped, with a reason.
+"""Keeping the evaluation split out of the training data: overlapping dialogues are dropped, with a reason.
 
 Training data without dialogue ids (plain dialogue text) can hold a copy of a test dialogue, and data with ids
 can hold a test id. A training dialogue is dropped when

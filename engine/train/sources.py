@@ -1,6 +1,7 @@
 """Training data files in the layouts MultiWOZ circulates in, read into one shape, test overlaps dropped.
 
-- **MultiWOZ layout** (ConvLab-3 / MultiWOZ 2.0 / 2.1 ``data.json``, DAMD's copy): ``{id: {"log": [turn, ...]}}``,
+- **MultiWOZ layout** (ConvLab-3 / MultiWOZ 2.0 / 2.1 ``data.json``, DAMD's copy):
+  ``{id: {"log": [turn, ...]}}``,
   system turns with the belief state in ``metadata`` and, in 2.1, ``dialog_act`` and ``span_info``. Turns
   without the last two are delexicalised and tagged by :mod:`engine.train.delex`.
 - **IC-DST turn records** (a ``.json`` list, or a ``.zip`` of them): one record per user turn, ``{"ID",
@@ -146,7 +147,8 @@ def icdst_dialogues(records: Sequence[Mapping[str, Any]], where: str) -> dict[st
             if i not in turns or i + 1 >= len(sys):
                 break
             log.append({"text": str(usr[i]), "metadata": {}})
-            log.append({"text": str(sys[i + 1]), "metadata": _icdst_metadata(turns[i].get("slot_values") or {})})
+            meta = _icdst_metadata(turns[i].get("slot_values") or {})
+            log.append({"text": str(sys[i + 1]), "metadata": meta})
         if log:
             out[did.removesuffix(".json")] = {"log": log}
     return out

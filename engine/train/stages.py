@@ -1,10 +1,10 @@
 """One training stage (pre-training on dialogue text, fine-tuning on format sequences): batches, the update
 loop, the learning-rate schedule, and checkpoints that let an interrupted run resume where it stopped.
 
-A checkpoint (``OUT/.parley-train/``) holds the model, optimizer, scheduler and RNG states, the stage and step,
-the counters and the loss curve, and the configuration it belongs to; :func:`run_stage` saves one every
-``checkpoint_every`` steps and at the end of each stage. Resuming replays the same batch order (it depends only
-on the seed, the stage and the epoch) from the saved step, so a resumed run makes the same updates as an
+A checkpoint (``OUT/.parley-train/``) holds the model, optimizer, scheduler and RNG states, the stage and
+step, the counters and the loss curve, and the configuration it belongs to; :func:`run_stage` saves one every
+``checkpoint_every`` steps and at the end of each stage. Resuming replays the same batch order (it depends
+only on the seed, the stage and the epoch) from the saved step, so a resumed run makes the same updates as an
 uninterrupted one.
 """
 
@@ -187,7 +187,8 @@ def run_stage(model: Any, stage: Stage, cfg: Any, device: str, pad: int, ckpt: C
     def checkpoint() -> None:
         res.loss = ema
         ckpt.save({"stage": stage.name, "model": model.state_dict(), "opt": opt.state_dict(),
-                   "sched": sched.state_dict(), "rng": torch.get_rng_state(), "result": json.dumps(res.to_json()),
+                   "sched": sched.state_dict(), "rng": torch.get_rng_state(),
+                   "result": json.dumps(res.to_json()),
                    "done": json.dumps({k: v.to_json() for k, v in done.items()})})
 
     seed = cfg.seed * 1000 + (0 if stage.name == "finetune" else 500)

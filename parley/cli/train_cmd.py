@@ -25,7 +25,8 @@ def train() -> None:
 @click.option("--pretrain-text", "pretrain", multiple=True, type=click.Path(dir_okay=False),
               help="Dialogue text to pre-train on first (repeatable): one utterance a line, a blank line "
                    "between dialogues (.txt or a .zip of them); needs --exclude.")
-@click.option("--pretrain-epochs", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+@click.option("--pretrain-epochs", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True,
               help="Passes over the --pretrain-text dialogues.")
 @click.option("--pretrain-steps", type=click.IntRange(min=1), default=None,
               help="Pre-training optimizer steps (overrides --pretrain-epochs).")
