@@ -147,3 +147,25 @@ def test_real_train_text_keeps_the_test_split_out(shared_data: Path) -> None:
     # the DAMD file holds 83 test dialogues (its README): all dropped by id, none kept
     by_id = [d for d in data.dropped if d.reason.startswith("its id is")]
     assert len(by_id) == 83 and not test.ids & set(map(str.lower, data.dialogues))
+
+
+def test_a_training_run_records_what_it_kept_out(tmp_path: Path, held: HeldOut) -> None:
+    """A tiny run on annotated dialogues plus dialogue text: the held-out copies are not trained on and the
+    manifest names each with its reason."""
+    from parley.engine.train.loop import TrainConfig, train
+    from tests.unit.test_train import DIALOGUES
+
+    data = _write(tmp_path / "mini.json", {**DIALOGUES, "PMUL9001.json": DIALOGUES["T0001.json"]})
+    text = "\n\n".join("\n".join(b) for b in (FRESH, HELD["SNG9002.json"])) + "\n"
+    (tmp_path / "text.txt").write_text(text, encoding="utf-8")
+    cfg = TrainConfig(data=str(data), out=str(tmp_path / "m"), layers=1, dim=32, heads=2, vocab=300,
+                      block=256, steps=2, batch_size=4, threads=1, pretrain=(str(tmp_path / "text.txt"),),
+                      pretrain_steps=1, exclude=(str(tmp_path / "test.json.zip"),))
+    result = train(cfg)
+    manifest = json.loads((tmp_path / "m" / "manifest.json").read_text(encoding="utf-8"))
+    dropped = manifest["data"]["dropped"]
+    assert [(d["file"], d["reason"]) for d in dropped] == [
+        ("mini.json", "its id is a dialogue of test.json.zip"),
+        ("text.txt", "4 of its utterances are in sng9002 of test.json.zip")]
+    assert manifest["data"]["dialogues"] == 5 and manifest["data"]["texts"] == 1
+    assert set(result.stages) == {"pretrain", "finetune"}
