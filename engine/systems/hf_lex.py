@@ -122,16 +122,18 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
 
     A placeholder that cannot be filled is never shown: it is listed in ``unfilled`` and replaced by a phrase
     that gives nothing away (:func:`stand_in`: ``[value_count]`` → ``several``, ``[train_id]`` → ``a train``,
-    ``[restaurant_phone]`` → ``not available``), recorded in ``replaced``; stray brackets are dropped.
+    ``[restaurant_phone]`` → ``not available``), recorded in ``replaced``; stray brackets are dropped. A
+    stand-in the model repeats (``[value_area] , [value_area]``) is shown once.
     """
     rows = list(result.rows)
     row_i = 0
+    last_stand_in = (-1, "")  # where the last stand-in's placeholder ended, and what stood in
     used_names: set[str] = set()
     filled: dict[str, str] = {}
     unfilled: list[str] = []
 
     def fill(m: re.Match[str]) -> str:
-        nonlocal row_i
+        nonlocal row_i, last_stand_in
         ph_domain, raw = _split(m.group(1))
         dom = ph_domain or domain
         squashed = raw.replace(" ", "")
@@ -163,7 +165,11 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
         if value is None:
             unfilled.append(m.group(0))
             value = replaced.setdefault(m.group(0), stand_in(key, dom))
-            if _ARTICLE_BEFORE.search(text, 0, m.start()) and value.startswith(("a ", "an ")):
+            end, before = last_stand_in
+            last_stand_in = (m.end(), value)
+            if value == before and _GAP.fullmatch(text, end, m.start()):
+                return ""  # "[value_area] , [value_area]" reads "the area you asked for" once
+            if _ARTICLE_BEFORE.search(text, 0, m.start()) and value.startswith(("a ", "an ", "the ")):
                 value = value.split(" ", 1)[1]  # "the [train_id]" → "the train", not "the a train"
             return value
         filled.setdefault(m.group(0), value)
@@ -174,11 +180,13 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
     if "[" in out or "]" in out:  # a bracket the model opened and never closed, or closed twice
         out = re.sub(r"\[[^\[\]]*\]?|\]", lambda m: replaced.setdefault(m.group(0), ""), out)
     out = re.sub(r"\s+([,.!?;:])", r"\1", out)
+    out = re.sub(r"[,;]+([,.!?;:])", r"\1", out)
     out = re.sub(r"\s{2,}", " ", out).strip()
     return Lexicalised(out, filled, tuple(unfilled), replaced)
 
 
 _ARTICLE_BEFORE = re.compile(r"\b(?:the|a|an)\s*$", re.IGNORECASE)
+_GAP = re.compile(r"[\s,]*")  # what may sit between two placeholders for one stand-in to cover both
 #: what stands in for a placeholder nothing can fill (a phrase that reads right where the value would)
 STAND_INS = {
     "choice": "several", "name": "one", "trainID": "a train", "phone": "not available",
@@ -186,7 +194,7 @@ STAND_INS = {
     "price": "not available", "openhours": "not available", "leaveAt": "the time you asked for",
     "arriveBy": "the time you asked for", "time": "the time you asked for", "duration": "a while",
     "day": "that day", "book_people": "your party", "book_stay": "your stay", "stars": "several",
-    "area": "area you asked for", "food": "suitable", "pricerange": "suitable", "type": "places",
+    "area": "the area you asked for", "food": "suitable", "pricerange": "suitable", "type": "places",
     "destination": "your destination", "departure": "your departure point",
 }
 _NOUNS = {"restaurant": "a restaurant", "hotel": "a hotel", "attraction": "an attraction", "train": "a train"}

@@ -36,6 +36,18 @@ def test_unfillable_placeholders_are_replaced_and_listed() -> None:
     assert "[value_count]" not in out.unfilled  # no match: "no" is the count
 
 
+def test_a_stand_in_repeated_by_the_model_is_shown_once() -> None:
+    db = load_db()
+    none = DBResult(None, 0)
+    out = lexicalise("[attraction_name] is in the [value_area] [value_area] , [value_area] . there are "
+                     "[value_count] [value_count] [value_type] , [value_type] .", db, "attraction", none, {})
+    assert out.text == "an attraction is in the area you asked for. there are several places."
+    assert out.unfilled.count("[value_area]") == 3  # every one is still counted
+    # a stand-in opens with its article unless the model wrote one: "the [value_area]" is no "the the …"
+    assert lexicalise("[value_area] , or the [value_area] ?", db, None, none, {}).text == \
+        "the area you asked for, or the area you asked for?"
+
+
 def test_fillable_placeholders_are_still_filled_from_the_db() -> None:
     db = load_db()
     state = {"train": {"departure": "cambridge", "destination": "ely", "day": "friday"}}
