@@ -97,16 +97,15 @@ def mwzeval_dialogue_id(did: str) -> str:
 def to_mwzeval(outputs: Mapping[str, Sequence[Any]]) -> dict[str, list[dict[str, Any]]]:
     """``{dialogue_id: [EvalTurn, ...]}`` → the mwzeval input format
     ``{dialogue_id: [{"response": delexicalised, "state": {...}, "active_domains": [...]}]}``."""
-    from parley.engine.scoring.multiwoz import delexicaliser, estimate_active_domains
+    from parley.engine.scoring.multiwoz import estimate_active_domains, mwzeval_view
 
-    dx = delexicaliser()
     result: dict[str, list[dict[str, Any]]] = {}
     for did, turns in outputs.items():
         est = estimate_active_domains([t.state for t in turns])
         rows = []
         for i, t in enumerate(turns):
             active = t.active_domains if t.active_domains is not None else est[i]
-            rows.append({"response": dx.delexicalise(t.response), "state": mwzeval_state(t.state),
+            rows.append({"response": mwzeval_view(t).response, "state": mwzeval_state(t.state),
                          "active_domains": list(active)})
         result[mwzeval_dialogue_id(did)] = rows
     return result

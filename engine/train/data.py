@@ -28,6 +28,7 @@ from parley.engine.systems.hf_common import (
     render_target,
 )
 from parley.engine.systems.hf_lex import db_counts
+from parley.engine.train.delex import guess_acts, value_delexicalise
 from parley.errors import ParleyError
 
 #: corpus span slot → placeholder key; keys in DOMAIN_KEYS keep the domain (``[hotel_name]``)
@@ -149,9 +150,14 @@ def dialogue_examples(did: str, dialogue: Mapping[str, Any], fmt: Format, db: Mu
         domain = _turn_domain(acts, state, prev)
         db_text = fmt.db_segment(db_counts(fmt, db, state, domain))
         belief = format_belief(state, fmt, markers=False)
-        act = format_acts(acts, fmt)
         shown = str(system.get("text", ""))
-        response = normalise_text(fmt, delexicalise(shown, system.get("span_info") or [], domain))
+        if "span_info" in system:
+            response = normalise_text(fmt, delexicalise(shown, system.get("span_info") or [], domain))
+        else:  # a copy of the corpus without span annotations (DAMD, IC-DST): values found by what they are
+            response = value_delexicalise(normalise_text(fmt, shown), state, domain, db)
+        if "dialog_act" not in system:
+            acts = guess_acts(response, domain)
+        act = format_acts(acts, fmt)
         prompt = render_context(fmt, records, str(user.get("text", "")))
         yield Example(did, i // 2, prompt, render_target(fmt, belief, db_text, act, response))
         records.append(TurnRecord(str(user.get("text", "")), belief, db_text, act, response, shown))

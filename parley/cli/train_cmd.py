@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -18,10 +19,28 @@ def train() -> None:
 
 
 @train.command("tod")
-@click.option("--data", required=True, type=click.Path(dir_okay=False),
-              help="MultiWOZ-format dialogues (ConvLab-3 / MultiWOZ 2.1 .json or .zip), e.g. val.json.zip.")
+@click.option("--data", required=True, multiple=True, type=click.Path(dir_okay=False),
+              help="Dialogues to fine-tune on (repeatable): MultiWOZ layout (ConvLab-3 / MultiWOZ 2.x / DAMD "
+                   ".json or .zip, e.g. val.json.zip) or IC-DST turn records (.json or a .zip of them).")
+@click.option("--pretrain-text", "pretrain", multiple=True, type=click.Path(dir_okay=False),
+              help="Dialogue text to pre-train on first (repeatable): one utterance a line, a blank line "
+                   "between dialogues (.txt or a .zip of them); needs --exclude.")
+@click.option("--pretrain-epochs", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True,
+              help="Passes over the --pretrain-text dialogues.")
+@click.option("--pretrain-steps", type=click.IntRange(min=1), default=None,
+              help="Pre-training optimizer steps (overrides --pretrain-epochs).")
+@click.option("--pretrain-lr", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Peak learning rate of pre-training (default: --lr).")
+@click.option("--exclude", multiple=True, type=click.Path(dir_okay=False),
+              help="A split to keep out, e.g. test.json.zip (repeatable): training dialogues with its ids or "
+                   "a copy of its dialogues are dropped (the manifest lists them).")
 @click.option("--out", required=True, type=OutputPath("folder"),
               help="Folder for the model (must not exist, or be empty); load it with hf-causal:model=DIR.")
+@click.option("--resume", is_flag=True,
+              help="Continue the interrupted run in --out from its last checkpoint (same options and data).")
+@click.option("--checkpoint-every", type=click.IntRange(min=0), default=100, show_default=True,
+              help="Steps between checkpoints in OUT/.parley-train (0: only at the end of each stage).")
 @click.option("--format", "fmt", default="simpletod-db", show_default=True,
               help="Causal format file (bundled name or .toml path): simpletod-db, simpletod, ubar, augpt.")
 @click.option("--base", default=None, metavar="PATH|HUB_ID|smollm2",
@@ -59,12 +78,17 @@ def train() -> None:
 @click.option("--threads", type=click.IntRange(min=1, max=64), default=None,
               help="CPU threads for torch (default: torch's choice; 1 is fastest on a busy machine).")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest's figures as JSON.")
-def tod(data: str, out: str, fmt: str, as_json: bool, **options: Any) -> None:
+def tod(data: tuple[str, ...], out: str, fmt: str, as_json: bool, resume: bool, pretrain: tuple[str, ...],
+        exclude: tuple[str, ...], **options: Any) -> None:
     """Train a causal LM in a format file's syntax (SimpleTOD by default: context → belief state → DB → acts →
     delexicalised response), deterministic for a seed, and write a checkpoint folder with a manifest."""
     from parley.engine.train.loop import TrainConfig, train
+    from parley.engine.train.stages import CHECKPOINT_DIR
 
-    refuse_nonempty_dir(out)
+    if not resume:
+        refuse_nonempty_dir(out)
+    elif not (Path(out) / CHECKPOINT_DIR).is_dir():
+        raise click.BadParameter(f"{out} holds no interrupted run", param_hint="--resume")
     if options["dim"] % options["heads"]:
         raise click.BadParameter("--dim must be a multiple of --heads", param_hint="--dim")
 
@@ -72,8 +96,9 @@ def tod(data: str, out: str, fmt: str, as_json: bool, **options: Any) -> None:
         if step == 1 or step % 25 == 0 or step == total:
             click.echo(f"step {step}/{total}  loss {loss:.3f}  {tps:,.0f} tokens/s", err=True)
 
-    result = train(TrainConfig(data=data, out=out, format=fmt, **options), progress,
-                   log=lambda m: click.echo(m, err=True))
+    cfg = TrainConfig(data=data[0] if len(data) == 1 else tuple(data), out=out, format=fmt,
+                      pretrain=tuple(pretrain), exclude=tuple(exclude), **options)
+    result = train(cfg, progress, log=lambda m: click.echo(m, err=True), resume=resume)
     manifest = json.loads((result.out / "manifest.json").read_text(encoding="utf-8"))
     if as_json:
         json.dump({"out": str(result.out), "steps": result.steps, "epochs": manifest["epochs"],
