@@ -20,12 +20,12 @@ recogniser said and what was changed.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from parley.audio.cleanup import WORD, drop_tail, fix_times, plain, tidy, trim_to
 from parley.audio.phonetics import Phonetics, phonetics
 from parley.engine.vocabulary import KnownNames, vocabulary_of
 
@@ -45,7 +45,6 @@ MAX_PROMPT_CHARS = 300
 #: a word the recogniser gave less than this probability is one it was unsure of
 UNSURE = 0.6
 Recognise = Callable[..., Any]  # (hotwords=, initial_prompt=) → audio.asr.Transcript
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'&\-]*")
 _SMALL = {"and", "of", "the", "a", "at", "on", "in", "by", "de", "du", "la"}
 
 
@@ -112,13 +111,14 @@ class Biaser:
         :meth:`snap` and :func:`fix_times`. ``Transcript.bias`` records each step."""
         prompt = self.prompt(recent)
         first = recognise(hotwords=None, initial_prompt=prompt)
+        first = drop_tail(first) if prompt else first
         chosen, second_text = first, None
         scores = self.candidate_scores(first.text, word_probs(first.text, first.words))
         cands = list(scores)
         if cands:  # the names said once more, the same length: a decoding loop stops early
             budget = len(first.text) // 3 + 3 * max(len(c.split()) for c in cands) + 8
             second = recognise(hotwords=self.hotwords(cands), initial_prompt=prompt, max_new_tokens=budget)
-            second = replace(second, text=tidy(trim_to(second.text, first.text)))
+            second = drop_tail(replace(second, text=tidy(trim_to(second.text, first.text))))
             second_text = second.text
             kept = second if self.took(first.text, second.text, cands, scores) else first
             chosen = replace(kept, latency_ms=round(first.latency_ms + second.latency_ms, 1))
@@ -149,7 +149,7 @@ class Biaser:
     def _windows(self, text: str, probs: list[float | None] | None = None) -> list[_Window]:
         """Every run of up to ``_max_words`` words (never starting with "the": the same run without it is
         tried), with its key and whether the recogniser was unsure of one of its words."""
-        spans = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
+        spans = [(m.start(), m.end(), m.group(0)) for m in WORD.finditer(text)]
         self.phon.keys(w for _, _, w in spans)
         out = []
         for i in range(len(spans)):
@@ -201,13 +201,13 @@ class Biaser:
         of them that ``first`` did not — one of the closest (within ``TOOK_MARGIN`` of the best ``scores``) —
         is about as long, and does not repeat itself (hotwords can make a small Whisper loop or fall
         silent)."""
-        a, b = _plain(first).split(), _plain(second).split()
+        a, b = plain(first).split(), plain(second).split()
         if not b or not 0.7 * len(a) <= len(b) <= 1.3 * len(a) + 1 or _repeats(b):
             return False
         said_before, said_now = "".join(a), "".join(b)
         top = max(scores.values()) if scores else 0.0
         for name in candidates:
-            words = "".join(_core(_plain(name).split()))
+            words = "".join(_core(plain(name).split()))
             close = scores is None or scores.get(name, 0.0) >= top - TOOK_MARGIN
             if close and words in said_now and words not in said_before:
                 return True
@@ -219,8 +219,8 @@ class Biaser:
         nor "a garden" "Curry Garden" (what is left must be about as long as the name's own words)."""
         from rapidfuzz import fuzz
 
-        heard, name = _plain(phrase).split(), list(n.words)
-        while len(heard) > 1 and len(name) > 1 and heard[-1] == _plain(name[-1]):
+        heard, name = plain(phrase).split(), list(n.words)
+        while len(heard) > 1 and len(name) > 1 and heard[-1] == plain(name[-1]):
             heard, name = heard[:-1], name[:-1]
         if len(name) == len(n.words):
             return 100.0  # nothing shared: the whole-name score decides
@@ -233,13 +233,13 @@ class Biaser:
         (``snap_margin``), does not overlap a name said as it is, and — when all its words are common
         English — the recogniser was unsure of one of them (``probs``; without them, only when it sounds
         almost exactly like the name)."""
-        said = f" {_plain(text)} "
+        said = f" {plain(text)} "
         windows = self._windows(text, probs)
         exact = self._exact(windows)
         found: list[tuple[float, _Window, _Name]] = []
         for w in windows:  # a name said with other spaces ("Guest House") is written as the system spells it
             named = self._by_plain.get(_squash(w.phrase), [])
-            if len(named) == 1 and _plain(w.phrase) != _plain(" ".join(named[0].words)) and " " in w.phrase:
+            if len(named) == 1 and plain(w.phrase) != plain(" ".join(named[0].words)) and " " in w.phrase:
                 found.append((100.0, w, named[0]))
         for w in windows:
             if len(w.key) < 4 or _overlaps(w, exact):
@@ -249,7 +249,7 @@ class Biaser:
                 continue
             score, n = scored[0]
             rival = next((s for s, other in scored[1:] if other.name != n.name), 0.0)
-            if score - rival < self.snap_margin or f" {_plain(' '.join(n.words))} " in said:
+            if score - rival < self.snap_margin or f" {plain(' '.join(n.words))} " in said:
                 continue
             unsure = probs is None or w.unsure
             if _is_plain_english(w.phrase) and (score < PLAIN_SNAP_SCORE or not unsure):
@@ -312,11 +312,11 @@ def word_probs(text: str, words: tuple[tuple[str, float], ...] | list[tuple[str,
     ``(word, probability)`` pairs; None for a word it cannot place, and None without pairs."""
     if not words:
         return None
-    flat = [(t, p) for w, p in words for t in _plain(w).split()]
+    flat = [(t, p) for w, p in words for t in plain(w).split()]
     out: list[float | None] = []
     k = 0
-    for m in _WORD.finditer(text):
-        parts = _plain(m.group(0)).split()
+    for m in WORD.finditer(text):
+        parts = plain(m.group(0)).split()
         probs = []
         for part in parts:
             j = next((i for i in range(k, min(len(flat), k + 4)) if flat[i][0] == part), None)
@@ -327,39 +327,10 @@ def word_probs(text: str, words: tuple[tuple[str, float], ...] | list[tuple[str,
     return out
 
 
-def _plain(text: str) -> str:
-    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text.lower().replace("'", "")).split())
-
 
 def _squash(text: str) -> str:
     """Letters and digits only: "Guest House" and "guesthouse" are the same name."""
-    return _plain(text).replace(" ", "")
-
-
-def trim_to(text: str, like: str) -> str:
-    """``text`` cut after the word that best ends it like ``like`` ends, when it runs on longer (a second
-    pass that said the sentence and then looped): the prefix within two words of ``like``'s length that is
-    most similar to it."""
-    from rapidfuzz import fuzz
-
-    spans = list(_WORD.finditer(text))
-    n = len(_WORD.findall(like))
-    if len(spans) <= n + 2 or n == 0:
-        return text
-    target = _plain(like)
-    best = max(range(max(1, n - 2), n + 3),
-               key=lambda k: fuzz.ratio(_plain(text[:spans[k - 1].end()]), target))
-    end = spans[best - 1].end()
-    return text[:end] + (text[end] if end < len(text) and text[end] in ".?!" else "")
-
-
-_TRAILING = re.compile(r"(?:\s*[.,!?;:-]){2,}\s*$")
-
-
-def tidy(text: str) -> str:
-    """A run of punctuation at the end (". . . ." from a decoding loop) down to its first mark."""
-    m = _TRAILING.search(text)
-    return text[:m.start()] + text[m.start():].strip()[:1] if m else text
+    return plain(text).replace(" ", "")
 
 
 def _repeats(words: list[str], n: int = 3) -> bool:
@@ -372,18 +343,4 @@ def _is_plain_english(phrase: str) -> bool:
     """Every word is common English (the tester may well have said just that)."""
     from wordfreq import zipf_frequency
 
-    return all(zipf_frequency(w, "en") >= COMMON_ZIPF for w in _plain(phrase).split())
-
-
-_TIME_CUE = r"(?:at|by|after|before|around|about|until|till|leaving|leave|arriving|arrive|from|for)"
-_BARE_TIME = re.compile(rf"\b({_TIME_CUE})\s+([1-9]|1[0-2])([0-5]\d)\b(?!\s*(?:people|persons|pounds|nights|"
-                        r"days|minutes|tickets))", re.IGNORECASE)
-_PASS = re.compile(r"\b(half|quarter|ten|five|twenty|twenty-five|\d{1,2})\s+pass\s+(?=\w)", re.IGNORECASE)
-
-
-def fix_times(text: str) -> tuple[str, int]:
-    """Spoken times as Whisper misspells them: "at 915" → "at 9:15", "half pass 7" → "half past 7"; and how
-    many were fixed."""
-    text, n1 = _BARE_TIME.subn(lambda m: f"{m.group(1)} {m.group(2)}:{m.group(3)}", text)
-    text, n2 = _PASS.subn(lambda m: f"{m.group(1)} past ", text)
-    return text, n1 + n2
+    return all(zipf_frequency(w, "en") >= COMMON_ZIPF for w in plain(phrase).split())

@@ -141,3 +141,17 @@ def test_without_a_session_or_a_vocabulary_the_recogniser_is_called_as_before() 
         tr = transcriber(asr, session=(lambda s=session: s))(np.zeros(16000, dtype=np.float32))
         assert tr.text == "a room at Citrohers" and tr.bias is None
         assert asr.calls == [{"vad": False, "deterministic": True, "short_window": True}]
+
+
+def test_words_made_up_after_the_last_sentence_of_a_prompted_pass_are_dropped() -> None:
+    class Tails(FakeASR):
+        def transcribe(self, audio: Any, sample_rate: int, **options: Any) -> Transcript:
+            self.calls.append(options)
+            return Transcript(text="Italian food, please. this.", segments=(), avg_logprob=None,
+                              audio_seconds=1.0, latency_ms=1.0, model="fake",
+                              words=(("Italian", 0.9), ("food,", 0.95), ("please.", 0.97), ("this.", 0.09)))
+
+    asked = [Message("system", "What food would you like?")]
+    session = SimpleNamespace(system=MultiwozSystem(), history=asked)
+    tr = transcriber(Tails("", ""), session=lambda: session)(np.zeros(16000, dtype=np.float32))
+    assert tr.text == "Italian food, please."
