@@ -246,6 +246,8 @@ class ASR:
                         hotwords=hotwords or None, initial_prompt=initial_prompt or None,
                         word_timestamps=word_probs, max_new_tokens=max_new_tokens)
                     for s in segs:  # a lazy generator: decoding happens here
+                        if not any(ch.isalnum() for ch in s.text):
+                            continue  # ". . . ." decoded from the silence after the speech: no words
                         words += [(w.word.strip(), float(w.probability)) for w in (s.words or ())]
                         segments.append({"start": round(float(s.start), 3), "end": round(float(s.end), 3),
                                          "text": s.text.strip(), "avg_logprob": float(s.avg_logprob),

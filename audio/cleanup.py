@@ -30,10 +30,10 @@ def trim_to(text: str, like: str) -> str:
 
     spans = list(WORD.finditer(text))
     n = len(WORD.findall(like))
-    if len(spans) <= n + 2 or n == 0:
+    if len(spans) <= n or n == 0:
         return text
     target = plain(like)
-    best = max(range(max(1, n - 2), n + 3),
+    best = max(range(max(1, n - 2), min(len(spans), n + 2) + 1),
                key=lambda k: fuzz.ratio(plain(text[:spans[k - 1].end()]), target))
     end = spans[best - 1].end()
     return text[:end] + (text[end] if end < len(text) and text[end] in ".?!" else "")

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from parley.audio.asr import Transcript
 from parley.audio.bias import Biaser, biaser_for, fix_times
+from parley.audio.cleanup import trim_to
 from parley.audio.voice import transcriber
 from parley.engine.systems.multiwoz import MultiwozSystem
 from parley.engine.systems.sktod import SKTODSystem
@@ -155,3 +156,10 @@ def test_words_made_up_after_the_last_sentence_of_a_prompted_pass_are_dropped() 
     session = SimpleNamespace(system=MultiwozSystem(), history=asked)
     tr = transcriber(Tails("", ""), session=lambda: session)(np.zeros(16000, dtype=np.float32))
     assert tr.text == "Italian food, please."
+
+
+def test_a_second_pass_that_runs_on_is_cut_to_the_first_ones_length() -> None:
+    assert trim_to("Can you find me the phone number of Wagamama? Can you",
+                   "Can you find me the phone number of Wigamama?") == \
+        "Can you find me the phone number of Wagamama?"
+    assert trim_to("a room at Cityroomz", "a room at Citrohers") == "a room at Cityroomz"
