@@ -143,7 +143,8 @@ class VoiceInput(Widget):
 
             tts = get_tts(settings.tts, self._progress)
         end_silence = settings.end_silence_ms / 1000 if settings.vad else settings.max_seconds + 1
-        listener = Listener(transcriber(asr, short_window=settings.short_window, session=self._session_any),
+        context = self._session_any if getattr(settings, "bias_names", True) else None
+        listener = Listener(transcriber(asr, short_window=settings.short_window, session=context),
                             end_silence_s=end_silence,
                             max_seconds=settings.max_seconds,
                             on_speech=self._barge_in if settings.barge_in else None,
