@@ -45,6 +45,9 @@ class AudioSettings(BaseModel):
     reply_ahead: bool = Field(True, description="While the end-of-turn silence is waited out, compute the "
                                                 "reply (rewriters, system, first sentence spoken) on the "
                                                 "transcript; kept only if the turn ends with that text.")
+    bias_names: bool = Field(True, description="Bias Whisper towards the names the system knows (prompt with "
+                                               "the last turns, hotwords, near-misses snapped); off: faster, "
+                                               "names as Whisper hears them.")
 
 
 class AnnotationSettings(BaseModel):

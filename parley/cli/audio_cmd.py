@@ -212,7 +212,8 @@ def audio_turns(session: Any, files: list[Path], *, asr_model: str, tts_backend:
     from parley.audio.voice import from_file, reply_timings, transcriber
 
     say = lambda msg: click.echo(msg, err=True)  # noqa: E731
-    transcribe = transcriber(get_asr(asr_model, progress=say), short_window=short_window)
+    transcribe = transcriber(get_asr(asr_model, progress=say), short_window=short_window,
+                             session=lambda: session)
     tts = get_tts(tts_backend, say, deterministic=True)
     for path in files:
         try:
