@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parley.engine.train.data import DataError, Example, build_examples, read_dialogues
+from parley.engine.train.data import DataError, Example, dialogue_examples, iter_dialogues
 
 #: progress(step, total_steps, loss, tokens_per_s)
 StepProgress = Callable[[int, int, float, float], None] | None
@@ -83,12 +83,35 @@ def pick_device(choice: str = "auto") -> str:
     return "mps" if mps is not None and mps.is_available() else "cpu"
 
 
-def _split(dialogues: dict[str, Any], cfg: TrainConfig) -> tuple[dict[str, Any], dict[str, Any]]:
-    ids = list(dialogues)[: cfg.limit] if cfg.limit else list(dialogues)
+def _examples(cfg: TrainConfig, fmt: Any, db: Any) -> tuple[list[Example], list[Example], int, int]:
+    """``(train sequences, dev sequences, train dialogues, dev dialogues)``: the data file is read one
+    dialogue at a time and only its sequences are kept; ``dev_dialogues`` of the first ``limit`` are held
+    out by seed."""
+    per: dict[str, list[Example]] = {}
+    for n, (did, dialogue) in enumerate(iter_dialogues(cfg.data)):
+        if cfg.limit and n >= cfg.limit:
+            break
+        per[did] = list(dialogue_examples(did, dialogue, fmt, db))
+    ids = list(per)
     n_dev = min(cfg.dev_dialogues, max(0, len(ids) - 1))
     dev_ids = set(random.Random(cfg.seed).sample(ids, n_dev)) if n_dev else set()
-    kept = {i: dialogues[i] for i in ids if i not in dev_ids}
-    return kept, {i: dialogues[i] for i in ids if i in dev_ids}
+    train = [e for i in ids if i not in dev_ids for e in per[i]]
+    dev = [e for i in ids if i in dev_ids for e in per[i]]
+    return train, dev, len(ids) - len(dev_ids), len(dev_ids)
+
+
+def check_scratch_size(cfg: TrainConfig, fmt: Any) -> None:
+    """Refuse (LoadError, one line) a GPT-2 from scratch whose training would not fit in memory: 16 bytes a
+    parameter (weights, gradients, AdamW's two moments) and the logits of a batch, counted on ``meta``."""
+    from transformers import AutoModelForCausalLM, GPT2Config
+
+    from parley.engine.sizing import check_size
+
+    conf = GPT2Config(vocab_size=cfg.vocab + len(fmt.special_tokens) + 1, n_positions=cfg.block,
+                      n_embd=cfg.dim, n_layer=cfg.layers, n_head=cfg.heads)
+    logits = 12 * cfg.batch_size * cfg.block * conf.vocab_size  # logits, their softmax and gradient
+    check_size("the model to train", None, conf, AutoModelForCausalLM, bytes_per_value=16, extra=logits,
+               use="to train (weights, gradients, optimizer state, a batch's logits)")
 
 
 def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[Any, Any]:
@@ -188,12 +211,12 @@ def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], 
 
     say = log or (lambda _m: None)
     fmt = dataclasses.replace(load_format(cfg.format, kind="causal"), max_turns=cfg.context_turns)
-    train_d, dev_d = _split(read_dialogues(cfg.data), cfg)
-    if not train_d:
+    if not cfg.base:  # before the data is read: a model that cannot fit is refused at once
+        check_scratch_size(cfg, fmt)
+    examples, dev_examples, n_train, n_dev = _examples(cfg, fmt, load_db())
+    if not n_train:
         raise DataError(f"{cfg.data}: no dialogues to train on")
-    db = load_db()
-    examples, dev_examples = build_examples(train_d, fmt, db), build_examples(dev_d, fmt, db)
-    say(f"{len(train_d)} dialogues → {len(examples)} sequences ({len(dev_d)} dev dialogues)")
+    say(f"{n_train} dialogues → {len(examples)} sequences ({n_dev} dev dialogues)")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
