@@ -246,7 +246,11 @@ def _size(ref: str, kwargs: dict[str, Any], model_class: Any, what: str, folder:
     from transformers import AutoConfig
 
     from parley.engine.sizing import check_size
+    from parley.limits import RECORD
+    from parley.limits import check_size as check_file
 
+    for f in sorted(folder.glob("*.json")) if folder is not None else ():  # config, tokenizer: read whole
+        check_file(f, str(f), LoadError, RECORD)
     remote = bool(kwargs.get("trust_remote_code"))
     config = AutoConfig.from_pretrained(ref, trust_remote_code=remote,
                                         local_files_only=bool(kwargs.get("local_files_only")))

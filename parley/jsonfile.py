@@ -156,8 +156,8 @@ def _refuse_top(events: Iterator[tuple[str, Any]], first: str, source: str, erro
                 expected: str) -> None:
     """The top level is not the kind expected: say whether it is too deep to read or simply another kind."""
     depth = int(first in ("start_map", "start_array"))
-    for event, _ in events:
-        if depth == 0:
+    for seen, (event, _) in enumerate(events):  # the opening events say it (not the whole file)
+        if depth == 0 or seen > 4 * MAX_DEPTH:
             break
         depth += event in ("start_map", "start_array")
         depth -= event in ("end_map", "end_array")
