@@ -5,10 +5,10 @@ exhaust the machine fails fast here, as a MemoryError traceback, instead of taki
 from __future__ import annotations
 
 import os
-import resource
+import signal
 import subprocess
 import sys
-import threading
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,50 +38,40 @@ def one_error(r: Limited) -> str:
     return r.error_lines[0]
 
 
+#: a small go-between: sets the limit, runs parley, and writes parley's own peak RSS (KB) to a file. Measured
+#: from the test process itself, ru_maxrss would count that process's memory too (a forked child holds the
+#: parent's pages until it execs), which in a long test session is hundreds of MB.
+_WRAPPER = """
+import os, resource, subprocess, sys
+limit, out, *argv = sys.argv[1:]
+if limit != "none":
+    resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
+p = subprocess.Popen(argv)
+_, status, usage = os.wait4(p.pid, 0)
+open(out, "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) % 256)
+"""
+
+
 def run_limited(args: Sequence[str], *, mem_mb: int | None = 1500, input: bytes | None = None,
                 stdin: IO[Any] | None = None, env: dict[str, str] | None = None, timeout: float = 300,
                 cwd: Path = REPO) -> Limited:
     """``python -m parley ARGS`` with at most ``mem_mb`` MB of address space (None: no limit), ``input`` or
-    the file ``stdin`` on standard input; returns the output and the child's peak resident memory."""
-    cap = None
-    if mem_mb is not None:
-        limit = mem_mb * 1024 * 1024
-
-        def cap() -> None:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    with open(os.devnull, "rb") as null:
-        source: Any = subprocess.PIPE if input is not None else stdin if stdin is not None else null
-        p = subprocess.Popen([sys.executable, "-m", "parley", *args], cwd=cwd, preexec_fn=cap, stdin=source,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env={**os.environ, **(env or {})})
-    chunks: dict[str, bytes] = {}
-
-    def read(name: str, stream: IO[bytes]) -> None:
-        chunks[name] = stream.read()
-
-    def feed() -> None:
-        assert p.stdin is not None
-        try:
-            p.stdin.write(input or b"")
-            p.stdin.close()
-        except OSError:  # the child stopped reading: what it said about it is the test's business
-            pass
-
-    threads = [threading.Thread(target=read, args=("out", p.stdout)),
-               threading.Thread(target=read, args=("err", p.stderr))]
-    if input is not None:
-        threads.append(threading.Thread(target=feed))
-    for t in threads:
-        t.start()
-    timer = threading.Timer(timeout, p.kill)
-    timer.start()
+    the file ``stdin`` on standard input; returns the output and parley's own peak resident memory."""
+    limit = str(mem_mb * 1024 * 1024) if mem_mb is not None else "none"
+    with tempfile.NamedTemporaryFile(prefix="parley-rss-", delete=False) as f:
+        report = Path(f.name)
+    source: Any = subprocess.PIPE if input is not None else stdin if stdin is not None else subprocess.DEVNULL
+    argv = [sys.executable, "-c", _WRAPPER, limit, str(report), sys.executable, "-m", "parley", *args]
+    p = subprocess.Popen(argv, cwd=cwd, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env={**os.environ, **(env or {})}, start_new_session=True)
     try:
-        _, status, usage = os.wait4(p.pid, 0)
+        out, err = p.communicate(input=input, timeout=timeout)
+        peak = int(report.read_text() or 0) / 1024
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)  # the go-between and parley under it
+        p.communicate()
+        raise
     finally:
-        timer.cancel()
-    for t in threads:
-        t.join()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return Limited(p.returncode, chunks.get("out", b"").decode("utf-8", "replace"),
-                   chunks.get("err", b"").decode("utf-8", "replace"), usage.ru_maxrss / 1024)
+        report.unlink(missing_ok=True)
+    return Limited(p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), peak)
