@@ -20,9 +20,10 @@ import pytest
 from parley.engine.http import HttpFailure
 from parley.engine.systems import build_system
 from parley.engine.types import Message
+from tests.conftest import require_extra, suite_cache
 
-pytest.importorskip("fastapi")  # the optional extra parley-tod[serve] (installed by ./setup.sh test)
-pytest.importorskip("uvicorn")
+require_extra("fastapi", "fastapi", "serve")  # installed by ./setup.sh test
+require_extra("uvicorn", "uvicorn", "serve")
 pytestmark = pytest.mark.slow
 HISTORY = (Message("user", "Say hello."),)
 
@@ -37,8 +38,7 @@ def _free_port() -> int:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "2",
-           "PARLEY_CACHE": os.environ.get("PARLEY_TEST_CACHE")
-           or str(tmp_path_factory.getbasetemp().parent / "parley-cache")}
+           "PARLEY_CACHE": str(suite_cache())}
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     with log.open("wb") as fh:
         proc = subprocess.Popen(
@@ -77,6 +77,7 @@ def _bot(url: str, extra: str = "") -> object:
     )
 
 
+@pytest.mark.subprocess
 def test_served_model(served: str) -> None:
     """One test (one server under pytest-xdist): completion, stream, concurrency, size cap, then the
     deadline."""
