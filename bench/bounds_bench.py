@@ -107,6 +107,8 @@ def main() -> None:
     ap.add_argument("--run-limit", type=int, default=0, help="replay only the first N dialogues (0: all)")
     ap.add_argument("--no-import", action="store_true", help="only the run rows")
     ap.add_argument("--no-run", action="store_true", help="only the import rows")
+    ap.add_argument("--no-bootstrap", action="store_true",
+                    help="run rows with --bootstrap 0 (no confidence intervals: the replay alone)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     rows = [*context(args.repo),
@@ -119,10 +121,12 @@ def main() -> None:
         base = parley(["import", str(small), "--format", "multiwoz", "--db", str(t / "b.db")], args.repo)
         rows.append(row("import, 20 dialogues (baseline)", "16 KB", "import F --format multiwoz", base,
                         "(baseline)", base[0] == 0))
-        run_base = parley(["run", "--system", "echo", "--dialogues", str(small), "--db", str(t / "rb.db")],
-                          args.repo)
-        rows.append(row("run, 20 dialogues (baseline)", "16 KB", "run --system echo --dialogues F", run_base,
-                        "(baseline)", run_base[0] == 0))
+        boot = ["--bootstrap", "0"] if args.no_bootstrap else []
+        run_cmd = " ".join(["run --system echo --dialogues F", *boot])
+        run_base = parley(["run", "--system", "echo", "--dialogues", str(small), *boot, "--db",
+                           str(t / "rb.db")], args.repo)
+        rows.append(row("run, 20 dialogues (baseline)", "16 KB", run_cmd, run_base, "(baseline)",
+                        run_base[0] == 0))
         for mb in (int(s) for s in args.sizes.split(",") if s):
             corpus = write_corpus(t / f"c{mb}.json", mb * 1_000_000 // PER_DIALOGUE)
             file_mb = corpus.stat().st_size / 1e6
@@ -134,8 +138,8 @@ def main() -> None:
                                 within(r, file_mb, base[1])))
             if not args.no_run:
                 limit = ["--limit", str(args.run_limit)] if args.run_limit else []
-                shown = " ".join(["run --system echo --dialogues F", *limit])
-                r = parley(["run", "--system", "echo", "--dialogues", str(corpus), *limit,
+                shown = " ".join([run_cmd, *limit])
+                r = parley(["run", "--system", "echo", "--dialogues", str(corpus), *limit, *boot,
                             "--db", str(t / f"r{mb}.db")], args.repo)
                 rows.append(row(f"run, {mb} MB corpus", size, shown, r, two_x,
                                 within(r, file_mb, run_base[1])))
