@@ -65,15 +65,50 @@ class Transcript:
         return out
 
 
+def check_audio_file(path: str | os.PathLike[str]) -> float:
+    """The length in seconds of an audio file, read from its header without decoding it; a ValueError when
+    it cannot be decoded or would decode to more samples than the record budget holds (float32,
+    :mod:`parley.limits`), so a list of recordings is checked whole before any turn is stored."""
+    from parley.errors import ParleyError
+    from parley.limits import INPUT, RECORD, check_size, size
+
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{p} is a folder, not an audio file")
+    if not p.is_file():
+        raise FileNotFoundError(f"audio file {p} does not exist")
+    try:
+        check_size(p, f"audio file {p}", ParleyError, INPUT)
+    except ParleyError as e:
+        raise ValueError(e.message) from None
+    try:
+        import soundfile
+
+        info = soundfile.info(str(p))
+        seconds, samples = float(info.duration), int(info.frames) * int(info.channels)
+    except Exception:
+        try:
+            import av
+
+            with av.open(str(p)) as container:
+                stream = container.streams.audio[0]
+                seconds = float(container.duration or 0) / 1e6
+                samples = int(seconds * (stream.rate or SAMPLE_RATE) * (stream.channels or 1))
+        except Exception as e:  # no audio stream, not a media file
+            reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
+            raise ValueError(f"cannot read audio file {p}: {reason}") from None
+    if samples * 4 > RECORD.get():
+        what = f"{seconds:,.0f} s decode to {size(samples * 4)}"
+        raise ValueError(RECORD.message(f"audio file {p}", what))
+    return seconds
+
+
 def load_audio(audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
-    """Audio as float32 mono at 16 kHz, from a file (WAV/FLAC/OGG via soundfile, others via PyAV) or an
-    array."""
+    """Audio as float32 mono at 16 kHz, from a file (WAV/FLAC/OGG via soundfile, others via PyAV; checked
+    first by :func:`check_audio_file`) or an array."""
     if isinstance(audio, (str, os.PathLike)):
         path = Path(audio)
-        if path.is_dir():
-            raise ValueError(f"{path} is a folder, not an audio file")
-        if not path.is_file():
-            raise FileNotFoundError(f"audio file {path} does not exist")
+        check_audio_file(path)
         try:
             import soundfile
 

@@ -16,7 +16,7 @@ from typing import Any
 from parley.engine.mwdb import DOMAINS
 from parley.errors import ParleyError
 from parley.formats import FormatError
-from parley.formats.multiwoz import booked_domains, flatten_state, literal, read_dialogues
+from parley.formats.multiwoz import booked_domains, flatten_state, iter_dialogues, literal
 
 #: parley slot name → MultiWOZ 2.2 / mwzeval slot name
 _MWZ22 = {"leaveAt": "leaveat", "arriveBy": "arriveby"}
@@ -41,12 +41,12 @@ class CorpusDialogue:
 
 def load_corpus(path: str | Path, *, limit: int | None = None, ids: Iterable[str] | None = None
                 ) -> list[CorpusDialogue]:
-    """Read a MultiWOZ-format ``.json`` file or a ``.zip`` holding one; dialogues in file order."""
+    """Read a MultiWOZ-format ``.json`` file or a ``.zip`` holding one; dialogues in file order, parsed one at
+    a time (only the parsed dialogues are kept)."""
     p = Path(path)
-    raw = read_dialogues(p, CorpusError)
     wanted = {i.lower().removesuffix(".json") for i in ids} if ids else None
     out: list[CorpusDialogue] = []
-    for did, dia in raw.items():
+    for did, dia in iter_dialogues(p, CorpusError):
         if wanted is not None and did.lower().removesuffix(".json") not in wanted:
             continue
         out.append(parse_dialogue(did, dia, source=p))

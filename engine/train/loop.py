@@ -103,6 +103,20 @@ def _split(dialogues: dict[str, Any], cfg: TrainConfig) -> tuple[dict[str, Any],
     return kept, {i: dialogues[i] for i in ids if i in dev_ids}
 
 
+def check_scratch_size(cfg: TrainConfig, fmt: Any) -> None:
+    """Refuse (LoadError, one line) a GPT-2 from scratch whose training would not fit in memory: 16 bytes a
+    parameter (weights, gradients, AdamW's two moments) and the logits of a batch, counted on ``meta``."""
+    from transformers import AutoModelForCausalLM, GPT2Config
+
+    from parley.engine.sizing import check_size
+
+    conf = GPT2Config(vocab_size=cfg.vocab + len(fmt.special_tokens) + 1, n_positions=cfg.block,
+                      n_embd=cfg.dim, n_layer=cfg.layers, n_head=cfg.heads)
+    logits = 12 * cfg.batch_size * cfg.block * conf.vocab_size  # logits, their softmax and gradient
+    check_size("the model to train", None, conf, AutoModelForCausalLM, bytes_per_value=16, extra=logits,
+               use="to train (weights, gradients, optimizer state, a batch's logits)")
+
+
 def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[Any, Any]:
     import torch
 
@@ -169,6 +183,8 @@ def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], 
 
     say = log or (lambda _m: None)
     fmt = dataclasses.replace(load_format(cfg.format, kind="causal"), max_turns=cfg.context_turns)
+    if not cfg.base:  # before the data is read: a model that cannot fit is refused at once
+        check_scratch_size(cfg, fmt)
     held = [HeldOut.from_file(p) for p in cfg.exclude]
     data = load([*cfg.data_files, *cfg.pretrain], held)
     annotated = {k: v for k, v in data.dialogues.items()}

@@ -28,6 +28,7 @@ from typing import Any
 
 from parley.engine.train.data import DataError
 from parley.engine.train.overlap import Dropped, HeldOut, dialogue_key, drop_overlaps
+from parley.limits import INPUT, RECORD, Bounded, read_bytes, size
 
 KINDS = ("multiwoz", "icdst", "text")
 #: IC-DST slot names that differ from parley's
@@ -68,11 +69,8 @@ class TrainingData:
 
 def _members(path: Path) -> Iterator[tuple[str, bytes]]:
     """``(name, bytes)`` of a file, or of the ``.json``/``.txt`` members of a zip in name order."""
-    if path.suffix.lower() != ".zip":
-        try:
-            yield path.name, path.read_bytes()
-        except OSError as e:
-            raise DataError(f"{path}: cannot read ({e.strerror or e})") from None
+    if path.suffix.lower() != ".zip":  # a data file is held whole: at most the record budget
+        yield path.name, read_bytes(path, str(path), DataError, budget=RECORD)
         return
     try:
         with zipfile.ZipFile(path) as zf:
@@ -80,8 +78,13 @@ def _members(path: Path) -> Iterator[tuple[str, bytes]]:
                            and not n.startswith("__MACOSX/"))
             if not names:
                 raise DataError(f"{path}: the zip holds no .json or .txt file")
-            for n in names:
-                yield n, zf.read(n)
+            for n in names:  # refused by its declared size before it is opened, counted while read
+                source = f"{path}:{n}"
+                declared = zf.getinfo(n).file_size
+                if declared > INPUT.get():
+                    raise DataError(INPUT.message(source, f"holds {size(declared)} uncompressed"))
+                with zf.open(n) as fh:
+                    yield n, Bounded(fh, source, DataError, budget=RECORD).read()
     except zipfile.BadZipFile as e:
         raise DataError(f"{path}: not a zip file ({e})") from None
     except OSError as e:

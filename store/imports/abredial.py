@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from parley.limits import lines
 from parley.scales import DIALOGUE_ASPECTS, NOT_APPLICABLE, TURN_ASPECTS, NotApplicable
 from parley.store.imports.base import (
     ImportedDialogue,
@@ -65,8 +66,8 @@ _UTTERANCE = re.compile(r"^(SYSTEM|USER)(?:[\s\u2003]+|$)(.*)$", re.S)
 def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     reader: Any = None
     try:
-        with path.open(encoding="utf-8-sig", newline="") as fh:
-            reader = csv.DictReader(fh, strict=True)
+        with path.open("rb") as fh:  # line by line, within the line budgets (parley.limits)
+            reader = csv.DictReader(lines(fh, str(path), ImportFileError, keepends=True), strict=True)
             header = list(reader.fieldnames or [])
             rows = []
             prev = reader.line_num
