@@ -41,7 +41,9 @@ SAMPLE_RATE = 16000
 @dataclass(frozen=True)
 class Transcript:
     """What the recogniser heard. ``segments`` are ``{"start", "end", "text", "avg_logprob",
-    "no_speech_prob"}`` dicts (seconds); ``avg_logprob`` is the duration-weighted mean over segments."""
+    "no_speech_prob"}`` dicts (seconds); ``avg_logprob`` is the duration-weighted mean over segments.
+    ``words`` (asked for with ``word_probs``) are ``(word, probability)`` pairs in order; ``bias`` says what
+    contextual biasing did (:mod:`parley.audio.bias`: the first text heard, hotwords, names snapped)."""
 
     text: str
     segments: tuple[dict, ...]
@@ -49,22 +51,64 @@ class Transcript:
     audio_seconds: float
     latency_ms: float
     model: str
+    words: tuple[tuple[str, float], ...] = ()
+    bias: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "segments": [dict(s) for s in self.segments],
-                "avg_logprob": self.avg_logprob, "audio_seconds": self.audio_seconds,
-                "latency_ms": self.latency_ms, "model": self.model}
+        out: dict[str, Any] = {"text": self.text, "segments": [dict(s) for s in self.segments],
+               "avg_logprob": self.avg_logprob, "audio_seconds": self.audio_seconds,
+               "latency_ms": self.latency_ms, "model": self.model}
+        if self.words:
+            out["words"] = [[w, round(p, 3)] for w, p in self.words]
+        if self.bias is not None:
+            out["bias"] = dict(self.bias)
+        return out
+
+
+def check_audio_file(path: str | os.PathLike[str]) -> float:
+    """The length in seconds of an audio file, read from its header without decoding it; a ValueError when
+    it cannot be decoded or would decode to more samples than the record budget holds (float32,
+    :mod:`parley.limits`), so a list of recordings is checked whole before any turn is stored."""
+    from parley.errors import ParleyError
+    from parley.limits import INPUT, RECORD, check_size, size
+
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{p} is a folder, not an audio file")
+    if not p.is_file():
+        raise FileNotFoundError(f"audio file {p} does not exist")
+    try:
+        check_size(p, f"audio file {p}", ParleyError, INPUT)
+    except ParleyError as e:
+        raise ValueError(e.message) from None
+    try:
+        import soundfile
+
+        info = soundfile.info(str(p))
+        seconds, samples = float(info.duration), int(info.frames) * int(info.channels)
+    except Exception:
+        try:
+            import av
+
+            with av.open(str(p)) as container:
+                stream = container.streams.audio[0]
+                seconds = float(container.duration or 0) / 1e6
+                samples = int(seconds * (stream.rate or SAMPLE_RATE) * (stream.channels or 1))
+        except Exception as e:  # no audio stream, not a media file
+            reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
+            raise ValueError(f"cannot read audio file {p}: {reason}") from None
+    if samples * 4 > RECORD.get():
+        what = f"{seconds:,.0f} s decode to {size(samples * 4)}"
+        raise ValueError(RECORD.message(f"audio file {p}", what))
+    return seconds
 
 
 def load_audio(audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
-    """Audio as float32 mono at 16 kHz, from a file (WAV/FLAC/OGG via soundfile, others via PyAV) or an
-    array."""
+    """Audio as float32 mono at 16 kHz, from a file (WAV/FLAC/OGG via soundfile, others via PyAV; checked
+    first by :func:`check_audio_file`) or an array."""
     if isinstance(audio, (str, os.PathLike)):
         path = Path(audio)
-        if path.is_dir():
-            raise ValueError(f"{path} is a folder, not an audio file")
-        if not path.is_file():
-            raise FileNotFoundError(f"audio file {path} does not exist")
+        check_audio_file(path)
         try:
             import soundfile
 
@@ -204,13 +248,19 @@ class ASR:
 
     def transcribe(self, audio: str | os.PathLike[str] | np.ndarray, sample_rate: int = SAMPLE_RATE, *,
                    vad: bool | None = None, deterministic: bool = False,
-                   short_window: bool | None = None) -> Transcript:
+                   short_window: bool | None = None, hotwords: str | None = None,
+                   initial_prompt: str | None = None, word_probs: bool = False,
+                   max_new_tokens: int | None = None) -> Transcript:
         """Transcribe a file or an array (any sample rate; resampled to 16 kHz).
 
         ``vad`` filters silence with Silero VAD (default: on for files, i.e. recordings; off for arrays, i.e.
         synthetic audio). ``deterministic`` decodes at temperature 0 only (no sampling fallback), so the same
         audio always gives the same text; otherwise faster-whisper's temperature fallback is kept.
-        ``short_window`` overrides the model's setting (see the module docstring).
+        ``short_window`` overrides the model's setting (see the module docstring). ``hotwords`` (names the
+        speaker may say) and ``initial_prompt`` (text that came before, e.g. the dialogue's last turns) bias
+        the decoder (faster-whisper's options of those names; :mod:`parley.audio.bias`). ``word_probs`` keeps
+        each word's probability (``Transcript.words``; Whisper's word alignment, about a fifth more time).
+        ``max_new_tokens`` bounds each segment's text (a decoding loop stops there).
         """
         t0 = time.perf_counter()
         use_vad = isinstance(audio, (str, os.PathLike)) if vad is None else vad
@@ -219,6 +269,7 @@ class ASR:
         self.load()
         temperature: Any = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
         segments: list[dict] = []
+        words: list[tuple[str, float]] = []
         short = self.short_window if short_window is None else short_window
         with self._lock:
             self._whisper.frames = window_frames(seconds, short)
@@ -226,8 +277,13 @@ class ASR:
                 if samples.size:
                     segs, _info = self._whisper.transcribe(
                         samples, beam_size=self.beam_size, language=self._language(self._whisper),
-                        condition_on_previous_text=False, temperature=temperature, vad_filter=use_vad)
+                        condition_on_previous_text=False, temperature=temperature, vad_filter=use_vad,
+                        hotwords=hotwords or None, initial_prompt=initial_prompt or None,
+                        word_timestamps=word_probs, max_new_tokens=max_new_tokens)
                     for s in segs:  # a lazy generator: decoding happens here
+                        if not any(ch.isalnum() for ch in s.text):
+                            continue  # ". . . ." decoded from the silence after the speech: no words
+                        words += [(w.word.strip(), float(w.probability)) for w in (s.words or ())]
                         segments.append({"start": round(float(s.start), 3), "end": round(float(s.end), 3),
                                          "text": s.text.strip(), "avg_logprob": float(s.avg_logprob),
                                          "no_speech_prob": float(s.no_speech_prob)})
@@ -236,7 +292,8 @@ class ASR:
         text = " ".join(s["text"] for s in segments if s["text"]).strip()
         return Transcript(text=text, segments=tuple(segments), avg_logprob=_weighted_logprob(segments),
                           audio_seconds=round(seconds, 3),
-                          latency_ms=round((time.perf_counter() - t0) * 1000, 1), model=self.model)
+                          latency_ms=round((time.perf_counter() - t0) * 1000, 1), model=self.model,
+                          words=tuple(words))
 
 
 def _weighted_logprob(segments: list[dict]) -> float | None:

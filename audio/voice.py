@@ -36,12 +36,32 @@ STAGES = (("end_to_transcript_ms", "end of speech → transcript"),
           ("end_to_audio_ms", "end of speech → first audio"))
 
 
-def transcriber(asr: Any, *, short_window: bool = True) -> Callable[[np.ndarray], Any]:
+def transcriber(asr: Any, *, short_window: bool = True,
+                session: Callable[[], Any] | None = None) -> Callable[[np.ndarray], Any]:
     """The recogniser call every spoken turn uses: 16 kHz speech span → Transcript, deterministic (temperature
-    0, so the same audio always gives the same text), no second VAD pass (the span is already cut by VAD)."""
+    0, so the same audio always gives the same text), no second VAD pass (the span is already cut by VAD).
+
+    With ``session`` (a function giving the :class:`parley.engine.session.Session` the turn goes to, or None)
+    the transcript is biased towards the names its system knows (:mod:`parley.audio.bias`): Whisper is
+    prompted with the dialogue's last turns, given the names it came close to as hotwords, and near-misses
+    are snapped to those names; ``Transcript.bias`` keeps what was heard before and what changed. A system
+    without a vocabulary is transcribed as without ``session``."""
+
+    def plain(audio: np.ndarray, **options: Any) -> Any:
+        return asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=short_window,
+                              **options)
 
     def transcribe(audio: np.ndarray) -> Any:
-        return asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=short_window)
+        current = session() if session is not None else None
+        if current is None:
+            return plain(audio)
+        from parley.audio.bias import biaser_for, recent_turns
+
+        biaser = biaser_for(getattr(current, "system", None))
+        if biaser is None:
+            return plain(audio)
+        return biaser.transcribe(lambda **kw: plain(audio, word_probs=True, **kw),
+                                 recent_turns(getattr(current, "history", ())))
 
     return transcribe
 

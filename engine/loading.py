@@ -22,6 +22,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -200,37 +201,130 @@ def pretrained_kwargs(
 
 
 def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress: Progress = None,
-                    what: str | None = None) -> tuple[Any, Any]:
+                    what: str | None = None, folder: Path | None = None) -> tuple[Any, Any]:
     """``(model, tokenizer)`` from ``ref`` with ``kwargs`` from :func:`pretrained_kwargs`, in fp32 and eval
     mode.
 
     ``model_class`` is a transformers auto class (``AutoModelForCausalLM``, ``AutoModelForSeq2SeqLM``, ...).
     The one place checkpoints are read, so every system and rewriter obeys the same rules; failures become one
-    :class:`LoadError` (see :func:`explain`).
+    :class:`LoadError` (see :func:`explain`). The checkpoint is sized first (:mod:`engine.sizing`: config
+    against weight files against memory), and transformers' load report becomes one line (in full with
+    ``parley --verbose``).
     """
     import torch
     from transformers import AutoTokenizer
 
     what = what or ref
+    if folder is None and Path(ref).is_dir():
+        folder = Path(ref)
     try:
+        if "gguf_file" not in kwargs:
+            say(progress, f"sizing {what}")
+            _size(ref, kwargs, model_class, what, folder)
         say(progress, f"loading tokenizer of {what}")
         tok = AutoTokenizer.from_pretrained(
             ref, **{k: v for k, v in kwargs.items() if k != "use_safetensors"}
         )
         say(progress, f"loading weights of {what}")
-        model = model_class.from_pretrained(ref, dtype=torch.float32, **kwargs)
+        with _load_report() as reports:
+            model, info = model_class.from_pretrained(ref, dtype=torch.float32, output_loading_info=True,
+                                                      **kwargs)
     except LoadError:
         raise
     except Exception as e:
-        raise explain(e, what) from e
+        _verbose(progress, reports_of(e))
+        raise explain(e, what, reports_of(e)) from e
+    line = report_line(info)
+    if line:
+        say(progress, f"warning: {what}: {line}")
+        _verbose(progress, reports)
     model.eval()
     return model, tok
 
 
-def explain(exc: BaseException, what: str) -> LoadError:
-    """Turn a transformers / hub / OS exception into one clear :class:`LoadError`."""
+def _size(ref: str, kwargs: dict[str, Any], model_class: Any, what: str, folder: Path | None) -> None:
+    from transformers import AutoConfig
+
+    from parley.engine.sizing import check_size
+    from parley.limits import RECORD
+    from parley.limits import check_size as check_file
+
+    for f in sorted(folder.glob("*.json")) if folder is not None else ():  # config, tokenizer: read whole
+        check_file(f, str(f), LoadError, RECORD)
+    remote = bool(kwargs.get("trust_remote_code"))
+    config = AutoConfig.from_pretrained(ref, trust_remote_code=remote,
+                                        local_files_only=bool(kwargs.get("local_files_only")))
+    check_size(what, folder, config, model_class, trust_remote_code=remote)
+
+
+@contextlib.contextmanager
+def _load_report() -> Iterator[list[str]]:
+    """Keep transformers' multi-line LOAD REPORT (MISSING / UNEXPECTED / MISMATCH tables) off stderr while a
+    model loads; the reports are collected for one parley line (and ``--verbose``)."""
+    import logging
+
+    reports: list[str] = []
+
+    class Catch(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            text = record.getMessage()
+            if "LOAD REPORT" in text:
+                reports.append(text)
+                return False
+            return True
+
+    catch = Catch()
+    logger = logging.getLogger("transformers.modeling_utils")
+    logger.addFilter(catch)
+    try:
+        yield reports
+    except BaseException as e:
+        e.__dict__.setdefault("parley_reports", list(reports))
+        raise
+    finally:
+        logger.removeFilter(catch)
+
+
+def reports_of(exc: BaseException) -> list[str]:
+    return list(getattr(exc, "__dict__", {}).get("parley_reports", []))
+
+
+def report_line(info: dict[str, Any]) -> str:
+    """transformers' loading info (``output_loading_info``) as one line, or "" when all weights loaded."""
+    parts = []
+    for key, said in (("missing_keys", "not in the checkpoint, initialised at random"),
+                      ("mismatched_keys", "of another shape in the checkpoint, initialised at random"),
+                      ("unexpected_keys", "in the checkpoint but not in the model, ignored")):
+        n = len(info.get(key) or ())
+        if n:
+            parts.append(f"{n} weight(s) {said}")
+    if not parts:
+        return ""
+    return "; ".join(parts) + " (parley --verbose lists them)"
+
+
+def _verbose(progress: Progress, texts: list[str]) -> None:
+    from parley.engine.sizing import env_verbose
+
+    if env_verbose():
+        for text in texts:
+            for line in text.splitlines():
+                say(progress, line)
+
+
+def explain(exc: BaseException, what: str, reports: list[str] | None = None) -> LoadError:
+    """Turn a transformers / hub / OS exception into one clear :class:`LoadError` (``reports``: the load
+    reports transformers logged before it raised)."""
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     low = str(exc).lower()
+    if reports:
+        text = "\n".join(reports)
+        shapes = text.count("MISMATCH") - text.count("MISMATCH:")
+        if shapes > 0:
+            return LoadError(f"could not load {what}: {shapes} weight(s) in the checkpoint have another "
+                             "shape than its config.json gives (parley --verbose lists them)")
+    if isinstance(exc, MemoryError):
+        return LoadError(f"could not load {what}: not enough memory")
     if "trust_remote_code" in low:
         return LoadError(f"{what} needs custom code from its repository; pass trust_remote_code=true "
                          "(--trust-remote-code) only if you trust it")

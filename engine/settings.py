@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -45,6 +45,9 @@ class AudioSettings(BaseModel):
     reply_ahead: bool = Field(True, description="While the end-of-turn silence is waited out, compute the "
                                                 "reply (rewriters, system, first sentence spoken) on the "
                                                 "transcript; kept only if the turn ends with that text.")
+    bias_names: bool = Field(True, description="Bias Whisper towards the names the system knows (prompt with "
+                                               "the last turns, hotwords, near-misses snapped); off: faster, "
+                                               "names as Whisper hears them.")
 
 
 class AnnotationSettings(BaseModel):
@@ -61,6 +64,16 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PARLEY_", env_nested_delimiter="__", extra="ignore")
 
     tester: str = Field("", description="Tester / rater name, asked once and kept here.")
+
+    @field_validator("tester")
+    @classmethod
+    def _clean_tester(cls, value: str) -> str:
+        """The rule of the name prompt and ``--tester``: no control characters (tab, escape, bidi…)."""
+        from parley.store.records import NAME_RULE, clean_name
+
+        if not clean_name(value):
+            raise ValueError(f"{NAME_RULE} (tab, newline, escape, bidirectional overrides…)")
+        return value
     system: str = Field(
         "multiwoz", description="Default system spec, e.g. multiwoz or llm or hf-seq2seq:model=PATH."
     )

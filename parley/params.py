@@ -1,17 +1,19 @@
 """One way to check parameters and records: pydantic, with every failure told as one line naming the key.
 
 Spec params of systems and rewriters (``engine.params``), importer options and the records of a parley JSONL
-file (``store``) and the settings all validate through pydantic with :data:`CONFIG`: strict types (``true`` is
+file (``store``), the settings and every numeric command-line option (:func:`check_number`, through
+``parley.cli.options``) all validate through pydantic with :data:`CONFIG`: strict types (``true`` is
 not a number, ``"abc"`` not an integer), unknown keys refused, and no NaN or ±infinity anywhere. A leaf
 module: engine and store may both import it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, ConfigDict, ValidationError
+from pydantic import BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 #: strict types, unknown keys refused, NaN/±inf refused
 CONFIG = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False, arbitrary_types_allowed=True)
@@ -99,3 +101,65 @@ def one_line(err: ValidationError, known: Sequence[str] = ()) -> str:
     if known and first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         text += f" (known: {', '.join(known)})"
     return text + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+
+
+@functools.cache
+def _number_adapter(kind: type, bounds: tuple[tuple[str, float | int], ...]) -> TypeAdapter[Any]:
+    base: Any = Whole if kind is int else float
+    return TypeAdapter(Annotated[base, Field(**dict(bounds))], config=CONFIG)
+
+
+def check_number(value: Any, kind: type = float, *, unit: str = "", **bounds: float | int | None) -> Any:
+    """``value`` (a number, or its text) as ``kind`` (int or float), finite and within ``bounds`` (pydantic's
+    ``ge``, ``gt``, ``le``, ``lt``), checked like a spec parameter; otherwise a ValueError of one line:
+    ``must be ≤ 64 threads, got 100``, ``must be a finite number (not NaN or infinity), got nan``."""
+    given = value
+    if isinstance(value, str):
+        text = value.strip().replace("_", "")
+        try:
+            value = int(text) if kind is int and text.lstrip("+-").isdigit() else float(text)
+        except ValueError:
+            noun = "a whole number" if kind is int else "a number"
+            raise ValueError(f"must be {noun}, got {_typed(given)}") from None
+    kept = tuple((k, v) for k, v in sorted(bounds.items()) if v is not None)
+    try:
+        return _number_adapter(kind, kept).validate_python(value)
+    except ValidationError as e:
+        error = e.errors()[0]
+        if error["type"] in _BOUNDS and unit:
+            limit = next(iter((error.get("ctx") or {}).values()), "?")
+            limit = f"{limit:,}" if isinstance(limit, int) else limit
+            what = f"must be {_BOUNDS[error['type']]} {limit} {unit}"
+        else:
+            what = describe({k: v for k, v in error.items() if k != "input"})
+        raise ValueError(f"{what}, got {_typed(given)}") from None
+
+
+def _typed(value: Any) -> str:
+    """A value as the user typed it (command-line text is shown without quotes)."""
+    from parley.display import visible
+
+    if isinstance(value, str):
+        return visible(value if len(value) <= 40 else value[:37] + "...", one_line=True)
+    return _shown(value)
+
+
+def number_range(*, unit: str = "", **bounds: float | int | None) -> str:
+    """The range of :func:`check_number` as help text: ``1–64 threads``, ``> 0``, ``0 < x < 1``."""
+    ge, gt, le, lt = (bounds.get(k) for k in ("ge", "gt", "le", "lt"))
+    if le is not None and le >= 2**62:  # a 64-bit ceiling (SQLite's) is no range to read
+        le = None
+    lo = f"{ge:,}" if ge is not None else f"{gt:,}" if gt is not None else None
+    hi = f"{le:,}" if le is not None else f"{lt:,}" if lt is not None else None
+    if lo is not None and hi is not None:
+        if ge is not None and le is not None:
+            text = f"{lo}–{hi}"
+        else:
+            text = f"{lo} {'≤' if ge is not None else '<'} x {'≤' if le is not None else '<'} {hi}"
+    elif lo is not None:
+        text = f"{'≥' if ge is not None else '>'} {lo}"
+    elif hi is not None:
+        text = f"{'≤' if le is not None else '<'} {hi}"
+    else:
+        text = "any"
+    return f"{text} {unit}".strip()

@@ -13,6 +13,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 Level = Literal["turn", "dialogue"]
+#: the stored value of a relevance the rater judged "not applicable" (the study's fourth option, for a reply
+#: with too little evidence to judge, e.g. no suggestion made): a value of its own, never a number on the
+#: scale, never NULL (NULL is "not rated")
+NOT_APPLICABLE: Literal["n/a"] = "n/a"
+NotApplicable = Literal["n/a"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,7 @@ class Aspect:
     hi: int
     definition: str
     options: tuple[str, ...]  # one label per value lo..hi
+    not_applicable: bool = False  # the scale also offers "not applicable" (stored as NOT_APPLICABLE)
 
     @property
     def values(self) -> tuple[int, ...]:
@@ -38,13 +44,25 @@ class Aspect:
         return self.options[value - self.lo]
 
     def valid(self, value: object) -> bool:
+        """A value on the scale (a number; "not applicable" is not one: see :meth:`allowed`)."""
         return isinstance(value, int) and not isinstance(value, bool) and self.lo <= value <= self.hi
+
+    def allowed(self, value: object) -> bool:
+        """A value a rating may hold: on the scale, or "not applicable" where the scale offers it."""
+        return self.valid(value) or (self.not_applicable and value == NOT_APPLICABLE)
+
+    def label_of(self, value: int | str) -> str:
+        """The label of an allowed value, "not applicable" included."""
+        if value == NOT_APPLICABLE and self.not_applicable:
+            return "not applicable"
+        return self.option(int(value))
 
 
 _NSY = ("no", "somewhat", "yes")
 
 RELEVANCE = Aspect("relevance", "Relevance", "turn", 1, 3,
-                   "The reply fits the previous user turn and serves what the user was after.", _NSY)
+                   "The reply fits the previous user turn and serves what the user was after.", _NSY,
+                   not_applicable=True)
 INTERESTINGNESS = Aspect("interestingness", "Interestingness", "turn", 1, 3,
                          "The system adds some friendly conversation around the facts it presents.", _NSY)
 UNDERSTANDING = Aspect("understanding", "Understanding", "dialogue", 1, 3,
@@ -98,9 +116,18 @@ def scale(key: str) -> tuple[int, int]:
 
 
 def check_sql(key: str) -> str:
-    """The SQL CHECK condition of one aspect's column, as the schema has always written it
-    (``relevance BETWEEN 1 AND 3``, a two-value scale as ``efficiency IN (0, 1)``)."""
+    """The SQL CHECK condition of one aspect's column, as the first schema wrote it (``relevance BETWEEN 1
+    AND 3``, a two-value scale as ``efficiency IN (0, 1)``); :func:`check_sql_allowed` adds "not
+    applicable"."""
     a = ASPECTS[key]
     if a.hi - a.lo == 1:
         return f"{key} IN ({a.lo}, {a.hi})"
     return f"{key} BETWEEN {a.lo} AND {a.hi}"
+
+
+def check_sql_allowed(key: str) -> str:
+    """The CHECK condition of an aspect's column that also lets "not applicable" in, where the scale offers it
+    (``relevance BETWEEN 1 AND 3 OR relevance = 'n/a'``)."""
+    a = ASPECTS[key]
+    base = check_sql(key)
+    return f"{base} OR {key} = '{NOT_APPLICABLE}'" if a.not_applicable else base

@@ -1,10 +1,13 @@
 """Annotation mode, headless: which dialogues a rater still has to rate, which turns, and what is locked.
 
 The protocol of the user-satisfaction study: rate the selected system turns on relevance and interestingness
-(1-3; relevance may be "not applicable"), then the whole dialogue on understanding, task completion, interest
-arousal (1-3), efficiency (0/1) and overall impression (1-5) with a justification, without going back to the
-turns: once the dialogue rating starts, the turn ratings lock (``lock_turn_ratings``; the start is stored, so
-it survives a quit). Everything is derived from the database, so a rater resumes where they left off.
+(1-3; relevance may be "not applicable", stored as ``'n/a'``, never as NULL, which is "not rated"), then
+the whole dialogue on understanding, task completion, interest arousal (1-3), efficiency (0/1) and overall
+impression (1-5) with a justification, without going back to the turns: once the dialogue rating starts,
+the turn ratings lock (``lock_turn_ratings``; the start is stored, so it survives a quit). Everything is
+derived from the database, so a rater resumes where they left off; each aspect of a turn is stored as it is
+given, so a turn with its relevance but not yet its interestingness is kept too and resumes at its
+interestingness.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ import random
 from dataclasses import dataclass
 from functools import cached_property
 
-from parley.scales import DIALOGUE_ASPECTS, TURN_ASPECTS
+from parley.scales import DIALOGUE_ASPECTS, NOT_APPLICABLE, TURN_ASPECTS, NotApplicable
 from parley.store.assign import assigned
 from parley.store.db import Store, StoreError
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord, now
 from parley.store.selection import EVERYTHING, RATEABLE_TURN, Selection, select
 
 TURN_SCALES: dict[str, tuple[int, int]] = {a.key: (a.lo, a.hi) for a in TURN_ASPECTS}
+_TURN_ASPECT = {a.key: a for a in TURN_ASPECTS}
+#: a rated turn in SQL over ``turn_ratings tr``: both aspects given ("not applicable" counts as given)
+RATED_TURN_SQL = "tr.relevance IS NOT NULL AND tr.interestingness IS NOT NULL"
 DIALOGUE_SCALES: dict[str, tuple[int, int]] = {a.key: (a.lo, a.hi) for a in DIALOGUE_ASPECTS}
 
 
@@ -42,8 +48,8 @@ def parse_turns(value: str | int | None) -> int | None:
 
 
 def turn_rating_complete(r: TurnRating | None) -> bool:
-    """A turn is rated once interestingness is set (relevance None means "not applicable")."""
-    return r is not None and r.interestingness is not None
+    """A turn is rated once both aspects are given (a relevance of "not applicable" is given; None is not)."""
+    return r is not None and r.relevance is not None and r.interestingness is not None
 
 
 @dataclass(frozen=True)
@@ -192,7 +198,7 @@ class Annotation:
                        row_number() OVER (PARTITION BY t.session_id ORDER BY t."index") AS n
                 FROM turns t WHERE {RATEABLE_TURN} AND t.session_id IN (SELECT value FROM json_each(?)))
             SELECT r.session_id, count(*), count(tr.turn_id) FROM rateable r
-            LEFT JOIN turn_ratings tr ON tr.turn_id = r.id AND tr.rater = ? AND tr.interestingness IS NOT NULL
+            LEFT JOIN turn_ratings tr ON tr.turn_id = r.id AND tr.rater = ? AND {RATED_TURN_SQL}
             WHERE ? IS NULL OR r.n <= ? GROUP BY r.session_id""", [ids, self.rater, self.turns, self.turns])}
         labels = dict(db.execute(
             "SELECT id, source FROM sessions WHERE id IN (SELECT value FROM json_each(?))", [ids]).fetchall())
@@ -211,12 +217,15 @@ class Annotation:
         return rows
 
     # -- writing --------------------------------------------------------------------------------------------
-    def rate_turn(self, turn_id: str, relevance: int | None, interestingness: int | None) -> TurnRating:
-        """Store this rater's rating of a system turn; refused once the turns are locked."""
+    def rate_turn(self, turn_id: str, relevance: int | NotApplicable | None,
+                  interestingness: int | None) -> TurnRating:
+        """Store this rater's rating of a system turn (an aspect None: not given yet; relevance may be
+        "not applicable"); refused once the turns are locked."""
         for name, v in (("relevance", relevance), ("interestingness", interestingness)):
-            lo, hi = TURN_SCALES[name]
-            if v is not None and not lo <= v <= hi:
-                raise AnnotationError(f"{name} must be {lo}-{hi}, not {v}")
+            a = _TURN_ASPECT[name]
+            if v is not None and not a.allowed(v):
+                na = f" or {NOT_APPLICABLE!r}" if a.not_applicable else ""
+                raise AnnotationError(f"{name} must be {a.lo}-{a.hi}{na}, not {v!r}")
         row = self.store.db.execute("SELECT session_id FROM turns WHERE id = ?", [turn_id]).fetchone()
         if row is None:
             raise AnnotationError(f"no turn {turn_id}")

@@ -8,6 +8,7 @@ mode, foreign keys on.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -96,10 +97,13 @@ def check_file(path: Path) -> None:
             f"unknown migrations: {', '.join(sorted(unknown))}); upgrade parley to open it")
 
 
-def check_folder(folder: Path, *, make: bool) -> None:
+def check_folder(folder: Path, *, make: bool, creating: bool = False) -> None:
     """The database's folder: created when ``make`` (parley's own default location), otherwise it must exist
-    (a path the user typed: a mistyped folder is named, never created)."""
+    (a path the user typed: a mistyped folder is named, never created); when ``creating`` a database there,
+    it must be writable."""
     if folder.is_dir():
+        if creating and not os.access(folder, os.W_OK | os.X_OK):
+            raise StoreError(f"cannot create a database in {folder}: the folder is not writable")
         return
     near = next((p for p in folder.parents if p.exists()), None)
     if folder.exists() or (near is not None and not near.is_dir()):
@@ -127,7 +131,7 @@ class Store:
             if readonly and not self.path.exists():
                 raise StoreError(f"{self.path} does not exist")
             if not readonly:
-                check_folder(self.path.parent, make=make_folder)
+                check_folder(self.path.parent, make=make_folder, creating=not self.path.exists())
         db = self.db
         if not readonly and migrations.pending(db):
             with self.write():  # BEGIN IMMEDIATE: two processes creating one database take turns
@@ -146,8 +150,12 @@ class Store:
             if self._memory_conn is None:
                 self._memory_conn = sqlite3.connect(":memory:", check_same_thread=False)
             return self._memory_conn
-        if self.readonly:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        if self.readonly:  # read-write but query-only: closing it removes the -wal/-shm files a read made
+            try:
+                conn = sqlite3.connect(f"file:{self.path}?mode=rw", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+                conn.execute("PRAGMA query_only = ON")
+            except sqlite3.OperationalError:  # a file the user may not write: read-only it is
+                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         else:
             conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

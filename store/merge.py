@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from parley.store.db import Store, StoreError, open_store
+from parley.store.records import to_json
 
 
 class MergeConflict(StoreError):
@@ -178,6 +179,23 @@ def _read_rows(store: Store, table: str) -> Iterable[dict[str, Any]]:
         yield dict(zip(names, r, strict=True))
 
 
+def strict_json(spec: TableSpec, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with its JSON columns as the store writes them today: a database from an older parley may hold
+    ``NaN`` or ``Infinity`` there (not JSON), which become null instead of being copied on."""
+    out = row
+    for col in spec.json:
+        text = row.get(col)
+        if isinstance(text, str) and ("NaN" in text or "Infinity" in text):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                continue
+            strict = to_json(value)
+            if strict != json.dumps(value, ensure_ascii=False, sort_keys=True, default=str):
+                out = {**out, col: strict}
+    return out
+
+
 def merge_into(store: Store, inputs: Sequence[Path | str], report: MergeReport | None = None) -> MergeReport:
     """Merge every input database into ``store`` in one transaction (all or nothing)."""
     report = report or MergeReport(store.path)
@@ -193,7 +211,7 @@ def merge_into(store: Store, inputs: Sequence[Path | str], report: MergeReport |
                 cols = _columns(conn, spec.name)
                 for path, src in sources:
                     for row in _read_rows(src, spec.name):
-                        if put_row(conn, spec.name, row, origin=path.name, columns=cols):
+                        if put_row(conn, spec.name, strict_json(spec, row), origin=path.name, columns=cols):
                             report.added[spec.name] = report.added.get(spec.name, 0) + 1
                         else:
                             report.present[spec.name] = report.present.get(spec.name, 0) + 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database, Migrations
 
-from parley.scales import check_sql
+from parley.scales import NOT_APPLICABLE, check_sql, check_sql_allowed
 
 MIGRATION_SET = "parley"
 migrations = Migrations(MIGRATION_SET)
@@ -173,3 +173,31 @@ def m005_assignments(db: Database) -> None:
             PRIMARY KEY (session_id, rater)
         )""")
     db.execute("CREATE INDEX idx_assignments_session ON assignments(session_id)")
+
+
+@migrations()
+def m006_relevance_not_applicable(db: Database) -> None:
+    """Relevance gains a value of its own for "not applicable" (``'n/a'``), distinct from NULL, which now only
+    means "not rated (yet)": ``turn_ratings`` is rebuilt from its stored SQL with a CHECK that lets it in (no
+    table references ``turn_ratings``, so nothing is set aside).
+
+    Before, "not applicable" was stored as NULL beside a given interestingness, the same as a relevance not
+    given. Such rows become ``'n/a'`` where nothing else could have written them: every rating of an imported
+    or replayed dialogue (``parley rate`` and the importers write complete ratings), and ratings of a live
+    session by someone other than its tester. A live session's own tester's ratings stay NULL: the chat
+    stores each aspect as it is given, so there a missing relevance may simply not be given yet."""
+    old = f"CHECK ({check_sql('relevance')})"
+    (sql,) = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'turn_ratings'").fetchone()
+    if old not in sql:
+        raise RuntimeError("m006_relevance_not_applicable: unexpected turn_ratings table definition")
+    new = sql.replace(old, f"CHECK ({check_sql_allowed('relevance')})", 1)
+    db.execute(new.replace("CREATE TABLE turn_ratings", "CREATE TABLE turn_ratings_new", 1))
+    db.execute("INSERT INTO turn_ratings_new SELECT * FROM turn_ratings")
+    db.execute("DROP TABLE turn_ratings")
+    db.execute("ALTER TABLE turn_ratings_new RENAME TO turn_ratings")
+    db.execute(f"""
+        UPDATE turn_ratings SET relevance = '{NOT_APPLICABLE}'
+        WHERE relevance IS NULL AND interestingness IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM turns t JOIN sessions s ON s.id = t.session_id
+            WHERE t.id = turn_ratings.turn_id AND s.mode = 'live' AND s.tester = turn_ratings.rater)""")

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from parley.display import visible
+from parley.scales import NotApplicable
 
 Mode = Literal["live", "batch", "annotation"]
 #: a user turn is ``pending`` from the moment it is accepted until its outcome is stored (``ok``: sent to the
@@ -65,8 +66,8 @@ class TurnRecord:
 class TurnRating:
     turn_id: str
     rater: str
-    relevance: int | None = None         # 1-3 (None: not applicable / not yet rated)
-    interestingness: int | None = None   # 1-3
+    relevance: int | NotApplicable | None = None  # 1-3, or "n/a" (not applicable); None: not rated (yet)
+    interestingness: int | None = None            # 1-3; None: not rated (yet)
     created_at: str = field(default_factory=now)
 
 

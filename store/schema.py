@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import types
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, create_model
 
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
@@ -23,12 +23,28 @@ Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 
 
 def _bounded(tp: Any) -> Any:
-    """``int`` → :data:`Int64`, also inside ``int | None``."""
+    """``int`` → :data:`Int64`, also inside ``int | None``; a number or a fixed word (a relevance of
+    ``"n/a"``) → :func:`_number_or_word`."""
     if tp is int:
         return Int64
     if get_origin(tp) in (Union, types.UnionType):
-        return Union[tuple(_bounded(a) for a in get_args(tp))]  # noqa: UP007
+        args = get_args(tp)
+        words = tuple(w for a in args if get_origin(a) is Literal for w in get_args(a))
+        if words and int in args:
+            check = functools.partial(_number_or_word, words, type(None) in args)
+            return Annotated[tp, PlainValidator(check)]
+        return Union[tuple(_bounded(a) for a in args)]  # noqa: UP007
     return tp
+
+
+def _number_or_word(words: tuple[str, ...], optional: bool, value: Any) -> Any:
+    """A whole number SQLite can hold or one of ``words`` (and null when ``optional``): one message for
+    everything else, rather than one per member of the union."""
+    if (value is None and optional) or (isinstance(value, str) and value in words):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value <= 2**63 - 1:
+        return value
+    raise ValueError(f"must be a whole number or {' or '.join(map(repr, words))}, got {value!r}")
 
 
 @functools.cache

@@ -9,7 +9,8 @@ Relevance codings (``RELEVANCE_CODINGS``):
 
 - ``paper``: every value as the file writes it, read as the paper's numbers (values outside the paper's 1-3
   are kept and counted as ``outside the paper's scale``);
-- ``shifted``: 2/3/4 → no/somewhat/yes (1/2/3), 1 = not applicable and 0 dropped;
+- ``shifted``: 2/3/4 → no/somewhat/yes (1/2/3), 1 = not applicable (kept as ``'n/a'``, as the importer stores
+  it: counted in the distribution, left out of the numbers) and 0 dropped;
 - ``auto``: ``shifted`` when a relevance of 4 occurs (impossible on the paper's scale), else ``paper``.
 
 The other aspects are read as written. A blank cell drops that value only; the counts say what each coding
@@ -23,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parley.engine.scoring.satisfaction import RatingRow, TurnValue
+from parley.engine.scoring.satisfaction import RatingRow, TurnValue, mean
+from parley.scales import NOT_APPLICABLE
 from parley.store.imports.abredial import DIALOGUE_SCALES, TURN_SCALES, read_number, read_rows
 
 RELEVANCE_CODINGS = ("auto", "paper", "shifted")
@@ -45,8 +47,8 @@ class AbredialRatings:
                 "turn_ratings": len(self.turns)}
 
 
-def _shifted(v: int | None) -> int | None:
-    return None if v is None or v <= 1 else v - 1
+def _shifted(v: int | None) -> int | str | None:
+    return None if v is None or v < 1 else NOT_APPLICABLE if v == 1 else v - 1
 
 
 def read_ratings(dialogue_file: str | Path, turn_file: str | Path | None = None,
@@ -91,25 +93,23 @@ def read_ratings(dialogue_file: str | Path, turn_file: str | Path | None = None,
             for k in ks:
                 rel = read_number(row, f"relevance{k}", tpath, line)
                 intr = read_number(row, f"interestingness{k}", tpath, line)
+                value: int | str | None = rel
                 if coding == "shifted":
-                    if rel is not None and rel <= 1:
-                        dropped[f"relevance={rel} ({'not applicable' if rel == 1 else 'unexplained'})"] += 1
-                    rel = _shifted(rel)
-                for f, v in (("relevance", rel), ("interestingness", intr)):
+                    if rel is not None and rel < 1:
+                        dropped[f"relevance={rel} (unexplained)"] += 1
+                    value = _shifted(rel)
+                for f, cell in (("relevance", value), ("interestingness", intr)):
                     lo, hi = TURN_SCALES[f][1:]
-                    if v is not None and not lo <= v <= hi:
-                        outside[f"{f}={v}"] += 1
-                turns.append(TurnValue(f"{conv}#{tseen[conv]}#{k}", conv, rater, rel, intr, k))
+                    if isinstance(cell, int) and not lo <= cell <= hi:
+                        outside[f"{f}={cell}"] += 1
+                turns.append(TurnValue(f"{conv}#{tseen[conv]}#{k}", conv, rater, value, intr, k))
     per_pair: dict[tuple[str, str], list[TurnValue]] = defaultdict(list)
     for t in turns:
         per_pair[(t.item, t.rater)].append(t)
     rows = []
     for (conv, k), given in dialogue.items():
         mine = per_pair.get((conv, f"row{k}"), [])
-        means = {}
-        for a in TURN_SCALES:
-            vals = [getattr(t, a) for t in mine if getattr(t, a) is not None]
-            means[a] = sum(vals) / len(vals) if vals else None
+        means = {a: mean([getattr(t, a) for t in mine]) for a in TURN_SCALES}
         rows.append(
             RatingRow(
                 conv,

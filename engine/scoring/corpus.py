@@ -16,7 +16,7 @@ from typing import Any
 from parley.engine.mwdb import DOMAINS
 from parley.errors import ParleyError
 from parley.formats import FormatError
-from parley.formats.multiwoz import booked_domains, flatten_state, literal, read_dialogues
+from parley.formats.multiwoz import booked_domains, flatten_state, iter_dialogues, literal
 
 #: parley slot name → MultiWOZ 2.2 / mwzeval slot name
 _MWZ22 = {"leaveAt": "leaveat", "arriveBy": "arriveby"}
@@ -41,12 +41,12 @@ class CorpusDialogue:
 
 def load_corpus(path: str | Path, *, limit: int | None = None, ids: Iterable[str] | None = None
                 ) -> list[CorpusDialogue]:
-    """Read a MultiWOZ-format ``.json`` file or a ``.zip`` holding one; dialogues in file order."""
+    """Read a MultiWOZ-format ``.json`` file or a ``.zip`` holding one; dialogues in file order, parsed one at
+    a time (only the parsed dialogues are kept)."""
     p = Path(path)
-    raw = read_dialogues(p, CorpusError)
     wanted = {i.lower().removesuffix(".json") for i in ids} if ids else None
     out: list[CorpusDialogue] = []
-    for did, dia in raw.items():
+    for did, dia in iter_dialogues(p, CorpusError):
         if wanted is not None and did.lower().removesuffix(".json") not in wanted:
             continue
         out.append(parse_dialogue(did, dia, source=p))
@@ -97,16 +97,15 @@ def mwzeval_dialogue_id(did: str) -> str:
 def to_mwzeval(outputs: Mapping[str, Sequence[Any]]) -> dict[str, list[dict[str, Any]]]:
     """``{dialogue_id: [EvalTurn, ...]}`` → the mwzeval input format
     ``{dialogue_id: [{"response": delexicalised, "state": {...}, "active_domains": [...]}]}``."""
-    from parley.engine.scoring.multiwoz import delexicaliser, estimate_active_domains
+    from parley.engine.scoring.multiwoz import estimate_active_domains, mwzeval_view
 
-    dx = delexicaliser()
     result: dict[str, list[dict[str, Any]]] = {}
     for did, turns in outputs.items():
         est = estimate_active_domains([t.state for t in turns])
         rows = []
         for i, t in enumerate(turns):
             active = t.active_domains if t.active_domains is not None else est[i]
-            rows.append({"response": dx.delexicalise(t.response), "state": mwzeval_state(t.state),
+            rows.append({"response": mwzeval_view(t).response, "state": mwzeval_state(t.state),
                          "active_domains": list(active)})
         result[mwzeval_dialogue_id(did)] = rows
     return result

@@ -36,6 +36,51 @@ def _norm(text: str) -> str:
     return squash(t)
 
 
+# -- placeholders in delexicalised text ----------------------------------------------------------------------
+PLACEHOLDER_PATTERN = re.compile(r"\[([\w\s]+)\](?:es|s|-s|-es)?")
+PLACEHOLDER_PREFIX = re.compile(r"^(value|restaurant|hotel|attraction|train|taxi|hospital|police)_")
+#: placeholder slot (after the prefix) → the mention it stands for
+_SLOTS = {"name": "name", "phone": "phone", "address": "address", "postcode": "postcode", "post": "postcode",
+          "reference": "reference", "ref": "reference", "trainid": "trainid", "train_id": "trainid",
+          "id": "trainid"}
+_BRACKETED = re.compile(r"\[([^\[\]]*)\]")
+
+
+def placeholder_mentions(response: str) -> frozenset[str]:
+    """Which of :data:`PLACEHOLDERS` a delexicalised response gives: ``[name]``, ``[phone]``, …, also with a
+    domain or ``value_`` prefix (``[restaurant_phone]``, ``[value_reference]``, ``[train_id]``) or a plural
+    ``s``. The one reader of mentions: lexicalised text is read through :meth:`Delexicaliser.delexicalise`."""
+    found = set()
+    for m in PLACEHOLDER_PATTERN.finditer(response.lower()):
+        raw = m.group(1).strip().replace(" ", "")
+        prefix = PLACEHOLDER_PREFIX.match(raw)
+        slot = raw[prefix.end():] if prefix else raw
+        if slot == "id" and prefix and prefix.group(1) not in ("train", "value"):
+            continue  # [hospital_id] is no train id
+        if raw == "train":
+            slot = "trainid"
+        if slot in _SLOTS:
+            found.add(_SLOTS[slot])
+    return frozenset(found)
+
+
+#: slot names of mwzeval's states (MultiWOZ 2.2) → parley's
+_STATE_SLOTS = {"leaveat": "leaveAt", "leave": "leaveAt", "arriveby": "arriveBy", "arrive": "arriveBy"}
+
+
+def scoring_state(state: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """A belief state in mwzeval's input format (``{domain: {slot: value}}``, MultiWOZ 2.2 or parley slot
+    names) as the metrics read it: parley's slot names, values stripped and lower-cased."""
+    out: dict[str, dict[str, str]] = {}
+    for domain, slots in state.items():
+        d = {}
+        for slot, value in (slots or {}).items():
+            key = str(slot).lower().replace(" ", "")
+            d[_STATE_SLOTS.get(key, key)] = str(value).strip().lower()
+        out[str(domain).lower()] = d
+    return out
+
+
 class Delexicaliser:
     """Finds venue names, train ids, phones, addresses, postcodes and booking references in a system reply."""
 
@@ -75,8 +120,11 @@ class Delexicaliser:
 
     def delexicalise(self, text: str) -> str:
         """The reply with mentions replaced by ``[name]``, ``[trainid]``, ``[phone]``, ``[address]``,
-        ``[postcode]``, ``[reference]`` (lower-cased, apostrophes dropped: the mwzeval input format)."""
-        t = text
+        ``[postcode]``, ``[reference]`` (lower-cased, apostrophes dropped: the mwzeval input format).
+
+        Square brackets already in the text lose their brackets first (``[train_id]`` → ``train_id``): a
+        placeholder a system left unfilled tells the user nothing, so it is no mention."""
+        t = _BRACKETED.sub(lambda m: f" {m.group(1)} ", text)
         for rx, ph in ((_TRAINID, "trainid"), (_PHONE, "phone"), (_POSTCODE, "postcode")):
             t = rx.sub(f" [{ph}] ", t)
         spans = self._references(t)
@@ -89,8 +137,7 @@ class Delexicaliser:
 
     def mentions(self, text: str) -> frozenset[str]:
         """Which of :data:`PLACEHOLDERS` the reply contains."""
-        d = self.delexicalise(text)
-        return frozenset(p for p in PLACEHOLDERS if f"[{p}]" in d)
+        return placeholder_mentions(self.delexicalise(text))
 
 
 _DELEX: dict[int, Delexicaliser] = {}

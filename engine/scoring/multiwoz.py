@@ -17,7 +17,9 @@ Definitions (Nekvinda & Dušek 2021, the ``mwzeval`` package), applied to lexica
 - **Combined** = (Inform + Success) / 2 + BLEU, all in percent.
 
 Mentions are found in the text by :class:`Delexicaliser` (DB names and addresses, train ids, phone numbers,
-postcodes, booking references), so any system — rule pipeline, LLM, remote bot — is scored the same way.
+postcodes, booking references), so any system — rule pipeline, LLM, remote bot — is scored the same way. A
+lexicalised dialogue is scored through :func:`mwzeval_view`, exactly as ``parley run --mwzeval-out`` writes
+it, so ``parley score --mwzeval-file`` on that file gives every dialogue the same verdict.
 Goals use the MultiWOZ goal format ``{domain: {"info": {...}, "reqt": [...], "book": {...}}}``.
 """
 
@@ -36,6 +38,8 @@ from parley.engine.scoring.mentions import (
     canonical_state,
     canonical_value,
     delexicaliser,
+    placeholder_mentions,
+    scoring_state,
 )
 from parley.engine.scoring.venues import query
 from parley.text import squash
@@ -58,6 +62,7 @@ __all__ = [
     "goal_domains",
     "goal_informable",
     "goal_requestables",
+    "mwzeval_view",
     "score_dialogue",
 ]
 
@@ -168,9 +173,11 @@ def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
     holds (default: found in lexicalised text by :class:`Delexicaliser`).
     """
     db = db or load_db()
-    find = mentions or delexicaliser(db).mentions
-    domains = goal_domains(goal)
     estimated = estimate_active_domains([t.state for t in turns])
+    find = mentions or placeholder_mentions
+    if mentions is None:  # lexicalised replies: scored as `parley run --mwzeval-out` writes them
+        turns = [mwzeval_view(t, db) for t in turns]
+    domains = goal_domains(goal)
     offered: dict[str, list[str] | None] = {d: [] for d in domains}
     provided: dict[str, set[str]] = {d: set() for d in domains}
     for i, turn in enumerate(turns):
@@ -210,6 +217,16 @@ def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
     inform = all(v["inform"] for v in verdicts.values())
     success = inform and all(set(v["requested"]) <= set(v["provided"]) for v in verdicts.values())
     return DialogueScore(inform=inform, success=success, domains=verdicts)
+
+
+def mwzeval_view(turn: EvalTurn, db: MultiwozDB | None = None) -> EvalTurn:
+    """A turn of lexicalised text as the metrics read it, and as ``--mwzeval-out`` writes it for
+    ``parley score --mwzeval-file``: the reply delexicalised by :class:`Delexicaliser` (a placeholder the
+    system left unfilled is no mention), the state in mwzeval's form (informable slots only)."""
+    from parley.engine.scoring.corpus import mwzeval_state
+
+    return EvalTurn(delexicaliser(db).delexicalise(turn.response), scoring_state(mwzeval_state(turn.state)),
+                    turn.active_domains)
 
 
 # -- BLEU and corpus aggregates ------------------------------------------------------------------------------

@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from parley.engine.scoring.corpus import CorpusDialogue, mwzeval_dialogue_id
+from parley.engine.scoring.mentions import (
+    PLACEHOLDER_PATTERN,
+    PLACEHOLDER_PREFIX,
+    placeholder_mentions,
+    scoring_state,
+)
 from parley.engine.scoring.multiwoz import EvalTurn, score_dialogue
 from parley.errors import ParleyError
 
-_PLACEHOLDER = re.compile(r"\[([\w\s]+)\](?:es|s|-s|-es)?")
-_PREFIX = re.compile(r"^(value|restaurant|hotel|attraction|train|taxi|hospital|police)_")
-#: placeholder slot (after the prefix) → the mention it stands for
-_SLOTS = {"name": "name", "phone": "phone", "address": "address", "postcode": "postcode", "post": "postcode",
-          "reference": "reference", "ref": "reference", "trainid": "trainid", "train_id": "trainid",
-          "id": "trainid"}
 #: mwzeval's unified placeholder names (its BLEU compares text with these), from the slot after the prefix
 _UNIFIED = {
     "NAME": "name", "PHONE": "phone", "ADDRESS": "address", "POST": "postcode", "REFERENCE": "ref reference",
@@ -45,7 +45,6 @@ _UNIFIED = {
     "INTERNET": "internet", "PARKING": "parking", "DEPARTMENT": "department", "OPEN": "openhours",
 }
 _MWZEVAL_NAMES = {alias: name for name, aliases in _UNIFIED.items() for alias in aliases.split()}
-_STATE_SLOTS = {"leaveat": "leaveAt", "leave": "leaveAt", "arriveby": "arriveBy", "arrive": "arriveBy"}
 
 
 class MwzevalFileError(ParleyError, ValueError):
@@ -54,18 +53,7 @@ class MwzevalFileError(ParleyError, ValueError):
 
 def mentions(response: str) -> frozenset[str]:
     """Which of name/phone/address/postcode/reference/trainid a delexicalised response gives."""
-    found = set()
-    for m in _PLACEHOLDER.finditer(response.lower()):
-        raw = m.group(1).strip().replace(" ", "")
-        prefix = _PREFIX.match(raw)
-        slot = raw[prefix.end():] if prefix else raw
-        if slot == "id" and prefix and prefix.group(1) not in ("train", "value"):
-            continue  # [hospital_id] is no train id
-        if raw == "train":
-            slot = "trainid"
-        if slot in _SLOTS:
-            found.add(_SLOTS[slot])
-    return frozenset(found)
+    return placeholder_mentions(response)
 
 
 def _json(p: Path) -> Any:
@@ -80,16 +68,10 @@ def _json(p: Path) -> Any:
 def _state(raw: Any, where: str) -> dict[str, dict[str, str]]:
     if not isinstance(raw, Mapping):
         raise MwzevalFileError(f"{where}.state: expected an object {{domain: {{slot: value}}}}")
-    out: dict[str, dict[str, str]] = {}
     for domain, slots in raw.items():
         if not isinstance(slots, Mapping):
             raise MwzevalFileError(f"{where}.state.{domain}: expected an object {{slot: value}}")
-        d = {}
-        for slot, value in slots.items():
-            key = str(slot).lower().replace(" ", "")
-            d[_STATE_SLOTS.get(key, key)] = str(value).strip().lower()
-        out[str(domain).lower()] = d
-    return out
+    return scoring_state(raw)
 
 
 def read(path: str | Path) -> dict[str, list[EvalTurn]]:
@@ -155,13 +137,13 @@ def mwzeval_normalise(response: str, tokenizer: Any, detokenizer: Any) -> str:
 
     def rename(m: re.Match[str]) -> str:
         raw = m.group(1).strip().replace(" ", "_")
-        prefix = _PREFIX.match(raw)
+        prefix = PLACEHOLDER_PREFIX.match(raw)
         slot = raw[prefix.end():] if prefix else raw
         if slot == "id" and prefix and prefix.group(1) not in ("train", "value"):
             return "ID"
         return "TRAINID" if raw == "train" else _MWZEVAL_NAMES.get(slot, "")
 
-    text = _PLACEHOLDER.sub(rename, response.lower())
+    text = PLACEHOLDER_PATTERN.sub(rename, response.lower())
     text = text.replace("-s", "").replace("-ly", "")
     return str(detokenizer.detokenize(tokenizer.tokenize(text)))
 

@@ -100,12 +100,15 @@ def html_table(header: list[str], rows: list[list[Any]]) -> str:
 
 def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
     """Rich tables of ``SatisfactionReport.to_json()``: correlations (beside the study's Table 1), R² (beside
-    Table 2), agreement, distributions."""
+    Table 2), agreement, distributions. Every title names its unit of analysis (what one data point is)."""
     from rich.table import Table
 
-    title = (f"Correlation with overall impression — {sat['n_ratings']} ratings of {sat['n_dialogues']} "
-             f"dialogues by {sat['n_raters']} raters")
-    t1 = Table(title=title, title_justify="left")
+    title = (f"Correlation with overall impression, rater level (one point per rater × dialogue; a turn "
+             f"aspect is that rater's mean over the dialogue's turns) — {sat['n_ratings']} ratings of "
+             f"{sat['n_dialogues']} dialogues by {sat['n_raters']} raters{_selection(sat)}")
+    t1 = Table(title=title, title_justify="left",
+               caption="paper: Siro et al. 2022, Table 1 (its turn aspects per turn position); the table by "
+                       "unit of analysis compares like with like", caption_justify="left")
     for col in ("aspect", "n", "Spearman ρ", "p", "Pearson r", "p", "paper ρ", "paper r"):
         t1.add_column(col, justify="left" if col == "aspect" else "right", no_wrap=True)
     for a, c in sat["correlations"].items():
@@ -113,27 +116,29 @@ def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
         t1.add_row(a, str(c["n"]), _f(c["spearman"], 3), _p(c["spearman_p"]), _f(c["pearson"], 3),
                    _p(c["pearson_p"]), _f(paper[0], 3), _f(paper[1], 3))
     tables = [units_table(sat)] if sat.get("units") else []
-    t2 = Table(title="OLS of overall impression on aspect sets", title_justify="left")
+    t2 = Table(title="OLS of overall impression on aspect sets, rater level (one point per rater × dialogue)",
+               title_justify="left")
     for col in ("aspects", "n", "R²", "adj. R²", "paper R²"):
         t2.add_column(col, justify="left" if col == "aspects" else "right")
     for name, r in sat["regression"].items():
         t2.add_row(name, str(r["n"]), _f(r["r2"], 3), _f(r["adj_r2"], 3), _f(PAPER_R2.get(name), 3))
-    t3 = Table(title="Inter-rater agreement (items rated by ≥ 2 raters)", title_justify="left")
+    t3 = Table(title="Inter-rater agreement (item: a dialogue for dialogue aspects, a system turn for turn "
+                     "aspects; items rated by ≥ 2 raters)", title_justify="left")
     for col in ("aspect", "items", "Fleiss κ", "κ items × raters", "Krippendorff α"):
         t3.add_column(col, justify="left" if col == "aspect" else "right")
     for a, g in sat["agreement"].items():
         t3.add_row(a, str(g["items"]), _f(g["fleiss_kappa"], 3),
                    f"{g['fleiss_items']} × {g['fleiss_raters']}" if g["fleiss_items"] else "",
                    _f(g["krippendorff_alpha"], 3))
-    t4 = Table(title="Distributions", title_justify="left")
+    t4 = Table(title="Distributions (counts of ratings: turn aspects per turn rating, dialogue aspects per "
+                     "dialogue rating; n/a: relevance not applicable)", title_justify="left")
     t4.add_column("aspect")
     t4.add_column("counts by value")
     for a, d in sat["distributions"].items():
         t4.add_row(a, "  ".join(f"{k}: {v}" for k, v in d.items()))
     if sat.get("source"):
-        t5 = Table(
-            title=f"What the reading kept: {sat['source'].get('coding', '')} coding", title_justify="left"
-        )
+        t5 = Table(title=f"What the reading kept: {sat['source'].get('coding', '')} coding (counts of values "
+                         "in the CSV files)", title_justify="left")
         t5.add_column("values")
         t5.add_column("count", justify="right")
         for kind in ("dropped", "outside_paper_scale"):
@@ -143,13 +148,25 @@ def satisfaction_tables(sat: Mapping[str, Any]) -> list[Any]:
     return [t1, t2, t3, *tables, t4]  # the first three are what the TUI's scores screen shows
 
 
+def _selection(sat: Mapping[str, Any]) -> str:
+    """`` — raters ann, b*; sources x.json`` when the ratings were kept to some raters or sources."""
+    from parley.display import visible
+
+    chosen = sat.get("selection") or {}
+    parts = [f"{key} {', '.join(chosen[key])}" for key in ("raters", "sources") if chosen.get(key)]
+    return visible(" — only " + "; ".join(parts), one_line=True) if parts else ""
+
+
 def units_table(sat: Mapping[str, Any]) -> Any:
     """Spearman ρ / Pearson r with overall impression in each unit, beside the study's Table 1 (its turn
     aspects are turn level, its dialogue aspects dialogue level over annotators' ratings)."""
     from rich.table import Table
 
     units = sat["units"]
-    t = Table(title="Correlation with overall impression by unit of analysis (ρ / r)", title_justify="left")
+    t = Table(title="Correlation with overall impression by unit of analysis (ρ / r): rater-level = one "
+                    "point per rater × dialogue; dialogue-level = one point per dialogue, averaged over its "
+                    "raters; turn-level = per turn position, then the mean over positions",
+              title_justify="left")
     for col in (
         "aspect",
         "rater-level",
@@ -242,15 +259,27 @@ def html_report(result: Mapping[str, Any], path: str | Path, *, title: str = "pa
         ]
         sections.append(
             (
-                "Correlation with overall impression",
+                "Correlation with overall impression, rater level (one point per rater × dialogue)",
                 html_table(["aspect", "n", "Spearman ρ", "Pearson r", "paper ρ", "paper r"], rows),
             )
         )
+        units = sat.get("units") or {}
+        if units:
+            rows = [[a, *(_f((units[u].get(a) or {}).get("spearman"), 3)
+                          for u in ("rater", "dialogue", "turn")),
+                     _f(PAPER_CORRELATIONS.get(a, (None,))[0], 3)] for a in units["rater"]]
+            title = ("Spearman ρ by unit of analysis: rater-level (one point per rater × dialogue), "
+                     "dialogue-level (one per dialogue, averaged over its raters), turn-level (per turn "
+                     "position, then the mean)")
+            header = ["aspect", "rater-level", "dialogue-level", "turn-level", "paper"]
+            sections.append((title, html_table(header, rows)))
         rows = [[n, r["n"], _f(r["r2"], 3), _f(PAPER_R2.get(n), 3)] for n, r in sat["regression"].items()]
-        sections.append(("OLS R²", html_table(["aspects", "n", "R²", "paper R²"], rows)))
+        sections.append(("OLS R², rater level (one point per rater × dialogue)",
+                         html_table(["aspects", "n", "R²", "paper R²"], rows)))
         rows = [[a, g["items"], _f(g["fleiss_kappa"], 3), _f(g["krippendorff_alpha"], 3)]
                 for a, g in sat["agreement"].items()]
-        sections.append(("Agreement", html_table(["aspect", "items", "Fleiss κ", "Krippendorff α"], rows)))
+        sections.append(("Agreement (item: a dialogue, or a system turn for turn aspects)",
+                         html_table(["aspect", "items", "Fleiss κ", "Krippendorff α"], rows)))
         rows = [[a, "  ".join(f"{k}: {v}" for k, v in d.items())] for a, d in sat["distributions"].items()]
-        sections.append(("Distributions", html_table(["aspect", "counts"], rows)))
+        sections.append(("Distributions (counts of ratings)", html_table(["aspect", "counts"], rows)))
     return write_html(path, title, sections, [figure(result)] if (mwz or sat) else [])

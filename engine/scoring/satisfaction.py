@@ -5,10 +5,19 @@ arousal 1-3; efficiency 0/1), overall impression (1-5), and the turn aspects (re
 that rater gave the dialogue's system turns, averaged per dialogue. Correlations with overall impression are
 reported in three named units (``units``):
 
-- ``rater``: every rater × dialogue row (``correlations`` holds this unit too);
-- ``dialogue``: one row per dialogue, every aspect and overall impression averaged over its raters;
-- ``turn`` (the study's turn level): per turn position (the rater's first, second, third rated system turn),
-  the turn aspect against that rater's overall impression, then the mean of the per-position ρ and r.
+- ``rater``: every rater × dialogue row (``correlations`` holds this unit too); the study's Table 1 bottom
+  (dialogue aspects) is in this unit: each annotator's rating of a dialogue is one data point;
+- ``dialogue``: one row per dialogue, every aspect and overall impression averaged over its raters (a turn
+  aspect: the mean of each rater's own mean over the dialogue's turns, so a rater who rated more turns does
+  not weigh more);
+- ``turn`` (the study's turn level, Table 1 top: "for each turn and average across the three turns"): per turn
+  position (the rater's first, second, third rated system turn), the turn aspect against that rater's overall
+  impression, then the mean of the per-position ρ and r.
+
+Relevance "not applicable" (``'n/a'``) is a value of its own: counted in the distribution (key ``n/a``) and in
+a note, and left out of every number computed on the scale (means, correlations, regressions, agreement), as
+an unrated relevance is. Means are exact (:func:`mean`), so dialogues whose ratings have the same mean tie in
+Spearman's ranks (float noise such as 2.1666666666666665 against 2.166666666666667 broke such ties).
 
 Also reported:
 
@@ -23,12 +32,14 @@ Also reported:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from fractions import Fraction
 from statistics import fmean
 from typing import Any
 
-from parley.scales import scale
+from parley.scales import NOT_APPLICABLE, scale
 
 TURN_ASPECTS: tuple[str, ...] = ("relevance", "interestingness")
 DIALOGUE_ASPECTS: tuple[str, ...] = ("understanding", "task_completion", "interest_arousal", "efficiency")
@@ -65,12 +76,13 @@ class RatingRow:
 
 @dataclass(frozen=True)
 class TurnValue:
-    """One rater's rating of one system turn (for turn distributions and agreement)."""
+    """One rater's rating of one system turn (for turn distributions and agreement); relevance may be
+    ``'n/a'`` (not applicable)."""
 
     turn: str
     item: str
     rater: str
-    relevance: float | None = None
+    relevance: float | str | None = None
     interestingness: float | None = None
     position: int | None = None  # 1 = the rater's first rated system turn of the dialogue
 
@@ -80,7 +92,7 @@ class SatisfactionReport:
     n_ratings: int
     n_dialogues: int
     n_raters: int
-    distributions: Mapping[str, Mapping[int, int]]
+    distributions: Mapping[str, Mapping[int | str, int]]  # value (or "n/a") → count
     correlations: Mapping[str, Mapping[str, Any]]
     regression: Mapping[str, Mapping[str, Any]]
     agreement: Mapping[str, Mapping[str, Any]]
@@ -94,7 +106,8 @@ class SatisfactionReport:
             "n_dialogues": self.n_dialogues,
             "n_raters": self.n_raters,
             "distributions": {
-                a: {str(k): v for k, v in sorted(d.items())} for a, d in self.distributions.items()
+                a: {str(k): v for k, v in sorted(d.items(), key=lambda kv: (isinstance(kv[0], str), kv[0]))}
+                for a, d in self.distributions.items()
             },
             "correlations": {a: dict(v) for a, v in self.correlations.items()},
             "regression": {a: dict(v) for a, v in self.regression.items()},
@@ -108,18 +121,41 @@ class SatisfactionReport:
         }
 
 
+def number(v: object) -> float | None:
+    """A rating as a number on its scale; None for unrated and for "not applicable"."""
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def mean(values: Sequence[object]) -> float | None:
+    """The mean of the numbers among ``values`` (None: none), computed exactly (see the module docstring).
+
+    Ratings are small integers and the means taken here are means of them (a rater's mean over turns, then
+    a mean over raters), so each value is a fraction with a small denominator: read back as that fraction,
+    summed exactly and divided, the result is the float nearest the true mean, and two equal means are equal
+    floats whatever the order or grouping they came from."""
+    nums = [Fraction(x).limit_denominator(10**6) for x in map(number, values) if x is not None]
+    return float(sum(nums, Fraction(0)) / len(nums)) if nums else None
+
+
 def _r4(x: float) -> float | None:
     import math
 
     return None if x is None or math.isnan(x) else round(float(x), 4)
 
 
-def rows_from_store(store: Any) -> tuple[list[RatingRow], list[TurnValue]]:
+def rows_from_store(store: Any, *, raters: Sequence[str] = (),
+                    sessions: Collection[str] | None = None) -> tuple[list[RatingRow], list[TurnValue]]:
     """Every dialogue rating of the store as a :class:`RatingRow` (with the rater's turn means) and every turn
-    rating as a :class:`TurnValue`."""
+    rating as a :class:`TurnValue`; ``raters``: only raters matching one of these patterns (shell-style
+    wildcards), ``sessions``: only these dialogues."""
+    def kept(rater: str) -> bool:
+        return not raters or any(fnmatchcase(rater, p) for p in raters)
+
     turns: list[TurnValue] = []
     for s in store.sessions():
-        ratings = store.turn_ratings(session_id=s.id)
+        if sessions is not None and s.id not in sessions:
+            continue
+        ratings = [r for r in store.turn_ratings(session_id=s.id) if kept(r.rater)]
         if not ratings:
             continue
         index = {t.id: t.index for t in store.turns(s.id)}
@@ -132,11 +168,10 @@ def rows_from_store(store: Any) -> tuple[list[RatingRow], list[TurnValue]]:
         by_pair.setdefault((tv.item, tv.rater), []).append(tv)
     rows = []
     for d in store.dialogue_ratings():
+        if not kept(d.rater) or (sessions is not None and d.session_id not in sessions):
+            continue
         mine = by_pair.get((d.session_id, d.rater), [])
-        means: dict[str, float | None] = {}
-        for a in TURN_ASPECTS:
-            vals = [getattr(t, a) for t in mine if getattr(t, a) is not None]
-            means[a] = fmean(vals) if vals else None
+        means = {a: mean([getattr(t, a) for t in mine]) for a in TURN_ASPECTS}
         rows.append(RatingRow(d.session_id, d.rater, d.overall, d.understanding, d.task_completion,
                               d.interest_arousal, d.efficiency, **means))
     return rows, turns
@@ -167,22 +202,15 @@ def correlations(rows: Sequence[RatingRow], aspects: Sequence[str] = ASPECTS) ->
     return out
 
 
-def dialogue_means(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> list[RatingRow]:
-    """One row per dialogue: each aspect and overall impression averaged over the raters who gave it (turn
-    aspects over every turn rating of the dialogue when ``turns`` are given)."""
+def dialogue_means(rows: Sequence[RatingRow]) -> list[RatingRow]:
+    """One row per dialogue: each aspect and overall impression averaged over the raters who gave it (a turn
+    aspect: the mean of the raters' own means, each rater counting once)."""
     by_item: dict[str, list[RatingRow]] = {}
     for r in rows:
         by_item.setdefault(r.item, []).append(r)
-    turns_of: dict[str, list[TurnValue]] = {}
-    for t in turns:
-        turns_of.setdefault(t.item, []).append(t)
     out = []
     for item, group in by_item.items():
-        means: dict[str, float | None] = {}
-        for a in (*ASPECTS, "overall"):
-            source: Sequence[Any] = turns_of.get(item, []) if turns and a in TURN_ASPECTS else group
-            vals = [getattr(r, a) for r in source if getattr(r, a) is not None]
-            means[a] = fmean(vals) if vals else None
+        means = {a: mean([getattr(r, a) for r in group]) for a in (*ASPECTS, "overall")}
         out.append(RatingRow(item, "mean", **means))
     return out
 
@@ -195,7 +223,7 @@ def turn_level(rows: Sequence[RatingRow], turns: Sequence[TurnValue]) -> dict[st
     for a in TURN_ASPECTS:
         per: dict[str, dict[str, Any]] = {}
         for pos in sorted({t.position for t in turns if t.position is not None}):
-            pts = [RatingRow(t.item, t.rater, overall[(t.item, t.rater)], **{a: getattr(t, a)})
+            pts = [RatingRow(t.item, t.rater, overall[(t.item, t.rater)], **{a: number(getattr(t, a))})
                    for t in turns if t.position == pos and (t.item, t.rater) in overall]
             per[str(pos)] = correlations(pts, aspects=(a,))[a]
         rhos = [c["spearman"] for c in per.values() if c["spearman"] is not None]
@@ -284,12 +312,12 @@ def agreement(values: Sequence[tuple[str, str, int]], *, lo: int, hi: int, level
 
 def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> SatisfactionReport:
     """The full analysis of a ratings table (see the module docstring)."""
-    dist: dict[str, Counter[int]] = {a: Counter() for a in (*ASPECTS, "overall")}
+    dist: dict[str, Counter[int | str]] = {a: Counter() for a in (*ASPECTS, "overall")}
     for t in turns:
         for a in TURN_ASPECTS:
             v = getattr(t, a)
             if v is not None:
-                dist[a][int(v)] += 1
+                dist[a][NOT_APPLICABLE if v == NOT_APPLICABLE else int(v)] += 1
     for r in rows:
         for a in (*DIALOGUE_ASPECTS, "overall"):
             v = getattr(r, a)
@@ -302,7 +330,7 @@ def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> Satis
         agree[a] = agreement(vals, lo=lo, hi=hi, level="nominal" if a == "efficiency" else "ordinal")
     for a in TURN_ASPECTS:
         lo, hi = SCALES[a]
-        vals = [(t.turn, t.rater, int(getattr(t, a))) for t in turns if getattr(t, a) is not None]
+        vals = [(t.turn, t.rater, int(v)) for t in turns if (v := number(getattr(t, a))) is not None]
         agree[a] = agreement(vals, lo=lo, hi=hi)
     overall_by: dict[str, dict[int, Counter[int]]] = {}
     for a in ("interest_arousal", "efficiency"):
@@ -313,10 +341,14 @@ def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> Satis
     notes = []
     if not any(r.relevance is not None or r.interestingness is not None for r in rows):
         notes.append("no turn ratings by the raters of the rated dialogues: turn aspects left out")
+    na = dist["relevance"].get(NOT_APPLICABLE, 0)
+    if na:
+        notes.append(f"relevance: {na} turn rating(s) not applicable, left out of means, correlations, "
+                     "regressions and agreement")
     rater = correlations(rows)
     units = {
         "rater": rater,
-        "dialogue": correlations(dialogue_means(rows, turns)),
+        "dialogue": correlations(dialogue_means(rows)),
         "turn": turn_level(rows, turns),
     }
     return SatisfactionReport(

@@ -8,7 +8,6 @@ beside it is used for aliases).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -117,11 +116,10 @@ class Pipeline:
             f = self.model_dir / "config.json"
             if not f.is_file():
                 raise LoadError(f"not an SK-TOD model folder (no config.json): {self.model_dir}")
-            try:
-                self.config = json.loads(f.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError) as e:
-                raise LoadError(f"cannot read {f}: {e}") from None
-            if self.config.get("format") != "parley-sktod":
+            from parley.jsonfile import read_json
+
+            self.config = read_json(f, LoadError)
+            if not isinstance(self.config, dict) or self.config.get("format") != "parley-sktod":
                 raise LoadError(f"{f} is not a parley SK-TOD model config")
             ktd = KTDModel.from_config(self.config.get("ktd", {}), self.model_dir)
             sel = SelectionModel.from_config(self.config.get("selection", {}), self.model_dir)

@@ -207,7 +207,8 @@ class HFTODSystem:
         internals: dict[str, Any] = {
             "model": self.model_ref, "format": fmt.name, "belief_raw": belief, "db": result.to_json(),
             "db_segment": db_text, "act_raw": act, "delexicalised": response, "filled": dict(lex.filled),
-            "unfilled": list(lex.unfilled), "raw_output": {"belief": raw_b, "response": raw_r},
+            "unfilled": list(lex.unfilled), "replaced": dict(lex.replaced),
+            "raw_output": {"belief": raw_b, "response": raw_r},
             "active_domain": domain, "fallback": reason is not None, "reason": reason,
         }
         if parsed.invalid:

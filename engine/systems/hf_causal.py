@@ -74,7 +74,8 @@ class CausalSystem(HFTODSystem):
         from transformers import AutoModelForCausalLM
 
         kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
-        model, tok = load_pretrained(src.ref, kwargs, AutoModelForCausalLM, progress, self.model_ref)
+        model, tok = load_pretrained(src.ref, kwargs, AutoModelForCausalLM, progress, self.model_ref,
+                                     folder=src.folder)
         if tok.pad_token_id is None and tok.eos_token_id is not None:
             tok.pad_token = tok.eos_token
         self.missing_tokens = check_special_tokens(self.format, tok)

@@ -241,7 +241,10 @@ def load_format(name_or_path: str | Path, kind: str | None = None) -> Format:
     if not p.is_file():
         raise SpecError(f"unknown format {str(name_or_path)!r} (bundled: {', '.join(list_formats())}; "
                         "or a path to a .toml format file)")
-    fmt = Format.from_toml(p.read_text(encoding="utf-8"), str(p))
+    from parley.jsonfile import decode
+    from parley.limits import RECORD, read_bytes
+
+    fmt = Format.from_toml(decode(read_bytes(p, str(p), SpecError, RECORD), str(p), SpecError), str(p))
     if kind and fmt.kind != kind:
         raise SpecError(f"format {fmt.name!r} is for {fmt.kind} models, not {kind}")
     return fmt

@@ -48,7 +48,8 @@ class DBResult:
 class Lexicalised:
     text: str
     filled: Mapping[str, str] = field(default_factory=dict)
-    unfilled: tuple[str, ...] = ()
+    unfilled: tuple[str, ...] = ()  # placeholders neither the DB nor the state could fill …
+    replaced: Mapping[str, str] = field(default_factory=dict)  # … and the words that stand in for them
 
 
 def lookup(db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], domain: str | None) -> DBResult:
@@ -119,16 +120,20 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
                state: Mapping[str, Mapping[str, Any]], seed: int | None = None, turn: int = 0) -> Lexicalised:
     """Fill every placeholder of ``text`` from ``result``'s rows, the belief state and made-up booking data.
 
-    Placeholders that cannot be filled stay in the text and are listed in ``unfilled``.
+    A placeholder that cannot be filled is never shown: it is listed in ``unfilled`` and replaced by a phrase
+    that gives nothing away (:func:`stand_in`: ``[value_count]`` → ``several``, ``[train_id]`` → ``a train``,
+    ``[restaurant_phone]`` → ``not available``), recorded in ``replaced``; stray brackets are dropped. A
+    stand-in the model repeats (``[value_area] , [value_area]``) is shown once.
     """
     rows = list(result.rows)
     row_i = 0
+    last_stand_in = (-1, "")  # where the last stand-in's placeholder ended, and what stood in
     used_names: set[str] = set()
     filled: dict[str, str] = {}
     unfilled: list[str] = []
 
     def fill(m: re.Match[str]) -> str:
-        nonlocal row_i
+        nonlocal row_i, last_stand_in
         ph_domain, raw = _split(m.group(1))
         dom = ph_domain or domain
         squashed = raw.replace(" ", "")
@@ -146,8 +151,8 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
             value = _taxi_value(db, key, seed, turn)
         else:
             row = rows[row_i] if rows and (ph_domain in (None, result.domain)) else None
-            if row is None and ph_domain and ph_domain != result.domain:
-                found = db.query(ph_domain, dict(state.get(ph_domain, {}))) if ph_domain != "taxi" else []
+            if row is None and ph_domain and ph_domain != result.domain and state.get(ph_domain):
+                found = db.query(ph_domain, dict(state[ph_domain])) if ph_domain != "taxi" else []
                 row = found[0] if found else None
             if row is not None:
                 value = _from_row(row, key, dom)
@@ -155,13 +160,48 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
                 slots = state.get(dom or "", {})
                 value = slots.get(key) or slots.get(f"book_{key}") or slots.get(key.replace("book_", ""))
                 value = None if value in (None, "", "dontcare") else str(value)
+        if value is None and key == "choice" and result.domain and result.count == 0:
+            value = "no"
         if value is None:
             unfilled.append(m.group(0))
-            return m.group(0)
+            value = replaced.setdefault(m.group(0), stand_in(key, dom))
+            end, before = last_stand_in
+            last_stand_in = (m.end(), value)
+            if value == before and _GAP.fullmatch(text, end, m.start()):
+                return ""  # "[value_area] , [value_area]" reads "the area you asked for" once
+            if _ARTICLE_BEFORE.search(text, 0, m.start()) and value.startswith(("a ", "an ", "the ")):
+                value = value.split(" ", 1)[1]  # "the [train_id]" → "the train", not "the a train"
+            return value
         filled.setdefault(m.group(0), value)
         return value
 
+    replaced: dict[str, str] = {}
     out = PLACEHOLDER.sub(fill, text)
+    if "[" in out or "]" in out:  # a bracket the model opened and never closed, or closed twice
+        out = re.sub(r"\[[^\[\]]*\]?|\]", lambda m: replaced.setdefault(m.group(0), ""), out)
     out = re.sub(r"\s+([,.!?;:])", r"\1", out)
+    out = re.sub(r"[,;]+([,.!?;:])", r"\1", out)
     out = re.sub(r"\s{2,}", " ", out).strip()
-    return Lexicalised(out, filled, tuple(unfilled))
+    return Lexicalised(out, filled, tuple(unfilled), replaced)
+
+
+_ARTICLE_BEFORE = re.compile(r"\b(?:the|a|an)\s*$", re.IGNORECASE)
+_GAP = re.compile(r"[\s,]*")  # what may sit between two placeholders for one stand-in to cover both
+#: what stands in for a placeholder nothing can fill (a phrase that reads right where the value would)
+STAND_INS = {
+    "choice": "several", "name": "one", "trainID": "a train", "phone": "not available",
+    "address": "not available", "postcode": "not available", "entrance fee": "not available",
+    "price": "not available", "openhours": "not available", "leaveAt": "the time you asked for",
+    "arriveBy": "the time you asked for", "time": "the time you asked for", "duration": "a while",
+    "day": "that day", "book_people": "your party", "book_stay": "your stay", "stars": "several",
+    "area": "the area you asked for", "food": "suitable", "pricerange": "suitable", "type": "places",
+    "destination": "your destination", "departure": "your departure point",
+}
+_NOUNS = {"restaurant": "a restaurant", "hotel": "a hotel", "attraction": "an attraction", "train": "a train"}
+
+
+def stand_in(key: str, domain: str | None) -> str:
+    """The words shown instead of a placeholder that cannot be filled (see :data:`STAND_INS`)."""
+    if key == "name":
+        return _NOUNS.get(domain or "", "one")
+    return STAND_INS.get(key, "")

@@ -42,7 +42,8 @@ class Seq2SeqSystem(HFTODSystem):
         from transformers import AutoModelForSeq2SeqLM
 
         kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
-        model, tok = load_pretrained(src.ref, kwargs, AutoModelForSeq2SeqLM, progress, self.model_ref)
+        model, tok = load_pretrained(src.ref, kwargs, AutoModelForSeq2SeqLM, progress, self.model_ref,
+                                     folder=src.folder)
         self.missing_tokens = check_special_tokens(self.format, tok)
         say(progress, "model ready")
         return model, tok

@@ -40,6 +40,7 @@ from parley.engine.systems.mw.nlg import realise as _realise
 from parley.engine.systems.mw.nlu import NluResult, parse
 from parley.engine.systems.mw.policy import Decision, Policy, _h
 from parley.engine.types import LoadError, Message, SystemTurn
+from parley.engine.vocabulary import KnownNames
 from parley.params import Text
 from parley.progress import Progress
 
@@ -139,6 +140,16 @@ class MultiwozSystem:
         self.last_nlu = None
         self._user_turns = 0
         self._turn = 0
+
+    def vocabulary(self) -> KnownNames:
+        """The names this system understands (:class:`parley.engine.vocabulary.Vocabulary`): venues, train
+        stations, foods and areas of its databases."""
+        db = self.db
+        stations = {*db.values("train", "departure"), *db.values("train", "destination")}
+        return KnownNames.of({"venue": [n for d in ("restaurant", "hotel", "attraction")
+                                        for n in db.values(d, "name")],
+                              "station": sorted(stations), "food": db.values("restaurant", "food"),
+                              "area": db.values("restaurant", "area")})
 
     # -- answering ahead (engine.speculate) ----------------------------------------------------------------
     def fork(self) -> MultiwozSystem:

@@ -20,6 +20,7 @@ from typing import Any
 from parley.engine.params import checked
 from parley.engine.sktod.pipeline import Pipeline, Prediction
 from parley.engine.types import DialogueSystem, Message, SystemTurn, TurnError
+from parley.engine.vocabulary import KnownNames, vocabulary_of
 from parley.params import Text
 from parley.progress import Progress
 
@@ -74,6 +75,15 @@ class SKTODSystem:
             self.seed = int(seed)
         self._state = {}
         self.base.reset(seed)
+
+    def vocabulary(self) -> KnownNames:
+        """The entity names of the review knowledge base, then the base system's names (if it has any)."""
+        from parley.engine.sktod.knowledge import load_knowledge
+
+        kb = self.pipeline.kb or load_knowledge(self.pipeline.knowledge_path)
+        own = KnownNames.of({"venue": [e.name for e in kb.entities()]})
+        base = vocabulary_of(self.base)
+        return own.merged(base) if base is not None else own
 
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:
         t0 = time.perf_counter()

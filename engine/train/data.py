@@ -11,7 +11,6 @@ Rendering goes through :func:`engine.systems.hf_common.render_context` / :func:`
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from parley.engine.systems.hf_common import (
     render_target,
 )
 from parley.engine.systems.hf_lex import db_counts
+from parley.engine.train.delex import guess_acts, value_delexicalise
 from parley.errors import ParleyError
 
 #: corpus span slot → placeholder key; keys in DOMAIN_KEYS keep the domain (``[hotel_name]``)
@@ -60,26 +60,24 @@ class Example:
         return f"{self.prompt} {self.target}"
 
 
-def read_dialogues(path: str | Path) -> dict[str, Any]:
-    """``{id: dialogue}`` from a MultiWOZ-format ``.json`` file or a ``.zip`` holding one."""
-    from parley.jsonfile import loads, read_json
+def iter_dialogues(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(id, dialogue)`` of a MultiWOZ-format ``.json`` file or a ``.zip`` holding one, read one dialogue
+    at a time (:func:`parley.formats.multiwoz.iter_dialogues`, within the input budget)."""
+    from parley.formats.multiwoz import iter_dialogues as stream
 
     p = Path(path)
-    if p.suffix == ".zip" and p.is_file():
-        try:
-            with zipfile.ZipFile(p) as zf:
-                inner = next((n for n in zf.namelist() if n.endswith(".json")), None)
-                if inner is None:
-                    raise DataError(f"{p}: the zip holds no .json file")
-                raw = loads(zf.read(inner), f"{p}#{inner}", DataError)
-        except zipfile.BadZipFile as e:
-            raise DataError(f"{p}: not a zip file ({e})") from None
-    else:
-        raw = read_json(p, DataError)
-    if not isinstance(raw, dict) or not all(isinstance(d, dict) and isinstance(d.get("log"), list)
-                                            for d in raw.values()):
-        raise DataError(f"{p}: expected {{dialogue id: {{'log': [...]}}}} (ConvLab-3 / MultiWOZ 2.1 layout)")
-    return raw
+    if not p.is_file():
+        raise DataError(f"{p}: no such file")
+    shape = "expected {dialogue id: {'log': [...]}} (ConvLab-3 / MultiWOZ 2.1 layout)"
+    for did, dialogue in stream(p, DataError):
+        if not isinstance(dialogue, dict) or not isinstance(dialogue.get("log"), list):
+            raise DataError(f"{p}: dialogue {did!r}: {shape}")
+        yield str(did), dialogue
+
+
+def read_dialogues(path: str | Path) -> dict[str, Any]:
+    """``{id: dialogue}`` from a MultiWOZ-format ``.json`` file or a ``.zip`` holding one."""
+    return dict(iter_dialogues(path))
 
 
 def corpus_state(metadata: Mapping[str, Any]) -> dict[str, dict[str, str]]:
@@ -149,9 +147,14 @@ def dialogue_examples(did: str, dialogue: Mapping[str, Any], fmt: Format, db: Mu
         domain = _turn_domain(acts, state, prev)
         db_text = fmt.db_segment(db_counts(fmt, db, state, domain))
         belief = format_belief(state, fmt, markers=False)
-        act = format_acts(acts, fmt)
         shown = str(system.get("text", ""))
-        response = normalise_text(fmt, delexicalise(shown, system.get("span_info") or [], domain))
+        if "span_info" in system:
+            response = normalise_text(fmt, delexicalise(shown, system.get("span_info") or [], domain))
+        else:  # a copy of the corpus without span annotations (DAMD, IC-DST): values found by what they are
+            response = value_delexicalise(normalise_text(fmt, shown), state, domain, db)
+        if "dialog_act" not in system:
+            acts = guess_acts(response, domain)
+        act = format_acts(acts, fmt)
         prompt = render_context(fmt, records, str(user.get("text", "")))
         yield Example(did, i // 2, prompt, render_target(fmt, belief, db_text, act, response))
         records.append(TurnRecord(str(user.get("text", "")), belief, db_text, act, response, shown))

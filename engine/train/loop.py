@@ -9,15 +9,15 @@ Face folder (safetensors, tokenizer, ``parley-format.toml``) that ``hf-causal:mo
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parley.engine.train.data import DataError, Example, build_examples, read_dialogues
+from parley.engine.train.data import DataError, build_examples
 
 #: progress(step, total_steps, loss, tokens_per_s)
 StepProgress = Callable[[int, int, float, float], None] | None
@@ -27,7 +27,7 @@ StepProgress = Callable[[int, int, float, float], None] | None
 class TrainConfig:
     """Everything a run depends on (recorded in the manifest)."""
 
-    data: str
+    data: str | tuple[str, ...]  # MultiWOZ-layout or IC-DST files (engine.train.sources), fine-tuned on
     out: str
     format: str = "simpletod-db"
     base: str | None = None  # None: a GPT-2 built from the options below; else a causal LM folder / hub id
@@ -52,6 +52,16 @@ class TrainConfig:
     threads: int | None = None
     half: bool = True  # store weights as float16 (loaded back as float32)
     bf16: bool = False  # bfloat16 autocast (fast on CPUs with AMX / AVX512-BF16 and recent GPUs)
+    pretrain: tuple[str, ...] = ()  # dialogue text files learnt first (engine.train.sources)
+    pretrain_epochs: float = 1.0
+    pretrain_steps: int | None = None  # overrides pretrain_epochs
+    pretrain_lr: float | None = None  # default: lr
+    exclude: tuple[str, ...] = ()  # held-out splits: overlapping training dialogues are dropped
+    checkpoint_every: int = 100  # steps between checkpoints (0: only at the end of each stage)
+
+    @property
+    def data_files(self) -> tuple[str, ...]:
+        return (self.data,) if isinstance(self.data, str) else tuple(self.data)
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,8 @@ class TrainResult:
     parameters: int
     device: str
     stopped_early: bool
+    stages: dict[str, Any] = dataclasses.field(default_factory=dict)
+    sources: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def pick_device(choice: str = "auto") -> str:
@@ -89,6 +101,20 @@ def _split(dialogues: dict[str, Any], cfg: TrainConfig) -> tuple[dict[str, Any],
     dev_ids = set(random.Random(cfg.seed).sample(ids, n_dev)) if n_dev else set()
     kept = {i: dialogues[i] for i in ids if i not in dev_ids}
     return kept, {i: dialogues[i] for i in ids if i in dev_ids}
+
+
+def check_scratch_size(cfg: TrainConfig, fmt: Any) -> None:
+    """Refuse (LoadError, one line) a GPT-2 from scratch whose training would not fit in memory: 16 bytes a
+    parameter (weights, gradients, AdamW's two moments) and the logits of a batch, counted on ``meta``."""
+    from transformers import AutoModelForCausalLM, GPT2Config
+
+    from parley.engine.sizing import check_size
+
+    conf = GPT2Config(vocab_size=cfg.vocab + len(fmt.special_tokens) + 1, n_positions=cfg.block,
+                      n_embd=cfg.dim, n_layer=cfg.layers, n_head=cfg.heads)
+    logits = 12 * cfg.batch_size * cfg.block * conf.vocab_size  # logits, their softmax and gradient
+    check_size("the model to train", None, conf, AutoModelForCausalLM, bytes_per_value=16, extra=logits,
+               use="to train (weights, gradients, optimizer state, a batch's logits)")
 
 
 def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[Any, Any]:
@@ -123,134 +149,131 @@ def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[
     return tok, GPT2LMHeadModel(conf)
 
 
-def _encode(tok: Any, examples: list[Example], block: int) -> list[list[int]]:
-    if not examples:
+def _encode(tok: Any, texts: list[str], block: int, split: bool = False) -> list[list[int]]:
+    """Token ids of ``texts`` (each ending with the end-of-text token); longer than ``block``: the last
+    ``block`` tokens, or with ``split`` consecutive pieces of ``block`` tokens."""
+    if not texts:
         return []
-    ids = tok([f"{e.text} {tok.eos_token}" for e in examples], add_special_tokens=False)["input_ids"]
-    return [list(x[-block:]) for x in ids]
+    ids = tok([f"{t} {tok.eos_token}" for t in texts], add_special_tokens=False)["input_ids"]
+    if not split:
+        return [list(x[-block:]) for x in ids]
+    return [list(x[k:k + block]) for x in ids for k in range(0, len(x), block) if len(x[k:k + block]) > 1]
 
 
-def _batches(lengths: list[int], batch_size: int, rng: random.Random) -> list[list[int]]:
-    """Index batches of similar lengths (shuffled pools of 50 batches sorted by length), in random order."""
-    order = list(range(len(lengths)))
-    rng.shuffle(order)
-    pool = batch_size * 50
-    out: list[list[int]] = []
-    for k in range(0, len(order), pool):
-        chunk = sorted(order[k:k + pool], key=lambda i: lengths[i])
-        out += [chunk[j:j + batch_size] for j in range(0, len(chunk), batch_size)]
-    rng.shuffle(out)
-    return out
+def _stage_steps(steps: int | None, epochs: float, n_seqs: int, batch_size: int) -> int:
+    return steps or max(1, round(epochs * math.ceil(n_seqs / batch_size)))
 
 
-def _tensors(seqs: list[list[int]], pad: int, device: str) -> tuple[Any, Any, Any]:
-    """Right-padded ids, attention mask and labels (padding ignored). The width is rounded up to a multiple of
-    64: a few distinct shapes keep the CPU allocator's and oneDNN's caches bounded (with every width
-    different, a run's memory grew by gigabytes)."""
-    import torch
+def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], None] | None = None,
+          resume: bool = False) -> TrainResult:
+    """Train as ``cfg`` says and write the model folder and its manifest to ``cfg.out``.
 
-    width = -(-max(len(s) for s in seqs) // 64) * 64
-    ids = torch.full((len(seqs), width), pad, dtype=torch.long)
-    mask = torch.zeros((len(seqs), width), dtype=torch.long)
-    for i, s in enumerate(seqs):
-        ids[i, : len(s)] = torch.tensor(s)
-        mask[i, : len(s)] = 1
-    labels = ids.masked_fill(mask == 0, -100)
-    return ids.to(device), mask.to(device), labels.to(device)
-
-
-def evaluate(model: Any, seqs: list[list[int]], pad: int, device: str, batch_size: int = 16) -> float | None:
-    """Mean token loss of ``seqs`` (None when there are none)."""
-    import torch
-
-    if not seqs:
-        return None
-    model.eval()
-    total, count = 0.0, 0
-    with torch.inference_mode():
-        for k in range(0, len(seqs), batch_size):
-            ids, mask, labels = _tensors(seqs[k:k + batch_size], pad, device)
-            n = int((labels[:, 1:] != -100).sum())
-            total += float(model(input_ids=ids, attention_mask=mask, labels=labels).loss) * n
-            count += n
-    model.train()
-    return total / max(count, 1)
-
-
-def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], None] | None = None
-          ) -> TrainResult:
-    """Train as ``cfg`` says and write the model folder and its manifest to ``cfg.out``."""
+    With ``pretrain`` files the model first learns their dialogue text (``pretrain_steps``), then the format
+    sequences of ``data``. ``resume`` continues the interrupted run whose checkpoint is in ``cfg.out`` (same
+    configuration, apart from the run's budget, threads and device)."""
     import torch
 
     from parley.engine.mwdb import load_db
     from parley.engine.systems.hf_common import load_format
+    from parley.engine.train.delex import text_sequence
     from parley.engine.train.manifest import write_checkpoint
+    from parley.engine.train.overlap import HeldOut
+    from parley.engine.train.sources import load
+    from parley.engine.train.stages import Checkpoints, Stage, StageResult, run_stage
 
     say = log or (lambda _m: None)
     fmt = dataclasses.replace(load_format(cfg.format, kind="causal"), max_turns=cfg.context_turns)
-    train_d, dev_d = _split(read_dialogues(cfg.data), cfg)
+    if not cfg.base:  # before the data is read: a model that cannot fit is refused at once
+        check_scratch_size(cfg, fmt)
+    held = [HeldOut.from_file(p) for p in cfg.exclude]
+    data = load([*cfg.data_files, *cfg.pretrain], held)
+    annotated = {k: v for k, v in data.dialogues.items()}
+    train_d, dev_d = _split(annotated, cfg)
     if not train_d:
-        raise DataError(f"{cfg.data}: no dialogues to train on")
+        raise DataError(f"{', '.join(cfg.data_files)}: no dialogues to train on")
     db = load_db()
     examples, dev_examples = build_examples(train_d, fmt, db), build_examples(dev_d, fmt, db)
-    say(f"{len(train_d)} dialogues → {len(examples)} sequences ({len(dev_d)} dev dialogues)")
+    texts = [text_sequence(u, fmt, db) for u in data.texts.values()]
+    dropped = len(data.dropped)
+    say(f"{len(train_d)} dialogues → {len(examples)} sequences ({len(dev_d)} dev dialogues)"
+        + (f"; {len(texts)} dialogue texts to pre-train on" if texts else "")
+        + (f"; {dropped} dialogues dropped for overlapping {', '.join(h.name for h in held)}"
+           if held else ""))
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.use_deterministic_algorithms(True, warn_only=True)
     device = pick_device(cfg.device)
-    tok, model = _tokenizer_and_model(cfg, fmt, [e.text for e in examples])
+    ckpt = Checkpoints(cfg.out, _identity(cfg))
+    saved = ckpt.load() if resume else None
+    if resume and saved is None:
+        raise DataError(f"{cfg.out}: no interrupted run to resume there")
+    if saved is not None and ckpt.saved_config() != ckpt.config:
+        raise DataError(f"{cfg.out}: the interrupted run there was started with other options or data; "
+                        "run it with the same ones, or train into a new folder")
+    tok, model = _tokenizer_and_model(cfg, fmt, [e.text for e in examples] + texts)
+    if saved is not None:
+        model.load_state_dict(saved["model"])
+    else:
+        ckpt.start()
     block = min(cfg.block, int(getattr(model.config, "n_positions", 0) or getattr(
         model.config, "max_position_embeddings", cfg.block)))
-    seqs, dev_seqs = _encode(tok, examples, block), _encode(tok, dev_examples, block)
+    seqs = _encode(tok, [e.text for e in examples], block)
+    dev_seqs = _encode(tok, [e.text for e in dev_examples], block)
+    text_seqs = _encode(tok, texts, block, split=True)
     model.to(device)
     model.train()
-    per_epoch = math.ceil(len(seqs) / cfg.batch_size)
-    total = cfg.steps or max(1, round(cfg.epochs * per_epoch))
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    rest = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest,
-                            "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.95))
-
-    def lr_at(step: int) -> float:
-        if step < cfg.warmup:
-            return (step + 1) / cfg.warmup
-        frac = (step - cfg.warmup) / max(1, total - cfg.warmup)
-        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
-    lengths = [len(s) for s in seqs]
+    steps = _stage_steps(cfg.steps, cfg.epochs, len(seqs), cfg.batch_size)
+    stages = [Stage("finetune", seqs, steps, cfg.lr, min(cfg.warmup, max(1, steps // 5)), dev_seqs)]
+    if text_seqs:
+        steps = _stage_steps(cfg.pretrain_steps, cfg.pretrain_epochs, len(text_seqs), cfg.batch_size)
+        stages.insert(0, Stage("pretrain", text_seqs, steps, cfg.pretrain_lr or cfg.lr,
+                               min(cfg.warmup, max(1, steps // 5))))
+    done: dict[str, StageResult] = {}
+    if saved is not None:
+        done = {k: StageResult.from_json(k, v) for k, v in json.loads(saved["done"]).items()}
     pad = int(tok.pad_token_id)
-    step, tokens, t0, ema = 0, 0, time.perf_counter(), float("nan")
-    stopped = False
-    epoch = 0
-    while step < total and not stopped:
-        for batch in _batches(lengths, cfg.batch_size, random.Random(cfg.seed * 1000 + epoch)):
-            ids, mask, labels = _tensors([seqs[i] for i in batch], pad, device)
-            with torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=cfg.bf16):
-                loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
-            step += 1
-            tokens += int(mask.sum())
-            value = float(loss.detach())
-            ema = value if math.isnan(ema) else 0.98 * ema + 0.02 * value
-            elapsed = time.perf_counter() - t0
-            if progress is not None:
-                progress(step, total, ema, tokens / max(elapsed, 1e-9))
-            if cfg.max_minutes is not None and elapsed > cfg.max_minutes * 60:
-                stopped = True
-            if step >= total or stopped:
-                break
-        epoch += 1
-    seconds = time.perf_counter() - t0
-    dev_loss = evaluate(model, dev_seqs, pad, device)
+
+    def stage_progress(stage: str, step: int, total: int, loss: float, tps: float) -> None:
+        if stage == "finetune" and progress is not None:
+            progress(step, total, loss, tps)
+        elif stage != "finetune" and (step == 1 or step % 25 == 0 or step == total):
+            say(f"{stage} step {step}/{total}  loss {loss:.3f}  {tps:,.0f} tokens/s")
+
+    budget = cfg.max_minutes * 60 if cfg.max_minutes is not None else None
+    for stage in stages:
+        if stage.name in done:
+            continue
+        again = saved if saved is not None and saved["stage"] == stage.name else None
+        result = run_stage(model, stage, cfg, device, pad, ckpt, done, stage_progress, say, again, budget)
+        if result.stopped_early:
+            break
     model.to("cpu")
+    last = done.get("finetune") or StageResult("finetune")
+    seconds = sum(r.seconds for r in done.values())
+    tokens = sum(r.tokens for r in done.values())
+    per_epoch = math.ceil(len(seqs) / cfg.batch_size)
     n_params = sum(p.numel() for p in model.parameters())
-    result = TrainResult(Path(cfg.out), step, step / per_epoch, len(seqs), tokens, seconds,
-                         tokens / max(seconds, 1e-9), ema, dev_loss, n_params, device, stopped)
-    write_checkpoint(model, tok, fmt, cfg, result)
+    result_ = TrainResult(Path(cfg.out), last.steps, last.steps / per_epoch, len(seqs), tokens, seconds,
+                          tokens / max(seconds, 1e-9), last.loss, last.dev_loss, n_params, device,
+                          any(r.stopped_early for r in done.values()) or "finetune" not in done,
+                          {k: v.to_json() for k, v in done.items()}, sources_json(data, len(text_seqs)))
+    write_checkpoint(model, tok, fmt, cfg, result_)
+    ckpt.remove()
     say(f"wrote {cfg.out}")
-    return result
+    return result_
+
+
+def sources_json(data: Any, text_seqs: int) -> dict[str, Any]:
+    from parley.engine.train.sources import summary
+
+    return {"files": summary(data), "dialogues": len(data.dialogues), "texts": len(data.texts),
+            "text_sequences": text_seqs,
+            "dropped": [{"file": d.source, "dialogue": d.dialogue, "reason": d.reason} for d in data.dropped]}
+
+
+def _identity(cfg: TrainConfig) -> dict[str, Any]:
+    """What a resumed run must share with the interrupted one: every option but budget, threads, device."""
+    raw = dataclasses.asdict(cfg)
+    for key in ("max_minutes", "threads", "device", "out", "checkpoint_every"):
+        raw.pop(key, None)
+    return json.loads(json.dumps(raw))

@@ -20,6 +20,8 @@ from typing import Any
 
 MANIFEST = "manifest.json"
 FORMAT_FILE = "parley-format.toml"
+#: the progress log a run may keep beside its model (not part of the model)
+TRAINING_LOG = "train.log"
 
 
 def format_toml(fmt_ref: str, max_turns: int) -> str:
@@ -44,7 +46,7 @@ def file_table(folder: Path) -> dict[str, dict[str, Any]]:
     from parley.engine.smollm import sha256_file
 
     return {p.name: {"size": p.stat().st_size, "sha256": sha256_file(p)}
-            for p in sorted(folder.iterdir()) if p.is_file() and p.name != MANIFEST}
+            for p in sorted(folder.iterdir()) if p.is_file() and p.name not in (MANIFEST, TRAINING_LOG)}
 
 
 def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> Path:
@@ -65,8 +67,8 @@ def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> P
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     manifest = {
         "format": fmt.name,
-        "data": {"file": Path(cfg.data).name, "sha256": sha256_file(Path(cfg.data)),
-                 "sequences": result.examples},
+        "data": {"file": Path(cfg.data_files[0]).name, "sha256": sha256_file(Path(cfg.data_files[0])),
+                 "sequences": result.examples, **(result.sources or {})},
         "seed": cfg.seed,
         "steps": result.steps,
         "epochs": round(result.epochs, 3),
@@ -74,7 +76,12 @@ def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> P
                     "tokens_per_s": round(result.tokens_per_s, 1), "train_loss": round(result.train_loss, 4),
                     "dev_loss": None if result.dev_loss is None else round(result.dev_loss, 4),
                     "parameters": result.parameters, "stopped_early": result.stopped_early},
-        "config": dataclasses.asdict(cfg) | {"data": Path(cfg.data).name, "out": Path(cfg.out).name},
+        "stages": result.stages or {},
+        "base": _base(cfg.base),
+        "config": dataclasses.asdict(cfg) | {"data": [Path(p).name for p in cfg.data_files],
+                                              "pretrain": [Path(p).name for p in cfg.pretrain],
+                                              "exclude": [Path(p).name for p in cfg.exclude],
+                                              "out": Path(cfg.out).name},
         "machine": {"device": result.device, "cpus": os.cpu_count(), "platform": platform.platform(),
                     "load_avg": [round(x, 2) for x in load] if load else None},
         "versions": {"parley": __version__, "torch": torch.__version__,
@@ -84,6 +91,16 @@ def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> P
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return out
+
+
+def _base(ref: str | None) -> dict[str, Any] | None:
+    """The model training started from: its reference and, for a folder, the SHA-256 of its weights."""
+    from parley.engine.smollm import sha256_file
+
+    if not ref:
+        return None
+    weights = sorted(Path(ref).expanduser().glob("*.safetensors")) if Path(ref).expanduser().is_dir() else []
+    return {"ref": ref, "weights_sha256": {p.name: sha256_file(p) for p in weights}}
 
 
 def verify(folder: str | Path) -> list[str]:

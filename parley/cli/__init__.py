@@ -22,7 +22,8 @@ import click
 from click.core import ParameterSource
 
 from parley import __version__
-from parley.cli.common import SEED, Interrupted, Name
+from parley.cli.common import Interrupted, Name
+from parley.cli.options import SEED, NumberOption
 from parley.errors import ParleyError
 
 #: command name → "module:attribute" of a click command
@@ -111,6 +112,9 @@ class LazyGroup(click.Group):
         except click.UsageError as e:  # a bad option or value of a command
             raise _one_line_usage(e) from None
         except OSError as e:
+            if e.errno == errno.EPIPE:  # `parley export --out - | head`: the reader left; end quietly, 128+13
+                _pacify_stdout()
+                raise click.exceptions.Exit(141) from None
             if e.errno not in _FULL:
                 raise
             raise CliError(f"cannot write: {e.strerror} (standard output or an output file)") from None
@@ -135,6 +139,18 @@ class LazyGroup(click.Group):
             raise
         cmd: Any = getattr(mod, attr, None)
         return cmd if isinstance(cmd, click.Command) else None
+
+
+def _pacify_stdout() -> None:
+    """Standard output's reader is gone: point it at /dev/null so the flush at exit cannot fail again."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _pass_down(ctx: click.Context, name: str, given: dict[str, Any]) -> dict[str, Any]:
@@ -172,26 +188,37 @@ def _pass_down(ctx: click.Context, name: str, given: dict[str, Any]) -> dict[str
 @click.option(
     "--goal", default=None, metavar="random|ID", help="Show a goal card: a random one or a MultiWOZ id."
 )
-@click.option("--seed", type=SEED, default=None, help="Session seed (rewriters, booking references).")
+@click.option("--seed", type=SEED, cls=NumberOption, default=None,
+              help="Session seed (rewriters, booking references).")
 @click.option("--trust-remote-code", "trust_remote_code", is_flag=True,
               help="Let the Hugging Face checkpoint named by --system run its own Python code "
                    "(off by default).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Say more: transformers' full load reports of a checkpoint (PARLEY_VERBOSE=1), every "
+                   "import warning.")
 @click.pass_context
 def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewrite_specs: tuple[str, ...],
-         tester: str | None, goal: str | None, seed: int | None, trust_remote_code: bool) -> None:
+         tester: str | None, goal: str | None, seed: int | None, trust_remote_code: bool,
+         verbose: bool) -> None:
     """parley — a live tester for task-oriented dialogue systems.
 
     With no command, opens the chat in the terminal on the embedded MultiWOZ system. Options given before a
     command apply to it: `parley --db X sessions` lists the sessions of X.
     """
+    if verbose:  # read where a checkpoint loads, in this process and in the worker processes it starts
+        import os
+
+        os.environ["PARLEY_VERBOSE"] = "1"
     if ctx.invoked_subcommand is not None:
         given = {n: v for n, v in ctx.params.items()
                  if ctx.get_parameter_source(n) not in (ParameterSource.DEFAULT, None)}
         if given:
             ctx.default_map = _pass_down(ctx, ctx.invoked_subcommand, given)
         return
-    if db_path is not None:  # an empty or mistyped --db is refused before a screen opens, as commands do
-        from parley.cli.common import resolve_db
+    from parley.cli.common import db_given
+
+    if db_path is not None or db_given(db_path):  # an empty or mistyped --db (or PARLEY_DB) is refused before
+        from parley.cli.common import resolve_db  # a screen opens, as commands do
         from parley.store.db import check_folder
 
         check_folder(resolve_db(db_path).parent, make=False)

@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, CommandFn, Name, OutputPath, db_option, open_db
+from parley.cli.common import CommandFn, Name, OutputPath, db_option, open_db
+from parley.cli.options import SEED, NumberOption, number
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -54,9 +55,10 @@ def _selection(kw: dict[str, Any]) -> Any:
 @click.option("--blind", is_flag=True,
               help="Hide system names, sources and rewriter conditions; dialogues come in a seeded random "
                    "order (always on for a list assigned by `parley assign`).")
-@click.option("--sample", type=click.IntRange(min=1), default=None,
-              help="Rate a random sample of N dialogues (same for a seed).")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of --sample (and of the order).")
+@number("--sample", kind=int, ge=1, le=2**63 - 1, unit="dialogues", default=None,
+        help="Rate a random sample of N dialogues (same for a seed).")
+@click.option("--seed", type=SEED, cls=NumberOption, default=0, show_default=True,
+              help="Seed of --sample (and of the order).")
 @click.option("--turns", "turns", default=None, metavar="all|N",
               help="System turns to rate per dialogue: all, or the first N (default: settings, all).")
 @selection_options
@@ -104,11 +106,11 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
 @db_option
 @click.option("--raters", type=Name(many=True), required=True, metavar="A,B,...",
               help="The raters, comma-separated.")
-@click.option("--per-dialogue", "per_dialogue", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Raters per dialogue (2 or more give overlap for agreement statistics).")
-@click.option("--seed", type=SEED, default=0, show_default=True,
+@number("--per-dialogue", "per_dialogue", kind=int, ge=1, le=10_000, unit="raters", default=1,
+        show_default=True, help="Raters per dialogue (2 or more give overlap for agreement statistics).")
+@click.option("--seed", type=SEED, cls=NumberOption, default=0, show_default=True,
               help="Seed of the assignment and the orders.")
-@click.option("--copies", type=click.Path(file_okay=False), default=None, metavar="DIR",
+@click.option("--copies", type=OutputPath("folder"), default=None, metavar="DIR",
               help="Then write one copy of the database per rater for them to rate in, DIR/RATER.db.")
 @click.option("--json", "as_json", is_flag=True, help="Print what was assigned as JSON.")
 @selection_options

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from parley.cli.common import OutputPath, force_option, refuse_existing
+from parley.cli.options import number
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -98,8 +99,8 @@ def doctor(as_json: bool) -> None:
 @click.option("--tts", "backend", type=click.Choice(["piper", "espeak", "coqui"]), default="piper",
               show_default=True,
               help="Speech synthesiser (piper falls back to espeak-ng; coqui is optional).")
-@click.option("--speed", type=click.FloatRange(0.5, 2.0), default=1.0, show_default=True,
-              help="Speaking rate (1.3 = 30% faster).")
+@number("--speed", ge=0.5, le=2.0, default=1.0, show_default=True,
+        help="Speaking rate (1.3 = 30% faster).")
 @click.option("--play/--no-play", default=None,
               help="Play on the default output device (default: play when there is no --out).")
 @force_option
@@ -179,15 +180,18 @@ def audio_script_files(spec: str) -> list[Path]:
 
     src = Path(spec)
     if src.is_dir():
-        files = sorted(p for p in src.iterdir() if p.suffix.lower() in _AUDIO_SUFFIXES and p.is_file())
-        if not files:
+        found = sorted(p for p in src.iterdir() if p.suffix.lower() in _AUDIO_SUFFIXES and p.is_file())
+        if not found:
             raise ParleyError(f"{spec}: no .wav/.flac/.ogg files in this folder") from None
-        return files
+        for path in found:
+            _check(path)
+        return found
     if not src.is_file():
         raise ParleyError(f"{spec}: no such folder or list file") from None
     if src.suffix.lower() in _AUDIO_SUFFIXES:
+        _check(src)
         return [src]
-    files = []
+    files: list[tuple[int, Path]] = []
     for n, line in enumerate(read_lines(spec, "audio list"), 1):
         name = line.strip()
         if not name or name.startswith("#"):
@@ -195,10 +199,21 @@ def audio_script_files(spec: str) -> list[Path]:
         path = Path(name) if Path(name).is_absolute() else src.parent / name
         if not path.is_file():
             raise ParleyError(f"{spec}:{n}: {name} does not exist") from None
-        files.append(path)
+        files.append((n, path))
     if not files:
         raise ParleyError(f"{spec}: the list names no audio files") from None
-    return files
+    for n, path in files:  # every recording readable before any turn is stored
+        _check(path, f"{spec}:{n}: ")
+    return [path for _, path in files]
+
+
+def _check(path: Path, where: str = "") -> None:
+    from parley.audio.asr import check_audio_file
+
+    try:
+        check_audio_file(path)
+    except ValueError as e:
+        raise ParleyError(f"{where}{e}") from None
 
 
 def audio_turns(session: Any, files: list[Path], *, asr_model: str, tts_backend: str, play: bool,
@@ -212,7 +227,8 @@ def audio_turns(session: Any, files: list[Path], *, asr_model: str, tts_backend:
     from parley.audio.voice import from_file, reply_timings, transcriber
 
     say = lambda msg: click.echo(msg, err=True)  # noqa: E731
-    transcribe = transcriber(get_asr(asr_model, progress=say), short_window=short_window)
+    transcribe = transcriber(get_asr(asr_model, progress=say), short_window=short_window,
+                             session=lambda: session)
     tts = get_tts(tts_backend, say, deterministic=True)
     for path in files:
         try:

@@ -10,7 +10,6 @@ from typing import Any
 import click
 
 from parley.cli.common import (
-    SEED,
     Interrupted,
     Name,
     db_option,
@@ -20,6 +19,7 @@ from parley.cli.common import (
     read_lines,
     trust_option,
 )
+from parley.cli.options import SEED, NumberOption
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -40,7 +40,8 @@ from parley.errors import ParleyError
               show_default=True, help="--audio-script: voice of the spoken replies.")
 @click.option("--play", is_flag=True, help="--audio-script: also play the replies on the output device.")
 @db_option
-@click.option("--seed", type=SEED, default=None, help="Session seed (rewriters, booking references).")
+@click.option("--seed", type=SEED, cls=NumberOption, default=None,
+              help="Session seed (rewriters, booking references).")
 @click.option("--rewrite", "rewrite_specs", multiple=True, metavar="SPEC",
               help="Rewriter applied to every user turn (repeatable), e.g. disfluency:rate=0.3.")
 @click.option("--tester", type=Name(), default="", help="Tester name stored with the session.")

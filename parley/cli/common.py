@@ -7,7 +7,7 @@ Nothing here catches errors: a ``ParleyError`` (a bad database, spec, model or f
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,16 +35,24 @@ def resolve_db(db_path: str | None) -> Path:
     return Path(db_path) if db_path else database_path()
 
 
+def db_given(db_path: str | None) -> bool:
+    """Whether the database is a path the user gave (``--db`` or ``PARLEY_DB``), not parley's default one."""
+    return bool(db_path) or bool(os.environ.get("PARLEY_DB", "").strip())
+
+
 def open_db(db_path: str | None, *, must_exist: bool = False, readonly: bool = False, hint: str = "") -> Any:
     """The database at ``--db`` (or the default one), created unless ``must_exist``; raises StoreError (also
     for a ``readonly`` open of a database that lacks migrations). The default location makes its own folder;
-    a ``--db`` in a folder that does not exist is refused (a mistyped path is named, never created)."""
+    a ``--db`` or ``PARLEY_DB`` in a folder that does not exist is refused (a mistyped path is named, never
+    created), and so is an empty file given to a command that only reads (it would become a database)."""
     from parley.store import StoreError, open_store
 
     path = resolve_db(db_path)
     if (must_exist or readonly) and not path.exists():
         raise StoreError(f"{path}: no such database" + (f" ({hint})" if hint else ""))
-    store = open_store(path, readonly=readonly, make_folder=not db_path)
+    if (must_exist or readonly) and path.is_file() and path.stat().st_size == 0:
+        raise StoreError(f"{path} is an empty file, not a parley database" + (f" ({hint})" if hint else ""))
+    store = open_store(path, readonly=readonly, make_folder=not db_given(db_path))
     if readonly:
         store.require_current()
     return store
@@ -79,29 +87,27 @@ def input_name(what: str, path: str) -> str:
     return f"{what} {path}" if path != "-" else f"{what} (stdin)" if what != "standard input" else what
 
 
-def read_text(path: str, what: str = "file") -> str:
-    """A text file given on the command line (``-``: stdin), decoded as UTF-8; failures are one line."""
+def read_lines(path: str, what: str = "file") -> list[str]:
+    """The lines of a UTF-8 text file (``-``: stdin), without their line endings (only \\n and \\r\\n end a
+    line), read within the line budgets (:func:`parley.limits.lines`); failures are one line."""
+    return list(iter_lines(path, what))
+
+
+def iter_lines(path: str, what: str = "file") -> Iterator[str]:
+    """:func:`read_lines` one line at a time (``parley rewrite`` answers each line as it comes)."""
     import sys
+
+    from parley.limits import lines
 
     name = input_name(what, path)
     try:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        if path == "-":
+            yield from lines(sys.stdin.buffer, name)
+            return
+        with Path(path).open("rb") as fh:
+            yield from lines(fh, name)
     except OSError as e:
         raise ParleyError(f"cannot read {name}: {e.strerror or e}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ParleyError(f"{name} is not UTF-8 text ({e.reason} at byte {e.start})") from None
-
-
-def read_lines(path: str, what: str = "file") -> list[str]:
-    """The lines of a UTF-8 text file (``-``: stdin), without their line endings (only \\n and \\r\\n end a
-    line)."""
-    text = read_text(path, what)
-    if not text:
-        return []
-    lines = [ln.removesuffix("\r") for ln in text.split("\n")]
-    return lines[:-1] if text.endswith("\n") else lines
 
 
 class OutputPath(click.Path):
@@ -165,8 +171,6 @@ def force_option(f: CommandFn) -> CommandFn:
     return click.option("--force", is_flag=True, help="Replace output files that already exist.")(f)
 
 
-#: seeds are stored as SQLite integers (64-bit)
-SEED = click.IntRange(-(2**63), 2**63 - 1)
 
 
 class Name(click.ParamType):

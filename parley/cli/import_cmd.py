@@ -20,7 +20,11 @@ def _click_type(annotation: Any) -> tuple[Any, bool]:
     args = [a for a in get_args(annotation) if a is not type(None)] \
         if get_origin(annotation) in (Union, types.UnionType) else [annotation]
     tp = args[0] if len(args) == 1 else annotation
-    while get_args(tp) and get_origin(tp) is not Literal:  # Annotated[X, ...] → X
+    bounds: dict[str, Any] = {}
+    while get_args(tp) and get_origin(tp) is not Literal:  # Annotated[X, Field(ge=1)] → X, {"ge": 1}
+        for meta in get_args(tp)[1:]:
+            for m in [*getattr(meta, "metadata", ()), meta]:
+                bounds.update({k: getattr(m, k) for k in ("ge", "gt", "le", "lt") if hasattr(m, k)})
         tp = get_args(tp)[0]
     if tp is bool:
         return None, True
@@ -28,7 +32,11 @@ def _click_type(annotation: Any) -> tuple[Any, bool]:
         return click.Choice([str(a) for a in get_args(tp)]), False
     if tp is Path:
         return click.Path(dir_okay=False), False
-    return (tp if tp in (int, float, str) else str), False
+    if tp in (int, float):  # checked like every numeric option (parley.cli.options)
+        from parley.cli.options import Number
+
+        return Number(tp, **bounds), False
+    return (tp if tp is str else str), False
 
 
 def registry_params() -> list[click.Parameter]:
@@ -49,7 +57,9 @@ def registry_params() -> list[click.Parameter]:
         kind, flag = _click_type(info.annotation)
         where = "" if field in shared else f"{', '.join(formats)}: "
         opt = "--" + field.replace("_", "-")
-        params.append(click.Option([opt, field], is_flag=flag, type=None if flag else kind,
+        from parley.cli.options import NumberOption
+
+        params.append(NumberOption([opt, field], is_flag=flag, type=None if flag else kind,
                                    default=False if flag else None, help=where + (info.description or "")))
     return params
 

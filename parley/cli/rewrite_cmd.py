@@ -12,7 +12,8 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, read_lines
+from parley.cli.common import iter_lines
+from parley.cli.options import SEED, NumberOption
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -50,7 +51,8 @@ def _fmt(v: Any) -> str:
 @click.option("--rewriter", "-r", "specs", multiple=True, metavar="SPEC",
               help="A rewriter spec, repeatable, e.g. impolite:scenario=2 or asr-sim:wer=0.2 "
                    "(applied in the fixed order impolite, disfluency, wp, asr-sim).")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Session seed (line i is turn i).")
+@click.option("--seed", type=SEED, cls=NumberOption, default=0, show_default=True,
+              help="Session seed (line i is turn i).")
 @click.option("--report", is_flag=True,
               help="Print one JSON report (n, bleu, ppl, ppl_ratio_median, preserved, change_rate; with "
                    "impolite "
@@ -76,21 +78,21 @@ def rewrite(specs: tuple[str, ...], seed: int, report: bool, no_ppl: bool, list_
     from parley.engine.rewrite.chain import Chain
 
     chain = Chain(specs)
-    lines = read_lines("-", "standard input")
-    if report and not lines:  # BLEU 0, 0 % preserved … of nothing: no figures rather than made-up ones
-        raise ParleyError("--report: standard input holds no lines to rewrite")
     befores: list[str] = []
     afters: list[str] = []
-    for i, line in enumerate(lines):
+    for i, line in enumerate(iter_lines("-", "standard input")):  # each line answered as it comes
         res = chain.apply(line, seed=seed, turn_index=i)
-        befores.append(line)
-        afters.append(res.after)
-        if not report:
+        if report:
+            befores.append(line)
+            afters.append(res.after)
+        else:
             click.echo(json_text({
                 "before": res.before, "after": res.after,
                 "steps": [{"name": s.name, "params": dict(s.params), "after": s.after,
                            "changes": [dict(c) for c in s.changes]} for s in res.steps],
             }))
+    if report and not befores:  # BLEU 0, 0 % preserved … of nothing: no figures rather than made-up ones
+        raise ParleyError("--report: standard input holds no lines to rewrite")
     if report:
         impolite = any(spec.name == "impolite" for spec in chain.specs)
         click.echo(json.dumps(make_report(befores, afters, ppl=not no_ppl, impolite=impolite)))

@@ -12,7 +12,6 @@ import click
 from click.core import ParameterSource
 
 from parley.cli.common import (
-    SEED,
     Interrupted,
     Name,
     OutputPath,
@@ -25,6 +24,7 @@ from parley.cli.common import (
     refuse_existing,
     trust_option,
 )
+from parley.cli.options import SEED, NumberOption, number
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -111,25 +111,27 @@ def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
     help="Rewriter condition (repeatable): original, impolite:scenario=2, disfluency, wp, asr-sim, "
     "or several joined with + (default: original).",
 )
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Replay only the first N dialogues.")
+@number("--limit", kind=int, ge=1, le=2**63 - 1, unit="dialogues", default=None,
+        help="Replay only the first N dialogues.")
 @click.option(
     "--seed",
     type=SEED,
+    cls=NumberOption,
     default=0,
     show_default=True,
     help="Run seed: each dialogue's session seed derives from it and the dialogue id.",
 )
-@click.option(
+@number(
     "--workers",
-    type=click.IntRange(1, 256),
+    kind=int, ge=1, le=256, unit="workers",
     default=1,
     show_default=True,
     help="Dialogues in flight at once; with --batch N, worker processes each playing N (stored sessions are "
     "the same for any number).",
 )
-@click.option(
+@number(
     "--batch",
-    type=click.IntRange(1, 256),
+    kind=int, ge=1, le=256, unit="dialogues",
     default=1,
     show_default=True,
     help="hf-causal/neural: play N dialogues in lockstep, decoding their turns in one batch per step "
@@ -178,10 +180,10 @@ def _check_system(spec: str, trust_remote_code: bool, batch: int = 1) -> None:
     default=None,
     help="Write system outputs in the mwzeval input format (one file per condition when several).",
 )
-@click.option(
+@number(
     "--bootstrap",
     "n_boot",
-    type=click.IntRange(0, 100_000),  # checked before the run: scipy refused a negative count only at the end
+    kind=int, ge=0, le=100_000, unit="resamples",  # checked before the run (scipy refused -5 only at the end)
     default=1000,
     show_default=True,
     help="Paired bootstrap resamples for the confidence intervals (0: none; at most 100,000).",

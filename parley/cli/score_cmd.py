@@ -27,6 +27,12 @@ def _console() -> Any:
 @click.option("--satisfaction", is_flag=True,
               help="Six-aspect satisfaction analysis of the stored ratings (distributions, Spearman/Pearson "
                    "with overall impression, OLS R², Fleiss κ / Krippendorff α).")
+@click.option("--rater", "raters", multiple=True, metavar="NAME",
+              help="--satisfaction: only the ratings of this rater (wildcards * ? [...] work). Repeatable.")
+@click.option("--source", "sources", multiple=True, metavar="FILE",
+              help="--satisfaction: only the dialogues imported or replayed from this file (its name or "
+                   "path; wildcards work; FILE#ID for one dialogue), as `parley rate --source` selects them. "
+                   "Repeatable.")
 @click.option("--multiwoz", is_flag=True,
               help="MultiWOZ Inform/Success (BLEU when the reference dialogues are found) of stored sessions "
                    "that have a goal, by system and condition.")
@@ -57,7 +63,8 @@ def _console() -> Any:
 @click.option("--html", "html_out", type=OutputPath(), default=None,
               help="Write a self-contained HTML report.")
 @force_option
-def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str | None,
+def score(db_path: str | None, satisfaction: bool, raters: tuple[str, ...], sources: tuple[str, ...],
+          multiwoz: bool, abredial: str | None,
           turn_file: str | None, relevance_coding: str, mwzeval_file: str | None, references: str | None,
           dialogues: str | None, latency: bool, as_json: bool, plot: str | None,
           html_out: str | None, force: bool) -> None:
@@ -74,6 +81,9 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str
         raise ParleyError("--references goes with --mwzeval-file")
     if turn_file and not abredial:
         raise ParleyError("--turn-file goes with --abredial")
+    if (raters or sources) and (not satisfaction or abredial):
+        raise ParleyError(f"{'--rater' if raters else '--source'} selects stored ratings: it goes with "
+                          "--satisfaction (not with --abredial, whose files name no raters)")
     refuse_database(db_path, plot, html_out)
     refuse_existing(plot, html_out, force=force)
     if mwzeval_file:
@@ -97,17 +107,33 @@ def score(db_path: str | None, satisfaction: bool, multiwoz: bool, abredial: str
         corpus = load_corpus(dialogues) if dialogues else None
         result["multiwoz"] = score_stored(store, corpus=corpus)
     if satisfaction:
-        from parley.engine.scoring.satisfaction import analyse, rows_from_store
-
-        rows, turns = rows_from_store(store)
-        if not rows:
-            raise ParleyError(f"{path}: no dialogue ratings to analyse")
-        result["satisfaction"] = analyse(rows, turns).to_json()
+        result["satisfaction"] = _stored_satisfaction(store, raters, sources)
     if latency:
         from parley.audio.latency import latency_table
 
         result["latency"] = latency_table(store)
     _emit(result, as_json, plot, html_out, title=f"parley scores — {Path(path).name}")
+
+
+def _stored_satisfaction(store: Any, raters: tuple[str, ...], sources: tuple[str, ...]) -> dict[str, Any]:
+    """The satisfaction analysis of the stored ratings, kept to the raters and sources asked for (the
+    selection is named in the result)."""
+    from parley.engine.scoring.satisfaction import analyse, rows_from_store
+
+    sessions = None
+    if sources:
+        from parley.store.selection import Selection, select
+
+        sessions = {c.id for c in select(store, Selection(sources=sources))}
+    rows, turns = rows_from_store(store, raters=raters, sessions=sessions)
+    chosen = [f"{opt} {p}" for opt, given in (("--rater", raters), ("--source", sources)) for p in given]
+    if not rows:
+        which = f" matching {', '.join(chosen)}" if chosen else ""
+        raise ParleyError(f"{store.path}: no dialogue ratings{which} to analyse")
+    out = analyse(rows, turns).to_json()
+    if chosen:
+        out["selection"] = {"raters": list(raters), "sources": list(sources)}
+    return out
 
 
 def _abredial_satisfaction(path: str, turn_file: str | None, coding: str) -> dict[str, Any]:

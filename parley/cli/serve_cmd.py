@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from parley.cli.options import number
 from parley.errors import ParleyError
 
 MODEL_NAME = "smollm2"
@@ -45,15 +46,15 @@ def serve_command(host: str, port: int, device: str) -> list[str]:
 
 @click.command("serve-bundled")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option(
-    "--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on."
+@number(
+    "--port", kind=int, ge=1, le=65535, default=8000, show_default=True, help="Port to listen on."
 )
 @click.option(
     "--device", default="cpu", show_default=True, help="Torch device for the model (cpu, cuda:0, auto)."
 )
-@click.option(
+@number(
     "--threads",
-    type=click.IntRange(1, 256),
+    kind=int, ge=1, le=256, unit="threads",
     default=None,
     help="CPU threads for generation (OMP_NUM_THREADS; default: torch's choice).",
 )

@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from parley.cli.common import SEED, OutputPath, force_option, refuse_existing, refuse_nonempty_dir
+from parley.cli.common import OutputPath, force_option, refuse_existing, refuse_nonempty_dir
+from parley.cli.options import SEED, NumberOption, number
 from parley.errors import ParleyError
 
 
@@ -58,7 +59,8 @@ def sktod() -> None:
               help="DSTC11 knowledge.json (default: the embedded review KB).")
 @click.option("--out", "out_path", required=True, type=OutputPath(),
               help="Where to write predictions (DSTC11 labels format).")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N instances.")
+@number("--limit", kind=int, ge=1, le=2**63 - 1, unit="instances", default=None,
+        help="Only the first N instances.")
 @click.option("--model", "model_dir", default=None, type=click.Path(file_okay=False),
               help="Model folder from `parley sktod train` (default: bundled MiniLM prototypes + cosine).")
 @click.option("--entity-mapping", default=None, type=click.Path(dir_okay=False),
@@ -145,17 +147,18 @@ def score(labels_path: str, pred_path: str, as_json: bool, report: bool, no_mete
 @click.option("--knowledge", "knowledge_path", required=True, type=click.Path(dir_okay=False),
               help="DSTC11 knowledge.json the labels refer to.")
 @click.option("--out", "out_dir", required=True, type=OutputPath("folder"), help="Model folder to write.")
-@click.option("--dev-fraction", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
-              show_default=True,
-              help="Share of dialogues held out to tune the selection threshold.")
-@click.option("--hidden", type=click.IntRange(min=1), default=64, show_default=True,
-              help="Hidden units of the selection scorer.")
+@number("--dev-fraction", gt=0, lt=1, default=0.2,
+        show_default=True,
+        help="Share of dialogues held out to tune the selection threshold.")
+@number("--hidden", kind=int, ge=1, le=16_384, unit="units", default=64, show_default=True,
+        help="Hidden units of the selection scorer.")
 @click.option("--encoder", default=None, metavar="PATH|HUB_ID",
               help="Sentence encoder (default: bundled all-MiniLM-L6-v2).")
 @click.option("--cross-encoder", default=None, metavar="PATH|HUB_ID",
               help="Select with this cross-encoder instead of fitting a scorer "
               "(only its threshold is tuned).")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the dev split and the fit.")
+@click.option("--seed", type=SEED, cls=NumberOption, default=0, show_default=True,
+              help="Seed of the dev split and the fit.")
 def train(logs_path: str, labels_path: str, knowledge_path: str, out_dir: str, dev_fraction: float,
           hidden: int, encoder: str | None, cross_encoder: str | None, seed: int) -> None:
     """Fit KTD and the knowledge-selection scorer + threshold on DSTC11-format data; save a model folder

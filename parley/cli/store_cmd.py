@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import IO, Any, cast
 
 import click
 
 from parley.cli.common import OutputPath, db_option, open_db, refuse_database
+from parley.cli.options import number
 from parley.display import json_text
 from parley.errors import ParleyError
 
@@ -17,8 +19,8 @@ _NO_DB = "hold a session first, or pass --db"
 @click.command()
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session instead of a table.")
-@click.option("--limit", type=click.IntRange(min=1, max=2**63 - 1, clamp=True), default=None,
-              help="Show at most N sessions.")  # clamped: SQLite's LIMIT is a 64-bit integer
+@number("--limit", kind=int, ge=1, le=2**63 - 1, unit="sessions", clamp=True, default=None,
+        help="Show at most N sessions.")  # SQLite's LIMIT is a 64-bit integer
 def sessions(db_path: str | None, as_json: bool, limit: int | None) -> None:
     """List the sessions in the database: id, start, mode, system, condition, turns, ratings."""
     from parley.display import literal
@@ -71,6 +73,19 @@ def unique_prefixes(ids: list[str], shortest: int = 8) -> dict[str, str]:
     return out
 
 
+class _Shown:
+    """A text stream that writes JSON with DEL, C1 controls and bidirectional overrides escaped
+    (:func:`parley.display.json_controls`): each line decodes to the same value, and a terminal shows it."""
+
+    def __init__(self, fh: Any) -> None:
+        self.fh = fh
+
+    def write(self, text: str) -> int:
+        from parley.display import json_controls
+
+        return int(self.fh.write(json_controls(text)))
+
+
 @click.command()
 @db_option
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), required=True,
@@ -97,8 +112,8 @@ def export(db_path: str | None, fmt: str, out: str, force: bool, raw_csv: bool) 
         raise ParleyError("--raw-csv goes with --format csv (jsonl escapes control characters itself)")
     if out == "-" and fmt == "csv":
         raise ParleyError("csv writes one file per table: give --out a folder (only jsonl writes to stdout)")
-    if out == "-" and fmt == "jsonl":
-        n = write_jsonl(open_db(db_path, must_exist=True, hint=_NO_DB), sys.stdout)
+    if out == "-" and fmt == "jsonl":  # C1 controls and bidi overrides escaped: the same JSON, safe to show
+        n = write_jsonl(open_db(db_path, must_exist=True, hint=_NO_DB), cast(IO[str], _Shown(sys.stdout)))
         click.echo(f"wrote {n} session(s) to stdout", err=True)
         return
     refuse_database(db_path, out_path, *(out_path / f"{t}.csv" for t in TABLES if fmt == "csv"))

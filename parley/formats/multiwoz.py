@@ -15,26 +15,31 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from parley.errors import ParleyError
-from parley.formats import FormatError, read_json
+from parley.formats import FormatError, stream_json
 
 DOMAINS: tuple[str, ...] = ("restaurant", "hotel", "attraction", "train", "taxi", "hospital", "police")
 EMPTY = frozenset({"", "not mentioned", "none"})
 TIME_SLOTS = frozenset({"leaveAt", "arriveBy", "book_time"})
 
 
+def iter_dialogues(path: str | Path, error: type[ParleyError] = FormatError, *, single_in_zip: bool = False
+                   ) -> Iterator[tuple[str, Any]]:
+    """``(dialogue_id, dialogue)`` of a MultiWOZ-format ``.json`` or ``.zip``, read one dialogue at a time
+    (:func:`parley.formats.stream_json`: within the input budget, each dialogue within the record budget).
+    Failures raise ``error`` (the caller's :class:`ParleyError` class)."""
+    yield from stream_json(path, error, what="dialogue", shape="an object of dialogues keyed by id",
+                           single_in_zip=single_in_zip)
+
+
 def read_dialogues(path: str | Path, error: type[ParleyError] = FormatError, *, single_in_zip: bool = False
                    ) -> dict[str, Any]:
-    """``{dialogue_id: dialogue}`` from a MultiWOZ-format ``.json`` or ``.zip``; checks the top-level shape.
-    Failures raise ``error`` (the caller's :class:`ParleyError` class)."""
-    data = read_json(path, error, single_in_zip=single_in_zip)
-    if not isinstance(data, dict):
-        raise error(f"{path}: expected an object of dialogues keyed by id, got a {type(data).__name__}")
-    return data
+    """``{dialogue_id: dialogue}`` from a MultiWOZ-format ``.json`` or ``.zip`` (:func:`iter_dialogues`)."""
+    return dict(iter_dialogues(path, error, single_in_zip=single_in_zip))
 
 
 def literal(value: Any, where: str = "") -> Any:

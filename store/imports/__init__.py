@@ -80,7 +80,7 @@ def import_file(store: Store, path: Path | str, fmt: str, **options: Any) -> Imp
         raise ImportFileError(one_line(e)) from None
     path = Path(path)
     if not path.is_file():
-        raise ImportFileError(f"{path}: no such file")
+        raise ImportFileError(f"{path}: " + ("not a regular file" if path.exists() else "no such file"))
     report = ImportReport(fmt, path)
     return write_dialogues(store, importer.load().read(path, report, **opts.model_dump(exclude_unset=True)),
                            report)

@@ -18,8 +18,9 @@ Relevance coding. The study's relevance options are No / Somewhat / Yes plus Not
 turn file codes relevance 0-4. Cross-tabulated with the turn-level overall rating, 4 is the clearly positive
 answer, which fits 1 = not applicable, 2/3/4 = No/Somewhat/Yes (0 is unexplained). ``relevance_coding``:
 ``paper`` takes values as 1-3 (4 and 0 are out of range); ``shifted`` maps 2/3/4 → 1/2/3 and 1 → not
-applicable (NULL), and 0 stays out of range; ``auto`` (default) uses ``shifted`` when the file holds a
-relevance of 4 — impossible on the paper's scale — and says so in the report.
+applicable (stored as ``'n/a'``, parley's own value for it; NULL is "not rated"), and 0 stays out of
+range; ``auto`` (default) uses ``shifted`` when the file holds a relevance of 4 — impossible on the paper's
+scale — and says so in the report.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from __future__ import annotations
 import csv
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
 
-from parley.scales import DIALOGUE_ASPECTS, TURN_ASPECTS
+from parley.limits import lines
+from parley.scales import DIALOGUE_ASPECTS, NOT_APPLICABLE, TURN_ASPECTS, NotApplicable
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
@@ -64,8 +66,8 @@ _UTTERANCE = re.compile(r"^(SYSTEM|USER)(?:[\s\u2003]+|$)(.*)$", re.S)
 def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     reader: Any = None
     try:
-        with path.open(encoding="utf-8-sig", newline="") as fh:
-            reader = csv.DictReader(fh, strict=True)
+        with path.open("rb") as fh:  # line by line, within the line budgets (parley.limits)
+            reader = csv.DictReader(lines(fh, str(path), ImportFileError, keepends=True), strict=True)
             header = list(reader.fieldnames or [])
             rows = []
             prev = reader.line_num
@@ -200,26 +202,35 @@ def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
                                             **{f: int(v) for f, v in values.items() if v is not None}))
         t_ratings = []
         for k, (line, items) in enumerate(turn_rows.get(key, []), start=1):
-            for pos, values in items:
-                bad = _out_of_range(values, TURN_SCALES, report)
-                for f in bad_fields(values, TURN_SCALES):
-                    values[f] = None
+            for pos, given in items:
+                bad = _out_of_range(given, TURN_SCALES, report)
+                for f in bad_fields(given, TURN_SCALES):
+                    given[f] = None
                 if bad:
                     report.warn(f"{turn_file.name if turn_file else ''}: line {line}: {', '.join(bad)}; "
                                 f"value(s) not imported")
-                if all(v is None for v in values.values()):
+                if all(v is None for v in given.values()):
                     report.skipped["turn ratings with no valid value"] += 1
                     continue
+                interestingness = given["interestingness"]
                 t_ratings.append(TurnRating(turn_id=turns[pos].id, rater=f"abredial-{k}", created_at=stamp,
-                                            **values))
+                                            relevance=given["relevance"],
+                                            interestingness=None if isinstance(interestingness, str)
+                                            else interestingness))
         yield ImportedDialogue(session, turns, tuple(t_ratings), tuple(d_ratings), where=f"ConvId {conv}")
 
 
-def bad_fields(values: dict[str, int | None], scales: dict[str, tuple[str, int, int]]) -> list[str]:
-    return [f for f, v in values.items() if v is not None and not scales[f][1] <= v <= scales[f][2]]
+#: a cell as read (and recoded): a number, "n/a" (a recoded relevance) or blank
+Value = int | NotApplicable | None
 
 
-def _out_of_range(values: dict[str, int | None], scales: dict[str, tuple[str, int, int]],
+def bad_fields(values: Mapping[str, Value], scales: dict[str, tuple[str, int, int]]) -> list[str]:
+    """The fields holding a number outside their scale ("not applicable" is not a number on it)."""
+    return [f for f, v in values.items()
+            if isinstance(v, int) and not scales[f][1] <= v <= scales[f][2]]
+
+
+def _out_of_range(values: Mapping[str, Value], scales: dict[str, tuple[str, int, int]],
                   report: ImportReport) -> list[str]:
     msgs = []
     for f in bad_fields(values, scales):
@@ -229,16 +240,16 @@ def _out_of_range(values: dict[str, int | None], scales: dict[str, tuple[str, in
     return msgs
 
 
-def _recode_relevance(v: int | None) -> int | None:
+def _recode_relevance(v: int | None) -> Value:
     """Shifted coding: 2/3/4 → No/Somewhat/Yes (1/2/3), 1 → not applicable; 0 stays (out of range)."""
     if v is None or v == 0:
         return v
-    return None if v == 1 else v - 1
+    return NOT_APPLICABLE if v == 1 else v - 1
 
 
 def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tuple[str, str]]],
                     sessions: dict[tuple[str, str], dict[str, Any]], coding: str = "auto",
-                    ) -> dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, int | None]]]]]]:
+                    ) -> dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, Value]]]]]]:
     """Turn-file rows matched to sessions: ``{session key: [(line, [(turn position, values), ...]),
     ...]}``."""
     header, rows = read_rows(path)
@@ -257,17 +268,17 @@ def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tu
         if fours:
             report.warn(f"{path.name}: relevance values of 4 found: read as the shifted coding (1 = not "
                         f"applicable, 2/3/4 = no/somewhat/yes); pass relevance_coding='paper' to refuse them")
-    out: dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, int | None]]]]]] = defaultdict(list)
+    out: dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, Value]]]]]] = defaultdict(list)
     for line, row in rows:
         conv = (row.get("ConvId") or "").strip()
         rated = []
         for k in ks:
             col = f"utterance{4 * k - 2}"
             utt = _utterances(row, [col], path, line)
-            relevance = read_number(row, f"relevance{k}", path, line)
+            relevance: Value = read_number(row, f"relevance{k}", path, line)
             if coding == "shifted":
-                relevance = _recode_relevance(relevance)
-            values = {"relevance": relevance,
+                relevance = _recode_relevance(read_number(row, f"relevance{k}", path, line))
+            values: dict[str, Value] = {"relevance": relevance,
                       "interestingness": read_number(row, f"interestingness{k}", path, line)}
             if f"overall{k}" in header and (row.get(f"overall{k}") or "").strip():
                 report.skipped["turn-level overall (overallK): no such field in parley"] += 1

@@ -11,7 +11,7 @@ turn keeps ``target`` and the selected ``knowledge`` (and the gold reference whe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import Field
 
 from parley.formats.dstc11 import SPEAKERS as _SPEAKERS
-from parley.formats.dstc11 import read_labels, read_logs
+from parley.formats.dstc11 import count_mismatch, iter_labels, iter_logs
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
@@ -41,13 +41,39 @@ class Options(ImportOptions):
     targets_only: bool = Field(False, description="Import only knowledge-seeking instances.")
 
 
+def _aligned(path: Path, labels: Path | None, pred: Path | None
+             ) -> Iterator[tuple[int, list[dict[str, Any]], dict[str, Any] | None, dict[str, Any] | None]]:
+    """``(index, instance, gold label, prediction)``, the three files read side by side one entry at a time
+    (memory holds one instance), every entry checked and the counts compared at the end."""
+    logs = iter_logs(path, ImportFileError)
+    gold = iter_labels(labels, "labels", ImportFileError) if labels else None
+    guess = iter_labels(pred, "predictions", ImportFileError) if pred else None
+    n = 0
+    for n, inst in enumerate(logs, start=1):
+        g = _next(gold, labels, "labels", n - 1, logs)
+        p = _next(guess, pred, "predictions", n - 1, logs)
+        yield n - 1, inst, g, p
+    for it, file, what in ((gold, labels, "labels"), (guess, pred, "predictions")):
+        extra = sum(1 for _ in it) if it is not None else 0
+        if extra:
+            raise ImportFileError(count_mismatch(file or "", what, n + extra, n))
+
+
+def _next(it: Iterator[dict[str, Any]] | None, file: Path | None, what: str, seen: int,
+          logs: Iterable[Any]) -> dict[str, Any] | None:
+    if it is None:
+        return None
+    entry = next(it, None)
+    if entry is None:  # the labels ended first: count the instances left to say by how much
+        raise ImportFileError(count_mismatch(file or "", what, seen, seen + 1 + sum(1 for _ in logs)))
+    return entry
+
+
 def read(path: Path, report: ImportReport, *, labels: Path | None = None, pred: Path | None = None,
          limit: int | None = None, targets_only: bool = False) -> Iterator[ImportedDialogue]:
-    """Parse and validate the logs (and labels/predictions), then yield one dialogue per instance."""
-    logs = read_logs(path, ImportFileError)
-    gold = read_labels(labels, len(logs), "labels", ImportFileError) if labels else None
-    guess = read_labels(pred, len(logs), "predictions", ImportFileError) if pred else None
-    if targets_only and gold is None and guess is None:
+    """Read the logs (and labels/predictions) side by side and yield one dialogue per instance; every entry
+    is checked, past ``limit`` too (a malformed file imports nothing)."""
+    if targets_only and labels is None and pred is None:
         raise ImportFileError(
             f"{path}: --targets-only needs --labels or --pred (the logs alone carry no target)"
         )
@@ -55,11 +81,9 @@ def read(path: Path, report: ImportReport, *, labels: Path | None = None, pred: 
     config = {"answer": "pred" if pred else "labels" if labels else None}
     base = datetime.now(UTC)
     n = 0
-    for i, inst in enumerate(logs):
+    for i, inst, g, p in _aligned(path, labels, pred):
         if limit is not None and n >= limit:
-            break
-        g = gold[i] if gold else None
-        p = guess[i] if guess else None
+            continue
         shown = p if p is not None else g
         if targets_only and not ((g or {}).get("target") or (p or {}).get("target")):
             continue

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from parley.jsonfile import decode, loads
+from parley.limits import INPUT, RECORD, Bounded, check_size
 from parley.params import one_line
 from parley.store.imports.base import ImportedDialogue, ImportFileError, ImportReport
 from parley.store.schema import PARTS, ExportLine, record_model, to_record
@@ -56,15 +57,30 @@ def _dialogue(obj: Any, where: str, path: Path, report: ImportReport) -> Importe
                             where=where)
 
 
-def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Iterator[ImportedDialogue]:
-    """Yield one dialogue per line; a bad line stops the import (nothing is written)."""
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` of the file, read one line at a time: the file within the input budget, each
+    line (one session) within the record budget."""
+    check_size(path, str(path), ImportFileError, INPUT)
+    longest = RECORD.get()
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            stream = Bounded(fh, str(path), ImportFileError)
+            lineno = 0
+            while raw := stream.readline(longest + 2):
+                lineno += 1
+                if len(raw.rstrip(b"\r\n")) > longest:
+                    raise ImportFileError(RECORD.message(str(path), f"line {lineno} too long"))
+                yield lineno, raw
     except OSError as e:
         raise ImportFileError(f"{path}: {e.strerror}") from None
-    text = decode(raw, str(path), ImportFileError)
+
+
+def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Iterator[ImportedDialogue]:
+    """Yield one dialogue per line, read one line at a time; a bad line stops the import (nothing is
+    written)."""
     n = 0
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    for lineno, raw in _lines(path):
+        line = decode(raw, f"{path}: line {lineno}", ImportFileError)
         if not line.strip():
             continue
         if limit is not None and n >= limit:

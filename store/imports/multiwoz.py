@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from parley.formats import FormatError, read_json
-from parley.formats.multiwoz import flatten_state, literal
+from parley.formats import FormatError
+from parley.formats.multiwoz import flatten_state, iter_dialogues, literal
 from parley.store.imports.base import (
     ImportedDialogue,
     ImportFileError,
@@ -26,13 +26,7 @@ from parley.store.imports.base import (
 )
 
 FORMAT = "multiwoz"
-__all__ = ["flatten_state", "load_json", "read"]
-
-
-def load_json(path: Path) -> Any:
-    """Read a JSON file, or the single JSON file inside a zip (``parley.formats``); errors as
-    ImportFileError."""
-    return read_json(path, ImportFileError, single_in_zip=True)
+__all__ = ["flatten_state", "read"]
 
 
 def _literal(value: Any, where: str, path: Path) -> Any:
@@ -43,16 +37,13 @@ def _literal(value: Any, where: str, path: Path) -> Any:
 
 
 def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Iterator[ImportedDialogue]:
-    """Parse every dialogue (validating all of it) and yield it as records."""
-    data = load_json(path)
-    if not isinstance(data, dict):
-        raise ImportFileError(
-            f"{path}: expected an object of dialogues keyed by id, got a {type(data).__name__}"
-        )
+    """Parse each dialogue (validating all of it) and yield it as records, one dialogue at a time: memory
+    holds one dialogue, not the file (a malformed dialogue later in the file still imports nothing, since
+    the import is one transaction)."""
     base = datetime.now(UTC)
-    parsed = []
-    for n, (did, dlg) in enumerate(data.items()):
-        if limit is not None and n >= limit:
+    n = 0
+    for seen, (did, dlg) in enumerate(iter_dialogues(path, ImportFileError, single_in_zip=True)):
+        if limit is not None and seen >= limit:
             break
         if not isinstance(dlg, dict) or not isinstance(dlg.get("log"), list):
             raise ImportFileError(f"{path}: key {did}: a dialogue needs a \"log\" list")
@@ -75,8 +66,8 @@ def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Itera
         goal = dlg.get("goal")
         if goal is not None and not isinstance(goal, dict):
             raise ImportFileError(f"{path}: key {did}.goal: expected an object")
-        parsed.append((str(did), goal, turns))
-    for n, (did, goal, turns) in enumerate(parsed):
-        session = session_record(fmt=FORMAT, path=path, dialogue_id=did, content=digest(t[1] for t in turns),
-                                 index=n, base_time=base, system_name="multiwoz-corpus", goal=goal)
+        session = session_record(fmt=FORMAT, path=path, dialogue_id=str(did),
+                                 content=digest(t[1] for t in turns), index=n, base_time=base,
+                                 system_name="multiwoz-corpus", goal=goal)
+        n += 1
         yield ImportedDialogue(session, turn_records(session.id, turns), where=f"key {did}")

@@ -26,10 +26,23 @@ CORPUS = {
 }
 
 
-def corpus_store(tmp_path: Path) -> Store:
-    f = tmp_path / "mini.json"
-    f.write_text(json.dumps(CORPUS), encoding="utf-8")
-    store = open_store(tmp_path / "rate.db")
+#: one imported dialogue whose text holds HTML entities, as AB-ReDial's does (written for these tests)
+ESCAPED = {"ESC1": {"goal": {}, "log": [
+    {"text": "is &quot;The Copper Kettle&quot; open &gt; 9 pm ?"},
+    {"text": "&quot;The Copper Kettle&quot; closes at 10 pm &amp; takes cards ."},
+]}}
+
+
+def escaped_store(tmp_path: Path) -> Store:
+    """A database holding :data:`ESCAPED`, imported through the MultiWOZ importer (text kept as written)."""
+    return corpus_store(tmp_path, ESCAPED, "esc")
+
+
+def corpus_store(tmp_path: Path, corpus: dict | None = None, name: str = "rate") -> Store:  # type: ignore[type-arg]
+    """A database holding ``corpus`` (default :data:`CORPUS`), imported through the MultiWOZ importer."""
+    f = tmp_path / f"{name}.json" if corpus is not None else tmp_path / "mini.json"
+    f.write_text(json.dumps(CORPUS if corpus is None else corpus), encoding="utf-8")
+    store = open_store(tmp_path / f"{name}.db")
     import_file(store, f, "multiwoz")
     return store
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 
 async def settle(pilot: Pilot[Any]) -> None:
@@ -21,6 +21,8 @@ async def settle(pilot: Pilot[Any]) -> None:
         idle_rounds = 0 if busy else idle_rounds + 1
     for inp in app.screen.query(Input):
         inp.cursor_blink = False
+    for area in app.screen.query(TextArea):
+        area.cursor_blink = False
 
 
 async def say(pilot: Pilot[Any], text: str) -> None:

@@ -14,12 +14,12 @@ SIZE = (100, 32)
 
 
 async def rate_dialogue(pilot, values: tuple[int, int, int, int, int], why: str) -> None:
-    """In the open DialogueRatingScreen: a digit per scale (each moves on), the justification, enter."""
+    """In the open DialogueRatingScreen: a digit per scale (each moves on), the justification, ctrl+s."""
     assert isinstance(pilot.app.screen, DialogueRatingScreen)
     for v in values:
         await pilot.press(str(v))
     await pilot.press(*why)
-    await pilot.press("enter")
+    await pilot.press("ctrl+s")
     await settle(pilot)  # stored in a worker; the next dialogue opens then
 
 
@@ -67,7 +67,7 @@ async def test_two_raters_quit_resume_exact_values(tmp_path):
     turns = {s: [t.id for t in store.turns(s) if t.role == "system"] for s in (d1, d2)}
     got = {(r.rater, r.turn_id): (r.relevance, r.interestingness) for r in store.turn_ratings()}
     assert got == {
-        ("ann", turns[d1][0]): (3, 2), ("ann", turns[d1][1]): (2, 1), ("ann", turns[d1][2]): (None, 3),
+        ("ann", turns[d1][0]): (3, 2), ("ann", turns[d1][1]): (2, 1), ("ann", turns[d1][2]): ("n/a", 3),
         ("ann", turns[d2][0]): (1, 1), ("ann", turns[d2][1]): (2, 2),
         ("bob", turns[d1][0]): (1, 1), ("bob", turns[d1][1]): (1, 2), ("bob", turns[d1][2]): (1, 3),
         ("bob", turns[d2][0]): (2, 3), ("bob", turns[d2][1]): (3, 3),
@@ -150,8 +150,8 @@ async def test_a_dialogue_rating_that_cannot_be_stored_keeps_the_answers(tmp_pat
         screen = app.screen
         assert isinstance(screen, DialogueRatingScreen)
         assert screen.values()["overall"] == 5
-        assert screen.query_one("#justification").value == "fast"
-        await pilot.press("enter")
+        assert screen.justification.text == "fast"
+        await pilot.press("ctrl+s")
         await settle(pilot)
         assert not isinstance(app.screen, DialogueRatingScreen)
     (dr,) = store.dialogue_ratings(d1)

@@ -17,7 +17,9 @@ def test_resume_point_comes_from_the_database(tmp_path):
     d1, d2 = ann.queue
     assert ann.current() == d1 and ann.next_turn(d1) == 0
     first, second, _ = ann.dialogue(d1).rated
-    ann.rate_turn(first, None, 2)  # relevance not applicable still completes the turn
+    ann.rate_turn(first, None, 2)  # relevance not given: not complete
+    assert ann.next_turn(d1) == 0
+    ann.rate_turn(first, "n/a", 2)  # relevance not applicable completes the turn
     assert ann.next_turn(d1) == 1
     ann.rate_turn(second, 2, None)  # interestingness missing: not complete
     assert Annotation(store, "ann").next_turn(d1) == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 from parley.store.annotation import Annotation
 from parley.store.records import DialogueRating
 from parley.tui.annotate_app import AnnotateApp
-from tests.tui.annotate_fixtures import corpus_store
+from tests.tui.annotate_fixtures import corpus_store, escaped_store
 from tests.tui.pilot import settle
 
 SIZE = (100, 30)
@@ -21,7 +21,8 @@ def keys(*pressed: str):
     async def run(pilot) -> None:
         await pilot.pause()
         await pilot.press(*pressed)
-        await settle(pilot)
+        await settle(pilot)  # also stops the cursors blinking: let the screen draw them still
+        await pilot.pause()
 
     return run
 
@@ -86,3 +87,34 @@ def test_everything_rated_or_skipped(snap_compare, tmp_path):
     _finish_first(ann)
     ann.skip(ann.queue[1], "too short to judge")
     assert snap_compare(AnnotateApp(ann, blind=True), run_before=keys("g"), terminal_size=SIZE)
+
+
+def test_dialogue_form_beside_the_transcript(snap_compare, tmp_path):
+    # every turn rated (one not applicable), d: the form on the right half, the whole dialogue on the left
+    assert snap_compare(app_for(tmp_path), run_before=keys("3", "2", "2", "1", "0", "3", "d", "3", "2"),
+                        terminal_size=SIZE)
+
+
+def test_dialogue_form_beside_the_transcript_at_80_columns(snap_compare, tmp_path):
+    assert snap_compare(app_for(tmp_path), run_before=keys("3", "2", "2", "1", "0", "3", "d", "3", "2",
+                                                           *"it was quick"),
+                        terminal_size=(80, 24))
+
+
+def test_discarding_the_dialogue_form_asks_first(snap_compare, tmp_path):
+    assert snap_compare(app_for(tmp_path), run_before=keys("3", "2", "2", "1", "0", "3", "d", "3", "escape"),
+                        terminal_size=SIZE)
+
+
+def test_half_rated_turn_resumes_at_its_interestingness(snap_compare, tmp_path):
+    ann = Annotation(corpus_store(tmp_path), "snap")
+    ann.mark_instructions_seen()
+    first = ann.dialogue(ann.queue[0]).rated[0]
+    ann.rate_turn(first, "n/a", None)  # stored by a rater who quit after relevance
+    assert snap_compare(AnnotateApp(ann, blind=True), run_before=keys(), terminal_size=SIZE)
+
+
+def test_imported_text_is_shown_with_html_entities_decoded(snap_compare, tmp_path):
+    ann = Annotation(escaped_store(tmp_path), "snap")
+    ann.mark_instructions_seen()
+    assert snap_compare(AnnotateApp(ann, blind=True), run_before=keys(), terminal_size=(100, 16))

@@ -47,7 +47,7 @@ async def rate_current(pilot: Any, app: AnnotateApp, shown: list[str], why: str)
     await pilot.press("d")
     await pilot.pause()
     assert isinstance(app.screen, DialogueRatingScreen)
-    await pilot.press("3", "2", "1", "1", "4", *why, "enter")
+    await pilot.press("3", "2", "1", "1", "4", *why, "ctrl+s")
     await settle(pilot)  # stored in a worker; the next dialogue opens then
 
 

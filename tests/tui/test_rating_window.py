@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from textual.app import App
-from textual.widgets import Input
+from textual.widgets import TextArea
 
 from parley.store.records import DialogueRating
 from parley.tui.screens.rating import DialogueRatingScreen
+from parley.tui.widgets.justification import Justification
 from parley.tui.widgets.scale import Scale
 
 CSS = str(Path(__file__).resolve().parents[2] / "tui" / "app.tcss")
@@ -58,11 +59,11 @@ async def test_digits_move_on_and_the_message_follows_the_form() -> None:
         await pilot.pause()
         assert error(app) == "Not submitted — still missing: Overall impression, justification."
         await pilot.press("4")
-        assert screen.focused is screen.query_one("#justification", Input)
+        assert screen.focused is screen.query_one("#justification", Justification)
         assert error(app) == "Not submitted — still missing: justification."
         await pilot.press(*"it booked")
         assert error(app) == ""  # everything filled: the message is gone
-        await pilot.press("enter")
+        await pilot.press("ctrl+s")
         await pilot.pause()
     assert app.result == DialogueRating("s1", "ann", 3, 2, 1, 0, 4, "it booked",
                                         created_at=app.result.created_at)  # type: ignore[union-attr]
@@ -83,8 +84,8 @@ def test_rating_window_snapshot(state: str, snap_compare: Any) -> None:
         await pilot.pause()
         await pilot.press(*STATES[state])
         await pilot.pause()
-        for inp in pilot.app.screen.query(Input):
-            inp.cursor_blink = False
+        for area in pilot.app.screen.query(TextArea):
+            area.cursor_blink = False
         pilot.app.clear_notifications()  # toasts time out; the message under the form is what stays
         await pilot.pause()
 

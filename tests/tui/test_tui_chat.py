@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from parley.store import open_store
 from parley.tui.app import ParleyApp
@@ -29,7 +29,7 @@ async def rate_dialogue(pilot: Any, keys: list[str],
     await pilot.pause()
     assert isinstance(pilot.app.screen, DialogueRatingScreen)
     await pilot.press(*keys)  # one digit per scale: each moves on to the next
-    pilot.app.screen.query_one("#justification", Input).value = justification
+    pilot.app.screen.query_one("#justification", TextArea).text = justification
     await pilot.press("ctrl+s")
     await settle(pilot)
 
@@ -143,7 +143,7 @@ async def test_incomplete_dialogue_rating_is_refused_and_nothing_lands(tmp_path:
         msg = notes(app)[-1]
         assert "still missing" in msg and "Interest arousal" in msg and "Efficiency" in msg
         assert "justification" in msg and "Understanding" not in msg
-        await pilot.press("escape")  # cancel: nothing stored, the session stays open
+        await pilot.press("escape", "y")  # cancel (answers given: asked first): nothing stored, session open
         await settle(pilot)
         assert not app.screen.locked
     store = open_store(tmp_path / "t.db")
@@ -237,7 +237,7 @@ async def test_a_dialogue_rating_that_cannot_be_stored_keeps_the_answers(tmp_pat
         assert isinstance(screen, DialogueRatingScreen) and not chat.locked
         assert screen.values() == {"understanding": 3, "task_completion": 2, "interest_arousal": 1,
                                    "efficiency": 0, "overall": 4}
-        assert screen.query_one("#justification", Input).value == "a long reason typed with care"
+        assert screen.query_one("#justification", TextArea).text == "a long reason typed with care"
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert chat.locked and not isinstance(app.screen, DialogueRatingScreen)

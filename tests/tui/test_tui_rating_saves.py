@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from parley.store import StoreError, open_store
 from parley.store import db as store_db
@@ -107,7 +107,7 @@ async def test_the_session_locks_only_once_the_dialogue_rating_committed(tmp_pat
             await pilot.press("ctrl+r")
             await pilot.pause()
             await pilot.press("3", "2", "1", "0", "4")
-            app.screen.query_one("#justification", Input).value = "fine"
+            app.screen.query_one("#justification", TextArea).text = "fine"
             await pilot.press("ctrl+s")
             await pilot.pause(0.2)
             assert not isinstance(app.screen, DialogueRatingScreen)
@@ -224,7 +224,7 @@ async def test_a_dialogue_rating_given_while_turn_ratings_wait_is_stored_after_t
             await pilot.press("escape", "3", "2", "escape", "ctrl+r")
             await pilot.pause()
             await pilot.press("1", "1", "1", "1", "1")
-            app.screen.query_one("#justification", Input).value = "ok"
+            app.screen.query_one("#justification", TextArea).text = "ok"
             await pilot.press("ctrl+s")
             await until(pilot, lambda: chat.ratings.locking, "the form's dialogue rating queued")
             assert chat.ratings.saving == 3 and not chat.locked  # behind the two turn ratings, none stored

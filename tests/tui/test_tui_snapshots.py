@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Checkbox, Input
+from textual.widgets import Checkbox, Input, TextArea
 
 from parley.tui.app import ParleyApp
 from tests.tui import fakes
@@ -205,7 +205,7 @@ def test_locked_session(app: ParleyApp, snap_compare: Any) -> None:
         await _dialogue(pilot)
         await pilot.press("ctrl+r")
         await pilot.press("3", "2", "1", "0", "4")
-        pilot.app.screen.query_one("#justification", Input).value = "found and booked"
+        pilot.app.screen.query_one("#justification", TextArea).text = "found and booked"
         await pilot.press("ctrl+s")
         await settle(pilot)
         pilot.app.clear_notifications()

@@ -189,7 +189,7 @@ def test_resume_by_id_new_and_refusals(tmp_path: Path) -> None:
     ("content", "message"),
     [
         ("[1, 2]", "expected an object"),
-        ('{"a": {"log": [', "not a MultiWOZ dialogue file"),
+        ('{"a": {"log": [', "line 1, column 16: invalid JSON"),
         ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply"),
         ('{"a": {"log": [1, 2]}}', "malformed"),
         ('{"a": 1}', "no 'log' list"),

@@ -102,8 +102,8 @@ def test_auto_relevance_coding_reads_a_4_as_the_shifted_scale(tmp_path, files):
     s1 = store.sessions()[0]
     sys_ids = [x.id for x in store.turns(s1.id) if x.role == "system"][1:]
     tr = {(x.rater, x.turn_id): (x.relevance, x.interestingness) for x in store.turn_ratings(s1.id)}
-    # rater 1 wrote relevance 3, 4, 1 → somewhat (2), yes (3), not applicable (None)
-    assert [tr["abredial-1", i] for i in sys_ids] == [(2, 2), (3, 1), (None, 3)]
+    # rater 1 wrote relevance 3, 4, 1 → somewhat (2), yes (3), not applicable ('n/a', not NULL: unrated)
+    assert [tr["abredial-1", i] for i in sys_ids] == [(2, 2), (3, 1), ("n/a", 3)]
     # rater 2: 2 → no (1); 0 stays out of range and is not imported
     assert tr["abredial-2", sys_ids[0]] == (1, 2)
     assert r.skipped["relevance=0 outside 1-3"] == 1 and "relevance=4 outside 1-3" not in r.skipped

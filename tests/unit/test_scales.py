@@ -23,12 +23,17 @@ FROZEN = {
 }
 
 
+#: what migration m006 made of relevance's clause: "not applicable" has a value of its own
+M006 = {"relevance": "relevance BETWEEN 1 AND 3 OR relevance = 'n/a'"}
+
+
 def test_check_constraints_are_generated_unchanged(tmp_path: Path) -> None:
     assert {k: scales.check_sql(k) for k in scales.ASPECTS} == FROZEN
+    assert {k: scales.check_sql_allowed(k) for k in scales.ASPECTS} == {**FROZEN, **M006}
     store = open_store(tmp_path / "s.db")
     sql = " ".join(r[0] for r in store.db.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"))
     store.close()
-    for clause in FROZEN.values():
+    for clause in {**FROZEN, **M006}.values():
         assert f"CHECK ({clause})" in sql
 
 
@@ -37,6 +42,3 @@ def test_every_copy_of_a_scale_is_the_table() -> None:
     assert table == SCALES
     assert table == {**TURN_SCALES, **DIALOGUE_SCALES}
     assert {k: v[1:] for k, v in {**abredial.TURN_SCALES, **abredial.DIALOGUE_SCALES}.items()} == table
-    from parley.engine import aspects
-
-    assert aspects.ASPECTS is scales.ASPECTS

@@ -56,11 +56,14 @@ def test_codings_count_what_they_drop(csvs: tuple[Path, Path]) -> None:
     }
     shifted = read_ratings(d, t, "auto")
     assert shifted.coding == "shifted"
-    assert (
-        shifted.dropped["relevance=1 (not applicable)"] == 2
-        and shifted.dropped["relevance=0 (unexplained)"] == 1
-    )
+    # 1 is "not applicable": kept as its own value (counted apart, out of the numbers), 0 is dropped
+    assert "relevance=1 (not applicable)" not in shifted.dropped
+    assert shifted.dropped["relevance=0 (unexplained)"] == 1
     assert [t.relevance for t in shifted.turns[:3]] == [3, 3, 2]
+    assert sum(t.relevance == "n/a" for t in shifted.turns) == 2
+    sat = analyse(shifted.rows, shifted.turns).to_json()
+    assert sat["distributions"]["relevance"]["n/a"] == 2
+    assert any("2 turn rating(s) not applicable" in n for n in sat["notes"])
 
 
 def test_dialogue_level_is_the_correlation_of_means(csvs: tuple[Path, Path]) -> None:
@@ -120,3 +123,19 @@ def test_abredial_dialogue_level_lands_on_the_independent_figures(shared_data: P
     }
     for aspect, rho in expected.items():
         assert dialogue[aspect]["spearman"] == pytest.approx(rho, abs=0.0015), aspect
+
+
+def test_dialogue_level_turn_aspects_average_each_raters_mean() -> None:
+    """A rater who rated more turns of a dialogue does not weigh more: the dialogue's relevance is the mean of
+    its raters' own means (2.5 for d1: rater a's 2 and b's 3), not of the pooled turns (7/3)."""
+    given = {"d1": ({"a": [3, 1], "b": [3]}, 4), "d2": ({"a": [2, 2], "b": [1]}, 2),
+             "d3": ({"a": [3, 3], "b": [2, 2]}, 5)}
+    rows, turns = [], []
+    for item, (by_rater, overall) in given.items():
+        for rater, values in by_rater.items():
+            rows.append(RatingRow(item, rater, overall, relevance=float(np.mean(values))))
+            turns += [TurnValue(f"{item}{rater}{k}", item, rater, v, None, k)
+                      for k, v in enumerate(values, 1)]
+    dialogue = analyse(rows, turns).units["dialogue"]["relevance"]
+    want = stats.pearsonr([2.5, 1.5, 2.5], [4, 2, 5]).statistic
+    assert dialogue["pearson"] == pytest.approx(want, abs=1e-4)

@@ -13,12 +13,19 @@ database another process holds locked never freezes the screen: a turn rating mo
 shows in the transcript once stored (the panel says "saving…" meanwhile); the next dialogue opens once the
 dialogue rating (or the skip) is stored; ``q`` waits for the writes still pending. ``d`` pressed while a turn
 rating is still being written locks nothing until it is stored, and nothing at all if it fails
-(``annotate_writes.py``).
+(``annotate_writes.py``). Each aspect of a turn is written as it is given, so quitting after a turn's
+relevance keeps it (that turn resumes at its interestingness); ``0`` stores "not applicable".
+
+Every key of this screen is a priority binding, handled as it arrives and in order, so a burst (``d`` and the
+five digits of the dialogue rating, typed at once) reaches the dialogue form in order. The form opens on the
+right half, the transcript (the whole dialogue) stays readable on the left; a dialogue already rated shows
+the rater's own dialogue rating and justification.
 """
 
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -27,7 +34,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from parley.store.annotation import Annotation, DialogueView, turn_rating_complete
+from parley.scales import ASPECTS, NOT_APPLICABLE
+from parley.store.annotation import Annotation, DialogueView
 from parley.store.records import DialogueRating, TurnRating
 from parley.tui.screens.annotate_render import header_text, panel_text, turn_text
 from parley.tui.screens.annotate_transcript import Transcript
@@ -43,23 +51,28 @@ class AnnotateScreen(Screen[None]):
     AnnotateScreen #ann-header { height: 1; padding: 0 1; background: $panel; color: $text; }
     AnnotateScreen #panel { height: auto; min-height: 4; padding: 0 1; border-top: solid $primary;
         background: $surface; }
+    AnnotateScreen.-rating-dialogue #transcript { width: 50%; }
+    AnnotateScreen.-rating-dialogue #panel { display: none; }
     """
     BINDINGS = [
-        Binding("1", "pick(1)", "No", id="annotate_value_1"),
-        Binding("2", "pick(2)", "Somewhat", id="annotate_value_2"),
-        Binding("3", "pick(3)", "Yes", id="annotate_value_3"),
-        Binding("0", "pick(0)", "N/A", show=False, id="annotate_value_na"),
-        Binding("r", "aspect('relevance')", "Relevance", show=False, id="annotate_relevance"),
-        Binding("i", "aspect('interestingness')", "Interest.", show=False, id="annotate_interestingness"),
-        Binding("p", "move(-1)", "Prev turn", id="annotate_prev"),
-        Binding("n", "move(1)", "Next turn", id="annotate_next"),
-        Binding("d", "rate_dialogue", "Rate dialogue", id="annotate_dialogue"),
-        Binding("s", "skip", "Skip", id="annotate_skip"),
-        Binding("g", "progress", "Progress", id="annotate_progress"),
-        Binding("pageup", "scroll_transcript(-1)", "Scroll up", show=False, id="annotate_page_up"),
-        Binding("pagedown", "scroll_transcript(1)", "Scroll down", show=False, id="annotate_page_down"),
-        Binding("question_mark", "instructions", "Help", id="annotate_help"),
-        Binding("q", "quit", "Quit", id="annotate_quit"),
+        Binding("1", "pick(1)", "No", id="annotate_value_1", priority=True),
+        Binding("2", "pick(2)", "Somewhat", id="annotate_value_2", priority=True),
+        Binding("3", "pick(3)", "Yes", id="annotate_value_3", priority=True),
+        Binding("0", "pick(0)", "N/A", show=False, id="annotate_value_na", priority=True),
+        Binding("r", "aspect('relevance')", "Relevance", show=False, id="annotate_relevance", priority=True),
+        Binding("i", "aspect('interestingness')", "Interest.", show=False, id="annotate_interestingness",
+                priority=True),
+        Binding("p", "move(-1)", "Prev turn", id="annotate_prev", priority=True),
+        Binding("n", "move(1)", "Next turn", id="annotate_next", priority=True),
+        Binding("d", "rate_dialogue", "Rate dialogue", id="annotate_dialogue", priority=True),
+        Binding("s", "skip", "Skip", id="annotate_skip", priority=True),
+        Binding("g", "progress", "Progress", id="annotate_progress", priority=True),
+        Binding("pageup", "scroll_transcript(-1)", "Scroll up", show=False, id="annotate_page_up",
+                priority=True),
+        Binding("pagedown", "scroll_transcript(1)", "Scroll down", show=False, id="annotate_page_down",
+                priority=True),
+        Binding("question_mark", "instructions", "Help", id="annotate_help", priority=True),
+        Binding("q", "quit", "Quit", id="annotate_quit", priority=True),
     ]
 
     def __init__(self, annotation: Annotation, *, blind: bool = False) -> None:
@@ -71,11 +84,12 @@ class AnnotateScreen(Screen[None]):
         self.ratings: dict[str, TurnRating] = {}
         self.cursor: int | None = None  # index into view.rated; None: all rated (dialogue phase)
         self.aspect = "relevance"
-        self.pending: dict[str, int | None] = {}
+        self.given: dict[str, dict[str, Any]] = {}  # turn → its aspects as last sent to the store
         self.locked = False
-        self.done = False
+        self.done: DialogueRating | None = None  # this rater's rating of the open dialogue
         self.skipped: str | None = None
         self.message = ""
+        self.note = ""  # what just happened (a dialogue rated or skipped), said in the panel, not a toast
         self.numbers: dict[str, int] = {}
         self._shown_current: int | None = None
         self.saving: set[str] = set()  # turns whose rating is being written
@@ -95,10 +109,11 @@ class AnnotateScreen(Screen[None]):
     # -- state ----------------------------------------------------------------------------------------------
     def load(self, session_id: str | None) -> None:
         """Show a dialogue at the first turn this rater has not rated (None: everything is rated)."""
+        if session_id != self.sid:
+            self.app.clear_notifications()  # a toast about the last dialogue does not stay over this one
         self.sid = session_id
-        self.pending = {}
         self.aspect = "relevance"
-        self.message = ""
+        self.message = self.note = ""
         transcript = self.query_one(Transcript)
         if session_id is None:
             self.view = None
@@ -111,9 +126,10 @@ class AnnotateScreen(Screen[None]):
             self.view = view = self.ann.dialogue(session_id)
             self.ratings = self.ann.turn_ratings(session_id)
             self.locked = self.ann.turns_locked(session_id)
-            self.done = self.ann.done(session_id)
+            self.done = self.ann.dialogue_rating(session_id)
             self.skipped = self.ann.skipped().get(session_id)
             self.cursor = None if self.locked else self.first_unrated()
+            self.aspect = self._open_aspect()
             self.numbers = {tid: i + 1 for i, tid in enumerate(view.rated)}
             self._shown_current = None
             transcript.reset(len(view.turns), self._turn)
@@ -126,10 +142,23 @@ class AnnotateScreen(Screen[None]):
         searching from the cursor finds the next one at once)."""
         assert self.view is not None
         for i in range(start, len(self.view.rated)):
-            tid = self.view.rated[i]
-            if tid not in self.saving and not turn_rating_complete(self.ratings.get(tid)):
+            if None in self.values_of(self.view.rated[i]).values():
                 return i
         return None if start == 0 else self.first_unrated(0)
+
+    def values_of(self, tid: str) -> dict[str, Any]:
+        """A turn's aspects as the rater gave them: those being saved, else those stored (None: not given)."""
+        if tid in self.given:
+            return dict(self.given[tid])
+        r = self.ratings.get(tid)
+        return {"relevance": r.relevance if r else None, "interestingness": r.interestingness if r else None}
+
+    def _open_aspect(self) -> str:
+        """The aspect to rate at the cursor: the first one the turn lacks (relevance on a new turn)."""
+        if self.view is None or self.cursor is None:
+            return "relevance"
+        values = self.values_of(self.view.rated[self.cursor])
+        return next((k for k in ("relevance", "interestingness") if values[k] is None), "relevance")
 
     def _current_position(self) -> int | None:
         assert self.view is not None
@@ -140,8 +169,8 @@ class AnnotateScreen(Screen[None]):
         assert self.view is not None
         t = self.view.turns[i]
         current = i == self._current_position()
-        text = turn_text(t, number=self.numbers.get(t.id), rating=self.ratings.get(t.id), current=current,
-                         blind=self.blind)
+        text = turn_text(t, number=self.numbers.get(t.id), values=self.values_of(t.id), current=current,
+                         blind=self.blind, decode=self.view.session.mode == "annotation")
         return text, t.role, current
 
     def sync(self, *changed: str) -> None:
@@ -166,11 +195,11 @@ class AnnotateScreen(Screen[None]):
         if self.view is None:
             panel.update(Text("All done.", style="bold"))
             return
-        rating = self.ratings.get(self.view.rated[self.cursor]) if self.cursor is not None else None
+        values = self.values_of(self.view.rated[self.cursor]) if self.cursor is not None else {}
         panel.update(panel_text(number=None if self.cursor is None else self.cursor + 1,
-                                total=len(self.view.rated), rating=rating, pending=self.pending,
-                                aspect=self.aspect, locked=self.locked, lock_on_start=self.ann.lock,
-                                done=self.done, skipped=self.skipped,
+                                total=len(self.view.rated), values=values, aspect=self.aspect,
+                                locked=self.locked, lock_on_start=self.ann.lock, done=self.done,
+                                skipped=self.skipped, note=self.note,
                                 message=self.message or ("saving…" if self.writes.pending else "")))
 
     @property
@@ -195,35 +224,33 @@ class AnnotateScreen(Screen[None]):
             self.show_panel()
 
     def action_pick(self, value: int) -> None:
-        self.message = ""
+        """A digit rates the current aspect of the turn at the cursor; it is stored at once (the other aspect
+        comes next, or, with both given, the next turn)."""
+        self.message = self.note = ""
         if self.view is None or self.cursor is None:
-            self.say("" if self.view is None else "You rated this dialogue." if self.done
-                      else "Press d to rate the dialogue.")
+            saving = any(w.kind == "dialogue rating" for w in self.writes.jobs)
+            self.say("" if self.view is None else "Saving your dialogue rating; the next dialogue opens once "
+                     "it is stored." if saving else "You rated this dialogue." if self.done
+                     else "Press d to rate the dialogue.")
             return
-        if value == 0 and self.aspect != "relevance":
+        if value == 0 and not ASPECTS[self.aspect].not_applicable:
             self.say("0 (not applicable) is for relevance only.")
             return
         tid = self.view.rated[self.cursor]
-        self.pending[self.aspect] = None if value == 0 else value
-        old = self.ratings.get(tid)
-        if turn_rating_complete(old):
-            assert old is not None
-            values = {"relevance": old.relevance, "interestingness": old.interestingness, **self.pending}
-        elif "relevance" in self.pending and "interestingness" in self.pending:
-            values = dict(self.pending)
-        else:
-            self.aspect = "interestingness" if "relevance" in self.pending else "relevance"
-            self.show_panel()
-            return
+        before = self.values_of(tid)
+        values = self.given[tid] = {**before, self.aspect: NOT_APPLICABLE if value == 0 else value}
         self.saving.add(tid)
         write = partial(self.ann.rate_turn, tid, values["relevance"], values["interestingness"])
         writes = self.writes
         writes.write("turn rating", write, partial(writes.turn_stored, tid), partial(writes.turn_failed, tid),
                      key=tid)
-        self.pending = {}
-        self.aspect = "relevance"
-        if not turn_rating_complete(old):  # a new rating moves on; an edit stays on its turn (n moves on)
-            self.cursor = self.first_unrated(self.cursor)
+        if None in values.values():  # half rated (and stored so): the other aspect comes next
+            self.aspect = next(k for k, v in values.items() if v is None)
+        else:
+            self.aspect = "relevance"
+            if None in before.values():  # a new rating moves on; an edit stays on its turn (n moves on)
+                self.cursor = self.first_unrated(self.cursor)
+                self.aspect = self._open_aspect()
         self.sync(tid)
         self.show_panel()
 
@@ -239,10 +266,9 @@ class AnnotateScreen(Screen[None]):
         limit = last if first_open is None else first_open
         if target < 0 or target > limit + (1 if first_open is None else 0):
             return
-        self.pending = {}
-        self.aspect = "relevance"
-        self.message = ""
+        self.message = self.note = ""
         self.cursor = None if target > last else target
+        self.aspect = self._open_aspect()
         self.sync()
         self.show_panel()
 
@@ -256,7 +282,7 @@ class AnnotateScreen(Screen[None]):
     def action_rate_dialogue(self) -> None:
         if self.view is None or self.sid is None:
             return
-        if self.done:
+        if self.done is not None:
             self.say("You rated this dialogue already; its ratings are final. g shows the others.")
             return
         if self.first_unrated() is not None and not self.locked:
@@ -282,18 +308,21 @@ class AnnotateScreen(Screen[None]):
         from parley.tui.screens.rating import DialogueRatingScreen
 
         title = f"Rate dialogue {self.ann.position(sid)} of {len(self.ann.queue)} as a whole"
-        screen = DialogueRatingScreen(sid, self.ann.rater, title=title, initial=initial)
+        screen = DialogueRatingScreen(sid, self.ann.rater, title=title, initial=initial, beside=True)
+        self.add_class("-rating-dialogue")  # the transcript on the left half, the form on the right
         self.app.push_screen(screen, self._dialogue_rated)
 
     def _dialogue_rated(self, rating: DialogueRating | None) -> None:
+        self.remove_class("-rating-dialogue")
         if rating is None:
             self.say("Dialogue rating cancelled; press d to rate it.")
             return
 
         def stored(_: object) -> None:
             position = self.ann.position(rating.session_id)
-            self.app.notify(f"Dialogue {position} rated.", timeout=3, markup=False)
             self.load(self.ann.current())
+            self.note = f"Dialogue {position} rated and stored."
+            self.show_panel()
 
         sid = rating.session_id
         self.kept.pop(sid, None)
@@ -315,7 +344,7 @@ class AnnotateScreen(Screen[None]):
     def action_skip(self) -> None:
         if self.view is None or self.sid is None:
             return
-        if self.done:
+        if self.done is not None:
             self.say("You rated this dialogue already: there is nothing to skip.")
             return
         from parley.tui.screens.annotate_skip import SkipScreen
@@ -328,8 +357,9 @@ class AnnotateScreen(Screen[None]):
         sid = self.sid
 
         def stored(_: object) -> None:
-            self.app.notify(f"Dialogue {self.ann.position(sid)} skipped.", timeout=3, markup=False)
             self.load(self.ann.current())
+            self.note = f"Dialogue {self.ann.position(sid)} skipped."
+            self.show_panel()
 
         self.writes.write("skip", partial(self.ann.skip, sid, reason), stored)
 

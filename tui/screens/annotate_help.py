@@ -66,8 +66,9 @@ class InstructionsScreen(ModalScreen[None]):
     InstructionsScreen .title { text-style: bold; margin-bottom: 1; }
     """
     BINDINGS = [
-        Binding("enter", "close", "Start rating", id="annotate_instructions_close"),
-        Binding("escape", "close", "Close", show=False),
+        # priority: closed as the key arrives, so the digits typed right after it rate the first turn
+        Binding("enter", "close", "Start rating", id="annotate_instructions_close", priority=True),
+        Binding("escape", "close", "Close", show=False, priority=True),
     ]
 
     def compose(self) -> ComposeResult:

@@ -45,12 +45,16 @@ class AnnotateWrites(Writes):
             tell(self, error, severity="error", timeout=10)
 
     def turn_stored(self, tid: str, rating: TurnRating) -> None:
+        """A turn rating is stored: the turn is drawn again only if what it shows changed (it shows the values
+        given as soon as they are given)."""
         s = self.owner
+        shown = s.values_of(tid)
         self._turn_written(tid)
         self.unstored.pop(tid, None)
         if s.view is not None and tid in s.view.positions:
             s.ratings[tid] = rating
-            s.sync(tid)
+            if s.values_of(tid) != shown:
+                s.sync(tid)
             s.show_panel()
 
     def turn_failed(self, tid: str, error: str) -> None:
@@ -66,8 +70,10 @@ class AnnotateWrites(Writes):
             s.show_panel()
 
     def _turn_written(self, tid: str) -> None:
+        """The last write of a turn is done: from now on the panel shows what the store holds."""
         if not any(w.key == tid for w in self.jobs):
             self.owner.saving.discard(tid)
+            self.owner.given.pop(tid, None)
 
     def first_unstored(self, sid: str) -> tuple[int, str] | None:
         """A turn of ``sid`` whose rating failed to store (and was not stored since): its number, and why."""

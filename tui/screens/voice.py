@@ -114,6 +114,11 @@ class VoiceInput(Widget):
         self.run_worker(work, name="voice", group="voice", description="voice input", thread=True,
                         exclusive=True, exit_on_error=False)
 
+    def _session_any(self) -> Session | None:
+        """The session spoken turns go to (listener thread: the recogniser is biased to its names)."""
+        dialogue = self._dialogue
+        return cast("Session | None", dialogue.session) if dialogue is not None else None
+
     def _session_now(self) -> Session | None:
         """The session a spoken turn would go to now, if it would run at once (listener thread)."""
         dialogue = self._dialogue
@@ -138,7 +143,9 @@ class VoiceInput(Widget):
 
             tts = get_tts(settings.tts, self._progress)
         end_silence = settings.end_silence_ms / 1000 if settings.vad else settings.max_seconds + 1
-        listener = Listener(transcriber(asr, short_window=settings.short_window), end_silence_s=end_silence,
+        context = self._session_any if getattr(settings, "bias_names", True) else None
+        listener = Listener(transcriber(asr, short_window=settings.short_window, session=context),
+                            end_silence_s=end_silence,
                             max_seconds=settings.max_seconds,
                             on_speech=self._barge_in if settings.barge_in else None,
                             prepare=preparer(self._session_now, tts) if settings.reply_ahead else None)
