@@ -1,0 +1,394 @@
+"""Does a reworded ``llm`` reply still say what the template draft says, in grammatical English?
+
+Rules over the text only, independent of the model that wrote the reply:
+
+- :func:`read` — what a reply *does*: confirms a booking, offers to book, offers or recommends a venue, asks
+  for slots (which ones), says no, offers more help, closes the dialogue. A rewording must do the same things
+  as the draft: a confirmation stays a confirmation, an offer stays an offer, a question asks for the same
+  slots (:func:`act_reason`).
+- :func:`grammar_problems` — articles and number agreement on the filled-in text ("a 2 restaurants",
+  "1 nights", "a italian place", "there is 3 hotels") and placeholders in a role their value cannot have
+  ("guests from [people]", "[nights] people", "[count] museum" for a count of 2).
+- :func:`reword_reason` — both, plus facts the draft does not state (a table for a hotel stay, free wifi):
+  why a rewording may not replace the draft (``None`` when it may).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+_PH = re.compile(r"\[([a-z]+)\d?\]")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+# -- what a reply does ---------------------------------------------------------------------------------------
+def _words(*alternatives: str) -> re.Pattern[str]:
+    """A pattern matching any of ``alternatives`` (regular expressions) as whole words."""
+    return re.compile(r"\b(?:" + "|".join(alternatives) + r")\b")
+
+
+_BOOKED = _words("booked", "reserved", "confirmed", "all set", "you're set", "secured",
+                 "i've (got|made|arranged)",
+                 "(made|have|got) (you )?(a|the|your) (booking|reservation|table|room|tickets?|seats?)")
+_BOOK_WORD = _words("book", "booking", "reserve", "reservation", "tickets?", "seats?")
+_RECOMMEND = _words("how about", "what about", "i'?d (suggest|recommend)", "i (would )?(suggest|recommend)",
+                    "you (could|might) (try|visit|like)", "why not", "consider", "my pick", "recommendation",
+                    "suggestion", "[a-z]+ is a (good|great|nice|lovely) (choice|option|pick)")
+_NEGATIVE = _words("no", "not", "never", "nothing", "none", "nobody", "cannot", "couldn't", "unfortunately",
+                   "afraid", "[a-z]+n't")
+_MORE = _words("anything else", "something else", "any other", "help (you )?with anything", "more help",
+               "what else (can|could|would|do|may|might) (i|you)")
+_CLOSING = _words("goodbye", "bye", "have a (great|good|lovely|nice|wonderful)", "enjoy your",
+                  "you're welcome", "my pleasure", "glad (i|to) (could )?help", "i'm glad", "glad you",
+                  "thanks? (you )?for", "take care")
+#: the clerk talking like the customer, or about the customer as the venue
+_CUSTOMER = _words("i('d| would) like (?!to (help|suggest|recommend|offer|know|ask|check|confirm))",
+                   "i (want|need) (a|an|to book|to reserve|to find)", "can you (book|find|reserve)",
+                   "please (book|reserve|find)", "you('ve| have) (booked|reserved)", "you('ve)? found",
+                   "you('re| are) (called|named|located|situated)", "you serve",
+                   "your (phone|telephone|address|postcode|star rating|price range)")
+
+#: slot asked for → what a question about it says (matched on a question sentence)
+ASKS = {
+    "people": r"how many (people|guests|persons|of you)|\bparty\b|\bpeople\b|\bguests\b",
+    "nights": r"\bnights?\b|how long",
+    "day": r"\bday\b|\bdate\b|which day|what day",
+    "time": r"\bwhat time\b|\bthe time\b|\btime\b(?! (to|of) (leave|depart|arriv))",
+    "departure": r"\bleav(e|ing) from|depart(ing)? from|travel(l)?ing from|coming from|from where|"
+                 r"where .{0,30}\bfrom\b|starting (point|station)|departure (station|point)|"
+                 r"setting off from|start(ing)? from",
+    "destination": r"going to|heading|destination|where to\b|travel(l)?ing to|get to\b|"
+                   r"where (are )?you('re)? (going|heading|travel)|where .{0,20}\b(go|going)\b",
+    "leave": r"\bleave\b(?! from)|\bleaving\b(?! from)|\bdepart\b(?! from)|departure time|"
+             r"set off\b(?! from)",
+    "arrive": r"\barriv|get there|be there by|get in\b",
+    "area": r"part of (town|the city)|\barea\b|where in (town|the city|cambridge)|which side|neighbou?rhood",
+    "pricerange": r"\bprice|budget|expensive|cheap|\bspend\b|how much",
+    "food": r"\bfood\b|cuisine|what (kind|type) of (restaurant|place to eat)",
+    "stars": r"\bstars?\b|star rating|\brating\b",
+    "type": r"hotel or (a )?guest ?house|guest ?house or (a )?hotel|(kind|type|sort) of (place|accommodation|"
+            r"attraction|stay)|what (kind|type|sort) of (place|thing)",
+    "parking": r"parking", "internet": r"internet|wifi|wi-fi",
+    "name": r"name of|which (one|place|restaurant|hotel|attraction)|what('s| is) it called",
+    "constraints": r"what else i should|what else to look|anything (in particular|specific)|requirements|"
+                   r"preferences",
+}
+_ASKS = {slot: re.compile(p) for slot, p in ASKS.items()}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a reply does: ``acts`` (booked, offer_booking, recommend, request, negative, reqmore, closing,
+    customer) and ``asks`` (the slots its questions ask for)."""
+
+    acts: frozenset[str]
+    asks: frozenset[str]
+
+
+def read(text: str) -> Reading:
+    """Read a (delexicalised or filled) reply; see :class:`Reading`."""
+    acts: set[str] = set()
+    asks: set[str] = set()
+    low = text.lower().replace("’", "'")
+    for sent in _sentences(low):
+        plain = _PH.sub(" ", sent)
+        question = sent.rstrip().endswith("?")
+        if question and _BOOK_WORD.search(plain) and not _BOOKED.search(plain):
+            acts.add("offer_booking")
+        elif question and not _MORE.search(plain):
+            found = {slot for slot, rx in _ASKS.items() if rx.search(plain)}
+            if "departure" in found or "destination" in found:
+                found.discard("leave") if re.search(r"leaving from|depart(ing)? from", plain) else None
+            if found:
+                acts.add("request")
+                asks |= found
+            elif not _RECOMMEND.search(plain) and "[name]" not in sent:
+                acts.add("request")
+        if not question and _BOOKED.search(plain):
+            acts.add("booked")
+        if _RECOMMEND.search(plain):
+            acts.add("recommend")
+        if _MORE.search(plain):
+            acts.add("reqmore")
+        if _CLOSING.search(plain):
+            acts.add("closing")
+        if _NEGATIVE.search(plain):
+            acts.add("negative")
+        if _CUSTOMER.search(plain):
+            acts.add("customer")
+    if "[reference]" in low or re.search(r"\[reference\d\]", low):
+        acts.add("reference")
+    return Reading(frozenset(acts), frozenset(asks))
+
+
+_ANSWER = re.compile(r"^\W*(?:(yes|yeah|yep|indeed|certainly|that's right|correct|it does|they do)|(no|nope|"
+                     r"unfortunately,? no|i'm afraid not|actually,? no|not quite|it doesn't|it does not))"
+                     r"(?=\s*[,.!;:\u2014-]|\s*$)")
+_NEGATION = re.compile(r"\b(?:not|never|nothing|none|nobody|cannot|no)\b|n't\b")
+
+
+def answer_and_negations(text: str) -> tuple[str | None, bool]:
+    """``(the yes/no a reply opens with or None, whether the rest says no/not/never/...)``."""
+    low = _PH.sub(" ", text.lower().replace("’", "'"))
+    m = _ANSWER.match(low)
+    answer = None if m is None else "yes" if m.group(1) else "no"
+    return answer, bool(_NEGATION.search(low[m.end():] if m else low))
+
+
+def act_reason(reply: str, draft: str) -> str | None:
+    """Why ``reply`` does not do what ``draft`` does (``None`` when it does)."""
+    (want_answer, want_neg), (got_answer, got_neg) = answer_and_negations(draft), answer_and_negations(reply)
+    if want_answer != got_answer:
+        return f"answered {got_answer or 'nothing'} where the draft answers {want_answer or 'nothing'}"
+    if want_neg != got_neg:
+        return "changed a negation"
+    want, got = read(draft), read(reply)
+    if "customer" in got.acts - want.acts:
+        return "spoke as the customer"
+    if "booked" in want.acts and "booked" not in got.acts:
+        into = "an offer" if "offer_booking" in got.acts else "something else"
+        return f"turned a confirmation into {into}"
+    if "booked" in got.acts - want.acts:
+        return "confirmed a booking the draft did not make"
+    if "offer_booking" in want.acts and "offer_booking" not in got.acts:
+        return "dropped the offer to book"
+    if "offer_booking" in got.acts - want.acts:
+        return "offered a booking the draft did not offer"
+    if ("request" in want.acts) != ("request" in got.acts):
+        return "dropped the question" if "request" in want.acts else "asked a question the draft did not ask"
+    if want.asks != got.asks:
+        lost, extra = sorted(want.asks - got.asks), sorted(got.asks - want.asks)
+        return "asked for other slots: " + ", ".join([f"-{s}" for s in lost] + [f"+{s}" for s in extra])
+    for act, what in (("negative", "the negation"), ("reqmore", "the offer of more help"),
+                      ("closing", "the closing")):
+        if (act in want.acts) != (act in got.acts):
+            return ("dropped " if act in want.acts else "added ") + what
+    if "recommend" in want.acts and "recommend" not in got.acts and "[name]" not in reply:
+        return "dropped the recommendation"
+    return None
+
+
+# -- grammar -------------------------------------------------------------------------------------------------
+#: nouns the system counts: singular → plural
+NOUNS = {"restaurant": "restaurants", "hotel": "hotels", "guesthouse": "guesthouses", "place": "places",
+         "option": "options", "choice": "choices", "train": "trains", "taxi": "taxis",
+         "attraction": "attractions", "museum": "museums", "college": "colleges", "night": "nights",
+         "person": "people", "guest": "guests",
+         "adult": "adults", "ticket": "tickets", "seat": "seats", "room": "rooms", "table": "tables",
+         "star": "stars", "day": "days", "minute": "minutes", "hour": "hours", "match": "matches",
+         "result": "results", "department": "departments", "station": "stations", "venue": "venues",
+         "spot": "spots", "one": "ones", "pound": "pounds", "church": "churches", "park": "parks",
+         "theatre": "theatres", "cinema": "cinemas", "pool": "pools", "gallery": "galleries"}
+PLURALS = frozenset(NOUNS.values())
+SINGULARS = frozenset(NOUNS)
+_LINKS = frozenset({"of", "for", "with", "in", "at", "on", "to", "and", "or", "from", "by", "that", "which",
+                    "who", "is", "are", "has", "have", "there", "it", "i", "you", "we", "they"})
+#: a/an exceptions by sound, not spelling
+_A_VOWEL_LETTER = re.compile(r"^(uni|use|usu|uti|eu|ewe|one|once|ur[aeiou]|u[bcfgklmnprst][aeiou]|ubiq)")
+_AN_CONSONANT_LETTER = re.compile(r"^(hour|honou?r|honest|heir|herb)")
+#: what may follow a number placeholder (a following word from these sets) or precede it
+ROLE_NEXT = {"people": {"people", "persons", "person", "guests", "guest", "adults", "of", "tickets", "ticket",
+                        "seats", "seat"},
+             "nights": {"nights", "night"}, "stars": {"star", "stars", "-star"}}
+ROLE_PREV = {"people": {"for", "of", "party", "table", "booking", "and", ","}, "stars": {"rating"}}
+FOOD_NEXT = {"food", "cuisine", "restaurant", "restaurants", "place", "places", "dishes", "meal", "spot",
+             "one", "ones", "kitchen", "cooking", "[type]", ",", ""}
+FOOD_PREV = {"serves", "serving", "serve", "of", "is", "'s", "as", "g", "example", ",", ":", "and", "or",
+             "offers", "for"}
+#: what must come right before a placeholder (its value is not a phrase of its own)
+ROLE_AFTER = {"car": {"a", "an", "the", "your", "is", ":"},
+              "area": {"the", "as", "g", "example", ",", "or", "and", "is", ":", "to", "in"},
+              "price": {"is", "at", "for", "of", "costs", "cost", "total", "(", ":", ",", "be", "only",
+                        "just", "pay", "paid", "comes", "to"}}
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|\[[a-z]+\d?\]|\d+(?::\d+)?|[,;:(]")
+
+
+def _tokens(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("’", "'").replace("-star", " -star"))
+
+
+_NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"})
+
+
+def _is_number(tok: str) -> bool:
+    return tok.isdigit() or tok in _NUMBER_WORDS
+
+
+_QUESTION_START = re.compile(r"^\s*(?:(?:and|but|so|or|also|then|now|just)\s+)?"
+                             r"(?:(?:for|on|at|in|from|to|with|by|until|about)\s+)?"
+                             r"(?:could|can|would|will|shall|should|may|might|do|does|did|is|are|was|were|have|"
+                             r"has|what|which|when|where|who|whom|whose|how|why|any|anything|something|need|"
+                             r"want|fancy|ok|okay|right|or not)\b")
+
+
+def is_question(sentence: str) -> bool:
+    """Whether a sentence ending in "?" is worded as a question (one of its clauses starts like one)."""
+    clauses = re.split(r"[,;:\u2014-]\s*", _PH.sub("it", sentence.lower().replace("’", "'")).rstrip(" ?"))
+    return any(_QUESTION_START.match(c) for c in clauses)
+
+
+def grammar_problems(text: str) -> list[str]:
+    """Articles and number agreement in a filled-in reply: each problem as ``'<words>': <what>``."""
+    toks = _tokens(text)
+    problems: list[str] = [f"'{s}': a statement with a question mark" for s in _sentences(text)
+                           if s.rstrip().endswith("?") and not is_question(s)]
+
+    def add(i: int, j: int, what: str) -> None:
+        problems.append(f"'{' '.join(toks[i:j])}': {what}")
+
+    for i, tok in enumerate(toks):
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        if tok in ("a", "an") and nxt:
+            if _is_number(nxt) and nxt != "one" and toks[i + 2:i + 3] not in (["star"], ["-star"]):
+                add(i, i + 3, "an article before a count")
+                continue
+            for j in range(i + 1, min(i + 4, len(toks))):  # "a great restaurants", "a 2 restaurants"
+                if toks[j] in _LINKS or toks[j] in SINGULARS:
+                    break
+                if toks[j] in PLURALS and toks[j] != "people":
+                    add(i, j + 1, "a singular article before a plural noun")
+                    break
+            if nxt.isalpha():
+                vowel = nxt[0] in "aeiou"
+                if tok == "a" and vowel and not _A_VOWEL_LETTER.match(nxt):
+                    add(i, i + 2, "'an' before a vowel sound")
+                elif tok == "an" and not vowel and not _AN_CONSONANT_LETTER.match(nxt):
+                    add(i, i + 2, "'a' before a consonant sound")
+        if tok.isdigit() and nxt:
+            n = int(tok)
+            if n == 1 and nxt in PLURALS and nxt != "stars":
+                add(i, i + 2, "one of a plural noun")
+            elif n != 1 and nxt in SINGULARS and nxt not in ("star", "one") and not (
+                    nxt in ("night", "day", "minute", "hour", "person") and toks[i + 2:i + 3] and
+                    toks[i + 2] in ("stay", "trip", "journey", "ride", "booking", "table", "visit")):
+                add(i, i + 2, "a plural count with a singular noun")
+        if tok in ("is", "'s") and i and toks[i - 1] == "there" and nxt.isdigit() and int(nxt) != 1:
+            add(i - 1, i + 3, "'there is' before a plural count")
+        if tok == "are" and i and toks[i - 1] == "there" and nxt == "1":
+            add(i - 1, i + 3, "'there are' before one")
+        if nxt == tok and tok.isalpha() and tok not in ("bye", "very", "no"):
+            add(i, i + 2, "a doubled word")
+    return problems
+
+
+#: words that name what a value is; a placeholder right after one of another kind is in the wrong role
+KIND_WORDS = {"reference": "reference", "ref": "reference", "phone": "phone", "telephone": "phone",
+              "call": "phone", "reach": "phone", "ring": "phone", "contact": "phone", "address": "address",
+              "postcode": "postcode", "train": "trainid", "price": "price", "cost": "price", "costs": "price",
+              "total": "price", "fee": "price", "leave": "leaves", "leaves": "leaves", "leaving": "leaves",
+              "depart": "leaves", "departs": "leaves", "departure": "leaves", "arrive": "arrives",
+              "arrives": "arrives", "arriving": "arrives", "arrival": "arrives", "called": "name",
+              "named": "name"}
+KINDS = frozenset(KIND_WORDS.values())
+#: a count may stand alone after these ("there are [count]", "I do have [count] if ...")
+COUNT_PREV = frozenset({"are", "have", "has", "found", "is", "'s", "of", "there", "with", "about", "only",
+                        "all", "just", "see", "got"})
+
+
+def _role(base: str, tok: str, toks: list[str], i: int, value: str) -> list[str]:
+    """What is wrong with placeholder ``tok`` (base name ``base``) at ``toks[i]``."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else ""
+    prev = toks[i - 1] if i else ""
+    around = " ".join(toks[max(i - 1, 0):i + 2])
+    out = []
+    if base == "pricerange" and toks[i + 1:i + 3] == ["price", "range"] and prev not in ("the", "a", ",", ""):
+        out.append(f"'{around} range': [pricerange] price range without 'the'")
+    if base == "food" and nxt not in FOOD_NEXT and prev not in FOOD_PREV:
+        out.append(f"'{around}': [food] out of its role")
+    if base == "name" and (nxt in PLURALS or nxt in SINGULARS):
+        out.append(f"'{tok} {nxt}': [name] used as a word")
+    if base in ROLE_AFTER and prev not in ROLE_AFTER[base]:
+        out.append(f"'{prev} {tok}': [{base}] out of its role")
+    free = prev in ROLE_PREV.get(base, ()) or (base == "stars" and "rating" in toks[max(i - 3, 0):i])
+    if base in ROLE_NEXT and nxt not in ROLE_NEXT[base] and not free:
+        out.append(f"'{around}': [{base}] out of its role")
+    if base in KINDS and prev not in ("of", "for"):  # "the reference is [name]", "reach [x] on [reference]"
+        kind = next((KIND_WORDS[t] for t in reversed(toks[max(i - 4, 0):i]) if t in KIND_WORDS), None)
+        if kind and kind != base and not (base == "name" and kind in ("phone", "price")):
+            out.append(f"'{' '.join(toks[max(i - 3, 0):i + 1])}': [{base}] where a {kind} belongs")
+    if base == "count":
+        noun = next((t for t in toks[i + 1:i + 4] if t in PLURALS or t in SINGULARS), None)
+        if noun is None and prev not in COUNT_PREV:
+            out.append(f"'{around}': [count] counts nothing")
+        if noun and value.isdigit() and (noun in PLURALS) != (int(value) != 1) and noun != "people":
+            number = "plural" if noun in PLURALS else "singular"
+            out.append(f"'{tok} {noun}': a count of {value} with a {number} noun")
+    return out
+
+
+def role_problems(delex: str, mapping: Mapping[str, str]) -> list[str]:
+    """Placeholders in a role their value cannot have: ``[people]`` that is not a party size, ``[nights]``
+    not followed by nights, ``[stars]`` not followed by star(s), ``[food]`` not food, ``[name]`` used as a
+    word, a value where another kind of value belongs ("the reference is [name]"), ``[count]`` of a singular
+    noun when it is more than one (and the reverse)."""
+    toks = _tokens(delex)
+    problems = []
+    for i, tok in enumerate(toks):
+        m = re.fullmatch(r"\[([a-z]+)(\d?)\]", tok)
+        if m:
+            problems += _role(m.group(1), tok, toks, i, mapping.get(tok[1:-1], ""))
+    return problems
+
+
+# -- facts the draft does not state --------------------------------------------------------------------------
+#: groups of words naming one fact; a rewording may use a group only when the draft does
+FACTS = {
+    "restaurant": r"\b(restaurants?|tables?|dine|dining|meals?|eat|eatery|cuisine|food)\b",
+    "hotel": r"\b(hotels?|rooms?|stay|accommodation|guest ?houses?|lodging|b&b)\b",
+    "train": r"\b(trains?|rail|railway|tickets?|seats?|journey)\b",
+    "taxi": r"\b(taxis?|cabs?|car|driver|pick you up)\b",
+    "parking": r"\bparking\b", "internet": r"\b(internet|wifi|wi-fi)\b", "breakfast": r"\bbreakfast\b",
+    "price": r"\b(cheap|expensive|moderate(ly)?|pricey|affordable|budget|inexpensive|upscale)\b",
+    "area": r"\b(north|south|east|west|centre|center|central|downtown)\b",
+    "free": r"\bfree\b", "view": r"\bviews?\b",
+}
+_FACTS = {k: re.compile(v) for k, v in FACTS.items()}
+_SLOT_FACT = {"food": "restaurant", "time": "restaurant", "nights": "hotel", "stars": "hotel",
+              "trainid": "train", "leaves": "train", "arrives": "train", "car": "taxi", "area": "area",
+              "pricerange": "price"}
+
+
+def added_facts(reply: str, draft: str) -> list[str]:
+    """Fact groups (see :data:`FACTS`) the reply names and the draft does not."""
+    d, r = _PH.sub(" ", draft.lower()), _PH.sub(" ", reply.lower())
+    have = {k for k, rx in _FACTS.items() if rx.search(d)}
+    have |= {_SLOT_FACT[p] for p in _PH.findall(draft.lower()) if p in _SLOT_FACT}
+    if have & {"hotel"}:
+        have.add("price") if "[pricerange]" in draft else None
+    return sorted(k for k, rx in _FACTS.items() if rx.search(r) and k not in have)
+
+
+def reword_reason(reply: str, draft: str, mapping: Mapping[str, str]) -> str | None:
+    """Why the delexicalised rewording ``reply`` may not replace the delexicalised ``draft`` (``None``: it
+    may). ``mapping`` gives the placeholders' values."""
+    why = act_reason(reply, draft)
+    if why:
+        return why
+    facts = added_facts(reply, draft)
+    if facts:
+        return "added facts: " + ", ".join(facts)
+    roles = [p for p in role_problems(reply, mapping) if p not in role_problems(draft, mapping)]
+    if roles:
+        return "ungrammatical: " + roles[0]
+    problems = grammar_problems(for_grammar(reply, mapping))
+    if problems:
+        return "ungrammatical: " + problems[0]
+    return None
+
+
+#: placeholders whose values take part in the grammar (articles, agreement); names, references, phones,
+#: addresses and ids stay placeholders ("A And B Guest House" is no article)
+GRAMMAR_SLOTS = frozenset({"food", "pricerange", "type", "area", "count", "people", "nights", "stars", "day"})
+
+
+def for_grammar(delex: str, mapping: Mapping[str, str]) -> str:
+    """``delex`` with the values that matter for grammar filled in (see :data:`GRAMMAR_SLOTS`)."""
+    def value(m: re.Match[str]) -> str:
+        return mapping.get(m.group(1), m.group(0)) if m.group(2) in GRAMMAR_SLOTS else m.group(0)
+
+    return re.sub(r"\[(([a-z]+)\d?)\]", value, delex)
