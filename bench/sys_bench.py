@@ -1,14 +1,18 @@
-"""Benchmark of the model-backed systems: SmolLM2 conversion and load, ``llm`` turn latency and fallback rate,
-and the start-up time of every embedded system.
+"""Benchmark of the model-backed systems: ``llm`` per model offered (start-up, turn latency, reworded share,
+fallback share, replies the rule check finds ungrammatical), and the start-up time of every embedded system.
 
-    .venv/bin/python bench/sys_bench.py                      # start-up times + the README tour
-    .venv/bin/python bench/sys_bench.py --dialogues 50       # plus the first 50 MultiWOZ test dialogues
-    .venv/bin/python bench/sys_bench.py --fresh              # also time a first GGUF conversion (temp cache)
+    .venv/bin/python bench/sys_bench.py                         # start-up times + the README tour
+    .venv/bin/python bench/sys_bench.py --dialogues 50          # plus `parley run` on 50 test dialogues
+    .venv/bin/python bench/sys_bench.py --models smollm2 --fresh  # one model; first start in a temp cache
 
-For ``llm`` it reports per dialogue set: turns, fallback rate (a turn falls back when no sentence of the
-model's rewrite passes the check), the share of turns whose wording differs from the template, p50/p90 turn
-latency and the fallback reasons. Every figure is printed with the machine's load average: other jobs share
-these 2 cores.
+For each model: start-up (``build_system(spec).load()`` in a fresh process, warm cache), then the README tour
+(12 user turns, in this process) and, with ``--dialogues N``, ``parley run --system llm:model=M --limit N`` on
+the ConvLab-3 MultiWOZ test dialogues (read back from the run's database). Per set: turns, **reworded** (the
+text shown differs from the template), **fallback** (the template's words kept for at least one sentence the
+model spoiled), sentences reworded / to reword, p50/p90 turn latency, new tokens per turn, threads, the
+reasons, and **ungrammatical** shown replies as :mod:`engine.systems.llm_reword` judges them (model-worded and
+template-worded counted apart). ``--show`` prints every reworded reply beside its template (for reading).
+Every figure is printed with the machine's load average: other jobs share these 2 cores.
 """
 
 from __future__ import annotations
@@ -16,20 +20,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
               REPO.parent / "shared" / "data")
+TEST_ZIP = SHARED / "multiwoz" / "convlab3" / "test.json.zip"
 sys.path.insert(0, str(REPO))
 
-#: the user turns of README.md's 60-second tour, then the issue's follow-ups (written for parley)
+#: the user turns of README.md's 60-second tour, then follow-ups (written for parley)
 TOUR = [
     "I need a cheap restaurant in the north", "italian please", "what's the phone number?",
     "book a table for 3 at 17:30 on friday", "what kind of food do they serve and is it expensive?",
@@ -38,6 +43,7 @@ TOUR = [
     "does it have parking?", "I want a train to cambridge on friday", "arriving by 10:00 please",
     "thanks, that's all. bye",
 ]
+MODELS = ("qwen2.5-coder-0.5b", "smollm2")
 
 
 def load_avg() -> str:
@@ -59,30 +65,51 @@ def startup(spec: str, cache: str | None = None) -> dict:
             "process_s": round(time.perf_counter() - t0, 2), "load_avg": load_avg()}
 
 
-def corpus_dialogues(n: int) -> list[list[str]]:
-    path = SHARED / "multiwoz" / "convlab3" / "test.json.zip"
-    if n <= 0 or not path.is_file():
-        return []
-    with zipfile.ZipFile(path) as z:
-        data = json.loads(z.read(z.namelist()[0]))
-    return [[t["text"] for i, t in enumerate(d["log"]) if i % 2 == 0] for _, d in sorted(data.items())[:n]]
+def judge(internals: dict, text: str) -> dict:
+    """One shown reply as the benchmark counts it."""
+    from parley.engine.systems.llm_reword import for_grammar, grammar_problems, role_problems
+
+    delex, values = internals.get("delex_reply") or text, internals.get("values") or {}
+    problems = grammar_problems(for_grammar(delex, values)) + role_problems(delex, values)
+    done, total = (int(x) for x in str(internals.get("rewritten", "0/0")).split("/"))
+    return {"reworded": bool(internals.get("reworded")), "fallback": bool(internals.get("fallback")),
+            "done": done, "total": total, "reason": internals.get("reason"), "problems": problems,
+            "new": internals.get("new_tokens", 0), "threads": internals.get("threads"), "text": text,
+            "template": internals.get("template")}
 
 
-def run_dialogue(system, turns: list[str]) -> list[dict]:  # type: ignore[no-untyped-def]
+def tour(spec: str) -> list[dict]:
+    from parley.engine.systems import build_system
     from parley.engine.types import Message
 
-    system.reset(1)
+    system = build_system(spec)
+    system.load()
     history: tuple[Message, ...] = ()
     rows = []
-    for text in turns:
+    for text in TOUR:
         history = (*history, Message("user", text))
         turn = system.respond(history)
         history = (*history, Message("system", turn.text))
-        i = turn.internals
-        rows.append({"latency_s": turn.latency_ms / 1000, "new": i.get("new_tokens", 0),
-                     "fallback": bool(i.get("fallback")), "reworded": bool(i.get("reworded")),
-                     "reason": i.get("reason"), "text": turn.text, "template": i.get("template")})
+        rows.append({"latency_s": turn.latency_ms / 1000, **judge(turn.internals, turn.text)})
     return rows
+
+
+def corpus_run(spec: str, n: int, timeout: float) -> tuple[list[dict], dict, str]:
+    """``parley run`` on the first ``n`` test dialogues; the system turns read back from its database."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "run.db"
+        cmd = [str(Path(sys.executable).with_name("parley")), "--db", str(db), "run", "--system", spec,
+               "--dialogues", str(TEST_ZIP), "--limit", str(n), "--bootstrap", "0", "--json",
+               "--tester", "bench"]
+        out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+        if out.returncode:
+            raise SystemExit(f"parley run failed: {out.stderr.strip()[-500:]}")
+        scores = json.loads(out.stdout)
+        with sqlite3.connect(db) as conn:
+            turns = conn.execute("SELECT text, internals, latency_ms FROM turns WHERE role = 'system' "
+                                 "AND status = 'ok' ORDER BY session_id, \"index\"").fetchall()
+    rows = [{"latency_s": (lat or 0) / 1000, **judge(json.loads(i), t)} for t, i, lat in turns]
+    return rows, scores, " ".join(["parley", *cmd[1:2], "<tmp.db>", *cmd[4:]])
 
 
 def summarise(name: str, rows: list[dict]) -> dict:
@@ -91,49 +118,68 @@ def summarise(name: str, rows: list[dict]) -> dict:
     for r in rows:
         for why in (r["reason"] or "").split("; "):
             if why:
-                key = why.split(":")[0]
-                reasons[key] = reasons.get(key, 0) + 1
-    return {"set": name, "turns": len(rows), "fallback_rate": sum(r["fallback"] for r in rows) / len(rows),
-            "reworded_rate": sum(r["reworded"] and not r["fallback"] for r in rows) / len(rows),
-            "p50_s": statistics.median(lat), "p90_s": lat[int(0.9 * (len(lat) - 1))], "max_s": lat[-1],
-            "new_tokens_per_turn": sum(r["new"] for r in rows) / len(rows), "reasons": reasons,
+                key = why.split(":")[0] if not why.startswith("the whole reply") else why.split(":")[0:2][-1]
+                reasons[key.strip()] = reasons.get(key.strip(), 0) + 1
+    worded = [r for r in rows if r["reworded"]]
+    return {"set": name, "turns": len(rows), "reworded_rate": len(worded) / len(rows),
+            "fallback_rate": sum(r["fallback"] for r in rows) / len(rows),
+            "sentences": f"{sum(r['done'] for r in rows)}/{sum(r['total'] for r in rows)}",
+            "ungrammatical_reworded": sum(bool(r["problems"]) for r in worded),
+            "ungrammatical_template": sum(bool(r["problems"]) for r in rows if not r["reworded"]),
+            "problems": sorted({p for r in rows for p in r["problems"]})[:10],
+            "p50_s": round(statistics.median(lat), 2), "p90_s": round(lat[int(0.9 * (len(lat) - 1))], 2),
+            "max_s": round(lat[-1], 2),
+            "new_tokens_per_turn": round(sum(r["new"] for r in rows) / len(rows), 1),
+            "threads": sorted({r["threads"] for r in rows if r["threads"]}), "reasons": reasons,
             "load_avg": load_avg()}
+
+
+def show(rows: list[dict]) -> None:
+    for r in rows:
+        if r["reworded"]:
+            print(f"  {'!' if r['problems'] else ' '} T: {r['template']}\n    S: {r['text']}")
+            if r["problems"]:
+                print(f"    ? {r['problems']}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--fresh", action="store_true", help="time a first GGUF conversion in a temp cache")
-    ap.add_argument("--dialogues", type=int, default=0, help="MultiWOZ test dialogues to replay (../shared)")
-    ap.add_argument("--show", action="store_true", help="print every reply")
+    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated llm models to measure")
+    ap.add_argument("--fresh", action="store_true", help="also time a first start (join) in a temp cache")
+    ap.add_argument("--dialogues", type=int, default=0, help="`parley run` on N MultiWOZ test dialogues")
+    ap.add_argument("--extra", default="", help="more llm parameters, e.g. threads=2")
+    ap.add_argument("--timeout", type=float, default=7200, help="seconds allowed for each `parley run`")
+    ap.add_argument("--show", action="store_true", help="print every reworded reply beside its template")
+    ap.add_argument("--no-others", action="store_true", help="skip the start-up of the other systems")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "sys.json"))
     args = ap.parse_args()
     result: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
-                    "load_start": load_avg(), "command": "python " + " ".join(sys.argv)}
-    if args.fresh:
-        with tempfile.TemporaryDirectory() as tmp:
-            result["first_conversion"] = startup("llm", cache=tmp)
-    result["startup_warm"] = {spec: startup(spec) for spec in ("multiwoz", "sktod", "llm", "echo")}
-    print(json.dumps(result["startup_warm"], indent=1), flush=True)
-
-    from parley.engine.systems import build_system
-
-    system = build_system("llm:seed=1")
-    system.load()
-    sets = [("README tour", [TOUR])]
-    if args.dialogues:
-        sets.append((f"MultiWOZ test, first {args.dialogues} dialogues", corpus_dialogues(args.dialogues)))
-    result["llm"] = []
-    for name, dialogues in sets:
-        rows: list[dict] = []
-        for turns in dialogues:
-            rows += run_dialogue(system, turns)
-            print(f"· {name}: {len(rows)} turns, load {load_avg()}", flush=True)
-        summary = summarise(name, rows)
-        result["llm"].append(summary)
-        print(json.dumps(summary), flush=True)
+                    "load_start": load_avg(), "command": "python " + " ".join(sys.argv), "llm": {}}
+    if not args.no_others:
+        result["startup_warm"] = {spec: startup(spec) for spec in ("multiwoz", "sktod", "echo")}
+        print(json.dumps(result["startup_warm"]), flush=True)
+    for model in args.models.split(","):
+        spec = f"llm:model={model}" + (f",{args.extra}" if args.extra else "")
+        entry: dict = {"spec": spec}
+        if args.fresh:
+            with tempfile.TemporaryDirectory() as tmp:
+                entry["first_start"] = startup(spec, cache=tmp)
+        startup(spec)  # the joined file checked once, the page cache warm
+        entry["startup_warm"] = [startup(spec) for _ in range(3)]
+        print(model, json.dumps(entry), flush=True)
+        rows = tour(f"{spec},seed=1,clock=2026-11-26")
+        entry["tour"] = summarise("README tour", rows)
+        print(json.dumps(entry["tour"]), flush=True)
         if args.show:
-            for r in rows:
-                print(f"  [{'T' if r['fallback'] else 'L'} {r['latency_s']:.1f}s] {r['text']}")
+            show(rows)
+        if args.dialogues and TEST_ZIP.is_file():
+            rows, scores, command = corpus_run(spec, args.dialogues, args.timeout)
+            entry["corpus"] = {**summarise(f"MultiWOZ test, first {args.dialogues}", rows),
+                               "command": command, "scores": scores.get("conditions", scores)}
+            print(json.dumps(entry["corpus"]), flush=True)
+            if args.show:
+                show(rows)
+        result["llm"][model] = entry
     result["load_end"] = load_avg()
     Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
 

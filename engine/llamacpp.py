@@ -125,7 +125,7 @@ class LlamaServer:
         p.port = port
         p.api_keys = [api_key or secrets.token_urlsafe(24)] if api_key != "" else []
         if alias:
-            p.model_alias = alias
+            p.model_alias = {alias}
         t0 = time.perf_counter()
         try:
             self._server = xlc.Server(p)
@@ -152,11 +152,13 @@ class LlamaServer:
 
     def chat(self, messages: list[dict[str, str]], *, max_tokens: int, grammar: str | None = None,
              stop: list[str] | None = None, cache_prompt: bool = True, seed: int | None = None,
-             temperature: float = 0.0) -> Completion:
+             temperature: float = 0.0, banned: tuple[str, ...] = ()) -> Completion:
         """Greedy (``temperature=0``) chat completion, at most ``max_tokens`` new tokens, constrained by a
-        GBNF ``grammar`` when given."""
+        GBNF ``grammar`` when given; the tokens of the ``banned`` strings are never written."""
         body: dict[str, Any] = {"messages": messages, "max_tokens": max_tokens, "temperature": temperature,
                                 "cache_prompt": cache_prompt}
+        if banned:
+            body["logit_bias"] = [[word, False] for word in banned]
         if temperature == 0:
             body["top_k"] = 1
         if grammar:

@@ -19,8 +19,9 @@ same dialogue act (a confirmation stays a confirmation, an offer an offer, a que
 slots), no fact the draft does not state, articles and number agreement. A sentence that fails keeps the
 draft's words; the whole reply is checked again (values, questions). ``internals``: ``reworded`` (the text
 shown differs from the template), ``fallback`` (the template's words were kept for at least one sentence the
-model spoiled, ``reason`` says why), ``rewritten`` (sentences reworded / sentences to reword), ``delex_draft``
-and ``delex_reply``. ``check=false`` shows the model's words unchecked (for studying the model itself).
+model spoiled, ``reason`` says why), ``rewritten`` (sentences reworded / sentences to reword),
+``delex_draft``, ``delex_reply`` and ``values`` (the placeholders' values). ``check=false`` shows the
+model's words unchecked (for studying the model itself).
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ class LLMSystem:
             if self.delex:  # the model sees "[name] is a [stars] star [type]"; the values come back later
                 shown, mapping = delexicalise(draft, decision.acts, decision.venue)
                 reply_delex, reasons = self._reword(shown, mapping, internals)
-                internals.update(delex_draft=shown, delex_reply=reply_delex)
+                internals.update(delex_draft=shown, delex_reply=reply_delex, values=mapping)
                 reply = fill(reply_delex, mapping)
                 if self.check and reply != draft:
                     why = check_reply(reply, draft, required, history[-1].text)

@@ -27,6 +27,8 @@ INSTRUCTION = (
 EXAMPLES = (
     ("I have [count] hotels that fit.", "I found [count] hotels that match what you need."),
     ("Could you tell me the day and how many people?", "Which day would you like, and for how many people?"),
+    ("May I ask where you're leaving from, the time and how many nights?",
+     "Where are you leaving from, at what time, and for how many nights?"),
     ("[name] is a [pricerange] [food] restaurant in the [area].",
      "In the [area], [name] serves [food] food at [pricerange] prices."),
     ("Would you like me to book a room?", "Shall I reserve a room for you?"),
@@ -46,6 +48,8 @@ PLAIN_EXAMPLE = ("Customer: I need a hotel in the north.\nDraft: Acorn Guest Hou
                  "How about the Acorn Guest House? It's a lovely 4 star guesthouse in the north. Would you "
                  "like me to book it?")
 _PH = re.compile(r"\[[a-z]+\d?\]")
+#: words that start a refusal, never written (a clerk has no reason to apologise for a draft)
+BANNED = ("sorry", "Sorry", " sorry", " Sorry", " unable", " AI")
 #: the characters a clerk's words are made of between placeholders
 _WORDS = "[a-zA-Z ,;:'()/&-]*"
 
@@ -87,10 +91,15 @@ class CppBackend:
         text = c.text.strip() if c.finish != "length" else ""  # cut off: the grammar's sentence is unfinished
         return text, c.prompt_tokens, c.new_tokens
 
+    def budget(self, sentence: str) -> int:
+        """New tokens allowed for a rewording of ``sentence``: about twice its length, at most
+        ``max_new_tokens`` (a model that rambles is cut off early; its sentence falls back)."""
+        return min(self.max_new_tokens, 2 * len(re.findall(r"\w+|[^\w\s]", sentence)) + 6)
+
     def reword(self, sentence: str) -> tuple[str, int, int]:
         """``(rewording, prompt tokens, new tokens)`` of one delexicalised sentence ("" when cut off)."""
-        return self._note(self.server.chat(messages(sentence), max_tokens=self.max_new_tokens,
-                                           grammar=sentence_grammar(sentence),
+        return self._note(self.server.chat(messages(sentence), max_tokens=self.budget(sentence),
+                                           grammar=sentence_grammar(sentence), banned=BANNED,
                                            cache_prompt=self.prefix_cache))
 
     def plain(self, user: str, draft: str) -> tuple[str, int, int]:

@@ -169,7 +169,7 @@ def check_sentence(out: str, sentence: str, lexical: bool = True) -> str | None:
     if any(grams.count(g) > 1 and sentence.lower().count(g) < 2 for g in grams):
         return "repeated itself"
     plain_in, plain_out = _PLACEHOLDER.sub(" ", sentence.lower()), _PLACEHOLDER.sub(" ", out.lower())
-    if _VERB.search(plain_in) and not _VERB.search(plain_out):
+    if _VERB.search(plain_in) and not _VERB.search(plain_out) and not out.rstrip().endswith("?"):
         return "lost its verb"
     keep = set(_WORD.findall(_PLACEHOLDER.sub(" ", sentence.lower())))
     have = set(_WORD.findall(_PLACEHOLDER.sub(" ", out.lower())))

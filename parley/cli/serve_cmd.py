@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import socket
 import sys
 import threading
 from pathlib import Path
@@ -93,6 +94,12 @@ def _serve_llamacpp(model: str, host: str, port: int, threads: int | None, print
         click.echo(f"llama-server -m {gguf} --host {host} --port {port} -t {n} -c {DEFAULT_CTX} "
                    f"--alias {alias}")
         return
+    try:
+        with socket.socket() as probe:  # llama.cpp would only say it could not start
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as e:
+        raise ParleyError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     try:
         server = LlamaServer(gguf, threads=n, host=host, port=port, alias=alias, api_key="", verbosity=2)
     except LoadError as e:
