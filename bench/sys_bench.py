@@ -108,7 +108,9 @@ def corpus_run(spec: str, n: int, timeout: float) -> tuple[list[dict], dict, str
         with sqlite3.connect(db) as conn:
             turns = conn.execute("SELECT text, internals, latency_ms FROM turns WHERE role = 'system' "
                                  "AND status = 'ok' ORDER BY session_id, \"index\"").fetchall()
-    rows = [{"latency_s": (lat or 0) / 1000, **judge(json.loads(i), t)} for t, i, lat in turns]
+    # a stored system turn's internals column holds the whole reply (state, acts, internals)
+    rows = [{"latency_s": (lat or 0) / 1000, **judge(json.loads(i).get("internals") or {}, t)}
+            for t, i, lat in turns]
     return rows, scores, " ".join(["parley", *cmd[1:2], "<tmp.db>", *cmd[4:]])
 
 

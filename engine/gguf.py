@@ -43,13 +43,15 @@ _join_lock = threading.Lock()
 class _Pace:
     """Says ``"<what>: 42% (about 9 s left)"`` every 128 MiB of ``total`` bytes (the TUI shows a bar)."""
 
+    SHIFT = 27  # 2**27 bytes between messages
+
     def __init__(self, progress: Progress, what: str, total: int) -> None:
         self.progress, self.what, self.total = progress, what, max(total, 1)
         self.t0, self.done = time.monotonic(), 0
 
     def add(self, n: int) -> None:
         before, self.done = self.done, self.done + n
-        if self.progress is not None and before >> 27 != self.done >> 27:
+        if self.progress is not None and before >> self.SHIFT != self.done >> self.SHIFT:
             f = self.done / self.total
             left = (time.monotonic() - self.t0) * (1 - f) / max(f, 1e-6)
             say(self.progress, f"{self.what}: {f:.0%} (about {max(left, 1):.0f} s left)")

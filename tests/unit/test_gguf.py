@@ -43,6 +43,17 @@ def test_parts_are_joined_in_order_once(tmp_path: Path) -> None:
     assert target.read_bytes() == b"".join(PIECES)
 
 
+def test_joining_reports_progress_the_chat_shows_as_a_bar(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    monkeypatch.setattr(gguf._Pace, "SHIFT", 2)  # a message every 4 bytes of these small parts
+    said: list[str] = []
+    join_parts(_parts(tmp_path), tmp_path / "cache" / "model.gguf", _sha(b"".join(PIECES)), said.append)
+    bars = [m for m in said if re.search(r"\d{1,3}% \(about \d+ s left\)", m)]  # the TUI job bar's pattern
+    assert bars and bars[-1].startswith("joining the model parts (once): 100%")
+
+
 def test_a_join_with_the_wrong_hash_is_refused_and_removed(tmp_path: Path) -> None:
     parts, target = _parts(tmp_path), tmp_path / "cache" / "model.gguf"
     with pytest.raises(LoadError) as info:

@@ -1,6 +1,6 @@
 """GGUF models on llama.cpp (xllamacpp): file checks, thread choice, and the bundled SmolLM2 GGUF loaded for
 real — a grammar keeps the placeholders, greedy answers repeat, the prompt prefix comes from the cache, the
-HTTP side wants the process's key, and the load is written to the llm log."""
+HTTP side is a Unix socket in a private folder, and the load is written to the llm log."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import os
 import re
 from pathlib import Path
 
-import httpx
 import pytest
 
 from parley.engine import llamacpp
@@ -34,6 +33,20 @@ def test_threads_follow_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
     assert choose_threads() == 2 and choose_threads(3) == 3
     monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 6.0, 6.0))
     assert choose_threads() == 1
+
+
+def test_library_warnings_go_to_the_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capfd: pytest.CaptureFixture[str]) -> None:
+    import warnings
+
+    from parley.engine.systems.llm_torch import warnings_to_log
+
+    monkeypatch.setenv("PARLEY_CACHE", str(tmp_path))
+    with warnings_to_log():
+        warnings.warn("`torch_dtype` is deprecated! Use `dtype` instead!", FutureWarning, stacklevel=1)
+    out, err = capfd.readouterr()
+    assert "deprecated" not in out + err
+    assert "FutureWarning: `torch_dtype` is deprecated" in log_path().read_text(encoding="utf-8")
 
 
 def test_the_grammar_keeps_placeholders_in_order_and_the_kind_of_ending() -> None:
@@ -63,10 +76,12 @@ def test_bundled_smollm2_runs_on_llama_cpp(tmp_path: Path, monkeypatch: pytest.M
         assert again.finish == "length" or again.text.count("[count]") == 1
         other = server.chat(messages("Would you like me to book a room?"), max_tokens=40)
         assert other.cached_tokens > 100  # instruction and examples are shared by every sentence
-        assert httpx.post(f"{server.address}/v1/chat/completions", timeout=10,
-                          json={"messages": [{"role": "user", "content": "hi"}]}).status_code == 401
+        assert server.address.startswith("unix://")  # no TCP port: nothing else on the machine reaches it
+        sock = Path(server.address.removeprefix("unix://"))
+        assert sock.is_socket() and sock.parent.stat().st_mode & 0o777 == 0o700
     finally:
         server.close()
+    assert not sock.parent.exists()
     assert "llama.cpp loaded" in log_path().read_text(encoding="utf-8")
     assert log_path().parent == tmp_path / "logs"
 
@@ -81,3 +96,23 @@ def test_servers_are_shared_per_model(tmp_path: Path, monkeypatch: pytest.Monkey
         assert said == ["loading SmolLM2-135M-Instruct.Q4_1.gguf on llama.cpp"]
     finally:
         llamacpp.clear_servers()
+
+
+@pytest.mark.slow
+def test_a_chat_on_llama_cpp_prints_nothing_of_the_library(tmp_path: Path) -> None:
+    """stderr holds parley's own progress lines only; llama.cpp's messages stay out of the terminal."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PARLEY_CACHE": str(tmp_path / "cache")}
+    out = subprocess.run([str(Path(sys.executable).with_name("parley")), "--db", str(tmp_path / "t.db"),
+                          "chat", "--script", "-", "--system", "llm:model=smollm2,clock=2026-11-26",
+                          "--tester", "t"],
+                         input="I need a cheap restaurant in the north\n", capture_output=True, text=True,
+                         timeout=600, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [
+        "loading the MultiWOZ pipeline", "loading SmolLM2-135M-Instruct.Q4_1.gguf on llama.cpp",
+        "model ready",
+        *[line for line in out.stderr.splitlines() if line.startswith("session ")]], out.stderr
+    assert "llama.cpp loaded" in (tmp_path / "cache" / "logs" / "llm.log").read_text(encoding="utf-8")

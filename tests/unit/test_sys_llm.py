@@ -272,6 +272,9 @@ def test_a_spoiled_sentence_keeps_the_template_and_counts_as_a_fallback() -> Non
     ("[name] serves [food]? Call [phone]?", "asked a question"),
     ("[name] does not serve [food] food, phone [phone].", "added a negation"),
     ("[name] serves [food] food food food, phone [phone].", "repeated itself"),
+    ("[name] serves [food] food and [name] serves good food, phone [phone].", "repeated a placeholder"),
+    ("If you would like, [name] serves [food], if you would like, phone [phone].", "repeated itself"),
+    ("At [name], [food] food, phone [phone].", "lost its verb"),
 ])
 def test_delex_check_reasons(reply: str, reason: str) -> None:
     """The one sentence to reword spoiled: the turn falls back to the template, naming why."""
@@ -279,6 +282,26 @@ def test_delex_check_reasons(reply: str, reason: str) -> None:
     turn = system.respond((Message("user", "book it"),))
     assert turn.internals["fallback"] is True and reason in turn.internals["reason"], turn.internals["reason"]
     assert turn.text == DRAFT
+
+
+def test_delexicalise_gives_each_number_its_own_placeholder() -> None:
+    """The same value in two roles: "4 places ... a 4-star hotel", "leaving after 10:00 arriving by 10:00"."""
+    acts = ({"act": "inform", "slot": "choice", "value": "4"},
+            {"act": "inform", "slot": "stars", "value": "4"},
+            {"act": "inform", "slot": "leaveAt", "value": "10:00"},
+            {"act": "inform", "slot": "arriveBy", "value": "10:00"})
+    text = "I have 4 places. It is a 4-star hotel. Leaving after 10:00, arriving by 10:00."
+    delex, mapping = delexicalise(text, acts)
+    assert delex == ("I have [count] places. It is a [stars]-star hotel. Leaving after [leaves], "
+                     "arriving by [arrives].")
+    assert mapping == {"count": "4", "stars": "4", "leaves": "10:00", "arrives": "10:00"}
+
+
+def test_e_g_does_not_end_a_sentence() -> None:
+    from parley.engine.systems.llm_delex import sentences
+
+    assert sentences("There are [count], e.g. [food]. Would that work?") == [
+        "There are [count], e.g. [food].", "Would that work?"]
 
 
 def test_delexicalise_and_fill_round_trip() -> None:
