@@ -1,8 +1,8 @@
 """``llm``: the MultiWOZ rule pipeline, reworded by a small chat LLM (offline out of the box).
 
 ``llm[:model=qwen2.5-coder-0.5b|smollm2|FILE.gguf|FOLDER|HUB_ID][,max_new_tokens=40][,seed=N][,clock=…]
-[,check=true][,threads=0][,prefix_cache=true][,strict=false][,delex=true]`` — and every other ``multiwoz``
-parameter (``db_dir``, ``read_system``), handed to the pipeline.
+[,check=true][,threads=0][,sentences=0][,prefix_cache=true][,strict=false][,delex=true]`` — and every other
+``multiwoz`` parameter (``db_dir``, ``read_system``), handed to the pipeline.
 
 The ``multiwoz`` pipeline (rule NLU, state tracking, DB query, policy) decides *what* to say — dialogue acts
 and the offered venue — and its template NLG writes a draft. The draft's values become placeholders
@@ -17,11 +17,12 @@ Every reworded sentence is checked before it is shown, by rules and not by the m
 (:func:`engine.systems.llm_delex.check_sentence`), then :func:`engine.systems.llm_reword.reword_reason` — the
 same dialogue act (a confirmation stays a confirmation, an offer an offer, a question asks for the same
 slots), no fact the draft does not state, articles and number agreement. A sentence that fails keeps the
-draft's words; the whole reply is checked again (values, questions). ``internals``: ``reworded`` (the text
-shown differs from the template), ``fallback`` (the template's words were kept for at least one sentence the
-model spoiled, ``reason`` says why), ``rewritten`` (sentences reworded / sentences to reword),
-``delex_draft``, ``delex_reply`` and ``values`` (the placeholders' values). ``check=false`` shows the
-model's words unchecked (for studying the model itself).
+draft's words; ``sentences=N`` rewords only the first N sentences of a reply (faster; 0: all). The whole reply
+is checked again (values, questions). ``internals``: ``reworded`` (the text shown differs from the template),
+``fallback`` (the template's words were kept for at least one sentence the model spoiled, ``reason`` says
+why), ``rewritten`` (sentences reworded / sentences to reword), ``delex_draft``, ``delex_reply`` and
+``values`` (the placeholders' values). ``check=false`` shows the model's words unchecked (for studying the
+model itself).
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ class LLMSystem:
                  allow_pickle: bool = False, db_dir: Text | None = None,
                  threads: Annotated[int, Field(ge=0, le=64)] = 0, prefix_cache: bool = True,
                  strict: bool = False, delex: bool = True,
-                 copy_bias: Annotated[float, Field(ge=0, le=20)] = 3.0, read_system: bool = False,
+                 copy_bias: Annotated[float, Field(ge=0, le=20)] = 3.0,
+                 sentences: Annotated[int, Field(ge=0, le=20)] = 0, read_system: bool = False,
                  clock: bool | Text | Callable[[], date | None] | None = "today") -> None:
         self.model_ref = str(model if model is not None else DEFAULT_MODEL).strip() or DEFAULT_MODEL
         self.max_new_tokens = max_new_tokens
@@ -80,6 +82,7 @@ class LLMSystem:
         self.strict = strict
         self.delex = delex
         self.copy_bias = float(copy_bias)
+        self.sentences = sentences
         self.read_system = read_system
         self.backend: Any = None
         self._lock = threading.Lock()
@@ -153,7 +156,7 @@ class LLMSystem:
             return (check_sentence(out, sentence, lexical=getattr(self.backend, "lexical", False))
                     or reword_reason(out, sentence, mapping))
 
-        reply, done, total, reasons = rewrite(shown, one, judge)
+        reply, done, total, reasons = rewrite(shown, one, judge, limit=self.sentences)
         internals.update(llm_raw=" | ".join(raws), prompt_tokens=counts[0], new_tokens=counts[1],
                          cached_tokens=self.backend.cached_tokens - cached, rewritten=f"{done}/{total}")
         if done and self.check:

@@ -191,19 +191,22 @@ FRIENDLY = frozenset(["lovely", "great", "good", "nice", "wonderful", "happy", "
                       "option", "choice"])
 
 
-def rewrite(draft: str, generate: Any, check: Any = check_sentence) -> tuple[str, int, int, list[str]]:
+def rewrite(draft: str, generate: Any, check: Any = check_sentence,
+            limit: int = 0) -> tuple[str, int, int, list[str]]:
     """Rewrite a delexicalised draft sentence by sentence with ``generate(sentence) -> raw``; a sentence whose
     rewrite fails ``check(rewrite, sentence) -> reason | None`` (:func:`check_sentence` by default) keeps the
-    draft's wording. Returns ``(text, sentences reworded, sentences to reword, reasons)``."""
+    draft's wording, and so do the sentences after the first ``limit`` (0: none). Returns ``(text, sentences
+    reworded, sentences to reword, reasons)``."""
     parts: list[str] = []
     reasons: list[str] = []
-    done = 0
+    done = tried = 0
     todo = sentences(draft)
     for sent in todo:
         words = _WORD.findall(_PLACEHOLDER.sub(" ", sent.lower()))
-        if len(words) < 2:  # "Done!", "[name]:" — nothing to reword
+        if len(words) < 2 or (limit and tried >= limit):  # "Done!", "[name]:" — nothing to reword
             parts.append(sent)
             continue
+        tried += 1
         raw = " ".join(generate(sent).split())
         why = check(raw, sent)
         if why is None:

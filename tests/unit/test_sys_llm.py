@@ -231,6 +231,21 @@ def test_the_model_sees_placeholders_one_sentence_at_a_time_and_the_values_come_
     assert turn.internals["delex_reply"] == "[name] serves lovely [food] food; their phone is [phone]. " + S2
 
 
+def test_sentences_limits_how_many_sentences_are_reworded() -> None:
+    system, seen = _delex({"I have [count] restaurants that fit.": "I found [count] restaurants for you.",
+                           "Would you like me to book a table?": "Shall I reserve a table for you?"})
+    system._pipeline.realise = lambda d: "I have 2 restaurants that fit. Would you like me to book a table?"  # type: ignore[method-assign]
+    system._pipeline.decide = lambda history: StubDecision(  # type: ignore[method-assign]
+        ({"act": "inform", "domain": "restaurant", "slot": "choice", "value": "2"},), {})
+    assert system.respond((Message("user", "hi"),)).text == ("I found 2 restaurants for you. "
+                                                               "Shall I reserve a table for you?")
+    system.sentences = 1
+    turn = system.respond((Message("user", "hi"),))
+    assert turn.text == "I found 2 restaurants for you. Would you like me to book a table?"
+    assert turn.internals["rewritten"] == "1/2" and turn.internals["fallback"] is False and len(seen) == 3
+    assert build_system("llm:sentences=2").sentences == 2
+
+
 def test_a_copy_is_no_rewording_and_no_fallback() -> None:
     system, _ = _delex({S1: S1})
     turn = system.respond((Message("user", "book it"),))
