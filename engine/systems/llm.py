@@ -44,8 +44,8 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
     required_values,
     tidy,
 )
-from parley.engine.systems.llm_delex import check_sentence, delexicalise, fill, rewrite
-from parley.engine.systems.llm_reword import act_reason, reword_reason
+from parley.engine.systems.llm_delex import check_sentence, delexicalise, fill, rewrite, sentences
+from parley.engine.systems.llm_reword import act_reason, reword_reason, sentence_problems
 from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 from parley.params import Text
 from parley.progress import Progress
@@ -150,11 +150,16 @@ class LLMSystem:
             counts[1] += n_new
             return raw
 
+        first = (sentences(shown) or [""])[0]
+
         def judge(out: str, sentence: str) -> str | None:
             if not self.check:
                 return None if out.strip() else "empty output"
-            return (check_sentence(out, sentence, lexical=getattr(self.backend, "lexical", False))
-                    or reword_reason(out, sentence, mapping))
+            why = (check_sentence(out, sentence, lexical=getattr(self.backend, "lexical", False))
+                   or reword_reason(out, sentence, mapping))
+            if why is None and sentence != first:  # "Sure, ..." may open a reply, not follow a sentence
+                why = next(iter(sentence_problems(["", out])), None)
+            return why
 
         reply, done, total, reasons = rewrite(shown, one, judge, limit=self.sentences)
         internals.update(llm_raw=" | ".join(raws), prompt_tokens=counts[0], new_tokens=counts[1],

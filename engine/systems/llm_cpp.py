@@ -27,6 +27,7 @@ INSTRUCTION = (
 EXAMPLES = (
     ("I have [count] hotels that fit.", "I found [count] hotels that match what you need."),
     ("Could you tell me the day and how many people?", "Which day would you like, and for how many people?"),
+    ("May I ask how many people?", "For how many people would that be?"),
     ("May I ask where you're leaving from, the time and how many nights?",
      "Where are you leaving from, at what time, and for how many nights?"),
     ("[name] is a [pricerange] [food] restaurant in the [area].",
@@ -38,6 +39,8 @@ EXAMPLES = (
     ("The phone number of [name] is [phone].", "You can call [name] on [phone]."),
     ("Sorry, there are no [food] restaurants in the [area].",
      "I'm afraid I couldn't find any [food] restaurants in the [area]."),
+    ("If you drop the area, there are [count], e.g. [name].",
+     "Without the area I have [count], e.g. [name]."),
     ("Is there anything else I can help with?", "Can I help you with anything else?"),
 )
 PLAIN_INSTRUCTION = ("You are a helpful clerk at the Cambridge tourist office. Say the draft answer to the "
@@ -50,8 +53,8 @@ PLAIN_EXAMPLE = ("Customer: I need a hotel in the north.\nDraft: Acorn Guest Hou
 _PH = re.compile(r"\[[a-z]+\d?\]")
 #: words that start a refusal, never written (a clerk has no reason to apologise for a draft)
 BANNED = ("sorry", "Sorry", " sorry", " Sorry", " unable", " AI")
-#: the characters a clerk's words are made of between placeholders
-_WORDS = "[a-zA-Z ,;:'()/&-]*"
+#: the characters a clerk's words are made of between placeholders ("e.g." is the one dot inside a sentence)
+_WORDS = "([a-zA-Z ,;:'()/&-] | \"e.g.\")*"
 
 
 def sentence_grammar(sentence: str) -> str:

@@ -23,7 +23,7 @@ _PH = re.compile(r"\[([a-z]+)\d?\]")
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    return [s for s in re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+", text.strip()) if s]
 
 
 # -- what a reply does ---------------------------------------------------------------------------------------
@@ -201,6 +201,8 @@ FOOD_NEXT = {"food", "cuisine", "restaurant", "restaurants", "place", "places", 
 FOOD_PREV = {"serves", "serving", "serve", "of", "is", "'s", "as", "g", "example", ",", ":", "and", "or",
              "offers", "for"}
 #: what must come right before a placeholder (its value is not a phrase of its own)
+#: what may not come right before a placeholder
+ROLE_NOT_AFTER = {"trainid": {"from", "to", "at", "by"}}
 ROLE_AFTER = {"car": {"a", "an", "the", "your", "is", ":"},
               "area": {"the", "as", "g", "example", ",", "or", "and", "is", ":", "to", "in"},
               "price": {"is", "at", "for", "of", "costs", "cost", "total", "(", ":", ",", "be", "only",
@@ -232,11 +234,34 @@ def is_question(sentence: str) -> bool:
     return any(_QUESTION_START.match(c) for c in clauses)
 
 
+_MIXED = re.compile(r"^\s*(?:where|when|what|which|how)\b(?!.*\b(?:tell|know|ask)\b)"
+                    r".*\band (?:where|when|what|which|how)(?: \w+)? you(?:'re| are| would|'d| will)\b")
+_OPENER = re.compile(r"^\s*(?:sure|of course|certainly|absolutely|okay|ok|great)\b[,!]")
+
+
+def sentence_problems(sentences: list[str]) -> list[str]:
+    """Problems of whole sentences: a statement with a question mark, a direct question joined to an
+    indirect one ("Where are you leaving from and where you're going?"), "e g" for "e.g.", and an opener
+    such as "Sure," after the first sentence."""
+    out = []
+    for k, s in enumerate(sentences):
+        low = s.lower().replace("’", "'")
+        if s.rstrip().endswith("?") and not is_question(s):
+            out.append(f"'{s}': a statement with a question mark")
+        if s.rstrip().endswith("?") and _MIXED.search(low):
+            out.append(f"'{s}': a direct question joined to an indirect one")
+        if re.search(r"\be[ ,]g\b", low):
+            out.append(f"'{s}': 'e g' for 'e.g.'")
+        if k and _OPENER.match(low):
+            out.append(f"'{s}': an opener in the middle of the reply")
+    return out
+
+
 def grammar_problems(text: str) -> list[str]:
-    """Articles and number agreement in a filled-in reply: each problem as ``'<words>': <what>``."""
+    """Articles and number agreement in a filled-in reply, and :func:`sentence_problems`: each problem as
+    ``'<words>': <what>``."""
     toks = _tokens(text)
-    problems: list[str] = [f"'{s}': a statement with a question mark" for s in _sentences(text)
-                           if s.rstrip().endswith("?") and not is_question(s)]
+    problems = sentence_problems(_sentences(text))
 
     def add(i: int, j: int, what: str) -> None:
         problems.append(f"'{' '.join(toks[i:j])}': {what}")
@@ -302,6 +327,8 @@ def _role(base: str, tok: str, toks: list[str], i: int, value: str) -> list[str]
         out.append(f"'{around}': [food] out of its role")
     if base == "name" and (nxt in PLURALS or nxt in SINGULARS):
         out.append(f"'{tok} {nxt}': [name] used as a word")
+    if base in ROLE_NOT_AFTER and prev in ROLE_NOT_AFTER[base]:
+        out.append(f"'{prev} {tok}': [{base}] out of its role")
     if base in ROLE_AFTER and prev not in ROLE_AFTER[base]:
         out.append(f"'{prev} {tok}': [{base}] out of its role")
     free = prev in ROLE_PREV.get(base, ()) or (base == "stars" and "rating" in toks[max(i - 3, 0):i])

@@ -87,6 +87,9 @@ def test_reading_of_acts_and_slots() -> None:
     ("It is an cheap place.", "'a' before a consonant sound"),
     ("It is in the the west.", "a doubled word"),
     ("Sure, I can look for an expensive one instead?", "a statement with a question mark"),
+    ("Where are you leaving from and where you're going?", "a direct question joined to an indirect one"),
+    ("Without the area there are 3, e g north.", "'e g' for 'e.g.'"),
+    ("I found 4 museums. Sure, which one would you like?", "an opener in the middle of the reply"),
 ])
 def test_grammar_patterns(text: str, problem: str) -> None:
     assert any(problem in p for p in grammar_problems(text)), grammar_problems(text)
@@ -96,6 +99,8 @@ def test_grammar_patterns(text: str, problem: str) -> None:
     "It is a 3-star hotel with 2 rooms left.", "An expensive place, a university college and an hour away.",
     "There are 2 restaurants and there is 1 hotel.", "A table for 4 people, 1 night, 2 nights.",
     "Would you like a hotel or a guesthouse?", "How about it?", "I found 3 options, would you like one?",
+    "Could you tell me where you're leaving from and where you're going?",
+    "There are 3, e.g. north. Would that work?", "Sure, I found 4 museums.",
 ])
 def test_grammatical_sentences_pass(text: str) -> None:
     assert grammar_problems(text) == []
@@ -108,6 +113,7 @@ def test_grammatical_sentences_pass(text: str) -> None:
     ("You can reach [name] on [reference].", "[reference] where a phone belongs"),
     ("Relax with your friends at [count].", "[count] counts nothing"),
     ("It is [pricerange] price range.", "price range without 'the'"),
+    ("The train from [trainid] leaves at [leaves].", "[trainid] out of its role"),
 ])
 def test_placeholders_keep_their_roles(delex: str, problem: str) -> None:
     assert any(problem in p for p in role_problems(delex, VALUES)), role_problems(delex, VALUES)
