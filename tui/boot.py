@@ -31,18 +31,17 @@ class BootResult:
     notes: tuple[str, ...] = ()
 
 
-def boot(db_file: Path, rewriters: Sequence[str], goal: str | Goal | None, seed: int | None) -> BootResult:
-    """Settings (defaults when the file is bad), the database, the chain (``rewriters`` or the settings') and
-    the goal card. Raises ``store.StoreError`` / ``OSError`` when the database cannot be used."""
-    from parley.engine.settings import Settings, load_settings
+def boot(db_file: Path, rewriters: Sequence[str], goal: str | Goal | None, seed: int | None,
+         settings: Settings | None = None) -> BootResult:
+    """Settings (``settings``, as the command line read them, or read here), the database, the chain
+    (``rewriters`` or the settings') and the goal card. Raises ``SettingsError`` for settings that cannot be
+    read (the app stops, as the command line does: never defaults in place of what the tester set, nor a
+    settings file overwritten), ``store.StoreError`` / ``OSError`` when the database cannot be used."""
+    from parley.engine.settings import load_settings
     from parley.store import open_store
 
     notes: list[str] = []
-    try:
-        settings = load_settings()
-    except ValueError as e:
-        settings = Settings()
-        notes.append(f"{e} — using defaults")
+    settings = settings if settings is not None else load_settings()
     db_file.parent.mkdir(parents=True, exist_ok=True)
     store = open_store(db_file)
     _check_writable(store)

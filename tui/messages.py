@@ -40,7 +40,8 @@ class Booted(Message):
 
 @dataclass
 class StoreFailed(Message):
-    """The database could not be opened (not SQLite, newer schema, unwritable): the app must stop."""
+    """The database could not be opened (not SQLite, newer schema, unwritable), or the settings not read: the
+    app must stop."""
 
     error: str
 

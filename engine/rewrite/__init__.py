@@ -6,6 +6,7 @@ imports nothing heavy. Build one from a spec string with ``build_rewriter("impol
 
 from __future__ import annotations
 
+from parley import extras
 from parley.engine.registry import Registry
 from parley.engine.rewrite.base import Rewriter
 from parley.engine.spec import Spec, SpecError, parse_spec
@@ -30,9 +31,11 @@ def build_rewriter(spec: str | Spec) -> Rewriter:
     """Instantiate a registered rewriter from a spec (``SpecError`` for an unknown name or bad parameters)."""
     s = parse_spec(spec) if isinstance(spec, str) else spec
     try:
-        cls = REWRITERS.get(s.name).load()
+        entry = REWRITERS.get(s.name)
     except KeyError as e:
         raise SpecError(str(e.args[0])) from None
+    extras.require(extras.REWRITERS.get(s.name), f"the `{s.name}` rewriter")
+    cls = entry.load()
     try:
         rewriter = cls(**s.params)
     except TypeError as e:

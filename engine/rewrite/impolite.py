@@ -39,6 +39,7 @@ from parley.engine.rewrite.impolite_openai import OPENAI_PARAMS, OpenAIBackend, 
 from parley.engine.rewrite.impolite_rules import Protected, rewrite_rules
 from parley.engine.rewrite.util import check_params, sort_spans
 from parley.engine.types import LoadError, Rewrite
+from parley.extras import require
 
 _models: dict[str, tuple[Any, Any]] = {}
 _models_lock = threading.Lock()
@@ -109,6 +110,7 @@ class ImpoliteRewriter:
         return Rewrite(self.name, dict(p), ctx.seed, text, after, new_spans, (), info)
 
     def _llm_remark(self, ctx: RewriteContext) -> str:
+        require("models", "the impolite rewriter's LLM mode")
         import torch
 
         from parley.engine.smollm import load_default_llm
@@ -140,6 +142,7 @@ class ImpoliteRewriter:
     # ---- model-based variants -----------------------------------------------------------------------------
 
     def _model_rewrite(self, text: str, spans: list[Any], ctx: RewriteContext) -> str:
+        require("models", "the impolite rewriter's model and LLM modes")
         import torch
 
         torch.manual_seed(ctx.seed)

@@ -82,7 +82,8 @@ def _train(rng: random.Random, db: MultiwozDB) -> tuple[dict[str, Any], list[str
     row = rng.choice(db.rows("train"))
     info = {"departure": row["departure"], "destination": row["destination"], "day": row["day"]}
     h, m = (int(x) for x in str(row["leaveAt"]).split(":"))
-    if rng.random() < 0.5:
+    # a train arriving after midnight meets no arrive-by time of its day: its goal is a departure time
+    if rng.random() < 0.5 or str(row["arriveBy"]) < str(row["leaveAt"]):
         info["leaveAt"] = _clock((h * 60 + m) // 15 * 15)
         when = f"leave after {info['leaveAt']}"
     else:

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from parley.extras import explain
+
 #: ``progress(what, done, total)``: what is being computed and how far (``total`` None: not counted)
 StepProgress = Callable[[str, int, int | None], None]
 
@@ -47,8 +49,14 @@ def compute(store: Any, progress: StepProgress | None = None) -> ScoreData:
 
     say("counting rows", 0, None)
     counts = store.counts()
-    mwz = score_stored(_Counted(store, "MultiWOZ scores: sessions read", say))
-    rows, turns = rows_from_store(_Counted(store, "satisfaction: ratings read, by session", say))
-    say(f"satisfaction analysis of {len(rows)} dialogue ratings", 0, None)
-    sat = analyse(rows, turns).to_json() if rows else None
+    try:
+        mwz = score_stored(_Counted(store, "MultiWOZ scores: sessions read", say))
+        rows, turns = rows_from_store(_Counted(store, "satisfaction: ratings read, by session", say))
+        say(f"satisfaction analysis of {len(rows)} dialogue ratings", 0, None)
+        sat = analyse(rows, turns).to_json() if rows else None
+    except ModuleNotFoundError as e:  # a core install scores nothing it needs numpy/scipy for: say so
+        told = explain(e, "scoring", "stats")
+        if told is None:
+            raise
+        raise told from None
     return ScoreData(mwz, sat, counts)

@@ -1,18 +1,26 @@
-"""Sentence embeddings for SK-TOD (bundled all-MiniLM-L6-v2 by default) with an on-disk cache.
+"""Sentence embeddings for SK-TOD (bundled all-MiniLM-L6-v2 by default), kept on disk.
 
-Embedding the 8k review sentences of DSTC11 takes minutes on two cores, so every vector is cached by
-(model, text) in ``<cache dir>/sktod/emb-<model tag>.npz`` and in memory.
+Embedding the 3k sentences of the embedded review KB takes a minute on two busy cores, the 11k of DSTC11
+several: vectors are stored per knowledge base and encoder (see :mod:`engine.sktod.vectors`; the embedded
+KB's ship in assets) and in memory.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import importlib.util
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from parley.engine.sktod.vectors import (
+    VectorFile,
+    folder_fingerprint,
+    kb_vector_file,
+    query_vector_file,
+    text_key,
+)
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
@@ -30,24 +38,36 @@ def bundled_minilm() -> Path:
     return path
 
 
-def _key(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
-
-
 class Encoder:
-    """A sentence-transformers bi-encoder (``model``: folder or hub id; default the bundled MiniLM)."""
+    """A sentence-transformers bi-encoder (``model``: folder or hub id; default the bundled MiniLM).
+
+    Vectors are kept in memory and on disk (:mod:`engine.sktod.vectors`): ``attach`` ties a knowledge base's
+    sentences to their own file (the shipped one for the embedded KB), every other text goes to the
+    encoder's questions file; ``save_cache`` writes what is new.
+    """
 
     def __init__(self, model: str | Path | None = None, cache: bool = True) -> None:
         self.model_ref = str(model) if model else None
         self.cache = cache
         self._model: Any = None
         self._mem: dict[str, Any] = {}
-        self._dirty = False
+        self._owner: dict[str, VectorFile] = {}  # key → the knowledge base file it belongs to
+        self._new: set[str] = set()
+        self._fingerprint: str | None = None
+        self._queries_read = False
         self._lock = threading.Lock()
 
     @property
-    def tag(self) -> str:
-        return "minilm" if self.model_ref is None else "m" + _key(self.model_ref)[:12]
+    def fingerprint(self) -> str:
+        """What the vectors on disk are keyed by: the encoder's name and a hash of its files."""
+        if self._fingerprint is None:
+            if self.model_ref is None:
+                self._fingerprint = "minilm-" + folder_fingerprint(bundled_minilm())
+            elif Path(self.model_ref).is_dir():
+                self._fingerprint = "m" + folder_fingerprint(Path(self.model_ref))
+            else:  # a hub id
+                self._fingerprint = "h" + text_key(self.model_ref)[:12]
+        return self._fingerprint
 
     def load(self, progress: Progress = None) -> None:
         if self._model is not None:
@@ -59,48 +79,63 @@ class Encoder:
             from parley.engine.sktod.minilm import NumpyMiniLM
 
             self._model = NumpyMiniLM(path)
-            self._read_cache()
-            return
-        try:
-            from sentence_transformers import SentenceTransformer
+        else:
+            try:
+                from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(path, device="cpu")
-        except Exception as e:  # offline hub ids, broken folders
-            raise LoadError(f"cannot load sentence encoder {path!r}: {type(e).__name__}: {e}") from None
-        self._read_cache()
+                self._model = SentenceTransformer(path, device="cpu")
+            except Exception as e:  # offline hub ids, broken folders
+                raise LoadError(f"cannot load sentence encoder {path!r}: {type(e).__name__}: {e}") from None
+        self._read_queries()
 
-    def _cache_file(self) -> Path:
+    def _folder(self) -> Path:
         from parley.engine.locations import cache_dir
 
-        return cache_dir() / "sktod" / f"emb-{self.tag}.npz"
+        return cache_dir() / "sktod"
 
-    def _read_cache(self) -> None:
-        if not self.cache:
+    def _read_queries(self) -> None:
+        if not self.cache or self._queries_read:
             return
-        import numpy as np
+        self._queries_read = True
+        for k, v in query_vector_file(self._folder(), self.fingerprint).read().items():
+            self._mem.setdefault(k, v)
 
-        f = self._cache_file()
-        if f.is_file():
-            try:
-                with np.load(f, allow_pickle=False) as z:
-                    for k, v in zip(z["keys"].tolist(), z["vecs"], strict=True):
+    def attach(self, kb_sha256: str, texts: Sequence[str], shipped: VectorFile | None = None) -> int:
+        """Read the stored vectors of a knowledge base's sentences (``shipped`` first, then the cache
+        file of this knowledge and encoder); new vectors of these sentences will be saved to that cache file.
+        Returns how many of ``texts`` still need embedding."""
+        store = kb_vector_file(self._folder(), kb_sha256, self.fingerprint)
+        keys = {text_key(t) for t in texts}
+        with self._lock:
+            for f in (shipped, store if self.cache else None):
+                if f is None or keys <= self._mem.keys():
+                    continue
+                for k, v in f.read().items():
+                    self._mem.setdefault(k, v)
+            if self.cache and self.model_ref is None and not keys <= self._mem.keys():
+                # vectors of the bundled MiniLM from before files were kept per knowledge base: moved over
+                for k, v in _legacy_vectors(self._folder()).items():
+                    if k in keys and k not in self._mem:
                         self._mem[k] = v
-            except (OSError, ValueError, KeyError):
-                pass  # a broken cache is rebuilt
+                        self._new.add(k)
+            for k in keys:
+                self._owner.setdefault(k, store)
+            return len(keys - self._mem.keys())
 
     def save_cache(self) -> None:
-        """Write new vectors to the disk cache (call after a batch run)."""
-        if not (self.cache and self._dirty and self._mem):
-            return
-        import numpy as np
-
-        f = self._cache_file()
-        f.parent.mkdir(parents=True, exist_ok=True)
-        keys = list(self._mem)
-        tmp = f.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=np.array(keys), vecs=np.stack([self._mem[k] for k in keys]).astype("float32"))
-        tmp.replace(f)
-        self._dirty = False
+        """Write new vectors to their files on disk (call after a batch run)."""
+        with self._lock:
+            if not (self.cache and self._new):
+                return
+            groups: dict[Path, tuple[VectorFile, dict[str, Any]]] = {}
+            queries = query_vector_file(self._folder(), self.fingerprint)
+            for k in self._new:
+                f = self._owner.get(k, queries)
+                groups.setdefault(f.path, (f, {}))[1][k] = self._mem[k]
+            for f, vecs in groups.values():
+                with contextlib.suppress(OSError):  # a read-only cache costs time at the next start, no more
+                    f.write(vecs)
+            self._new.clear()
 
     def encode(self, texts: Sequence[str], progress: Progress = None, batch_size: int = 64) -> Any:
         """L2-normalised float32 vectors, one row per text (cached)."""
@@ -108,7 +143,7 @@ class Encoder:
 
         self.load(progress)
         with self._lock:
-            keys = [_key(t) for t in texts]
+            keys = [text_key(t) for t in texts]
             todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in self._mem}.items())
             if todo:
                 if progress and len(todo) > 200:
@@ -116,7 +151,7 @@ class Encoder:
                 vecs = self._embed([t for _, t in todo], batch_size)
                 for (k, _), v in zip(todo, vecs, strict=True):
                     self._mem[k] = v.astype("float32")
-                self._dirty = True
+                    self._new.add(k)
             if not keys:
                 return np.zeros((0, self.dim), dtype="float32")
             return np.stack([self._mem[k] for k in keys])
@@ -141,6 +176,17 @@ class Encoder:
         if hasattr(self._model, "get_sentence_embedding_dimension"):
             return int(self._model.get_sentence_embedding_dimension() or 384)
         return int(getattr(self._model, "dim", 384))
+
+
+def _legacy_vectors(folder: Path) -> dict[str, Any]:
+    """The single vector file earlier versions kept for the bundled MiniLM (every text it ever embedded)."""
+    import numpy as np
+
+    try:
+        with np.load(folder / "emb-minilm.npz", allow_pickle=False) as z:
+            return dict(zip(z["keys"].tolist(), z["vecs"], strict=True))
+    except Exception:  # missing or unreadable: nothing to move over
+        return {}
 
 
 _shared: dict[str, Encoder] = {}

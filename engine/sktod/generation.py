@@ -1,5 +1,6 @@
-"""Response generation: aspect-aware sentiment per snippet (VADER) → an answer stating the majority and the
-minority opinion and their proportion, in varied team-written templates.
+"""Response generation: aspect-aware sentiment per snippet (VADER) → per venue, how many reviews are for and
+against the asked aspect and in which words → an answer that follows the majority and names the minority, in
+varied team-written frames (:mod:`engine.sktod.wording`).
 
 Optionally a seq2seq or causal checkpoint (folder or hub id) writes the answer from the paper's ABSA-enhanced
 input: each snippet followed by "<aspect> is great/ok/bad." (see :class:`ModelGenerator`).
@@ -8,15 +9,16 @@ input: each snippet followed by "<aspect> is great/ok/bad." (see :class:`ModelGe
 from __future__ import annotations
 
 import random
-import re
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from parley.engine.loading import explain, load_pretrained, pretrained_kwargs, resolve
-from parley.engine.sktod.aspects import ASPECTS, aspect_phrase, aspect_word, aspects_of, snippet_aspects
-from parley.engine.sktod.knowledge import ScoredSnippet
+from parley.engine.sktod.aspects import ASPECTS, aspect_word, aspects_of, snippet_aspects
+from parley.engine.sktod.evidence import Stance
+from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
+from parley.engine.sktod.wording import Ask
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
@@ -33,16 +35,6 @@ EXTRA_LEXICON: dict[str, float] = {
     "lukewarm": -1.0, "overcooked": -1.5, "sticky": -1.0, "dated": -0.8, "sagged": -1.2, "harsh": -1.2,
     "spoiled": -1.6, "warned": -1.0, "grubby": -1.6, "curt": -1.2, "disorganised": -1.6, "undrinkable": -2.0,
 }
-
-_CLAUSE = re.compile(r"[;:]|,?\s+\b(?:but|however|although|though|yet|while|whereas|except)\b", re.I)
-
-NUMBER = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-          "twelve")
-
-
-def number(n: int) -> str:
-    return NUMBER[n] if 0 <= n < len(NUMBER) else str(n)
-
 
 @dataclass(frozen=True)
 class Opinion:
@@ -77,12 +69,9 @@ class Sentiment:
 
     def clause(self, text: str, aspects: frozenset[str]) -> str:
         """The part of ``text`` about ``aspects`` (the whole text when no clause names one)."""
-        parts = [p.strip() for p in _CLAUSE.split(text) if p and p.strip()]
-        if len(parts) > 1 and aspects:
-            hits = [p for p in parts if aspects_of(p) & aspects]
-            if hits:
-                return " ".join(hits)
-        return text
+        from parley.engine.sktod.evidence import clause_about
+
+        return clause_about(text, aspects)
 
     def score(self, text: str, aspects: frozenset[str] = frozenset()) -> tuple[str, float, str]:
         """(label, compound, clause) for one snippet; |compound| < 0.05 is neutral."""
@@ -98,137 +87,36 @@ class Answer:
     text: str
     opinions: tuple[Opinion, ...]
     aspects: tuple[str, ...]
-
-
-def _pick(rng: random.Random, options: Sequence[str]) -> str:
-    return options[rng.randrange(len(options))]
-
-
-def _name(raw: str) -> str:
-    """Entity names are upper case in DSTC11: title-case them for answers."""
-    words = raw.lower().split()
-    small = {"and", "of", "the", "by", "du", "de", "la"}
-    return " ".join(w if (i and w in small) else (w[:1].upper() + w[1:]) for i, w in enumerate(words))
-
-
-def summarise(name: str, opinions: Sequence[Opinion], phrase: str, rng: random.Random) -> str:
-    """One or two sentences about one entity: the majority view, the minority view and their proportion.
-
-    Reviews are counted once (a review with several selected sentences counts by its mean compound). A
-    positive majority is claimed only when positive reviews outnumber negative ones.
-    """
-    by_doc: dict[int, list[float]] = {}
-    for o in opinions:
-        by_doc.setdefault(o.snippet.snippet.doc_id, []).append(o.compound)
-    pos = sum(1 for v in by_doc.values() if sum(v) / len(v) >= 0.05)
-    neg = sum(1 for v in by_doc.values() if sum(v) / len(v) <= -0.05)
-    neu = len(by_doc) - pos - neg
-    n = pos + neg + neu
-    P = phrase[:1].upper() + phrase[1:]
-    ctx = {"name": name, "phrase": phrase, "Phrase": P, "n": number(n), "pos": number(pos),
-           "neg": number(neg), "neu": number(neu)}
-    if n == 0:
-        return _pick(rng, ("I could not find any reviews of {name} that mention {phrase}.",
-                           "None of the reviews of {name} say anything about {phrase}.")).format(**ctx)
-    if n == 1:
-        opts = {
-            "positive": ("One guest mentioned {phrase} at {name} and was happy with it.",
-                         "There is one review of {phrase} at {name}, and it is positive.",
-                         "A guest who wrote about {phrase} at {name} liked it."),
-            "negative": ("One guest mentioned {phrase} at {name} and was not impressed.",
-                         "There is one review of {phrase} at {name}, and it is negative.",
-                         "A guest who wrote about {phrase} at {name} was disappointed."),
-            "neutral": ("One guest mentioned {phrase} at {name} without a strong opinion.",
-                        "There is one review of {phrase} at {name}; it is neither positive nor negative."),
-        }
-        label = "positive" if pos else "negative" if neg else "neutral"
-        return _pick(rng, opts[label]).format(**ctx)
-    if pos == neg == 0:
-        return _pick(rng, ("Guests mention {phrase} at {name} ({n} reviews) without a strong opinion either "
-                           "way.",
-                           "The {n} reviews that mention {phrase} at {name} are neither positive nor "
-                           "negative.")
-                     ).format(**ctx)
-    if pos == n:
-        return _pick(rng, ("All {n} guests who mentioned {phrase} at {name} were positive about it.",
-                           "Reviews of {phrase} at {name} are all positive ({n} of {n}).",
-                           "Every guest who wrote about {phrase} at {name} ({n} reviews) liked it.")
-                     ).format(**ctx)
-    if neg == n:
-        return _pick(rng, ("All {n} guests who mentioned {phrase} at {name} complained about it.",
-                           "Reviews of {phrase} at {name} are all negative ({n} of {n}).",
-                           "Every guest who wrote about {phrase} at {name} ({n} reviews) was unhappy "
-                           "with it.")
-                     ).format(**ctx)
-    if pos > neg and 2 * pos > n:
-        ctx["k"] = number(pos)
-        ctx["m"] = number(n - pos)
-        minority = ("{m} did not like it" if neg and not neu else "{m} had mixed or neutral feelings"
-                    if not neg else "the other {m} were negative or neutral")
-        ctx["minority"] = minority.format(**ctx)
-        return _pick(rng, ("Most guests — {k} of {n} — were happy with {phrase} at {name}, while {minority}.",
-                           "Reviews of {phrase} at {name} are mostly good: {k} of {n} guests liked it and "
-                           "{minority}.",
-                           "The majority of reviews ({k} of {n}) praise {phrase} at {name}; {minority}.")
-                     ).format(**ctx)
-    if neg > pos and 2 * neg > n:
-        ctx["k"] = number(neg)
-        ctx["m"] = number(n - neg)
-        minority = ("{m} liked it" if pos and not neu else "{m} were neutral" if not pos
-                    else "the other {m} were positive or neutral")
-        ctx["minority"] = minority.format(**ctx)
-        return _pick(rng, ("Most guests — {k} of {n} — were unhappy with {phrase} at {name}, although "
-                           "{minority}.",
-                           "Reviews of {phrase} at {name} are mostly poor: {k} of {n} guests complained and "
-                           "{minority}.",
-                           "The majority of reviews ({k} of {n}) criticise {phrase} at {name}; {minority}.")
-                     ).format(**ctx)
-    if pos > neg:
-        return _pick(rng, ("Reviews of {phrase} at {name} lean positive: {pos} of {n} guests liked it, {neg} "
-                           "did not and {neu} had no strong view.",
-                           "More guests liked {phrase} at {name} than not — {pos} positive, {neg} negative "
-                           "and {neu} neutral out of {n}.")).format(**ctx)
-    if neg > pos:
-        return _pick(rng, ("Reviews of {phrase} at {name} lean negative: {neg} of {n} guests complained, "
-                           "{pos} liked it and {neu} had no strong view.",
-                           "More guests were unhappy with {phrase} at {name} than pleased — {neg} negative, "
-                           "{pos} positive and {neu} neutral out of {n}.")).format(**ctx)
-    return _pick(rng, ("Opinions on {phrase} at {name} are split: {pos} positive, {neg} negative"
-                       + (" and {neu} neutral." if neu else "."),
-                       "Guests disagree about {phrase} at {name} — {pos} liked it and {neg} did not.")
-                 ).format(**ctx)
-
-
+    stances: tuple[Stance, ...] = ()  # what each venue's reviews say (template answers)
 
 
 class TemplateGenerator:
-    """Answers from the selected snippets in the reviewers' words; deterministic per question and seed.
-
-    ``follow_up`` is the chance of closing with a follow-up question, as human agents often do; ``style``
-    overrides :data:`engine.sktod.summary.STYLE`.
-    """
+    """Answers from the selected snippets: per venue, what its reviews say about the asked aspect
+    (:mod:`engine.sktod.evidence`) in parley's words (:mod:`engine.sktod.wording`); deterministic per question
+    and seed. ``style`` overrides :data:`engine.sktod.wording.STYLE` (frame weights, follow-up rate)."""
 
     def __init__(self, seed: int = 0, follow_up: float | None = None,
-                 style: dict[str, str] | None = None) -> None:
-        from parley.engine.sktod.summary import FOLLOW_UP
+                 style: Mapping[str, Any] | None = None) -> None:
+        from parley.engine.sktod.wording import fitted_style
 
         self.seed = seed
-        self.follow_up = FOLLOW_UP if follow_up is None else follow_up
-        self.style = style
+        self.style = {**fitted_style(), **(style or {})}
+        if follow_up is not None:
+            self.style["follow_up"] = follow_up
         self.sentiment = Sentiment()
 
     def load(self, progress: Progress = None) -> None:
         self.sentiment.load(progress)
 
-    def _faq_plain(self) -> bool:
-        from parley.engine.sktod.summary import STYLE
-
-        return {**STYLE, **(self.style or {})}.get("faq") == "plain"
-
     def opinions(self, question: str,
                  selected: Sequence[ScoredSnippet]) -> tuple[list[Opinion], frozenset[str]]:
+        """The sentiment of each snippet towards the asked aspect, and that aspect (when the question names
+        none: what most selected snippets talk about)."""
+        from parley.engine.sktod.evidence import focus, question_text
+
+        question = question_text(question, sorted({s.snippet.entity_name for s in selected}))
         asp = aspects_of(question)
-        if not asp:  # the question names no known aspect: use what the selected reviews talk about
+        if not asp:
             counts: dict[str, int] = {}
             for s in selected:
                 for a in snippet_aspects(s.snippet.text, s.snippet.entity_name):
@@ -236,53 +124,80 @@ class TemplateGenerator:
             if counts:
                 best = max(counts.values())
                 asp = frozenset(a for a in ASPECTS if counts.get(a) == best)
+        asp = focus(asp, question)
         out = []
         for s in selected:
             label, comp, clause = self.sentiment.score(s.snippet.text, asp)
             out.append(Opinion(s, label, comp, clause))
         return out, asp
 
-    def generate(self, question: str, selected: Sequence[ScoredSnippet]) -> Answer:
-        """What reviewers say about the asked aspect, entity by entity (see :mod:`engine.sktod.summary`)."""
-        from parley.engine.sktod.summary import abstract, compose, follow_up, views
+    def stances(self, opinions: Sequence[Opinion], aspects: frozenset[str]) -> list[Stance]:
+        """One :class:`Stance` per venue, in the order of the snippets."""
+        from parley.engine.sktod.evidence import review_view, stance
 
-        rng = random.Random(zlib.crc32(f"{self.seed}:{question}".encode()))
+        venues: dict[tuple[str, int], list[Opinion]] = {}
+        for o in opinions:
+            venues.setdefault(o.snippet.snippet.key[:2], []).append(o)
+        out = []
+        for mine in venues.values():
+            snip = mine[0].snippet.snippet
+            top = max(mine, key=lambda o: o.snippet.score).snippet.snippet
+            faq = (top.answer or top.text).strip() if top.doc_type == "faq" else ""
+            docs: dict[int, list[tuple[str, float]]] = {}
+            for o in mine:
+                if o.snippet.snippet.doc_type == "review":
+                    docs.setdefault(o.snippet.snippet.doc_id, []).append((o.snippet.snippet.text, o.compound))
+            views = [review_view(d, aspects) for d in docs.values()]
+            out.append(stance(snip.entity_name or "this place", snip.domain, views, faq))
+        return out
+
+    def plan(self, question: str, selected: Sequence[ScoredSnippet],
+             pool: Sequence[Snippet] = ()) -> tuple[Ask, list[Stance], list[Opinion]]:
+        """What was asked and what each venue's reviews say about it: the selected snippets, plus the other
+        reviews in ``pool`` of the same venues that talk about the asked aspect (an answer counts every
+        review of it, not only the best matches)."""
+        from parley.engine.sktod.evidence import mentions, question_text
+        from parley.engine.sktod.wording import ask
+
         ops, asp = self.opinions(question, selected)
-        parts: list[str] = []
-        order: list[tuple[str, int]] = []
-        for o in ops:
-            if o.snippet.snippet.key[:2] not in order:
-                order.append(o.snippet.snippet.key[:2])
-        for ent in order:
-            mine = [o for o in ops if o.snippet.snippet.key[:2] == ent]
-            name = _name(mine[0].snippet.snippet.entity_name or "this place")
-            faqs = [o for o in mine if o.snippet.snippet.doc_type == "faq"]
-            reviews = [o for o in mine if o.snippet.snippet.doc_type == "review"]
-            top = max(mine, key=lambda o: o.snippet.score)
-            if top.snippet.snippet.doc_type == "faq":  # a factual question: answer from the best FAQ
-                best = top.snippet.snippet
-                answer = (best.answer or best.text).strip()
-                named = name.lower().removeprefix("the ") in answer.lower()
-                parts.append(answer if named or len(order) == 1 and self._faq_plain()
-                             else f"{name}: {answer}")
-            if reviews:
-                from parley.engine.sktod.summary import STYLE
+        q = ask(question_text(question, sorted({s.snippet.entity_name for s in selected})), asp)
+        venues = {s.snippet.key[:2] for s in selected}
+        seen = {s.snippet.key for s in selected}
+        extra = [ScoredSnippet(s, 0.0) for s in pool if s.doc_type == "review" and s.key[:2] in venues
+                 and s.key not in seen and mentions(s.text, q.aspects)]
+        if extra:
+            ops = ops + self.opinions(question, extra)[0]
+        # reviews that do not talk about the asked aspect say nothing about it (when some do)
+        about = [o for o in ops
+                 if o.snippet.snippet.doc_type == "faq" or mentions(o.snippet.snippet.text, q.aspects)]
+        if any(o.snippet.snippet.doc_type == "review" for o in about):
+            ops = about
+        return q, self.stances(ops, q.aspects), ops
 
-                words = int({**STYLE, **(self.style or {})}["words"])
-                st = {**STYLE, **(self.style or {})}
-                again = {**(self.style or {}), "again": "short"} if parts else self.style  # a 2nd entity
-                said = abstract(name, reviews, question, asp, again) if st["kind"] == "abstract" else ""
-                said = said or compose(name, views(reviews, asp, name, words), question, rng, self.style)
-                parts.append(said or summarise(name, reviews, aspect_phrase(asp), rng))
-            elif not faqs:
-                parts.append(summarise(name, reviews, aspect_phrase(asp), rng))
+    def render(self, q: Ask, stances: Sequence[Stance], rng: random.Random) -> str:
+        from parley.engine.sktod.wording import follow_up, kind, sentence
+
+        style = {**self.style, **dict(self.style.get("kinds", {})).get(kind(q, stances), {})}
+        parts: list[str] = []
+        for k, st in enumerate(stances):
+            if st.faq:
+                faq = sentence(q, replace(st, positive=0, negative=0, neutral=0), rng, style)
+                parts.append(faq.split(": ", 1)[-1] if len(stances) == 1 else faq)
+            if st.reviews or not st.faq:
+                parts.append(sentence(q, st, rng, style, first=k == 0 and not st.faq))
         parts = list(dict.fromkeys(p for p in parts if p))  # never the same sentence twice
         if not parts:
-            parts.append("I'm sorry, I couldn't find anything in the reviews about that.")
-        if selected and rng.random() < self.follow_up:
-            parts.append(follow_up(rng, self.style))
-        text = " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts if p)
-        return Answer(text, tuple(ops), tuple(sorted(asp)))
+            return "Sorry, the reviews say nothing about that."
+        if rng.random() < float(style.get("follow_up", 0.0)):
+            parts.append(follow_up(stances, rng, style))
+        return " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts)
+
+    def generate(self, question: str, selected: Sequence[ScoredSnippet],
+                 pool: Sequence[Snippet] = ()) -> Answer:
+        """What reviewers say about the asked aspect, venue by venue (``pool``: see :meth:`plan`)."""
+        rng = random.Random(zlib.crc32(f"{self.seed}:{question}".encode()))
+        q, stances, ops = self.plan(question, selected, pool)
+        return Answer(self.render(q, stances, rng), tuple(ops), tuple(sorted(q.aspects)), tuple(stances))
 
 
 def absa_input(context: Sequence[str], opinions: Sequence[Opinion], aspects: frozenset[str]) -> str:

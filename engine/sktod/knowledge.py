@@ -80,8 +80,10 @@ def ref_key(ref: Mapping[str, Any]) -> tuple[str, int, str, int, int | None]:
 class KnowledgeBase:
     """All entities and snippets of one ``knowledge.json`` (read-only, thread-safe once built)."""
 
-    def __init__(self, data: Mapping[str, Any], source: str = "<memory>") -> None:
+    def __init__(self, data: Mapping[str, Any], source: str = "<memory>", sha256: str | None = None) -> None:
         self.source = source
+        #: the content hash its stored vectors are filed under (the file's bytes when loaded from one)
+        self.sha256 = sha256 or _data_sha256(data)
         self._entities: dict[tuple[str, int], Entity] = {}
         self._snippets: dict[tuple[str, int], list[Snippet]] = {}
         self._by_key: dict[tuple[str, int, str, int, int | None], Snippet] = {}
@@ -113,7 +115,9 @@ class KnowledgeBase:
         """Read a ``knowledge.json`` file; raises ``LoadError`` with a readable message."""
         p = Path(path)
         data = read_json(p, "knowledge file", dict, "a JSON object domain → entity → ...")
-        return cls(data, source=str(p))
+        from parley.engine.sktod.vectors import file_sha256
+
+        return cls(data, source=str(p), sha256=file_sha256(p))
 
     def entities(self, domain: str | None = None) -> list[Entity]:
         return [e for e in self._entities.values() if domain is None or e.domain == domain]
@@ -144,6 +148,17 @@ class KnowledgeBase:
 
     def __len__(self) -> int:
         return len(self._by_key)
+
+
+def _data_sha256(data: Mapping[str, Any]) -> str:
+    import hashlib
+    import json
+
+    try:
+        raw = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        raw = repr(data)
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
 def embedded_knowledge_path() -> Path:

@@ -17,6 +17,7 @@ from typing import Any
 
 from parley.engine.sktod.embed import Encoder, shared_encoder
 from parley.engine.sktod.entities import EntityTracker
+from parley.engine.sktod.evidence import Stance
 from parley.engine.sktod.generation import Answer, ModelGenerator, Opinion, TemplateGenerator
 from parley.engine.sktod.knowledge import (
     Entity,
@@ -28,6 +29,7 @@ from parley.engine.sktod.knowledge import (
 )
 from parley.engine.sktod.ktd import Detector, KTDModel
 from parley.engine.sktod.selection import SelectionModel, Selector
+from parley.engine.sktod.vectors import shipped_vector_file
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
@@ -51,6 +53,7 @@ class Prediction:
     opinions: tuple[Opinion, ...] = ()
     aspects: tuple[str, ...] = ()
     response: str = ""
+    stances: tuple[Stance, ...] = ()
 
     def to_label(self, with_entities: bool = False) -> dict[str, Any]:
         """The DSTC11 labels-format entry (knowledge ordered best first)."""
@@ -74,7 +77,7 @@ class Prediction:
                              "compound": round(o.compound, 3) if o else None})
         return {"ktd": {"fired": self.target, "score": round(self.ktd_score, 4)},
                 "entities": [e.to_json() for e in self.entities], "aspects": list(self.aspects),
-                "snippets": snippets}
+                "snippets": snippets, "evidence": [s.to_json() for s in self.stances]}
 
 
 class Pipeline:
@@ -155,9 +158,15 @@ class Pipeline:
         self.detector.load(progress)
         self.selector.load(progress)
         self.generator.load(progress)
-        if len(self.kb) <= EMBED_AT_LOAD and self.selector.model.kind != "cross":
-            # a small KB (the embedded one) is embedded once and cached, so no turn waits for it
-            self.selector.encoder.encode([sn.text for sn in self.kb], progress)
+        if self.selector.model.kind != "cross":
+            enc = self.selector.encoder
+            texts = [sn.text for sn in self.kb]
+            missing = enc.attach(self.kb.sha256, texts, shipped_vector_file(enc.fingerprint, self.kb.sha256))
+            if missing and len(self.kb) <= EMBED_AT_LOAD:
+                # a small KB is embedded once and stored, so no turn waits for it
+                if progress:
+                    progress(f"embedding {missing} review sentences and FAQs once (stored for next time)")
+                enc.encode(texts, progress)
         self.selector.encoder.save_cache()
         self.detector.encoder.save_cache()
         self._loaded = True
@@ -182,8 +191,9 @@ class Pipeline:
             if isinstance(self.generator, ModelGenerator):
                 ans: Answer = self.generator.generate(turns[-1], chosen, turns)
             else:
-                ans = self.generator.generate(turns[-1], chosen)
-            return Prediction(True, score, ents, tuple(chosen), ans.opinions, ans.aspects, ans.text)
+                ans = self.generator.generate(turns[-1], chosen, cands)
+            return Prediction(True, score, ents, tuple(chosen), ans.opinions, ans.aspects, ans.text,
+                              ans.stances)
 
     def run(self, logs: Sequence[Sequence[dict[str, Any]]], on_item: Callable[[int], None] | None = None,
             progress: Progress = None) -> list[Prediction]:

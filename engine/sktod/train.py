@@ -160,6 +160,8 @@ def train(logs: Sequence[Any], labels: Sequence[Any], kb: KnowledgeBase, out_dir
     if len(logs) != len(labels):
         raise ValueError(f"logs has {len(logs)} instances but labels has {len(labels)}")
     enc = encoder or shared_encoder(None)
+    enc.load(progress)
+    enc.attach(kb.sha256, [s.text for s in kb])  # the KB's vectors are read from and saved to its own file
     idx = list(range(len(logs))) if train_indices is None else list(train_indices)
     sub_logs = [logs[i] for i in idx]
     fit_local, dev_local = split_indices(sub_logs, dev_fraction, seed)

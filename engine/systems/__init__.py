@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from parley import extras
 from parley.engine.registry import Registry
 from parley.engine.spec import Spec, SpecError, parse_spec
 from parley.engine.types import DialogueSystem
@@ -45,9 +46,11 @@ def build_system(spec: str | Spec, *, trust_remote_code: bool = False, **extra: 
         raise SpecError("trust_remote_code cannot be set in a system spec or the config file: pass "
                         "--trust-remote-code on the command line (only for checkpoints you trust)")
     try:
-        cls = SYSTEMS.get(s.name).load()
+        entry = SYSTEMS.get(s.name)
     except KeyError as e:
         raise SpecError(str(e.args[0])) from None
+    extras.require(extras.SYSTEMS.get(s.name), f"the `{s.name}` system")
+    cls = entry.load()
     if trust_remote_code:
         if "trust_remote_code" not in inspect.signature(cls).parameters:
             raise SpecError(f"--trust-remote-code applies to checkpoint systems, not {s.name!r}")

@@ -199,6 +199,8 @@ class MultiwozSystem:
             "nlu": self.last_nlu.to_json() if self.last_nlu else {},
             "venue": decision.venue.get("name") or decision.venue.get("trainID") if decision.venue else None,
             "booked": dict(self.tracker.booked),
+            "bookings": [dict(b) for b in self.tracker.bookings],
+            "filters": {d: dict(f) for d, f in self.tracker.filters.items() if f},
         }
         return SystemTurn(text=text, state=decision.state, acts=decision.acts, internals=internals,
                           latency_ms=(time.perf_counter() - t0) * 1000)

@@ -92,10 +92,13 @@ class SKTODSystem:
                 # the question names an aspect no selected snippet talks about: say so rather than answer
                 # with the nearest unrelated FAQ or review
                 from parley.engine.sktod.aspects import aspect_phrase, aspects_of
+                from parley.engine.sktod.evidence import focus
 
                 name = pred.entities[0].name.title()
-                phrase = aspect_phrase(aspects_of(history[-1].text))
-                text = f"None of the reviews or facts I have about {name} mention {phrase}."
+                asked = focus(aspects_of(history[-1].text), history[-1].text)
+                phrase = ("the view" if "view" in asked else "the size" if "size" in asked
+                          else aspect_phrase(asked))
+                text = f"None of the reviews or facts about {name} mention {phrase}."
             return SystemTurn(text=text, state=self._state,
                               internals={"branch": "sktod", "knowledge": pred.internals()},
                               latency_ms=(time.perf_counter() - t0) * 1000)
@@ -110,8 +113,8 @@ class SKTODSystem:
 def _off_topic(question: str, pred: Prediction) -> bool:
     """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions
     it."""
-    from parley.engine.sktod.aspects import aspects_of, snippet_aspects
+    from parley.engine.sktod.aspects import aspects_of
+    from parley.engine.sktod.evidence import focus, mentions
 
-    asked = aspects_of(question)
-    return bool(asked) and not any(asked & snippet_aspects(s.snippet.text, s.snippet.entity_name)
-                                   for s in pred.selected)
+    asked = focus(aspects_of(question), question)
+    return bool(asked) and not any(mentions(s.snippet.text, asked) for s in pred.selected)

@@ -6,12 +6,14 @@ module here must keep heavy imports (torch, transformers, textual, audio) inside
 Errors are handled once, here: a :class:`~parley.errors.ParleyError` raised anywhere in a command ends it with
 one line ``parley: error: …`` on stderr and exit code 2, and so does a click usage error (a bad option or
 value, with the ``--help`` to read). ctrl+c ends any command with one line and exit code 130 (click's own
-"Aborted!" exited 1). Any other exception is a bug and keeps its traceback. Options given
+"Aborted!" exited 1); SIGTERM and SIGHUP end it the same way, with 143 and 129 (:mod:`parley.signals`).
+Any other exception is a bug and keeps its traceback. Options given
 before the command (``parley --db X sessions``) reach it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib
 from typing import IO, Any
@@ -43,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "train": "parley.cli.train_cmd:train",
     "assign": "parley.cli.annotate_cmd:assign",
     "progress": "parley.cli.annotate_cmd:progress",
+    "models": "parley.cli.models_cmd:models",
 }
 
 
@@ -89,12 +92,22 @@ class LazyGroup(click.Group):
             raise _one_line_usage(e) from None
 
     def invoke(self, ctx: click.Context) -> Any:
+        from parley import signals
         from parley.display import visible
 
+        signals.install()
         try:
             return super().invoke(ctx)
         except ParleyError as e:
             raise CliError(visible(e.message, one_line=True)) from None
+        except ModuleNotFoundError as e:  # an optional part that is not installed: name its extra
+            from parley import extras
+
+            name = ctx.invoked_subcommand or ""
+            told = extras.explain(e, f"`parley {name}`" if name else "parley", extras.COMMANDS.get(name))
+            if told is None:
+                raise
+            raise CliError(told.message) from None
         except click.UsageError as e:  # a bad option or value of a command
             raise _one_line_usage(e) from None
         except OSError as e:
@@ -102,9 +115,11 @@ class LazyGroup(click.Group):
                 raise
             raise CliError(f"cannot write: {e.strerror} (standard output or an output file)") from None
         except (KeyboardInterrupt, Interrupted) as e:  # what was stored stays stored: every write commits
-            said = str(e) if isinstance(e, Interrupted) else ""
-            click.echo(f"parley: {visible(said or 'interrupted', one_line=True)}", err=True)
-            raise click.exceptions.Exit(130) from None
+            said = str(e) if isinstance(e, Interrupted) else ""  # SIGTERM, SIGHUP: a KeyboardInterrupt too
+            signum = signals.signum_of(e if isinstance(e, KeyboardInterrupt) else e.__context__)
+            with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone; the exit code still tells
+                click.echo(f"parley: {visible(signals.reword(said, signum), one_line=True)}", err=True)
+            raise click.exceptions.Exit(signals.exit_code(signum)) from None
 
     @staticmethod
     def _load(name: str) -> click.Command | None:
@@ -180,6 +195,7 @@ def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewri
         from parley.store.db import check_folder
 
         check_folder(resolve_db(db_path).parent, make=False)
+    from parley.engine.settings import load_settings
     from parley.tui.launch import launch
 
     if trust_remote_code:
@@ -187,5 +203,6 @@ def main(ctx: click.Context, db_path: str | None, system_spec: str | None, rewri
         from parley.engine.spec import parse_spec
 
         check_trust(parse_spec(system_spec or "multiwoz").name)
+    settings = load_settings()  # a broken settings file: one line and exit 2 before the screen opens
     launch(db_path=db_path, system_spec=system_spec, rewrite_specs=rewrite_specs, tester=tester, goal=goal,
-           seed=seed, trust_remote_code=trust_remote_code)
+           seed=seed, trust_remote_code=trust_remote_code, settings=settings)

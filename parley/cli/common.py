@@ -16,8 +16,9 @@ from parley.errors import ParleyError
 
 
 class Interrupted(Exception):
-    """ctrl+c, with what a command wants to say about it (what was stored): ``parley: MESSAGE`` on stderr,
-    exit code 130, the shell's code for SIGINT, as for a bare KeyboardInterrupt in any command."""
+    """ctrl+c (or SIGTERM, SIGHUP), with what a command wants to say about it (what was stored), starting
+    "interrupted": ``parley: MESSAGE`` on stderr (the word naming the signal), exit code 130 (143, 129) — the
+    shell's code for the signal, as for a bare KeyboardInterrupt in any command."""
 
 
 def resolve_db(db_path: str | None) -> Path:

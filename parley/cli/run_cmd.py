@@ -13,6 +13,7 @@ from click.core import ParameterSource
 
 from parley.cli.common import (
     SEED,
+    Interrupted,
     Name,
     OutputPath,
     check_trust,
@@ -324,9 +325,8 @@ def run(
 
             pool = make_backend(kind, spec, workers, address=address, system=local, batch=batch)
             outcome = execute(store, run_rec, pool, progress=progress, mwzeval=paths)
-    except RunInterrupted as e:
-        click.echo(f"parley: {e}", err=True)
-        sys.exit(130)
+    except RunInterrupted as e:  # ctrl+c, SIGTERM, SIGHUP: one line and the signal's exit code (parley.cli)
+        raise Interrupted(e.message) from None
     result = summary(
         [(t.name, t.metrics(), t.stats(), t.failed_turns) for t in outcome.tallies],
         n_boot=n_boot,

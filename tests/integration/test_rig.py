@@ -28,8 +28,9 @@ from parley.audio.wer import normalise, wer
 from parley.store import open_store
 from tests.spoken import RESTAURANT, restaurant_wavs, speech
 
-pytestmark = pytest.mark.skipif(bool(missing()), reason=f"the audio rig needs {' '.join(missing())} "
-                                                          "(./setup.sh test as root)")
+pytestmark = [pytest.mark.rig,
+              pytest.mark.skipif(bool(missing()), reason=f"the audio rig needs {' '.join(missing())} "
+                                                         "(./setup.sh test as root)")]
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +99,14 @@ async def wait_for(pilot: Any, check: Callable[[], bool], timeout: float, what: 
         await pilot.pause(0.1)
 
 
+def answered(db: Path) -> int:
+    """How many user turns are stored with their spoken reply, once no stored turn waits for one (0 while
+    one does)."""
+    user, system = stored(db)
+    spoken = sum(t.audio_out is not None for t in system)
+    return len(user) if spoken == len(user) else 0
+
+
 def stored(db: Path) -> tuple[list[Any], list[Any]]:
     store = open_store(db, readonly=True)
     try:
@@ -125,20 +134,22 @@ async def test_three_spoken_turns_through_the_rig(rig: Rig, wavs: list[Path], tm
         await wait_for(pilot, lambda: screen.status.activity.startswith("listening"), 120, "voice mode")
         for n, wav in enumerate(wavs, 1):
             await asyncio.to_thread(rig.say, wav)
-            await wait_for(pilot, lambda n=n: sum(t.audio_out is not None for t in stored(db)[1]) >= n, 60,
-                           f"the reply to spoken turn {n}")
-        assert len(screen.query_one(ChatLog).system_views()) == 3
+            await wait_for(pilot, lambda n=n: answered(db) >= n, 120, f"the reply to spoken turn {n}")
+        user, system = stored(db)
+        assert len(screen.query_one(ChatLog).system_views()) == len(system)
         await pilot.press("ctrl+t")
         await settle(pilot)
         assert not screen.query_one(VoiceInput).listening
     user, system = stored(db)
-    assert len(user) == len(system) == 3
+    # one reply per stored user turn; a loaded machine may cut an utterance in two at a pause (the speaker
+    # process starved for a moment), so what was said is checked over the words, not the number of turns
+    assert len(user) == len(system) >= 3, ([u.text for u in user], [s.text for s in system])
     # end of speech → transcript: 0.5 s of silence plus tiny.en on a few seconds of speech, normally well
     # under a second; 10 s at a quiet machine's load, stretched by how many jobs wait for each core
     limit_ms = 10_000 * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
     heard = [u.text for u in user]
-    assert wer(list(RESTAURANT), heard) <= 0.1, heard
-    assert "restaurant" in system[0].text.lower() and "01223" in system[2].text, [s.text for s in system]
+    assert wer(" ".join(RESTAURANT), " ".join(heard)) <= 0.1, heard
+    assert "restaurant" in system[0].text.lower() and "01223" in system[-1].text, [s.text for s in system]
     for u, s in zip(user, system, strict=True):
         folder = Path(u.audio_in).parent
         assert Path(u.audio_in).name == f"{u.index:04d}-user.wav" and Path(s.audio_out).parent == folder

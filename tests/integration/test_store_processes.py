@@ -11,7 +11,11 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from parley.store import open_store
+
+pytestmark = pytest.mark.subprocess
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,9 @@
-"""Helpers for driving ParleyApp with Pilot: settle workers, type turns, read notifications."""
+"""Helpers for driving ParleyApp with Pilot: settle workers, type turns, send key bursts, read toasts."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
@@ -32,3 +34,33 @@ async def say(pilot: Pilot[Any], text: str) -> None:
 def notes(app: Any) -> list[str]:
     """Every notification shown so far (toasts), oldest first."""
     return [n.message for n in app._notifications]
+
+
+#: the escape key alone (a bare ESC in terminal input is only a key once nothing follows it)
+ESCAPE = "<escape>"
+
+
+def burst(pilot: Pilot[Any], *parts: str) -> None:
+    """Deliver keys as a terminal does with what it reads in one go: every event is posted to the app at once,
+    with no pause (``pilot.press`` waits for the app to idle after each key, so it never makes a burst).
+    ``parts`` are terminal input parsed by Textual's own parser — text, ``\\r`` for enter, ``\\x1b[A`` for up,
+    ``\\x7f`` for backspace, ``\\x1b[200~…\\x1b[201~`` for a bracketed paste — or :data:`ESCAPE`."""
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    app = pilot.app
+    parser = XTermParser()
+    for part in parts:
+        made = [events.Key("escape", "\x1b")] if part == ESCAPE else list(parser.feed(part))
+        for event in made:
+            event.set_sender(app)
+            app.post_message(event)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str, seconds: float = 120) -> None:
+    """Wait (generously: a loaded machine is slow) until ``condition()`` holds; fail naming ``what``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)

@@ -18,7 +18,7 @@ from textual.widgets import Checkbox, Input
 
 from parley.tui.app import ParleyApp
 from tests.tui import fakes
-from tests.tui.pilot import say, settle
+from tests.tui.pilot import say, settle, until
 
 fakes.register()
 
@@ -133,6 +133,17 @@ def test_tester_prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_com
 def test_quit_dialog_with_waiting_turns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                        snap_compare: Any) -> None:
     app = stable_app(tmp_path, monkeypatch, system_spec="tui-gate")
+    shoot = app.export_screenshot
+
+    def shoot_then_open(*args: Any, **kwargs: Any) -> str:
+        """The held answers are let go once the dialog is on the picture: the app's exit that follows waits
+        for its worker threads, which would otherwise sit out the gate's 30 s."""
+        try:
+            return shoot(*args, **kwargs)
+        finally:
+            fakes.GATE.set()
+
+    monkeypatch.setattr(app, "export_screenshot", shoot_then_open)
 
     async def run(pilot: Any) -> None:
         await settle(pilot)
@@ -140,6 +151,7 @@ def test_quit_dialog_with_waiting_turns(tmp_path: Path, monkeypatch: pytest.Monk
         for text in ("first", "second"):
             pilot.app.screen.query_one("#prompt", Input).value = text
             await pilot.press("enter")
+        await until(pilot, lambda: pilot.app.screen.dialogue.unstored == 0, "both stored")
         await pilot.press("ctrl+q")
         await pilot.pause()
 

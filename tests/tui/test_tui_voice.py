@@ -117,6 +117,7 @@ async def test_a_failing_voice_is_reported_once_and_the_chat_goes_on(tmp_path: P
     assert not load_settings().audio.speak_replies  # a toggle for this run, not saved
 
 
+@pytest.mark.slow
 async def test_asr_real_loads_its_models_as_soon_as_it_is_switched_on(tmp_path: Path) -> None:
     from parley.engine.rewrite.chain import Chain
 

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,3 +71,23 @@ def env_in(d: Path) -> dict[str, str]:
     """PARLEY_* paths inside ``d`` (for processes run as another user)."""
     return {"PARLEY_CONFIG": str(d / "config.toml"), "PARLEY_DB": str(d / "default.db"),
             "PARLEY_DATA": str(d / "data"), "PARLEY_CACHE": str(d / "cache"), "HOME": str(d)}
+
+
+def _cpu_ticks(pid: int) -> tuple[str, int]:
+    """The main thread's state letter and the process's CPU time in clock ticks (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return fields[0], int(fields[11]) + int(fields[12])
+
+
+def wait_blocked(proc: subprocess.Popen[str], quiet: float = 1.0, budget: float = 120.0) -> None:
+    """Until ``proc`` sleeps without using the CPU for ``quiet`` seconds: started up and blocked on its read
+    (a fixed pause is not enough on a loaded machine, where a SIGINT during start-up ends Python itself)."""
+    deadline = time.monotonic() + budget
+    last, since = _cpu_ticks(proc.pid)[1], time.monotonic()
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+        state, ticks = _cpu_ticks(proc.pid)
+        if state != "S" or ticks != last:
+            last, since = ticks, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return

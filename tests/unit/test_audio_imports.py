@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("faster_whisper", "ctranslate2", "piper", "onnxruntime", "sounddevice", "torch", "transformers",
          "scipy", "jiwer", "whisper_normalizer", "textual")

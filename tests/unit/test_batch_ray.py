@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.bots import BotServer, serving
+from tests.conftest import require_extra
 from tests.corpora import write_corpus
 from tests.unit.test_batch_run import normalised_export, run_cli
 
-ray = pytest.importorskip("ray")  # the optional extra parley-tod[ray]
+ray = require_extra("ray", "ray", "ray")
 
 pytestmark = pytest.mark.ray
 

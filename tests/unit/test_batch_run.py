@@ -70,6 +70,7 @@ def test_workers_store_what_a_serial_run_stores(tmp_path: Path) -> None:
     assert len(a) == 24 and a == b
 
 
+@pytest.mark.subprocess
 def test_remote_threads_and_processes_match_serial(tmp_path: Path, bot: BotServer) -> None:
     corpus = write_corpus(tmp_path / "c.json", 6)
     common = ["--dialogues", str(corpus), "--condition", "original", "--condition", "asr-sim", "--json"]
@@ -108,6 +109,7 @@ def ctrl_c_after(args: list[str], db: Path, stored: int) -> tuple[int, str, floa
     return proc.returncode, err, time.monotonic() - t0
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("workers", "backend"), [(1, "thread"), (4, "thread"), (2, "process")])
 def test_kill_9_then_the_same_command_resumes_exactly(tmp_path: Path, bot: BotServer, workers: int,
                                                       backend: str) -> None:
@@ -204,6 +206,7 @@ def test_bad_corpus_is_one_line(tmp_path: Path, content: str, message: str) -> N
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_stops_fast_and_the_run_resumes(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c.json", 40)
     db = tmp_path / "r.db"

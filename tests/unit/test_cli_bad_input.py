@@ -105,6 +105,7 @@ def test_abredial_cells(cell: str, tmp_path: Path) -> None:
     assert "line 2" in line and cell in line
 
 
+@pytest.mark.subprocess
 def test_read_only_database(tmp_path: Path) -> None:
     with shared_dir() as d:
         db = d / "p.db"
@@ -178,9 +179,13 @@ FILE_COMMANDS = ["import multiwoz", "import dstc11", "import dstc11 --labels", "
                  "import dstc11 --pred", "sktod run --knowledge", "sktod run --entity-mapping",
                  "sktod score --pred", "score --abredial", "score --mwzeval-file", "score --dialogues",
                  "score --references", "progress", "assign --db", "train tod --data"]
+#: commands that load a model for each of the examples (minutes on a loaded machine): in the slow run
+SLOW_COMMANDS = {"sktod run --logs", "sktod run --knowledge", "sktod run --entity-mapping",
+                 "sktod score --labels", "train tod --data"}
 
 
-@pytest.mark.parametrize("name", FILE_COMMANDS)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_COMMANDS else n
+                                  for n in FILE_COMMANDS])
 def test_arbitrary_bytes_never_a_traceback(name: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(data=st.one_of(st.binary(max_size=300), st.sampled_from(TRICKY)))

@@ -11,9 +11,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.bots import serving
-from tests.unit.clihelpers import REPO
+from tests.unit.clihelpers import REPO, wait_blocked
 from tests.unit.storehelpers import count_rows
+
+pytestmark = pytest.mark.subprocess
 
 
 def _start(args: list[str], stdin: int | None = subprocess.PIPE) -> subprocess.Popen[str]:
@@ -24,9 +28,10 @@ def _start(args: list[str], stdin: int | None = subprocess.PIPE) -> subprocess.P
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
-def _interrupt(proc: subprocess.Popen[str], ready: float) -> tuple[int, str]:
-    """SIGINT once ``proc`` had ``ready`` seconds to reach its blocking read; its exit code and stderr."""
-    time.sleep(ready)
+def _interrupt(proc: subprocess.Popen[str], ready: bool) -> tuple[int, str]:
+    """SIGINT (once ``proc`` is blocked on its read, when ``ready``); its exit code and stderr."""
+    if ready:
+        wait_blocked(proc)
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -46,7 +51,7 @@ def test_rewrite_reading_a_pipe_exits_130() -> None:
     assert proc.stdin is not None
     proc.stdin.write("a first line\n")  # the pipe stays open: parley waits for the rest
     proc.stdin.flush()
-    code, err = _interrupt(proc, ready=4)
+    code, err = _interrupt(proc, ready=True)
     assert code == 130, err
     assert "interrupted" in _one_line(err)
 
@@ -54,7 +59,7 @@ def test_rewrite_reading_a_pipe_exits_130() -> None:
 def test_chat_reading_its_script_from_a_pipe_exits_130(tmp_path: Path) -> None:
     db = tmp_path / "p.db"
     proc = _start(["chat", "--system", "echo", "--script", "-", "--db", str(db)])
-    code, err = _interrupt(proc, ready=4)
+    code, err = _interrupt(proc, ready=True)
     assert code == 130, err
     assert "interrupted" in _one_line(err)
 
@@ -74,7 +79,7 @@ def test_chat_interrupted_mid_session_keeps_what_was_stored(tmp_path: Path) -> N
         deadline = time.monotonic() + 120
         while _turns(db) < 2 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        code, err = _interrupt(proc, ready=0)
+        code, err = _interrupt(proc, ready=False)
     assert code == 130, err
     line = _one_line(err)
     assert "interrupted" in line and "stored in" in line

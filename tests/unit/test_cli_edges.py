@@ -59,6 +59,7 @@ def test_db_in_a_missing_folder_is_refused(tmp_path: Path, name: str) -> None:
     assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.subprocess
 def test_tui_with_db_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
     """``parley --db X`` (the TUI) refuses before a screen opens (a subprocess: a TUI that started would
     time out)."""
@@ -77,6 +78,7 @@ def test_db_that_is_a_folder_or_has_a_file_as_folder(tmp_path: Path) -> None:
     assert "plain" in line and (tmp_path / "plain").read_text(encoding="utf-8") == "mine"
 
 
+@pytest.mark.subprocess
 def test_default_database_location_makes_its_own_folder(tmp_path: Path) -> None:
     data = tmp_path / "fresh" / "data"
     p = run(["chat", "--system", "echo", "--script", _script(tmp_path)], cwd=REPO,
@@ -184,6 +186,7 @@ def test_score_options_that_would_be_ignored_are_refused(tmp_path: Path, argv: l
 
 # -- found while trying the commands as a hostile user ------------------------------------------------------
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [["sessions"], ["export", "--format", "jsonl", "--out", "o.jsonl"],
                                   ["chat", "--system", "echo", "--script", "script.txt"],
                                   ["run", "--resume", "X"]])
@@ -196,6 +199,7 @@ def test_an_empty_db_is_refused_not_read_as_the_default(tmp_path: Path, argv: li
     assert not default.exists()
 
 
+@pytest.mark.subprocess
 def test_a_db_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
     import os
 
@@ -207,6 +211,7 @@ def test_a_db_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
     assert "not a regular file" in one_line_error(cli(["sessions", "--db", "/dev/null"]))
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [["rewrite", "-r", "disfluency"],
                                   ["chat", "--system", "echo", "--script", "-"]])
 def test_standard_output_on_a_full_disk_is_one_line(tmp_path: Path, argv: list[str]) -> None:

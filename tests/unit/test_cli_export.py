@@ -67,6 +67,7 @@ def test_unwritable_folder_is_one_line(db: Path, tmp_path: Path) -> None:
     assert "/proc/x" in line or "does not exist" in line
 
 
+@pytest.mark.subprocess
 def test_read_only_folder_keeps_the_old_file(db: Path) -> None:
     with shared_dir() as d:
         (d / "p.db").write_bytes(db.read_bytes())
@@ -100,6 +101,7 @@ def _limit_file_size() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
 
 
+@pytest.mark.subprocess
 def test_disk_full_midway_leaves_the_old_file(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -121,6 +123,7 @@ def test_stdout(db: Path) -> None:
     assert r.exit_code == 0 and r.stdout.count("\n") == 2
 
 
+@pytest.mark.subprocess
 def test_csv_to_stdout_is_refused(db: Path, tmp_path: Path) -> None:
     """``--out -`` means stdout; csv used to take it as a folder name and create ``./-`` with the tables."""
     p = run(["export", "--db", str(db), "--format", "csv", "--out", "-"], cwd=tmp_path)

@@ -146,6 +146,7 @@ def test_unreadable_script_stores_nothing(tmp_path: Path) -> None:
     assert not db.exists() or open_store(db).counts()["sessions"] == 0
 
 
+@pytest.mark.subprocess
 def test_chat_session_always_ends(tmp_path: Path) -> None:
     db = tmp_path / "p.db"
     p = run(["chat", "--system", "echo", "--script", "-", "--db", str(db)], cwd=REPO, input=b"one\ntwo\n")
@@ -154,6 +155,7 @@ def test_chat_session_always_ends(tmp_path: Path) -> None:
     assert len(rows) == 1 and rows[0][0] is not None
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("script", [b"", b"\n  \n# only a comment\n"])
 def test_script_without_turns_is_refused(tmp_path: Path, script: bytes) -> None:
     """An empty script used to end with exit 0 and "session …: 0 user turn(s) … stored in DB" while nothing
@@ -164,6 +166,7 @@ def test_script_without_turns_is_refused(tmp_path: Path, script: bytes) -> None:
     assert "stored" not in p.stderr and not db.exists()
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [
     ["--db", "{tmp}", "sessions"],                        # an option of the group: a folder as database
     ["export", "--format", "xml", "--out", "x"],          # a value outside the choices
@@ -187,12 +190,14 @@ def test_a_group_without_its_subcommand_still_shows_help() -> None:
     assert "Usage:" in r.output and "score" in r.output and "parley: error" not in r.output
 
 
+@pytest.mark.subprocess
 def test_rewrite_report_of_nothing_is_refused() -> None:
     """An empty stdin gave a report of n 0, BLEU 0.0 and 0 % preserved: figures about nothing."""
     p = run(["rewrite", "-r", "wp", "--report", "--no-ppl"], cwd=REPO, input=b"")
     assert "standard input holds no lines" in one_line_error(p) and p.stdout == ""
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [["chat", "--system", "echo", "--script", "-"], ["rewrite", "-r", "wp"]])
 def test_stdin_is_called_stdin(argv: list[str], tmp_path: Path) -> None:
     """Errors about stdin said "script - is not UTF-8" / "standard input - is not UTF-8"."""
@@ -202,6 +207,7 @@ def test_stdin_is_called_stdin(argv: list[str], tmp_path: Path) -> None:
     assert "script (stdin) is not UTF-8" in line or "standard input is not UTF-8" in line
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("n", ["-5", "1" + "0" * 20])
 def test_run_bootstrap_count_is_checked_first(n: str, tmp_path: Path) -> None:
     """``--bootstrap -5`` replayed and stored every dialogue, then ended in scipy's traceback; a huge count

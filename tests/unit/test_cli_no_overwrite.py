@@ -45,6 +45,7 @@ def _cases(tmp_path: Path) -> dict[str, tuple[list[str], Path]]:
     return {k: ([*argv, str(tmp_path / name)], tmp_path / name) for k, (argv, name) in cases.items()}
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("case", ["score --plot", "score --html", "run --plot", "run --html",
                                   "run --mwzeval-out", "sktod run --out", "speak --out"])
 def test_existing_output_is_refused(tmp_path: Path, case: str) -> None:
@@ -56,6 +57,7 @@ def test_existing_output_is_refused(tmp_path: Path, case: str) -> None:
     assert not (tmp_path / "p.db").exists()  # refused before any work: no database created
 
 
+@pytest.mark.subprocess
 def test_mwzeval_file_per_condition_is_refused(tmp_path: Path) -> None:
     """With several conditions --mwzeval-out names one file per condition; each is checked."""
     out = tmp_path / "m.json"
@@ -66,6 +68,7 @@ def test_mwzeval_file_per_condition_is_refused(tmp_path: Path) -> None:
     assert mine.read_bytes() == OLD and not out.exists()
 
 
+@pytest.mark.subprocess
 def test_force_replaces(tmp_path: Path) -> None:
     argv, out = _cases(tmp_path)["run --html"]
     out.write_bytes(OLD)
@@ -75,6 +78,7 @@ def test_force_replaces(tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype")
 
 
+@pytest.mark.subprocess
 def test_sktod_train_keeps_a_model_folder(tmp_path: Path) -> None:
     """``sktod train --out`` wrote config.json and the weights into an existing model folder (after the whole
     fit); like ``train tod`` it now wants a new or empty folder and says so before any work."""

@@ -80,6 +80,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("command", [["sessions"], ["export", "--format", "jsonl", "--out", "x.jsonl"]])
 def test_bad_files_one_line_exit_2_untouched(tmp_path, command):
     bad = tmp_path / "bad.db"

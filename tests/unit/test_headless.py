@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import require_extra
+
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parents[2]
 HEADLESS = ("engine", "audio", "store", "cli")
 
@@ -38,9 +42,8 @@ def test_headless_modules_do_not_pull_in_textual():
 
 
 def test_import_linter_contracts():
+    require_extra("importlinter", "import-linter", "test")
     lint = Path(sys.executable).parent / "lint-imports"
-    if not lint.exists():
-        pytest.skip("import-linter not installed")
     p = subprocess.run([str(lint)], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
 

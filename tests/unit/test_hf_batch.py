@@ -129,6 +129,7 @@ def test_close_ends_the_waiting_threads(random_gpt2: Any) -> None:
         gate.submit(Request([1], frozenset(), None, 2))
 
 
+@pytest.mark.slow
 def test_bundled_model_batched_equals_one_sequence() -> None:
     from parley.engine.systems import build_system
 
@@ -155,6 +156,7 @@ def _run(*args: str) -> Any:
     return res
 
 
+@pytest.mark.slow
 def test_batched_run_stores_what_an_unbatched_run_stores(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c.json", 5, turns=3)
     common = ["--system", "neural", "--dialogues", str(corpus), "--condition", "original", "--condition",
@@ -167,6 +169,7 @@ def test_batched_run_stores_what_an_unbatched_run_stores(tmp_path: Path) -> None
     assert a == b and len(a) == 10  # one line per session
 
 
+@pytest.mark.subprocess
 def test_batched_worker_processes_store_what_batch_1_stores(tmp_path: Path,
                                                             gpt2_dir: Path) -> None:  # noqa: F811
     """--batch 4 --workers 2 --backend process: two processes, each with the model once, four dialogues in
@@ -199,6 +202,7 @@ def test_batch_refusals_are_one_line(tmp_path: Path, extra: list[str], message: 
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("workers", [[], ["--workers", "2", "--backend", "process"]],
                          ids=["one-process", "two-processes"])
 def test_ctrl_c_stops_a_batched_run_and_it_resumes(tmp_path: Path, workers: list[str],
@@ -209,7 +213,7 @@ def test_ctrl_c_stops_a_batched_run_and_it_resumes(tmp_path: Path, workers: list
             f"hf-causal:model={gpt2_dir},format=simpletod,max_new_tokens=40", "--dialogues", str(corpus),
             "--batch", "4", *workers, "--bootstrap", "0", "--json", "--db", str(db)]
     code, err, seconds = ctrl_c_after(args, db, 2)
-    assert seconds < 10 and code == 130, err
+    assert seconds < 45 and code == 130, err  # stopped, not run to the end (checked below)
     assert "interrupted" in err and "Traceback" not in err
     stored = _stored(db)
     assert 2 <= stored < 40

@@ -20,6 +20,8 @@ from tests.corpora import write_corpus
 from tests.unit.test_batch_run import _stored, normalised_export
 from tests.unit.test_sys_hf import gpt2_dir  # noqa: F401  (the tiny hf-causal checkpoint fixture)
 
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parents[2]
 N, TURNS = 16, 3  # per condition; two conditions
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import tomllib
 
+import pytest
+
 from parley.assets import asset_path
 from parley.engine.systems import build_system
 from parley.engine.train.manifest import verify
@@ -27,6 +29,7 @@ def test_shipped_checkpoint_matches_its_manifest() -> None:
     assert fmt["name"] == "simpletod-db" and fmt["context"]["max_turns"] == m["config"]["context_turns"]
 
 
+@pytest.mark.slow
 def test_neural_answers_the_readme_tour() -> None:
     system = build_system("neural")
     assert system.format.name == "simpletod-db"

@@ -121,6 +121,7 @@ def test_preservation_counts_slot_values_and_requested_attributes() -> None:
     assert preserved(befores, lost) == 0.0
 
 
+@pytest.mark.subprocess
 @pytest.mark.slow
 def test_report_with_perplexity_keeps_stderr_clean() -> None:
     import subprocess

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from parley.engine.scoring.summary import compute
 from parley.store import open_store
 from tests.unit.storehelpers import fill_fixed
@@ -13,6 +15,7 @@ from tests.unit.storehelpers import fill_fixed
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.subprocess
 def test_compute_is_headless(tmp_path: Path) -> None:
     store = open_store(tmp_path / "p.db")
     fill_fixed(store)

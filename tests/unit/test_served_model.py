@@ -20,7 +20,9 @@ import pytest
 from parley.engine.http import HttpFailure
 from parley.engine.systems import build_system
 from parley.engine.types import Message
+from tests.conftest import require_extra, suite_cache
 
+pytestmark = pytest.mark.subprocess  # every test runs parley serve-bundled in a child process
 HISTORY = (Message("user", "Say hello."),)
 LONG = (Message("user", "Tell me a long story about a dragon who visits every college in Cambridge."),)
 
@@ -35,8 +37,7 @@ def _free_port() -> int:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "2",
-           "PARLEY_CACHE": os.environ.get("PARLEY_TEST_CACHE")
-           or str(tmp_path_factory.getbasetemp().parent / "parley-cache")}
+           "PARLEY_CACHE": str(suite_cache())}
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     with log.open("wb") as fh:
         proc = subprocess.Popen(
@@ -151,6 +152,8 @@ def test_serve_bundled_says_when_the_port_is_taken() -> None:
 @pytest.mark.slow
 def test_serve_bundled_can_still_use_transformers_serve() -> None:
     """``--backend transformers``: the GGUF converted to safetensors once, then `transformers serve`."""
+    require_extra("fastapi", "fastapi", "serve")  # installed by ./setup.sh test
+    require_extra("uvicorn", "uvicorn", "serve")
     out = _serve("--backend", "transformers", "--print-command", "--port", "8124")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("cd ") and "HF_HUB_OFFLINE=1" in out.stdout

@@ -146,3 +146,31 @@ def test_rewriter_failure_leaves_a_failed_user_turn(store, monkeypatch):
     assert ex.error and "rewriter failed" in ex.error and ex.system_turn_id is None
     (row,) = store.turns(ses.id)
     assert row.status == "failed" and "broken" in (row.error or "")
+
+
+def test_a_session_stores_turns_before_its_system_is_loaded_and_names_the_one_that_answers(store):
+    ses = Session(store, None, system_spec="llm", tester="ada", seed=3)
+    first = ses.accept("first")  # the system is still loading: stored, pending
+    assert [(s.system_name, s.ended_at) for s in store.sessions()] == [("llm", None)]
+    with pytest.raises(RuntimeError, match="no system"):
+        ses.run(first)
+    ses.attach(build_system("echo"), "echo")  # llm failed to load; the tester picked echo
+    assert store.session(ses.id).system_name == "echo" and ses.run(first).ok
+    with pytest.raises(ValueError, match="has a system already"):
+        ses.attach(Boom(), "boom")  # what answered the session stays what it names
+    assert store.session(ses.id).system_name == "echo"
+
+
+def test_a_session_answered_by_a_system_never_names_another(store):
+    ses = Session(store, build_system("echo"), system_spec="echo")
+    ses.turn("hi")
+    assert not store.set_session_system(ses.id, "boom", {})
+    assert store.session(ses.id).system_name == "echo"
+
+
+def test_cancelled_turns_keep_why_they_were_never_sent(store):
+    ses = Session(store, None, system_spec="llm")
+    ses.accept("one")
+    assert ses.cancel_pending("never sent: llm failed to load: no weights") == 1
+    (turn,) = store.turns(ses.id)
+    assert (turn.status, turn.error) == ("cancelled", "never sent: llm failed to load: no weights")

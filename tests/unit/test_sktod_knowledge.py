@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 
 import pytest
 
 from parley.engine.mwdb import load_db
 from parley.engine.sktod.entities import EntityTracker, name_variants, normalise
-from parley.engine.sktod.generation import Opinion, Sentiment, TemplateGenerator, summarise
+from parley.engine.sktod.generation import Opinion, Sentiment, TemplateGenerator
 from parley.engine.sktod.knowledge import (
     KnowledgeBase,
     ScoredSnippet,
@@ -118,25 +117,32 @@ NEGATIVE = ["The wifi kept dropping all evening.", "Internet was painfully slow 
             "Terrible connection, I gave up on it."]
 
 
+def _snips(texts: list[str]) -> list[ScoredSnippet]:
+    return [ScoredSnippet(Snippet("hotel", 1, "review", i, 0, t, "TEST HOUSE"), 0.9)
+            for i, t in enumerate(texts)]
+
+
 def test_all_negative_never_claims_positive_majority() -> None:
     ops = _ops(NEGATIVE, "Is the wifi good?")
     assert all(o.label == "negative" for o in ops), [(o.clause, o.compound) for o in ops]
     for seed in range(30):
-        text = summarise("Test House", ops, "the wifi", random.Random(seed)).lower()
+        text = TemplateGenerator(seed).generate("Is the wifi good?", _snips(NEGATIVE)).text
+        assert text.startswith("No, "), text
         for word in ("positive", "happy", "praise", "liked", "good", "most guests"):
-            assert not re.search(rf"\b{word}\b", text), text
-        assert "four" in text
+            assert not re.search(rf"\b{word}\b", text.lower()), text
 
 
-def test_mixed_opinions_state_majority_and_proportion() -> None:
+def test_mixed_opinions_state_majority_and_minority() -> None:
     texts = ["The wifi was fast and reliable.", "Great internet, I streamed films.", "Wifi worked perfectly.",
              "The wifi kept dropping."]
     ops = _ops(texts, "How is the wifi?")
     assert [o.label for o in ops] == ["positive", "positive", "positive", "negative"]
-    texts_out = {summarise("Test House", ops, "the wifi", random.Random(s)) for s in range(30)}
-    assert len(texts_out) >= 2  # varied templates
-    for t in texts_out:
-        assert "three of four" in t and "one" in t
+    out = {TemplateGenerator(s).generate("Is the wifi good at Test House?", _snips(texts)).text
+           for s in range(30)}
+    assert len(out) >= 2  # varied wording
+    for t in out:
+        assert re.search(r"\bmost(?:ly)?\b", t.lower()) and re.search(r"\bone guest\b", t.lower()), t
+        assert t.startswith("Yes, "), t
 
 
 def test_aspect_aware_clause() -> None:
@@ -154,7 +160,11 @@ def test_generate_mentions_entities_and_faq() -> None:
     snips = [ScoredSnippet(Snippet("hotel", 1, "faq", 0, None, "Pets? No, pets are not allowed.",
                                    "TEST HOUSE", "No, pets are not allowed."), 0.9)]
     ans = gen.generate("Can I bring my dog?", snips)
-    assert "pets are not allowed" in ans.text and "Test House" in ans.text
+    assert ans.text.startswith("No, pets are not allowed.")  # one venue: its answer as it is
+    other = ScoredSnippet(Snippet("hotel", 2, "faq", 0, None, "Pets? Yes, dogs are welcome.", "PEAR LODGE",
+                                  "Yes, dogs are welcome."), 0.8)
+    both = gen.generate("Can I bring my dog?", [*snips, other]).text
+    assert "Test House: No, pets are not allowed." in both and "Pear Lodge: Yes, dogs are welcome." in both
 
 
 def test_embedded_kb_has_no_repeated_sentences_and_is_rebuilt_exactly(kb: KnowledgeBase) -> None:

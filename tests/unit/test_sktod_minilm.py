@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from parley.engine.sktod.embed import bundled_minilm
 from parley.engine.sktod.minilm import NumpyMiniLM
@@ -15,6 +16,7 @@ TEXTS = ["Is the wifi any good there?", "The breakfast ran out early and the cof
          "Do they allow dogs? Small dogs are welcome for a fee.", "word " * 400]  # the last is truncated
 
 
+@pytest.mark.slow
 def test_same_vectors_as_sentence_transformers() -> None:
     from sentence_transformers import SentenceTransformer
 
@@ -25,6 +27,7 @@ def test_same_vectors_as_sentence_transformers() -> None:
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
 
 
+@pytest.mark.subprocess
 def test_sktod_pipeline_loads_without_torch() -> None:
     code = ("import sys; from parley.engine.systems import build_system; s = build_system('sktod'); s.load();"
             "from parley.engine.types import Message;"

@@ -131,6 +131,7 @@ def test_cli_score_mismatch_fails_clearly(tmp_path) -> None:
     assert "5 entries" in res.output
 
 
+@pytest.mark.slow
 def test_meteor_is_a_number_or_explained() -> None:
     s = official_scores(LABELS, PREDS, meteor=True)["generation"]
     if s["meteor"] is None:

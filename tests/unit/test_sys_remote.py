@@ -42,7 +42,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps({"text": f"Looking in the {last}.", "state": {"hotel": {"area": last}},
                                         "internals": {"bot": "test"}}))
         elif self.path == "/slow":
-            time.sleep(1.0)
+            time.sleep(10.0)
             self._send(200, json.dumps({"text": "late"}))
         elif self.path == "/500":
             self._send(500, "internal error")
@@ -97,7 +97,7 @@ def test_timeout_is_a_turn_error_fast(server: str) -> None:
     t0 = time.perf_counter()
     with pytest.raises(TurnError, match="no answer .* within 0.2 s"):
         bot.respond(HISTORY)
-    assert time.perf_counter() - t0 < 0.9
+    assert time.perf_counter() - t0 < 5  # the bot answers after 10 s
 
 
 def test_http_500_retried_then_reported(server: str) -> None:

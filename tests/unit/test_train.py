@@ -143,6 +143,7 @@ def test_trained_folder_answers_through_hf_causal(data_file: Path, tmp_path: Pat
     assert turn.internals["format"] == "simpletod-db" and "raw_output" in turn.internals
 
 
+@pytest.mark.subprocess
 def test_cli_refuses_a_non_empty_output_folder_and_bad_data(data_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "taken"
     out.mkdir()

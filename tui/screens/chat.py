@@ -8,7 +8,6 @@ thread worker that posts a typed message back, and widgets are only touched here
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
@@ -102,6 +101,10 @@ class ChatScreen(Screen[None]):
         return self.query_one(Dialogue)
 
     @property
+    def loader(self) -> SystemLoader:
+        return self.query_one(SystemLoader)
+
+    @property
     def session(self) -> Session | None:
         return self.dialogue.session
 
@@ -122,12 +125,16 @@ class ChatScreen(Screen[None]):
     @work(thread=True, group="boot", exit_on_error=False, description="start-up (settings, database)")
     def _boot(self) -> None:
         """Settings, database, initial rewriters and goal (their imports are slow)."""
+        from parley.engine.settings import SettingsError
         from parley.store import StoreError
 
         try:
             result = self.parley.boot()
-        except (StoreError, OSError) as e:
+        except (StoreError, OSError, SettingsError) as e:
             self.post_message(M.StoreFailed(str(e)))
+            return
+        except Exception as e:  # never a silent "starting…" forever
+            self.post_message(M.StoreFailed(f"parley could not start: {type(e).__name__}: {e}"))
             return
         self.post_message(M.Booted(result))
 
@@ -143,7 +150,7 @@ class ChatScreen(Screen[None]):
         self.log_view.set_class(app.toggles.show_internals, "-internals")
         self.status.rewriters = self.chain.name
         self.status.tester = app.tester
-        self.refresh_bindings()
+        self.start_session()  # before any system is loaded: every turn typed from now on is stored at once
         # --trust-remote-code covers only the checkpoint named by --system
         self.load_system(app.system_spec, trust=app.trust_remote_code and app.system_spec == app.arg_system)
         self.query_one(VoiceInput).warm(self.chain)  # asr-real, spoken replies: loaded now, not on a turn
@@ -156,25 +163,24 @@ class ChatScreen(Screen[None]):
     # -- systems and sessions ----------------------------------------------------------------------------
     def load_system(self, spec: str, *, trust: bool = False) -> None:
         """Build and load ``spec`` in a worker (SystemLoader); the app stays usable meanwhile."""
-        self.query_one(SystemLoader).load(spec, trust=trust)
+        self.loader.load(spec, trust=trust)
 
     @on(M.SystemReady)
     def _system_ready(self, event: M.SystemReady) -> None:
-        switched = self.system is not None
         self.system, self.system_spec = event.system, event.spec
         self.status.system = event.spec
         self.status.activity = ""
         self.parley.remember_model(event.spec)
-        if switched:
+        if not self.dialogue.attach(event.system, event.spec):  # the session has its system: a new one
             self.log_view.add_note(f"── system switched to {event.spec}: a new session starts ──")
-        if self.parley.tester:
             self.start_session()
-        # otherwise the session starts once the tester has given a name (tester_changed)
 
     @on(M.LoadFailed)
     def _load_failed(self, event: M.LoadFailed) -> None:
         self.status.activity = "" if self.system else "no system — f5 picks one"
         msg = f"Could not load {event.spec}: {event.error}"
+        if not self.dialogue.has_system and self.dialogue.waiting:
+            msg += f". Typed turns wait, stored ({self.dialogue.waiting}): f5 picks a system or cancels them"
         tell(self, msg, severity="error", timeout=10)
         self.log_view.add_note(f"✗ {msg}")
 
@@ -189,27 +195,21 @@ class ChatScreen(Screen[None]):
         self.status.tester = tester
         if self.session is not None:
             self.ratings.set_tester(self.session, tester)
-        elif self.system is not None:
-            self.start_session()
 
     def start_session(self) -> None:
-        """End the current session (if any) and open a new one on the loaded system (stored at its first
-        turn, so one nobody types into leaves nothing)."""
-        from parley.store import StoreError
-
+        """End the current session (if any) and open a new one on the loaded system, or (at start) on the one
+        being loaded, which answers its turns once loaded (stored at its first turn, so one nobody types into
+        leaves nothing)."""
         app = self.parley
-        assert app.store is not None and self.system is not None
-        session = Session(app.store, self.system, system_spec=self.system_spec, chain=self.chain,
-                          tester=app.tester, mode="live", seed=app.seed,
-                          goal=dict(self.goal) if self.goal is not None else None)
+        assert app.store is not None
+        spec = self.system_spec if self.system is not None else app.system_spec
+        session = Session(app.store, self.system, system_spec=spec, chain=self.chain, tester=app.tester,
+                          mode="live", seed=app.seed, goal=dict(self.goal) if self.goal is not None else None)
         self.log_view.locked = self.status.locked = False
         self.status.session_id = session.id
         self.prompt.disabled = False
         self.prompt.placeholder = PLACEHOLDER
-        try:
-            self.dialogue.start(session)
-        except (StoreError, sqlite3.Error) as e:
-            tell(self, f"Turns typed before the system was loaded were not stored: {e}", severity="error")
+        self.dialogue.start(session)
         self.refresh_bindings()
 
     def action_new_session(self) -> None:
@@ -232,8 +232,9 @@ class ChatScreen(Screen[None]):
         if not self.booted or self.parley.settings is None:
             tell(self, STARTING, severity="warning")
             return
-        recent = self.parley.settings.recent_models
-        self.query_one(SystemLoader).choose(self.system_spec, recent, lambda: self.dialogue.waiting)
+        recent, d = self.parley.settings.recent_models, self.dialogue  # turns waiting for no system: no hold
+        self.loader.choose(self.system_spec, recent, lambda: d.waiting if d.has_system else 0,
+                          waiting=0 if d.has_system else d.waiting, cancel=d.cancel)
 
     # -- turns -------------------------------------------------------------------------------------------
     @on(Input.Submitted, "#prompt")
@@ -254,24 +255,15 @@ class ChatScreen(Screen[None]):
 
     def submit_turn(self, text: str, audio_in: str | None = None,
                     info: dict[str, object] | None = None, ahead: object = None) -> int | None:
-        """Store the user turn as pending, show it and queue it (turns run in order, one at a time); its
-        ticket. None when the session is locked or the database refused it: nothing is shown that is not
-        stored."""
-        from parley.store import StoreError
-
+        """Show the user turn and queue it and its commit as pending (widgets/dialogue.py: "saving…" until it
+        landed; turns run in order, one at a time); its ticket. None when the session is locked."""
         if self.locked or self.ratings.locking or self.ratings.ending:
             hint = LOCKED_HINT if self.locked else LOCKING if self.ratings.locking else ENDING_HINT
             tell(self, hint, severity="warning")
             return None
-        try:
-            ticket = self.dialogue.submit(text, audio_in, info, ahead)
-        except (StoreError, sqlite3.Error) as e:
-            tell(self, f"Turn not stored, so not sent: {e}", severity="error", timeout=10)
-            return None
+        ticket = self.dialogue.submit(text, audio_in, info, ahead)
         self.log_view.follow()
         self.log_view.add(UserTurnView(ticket, text, spoken=audio_in is not None))
-        if self.session is None:
-            self.status.activity = "turn queued until the system is loaded"
         return ticket
 
     @on(Dialogue.Done)
@@ -299,10 +291,10 @@ class ChatScreen(Screen[None]):
         tell(self, f"Turn failed: {event.error}", severity="error")
 
     @on(Dialogue.Idle)
-    @on(Ratings.Idle)
+    @on(Ratings.Idle)  # any Writes queue: the dialogue's turns, too
     def _idle(self) -> None:
-        if self.quitting and not self.dialogue.waiting and not self.ratings.saving:
-            self.parley.quit_now()
+        if self.quitting:
+            self.parley.quit_when_idle()
 
     @on(ChatLog.NewBelow)
     def _new_below(self, event: ChatLog.NewBelow) -> None:

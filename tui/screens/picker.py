@@ -1,6 +1,8 @@
 """The model picker: registered systems, recent specs and a free spec/path/hub-id field → a :class:`Pick`.
 
-The screen only chooses; the chat loads the system in a worker and starts a new session on it. A typed spec
+The screen only chooses; the chat loads the system in a worker and starts a new session on it (or, when typed
+turns wait for a system that failed to load, lets it answer them; the picker then also offers to cancel
+them). A typed spec
 that asks for ``trust_remote_code=true`` is never passed on as it is: the parameter is taken out and the
 tester must confirm, in a dialog naming the checkpoint, that its code may run (``Pick.trust``); it is asked
 every time.
@@ -29,10 +31,12 @@ TRUST = "trust_remote_code"
 
 @dataclass(frozen=True)
 class Pick:
-    """The chosen system spec (never holding ``trust_remote_code``); whether its checkpoint code may run."""
+    """The chosen system spec (never holding ``trust_remote_code``); whether its checkpoint code may run; or
+    (``cancel_waiting``) no system: cancel the turns waiting for one."""
 
     spec: str
     trust: bool = False
+    cancel_waiting: bool = False
 
 
 def split_trust(spec: str) -> tuple[str, str | None]:
@@ -84,16 +88,23 @@ class ModelPickerScreen(ModalScreen[Pick | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker_cancel")]
 
     def __init__(
-        self, systems: Sequence[tuple[str, str]], recent: Sequence[str] = (), current: str = ""
+        self, systems: Sequence[tuple[str, str]], recent: Sequence[str] = (), current: str = "", *,
+        waiting: int = 0,
     ) -> None:
         super().__init__(classes="modal")
         self.systems = list(systems)
         self.recent = [r for r in recent if r]
         self.current = current
+        self.waiting = waiting  # typed turns stored and waiting for a system (none loaded: it failed)
 
     def compose(self) -> ComposeResult:
         width = max((len(n) for n, _ in self.systems), default=8) + 2
         options: list[Option | None] = []
+        turns = f"{self.waiting} typed turn{'s' if self.waiting > 1 else ''}"
+        them = "them" if self.waiting > 1 else "it"
+        if self.waiting:  # first, where it is seen; the current system stays highlighted
+            cancel = Text(f"✗ cancel the {turns} waiting (stored as cancelled)")
+            options += [Option(cancel, id="cancel"), None]
         for name, summary in self.systems:
             line = Text(
                 "● " if name == self.current else "○ ", style="bold" if name == self.current else "dim"
@@ -112,7 +123,10 @@ class ModelPickerScreen(ModalScreen[Pick | None]):
             yield Label("Load a dialogue system", classes="dialog-title")
             yield Static("enter loads the highlighted system · or type a spec, a model folder or "
                          "hf-causal:model=HUB_ID below (add trust_remote_code=true to let a checkpoint run "
-                         "its own code: you will be asked) · switching starts a new session", classes="hint")
+                         "its own code: you will be asked) · " + (
+                             f"{turns} wait{'' if self.waiting > 1 else 's'} for a system, stored: the one "
+                             f"you pick answers {them}, or cancel {them} (first line)" if self.waiting else
+                             "switching starts a new session"), classes="hint")
             yield OptionList(*options, id="systems")
             yield Input(
                 placeholder="spec / path / hub id, e.g. llm:model=/models/smol or remote:url=http://…",
@@ -124,12 +138,15 @@ class ModelPickerScreen(ModalScreen[Pick | None]):
         options = self.query_one(OptionList)
         names = [n for n, _ in self.systems]
         if self.current in names:
-            options.highlighted = names.index(self.current)
+            options.highlighted = names.index(self.current) + (1 if self.waiting else 0)
         options.focus()
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
         oid = event.option.id or ""
+        if oid == "cancel":
+            self.dismiss(Pick("", cancel_waiting=True))
+            return
         kind, _, rest = oid.partition(":")
         self._choose(rest if kind == "sys" else self.recent[int(rest)])
 

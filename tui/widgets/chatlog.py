@@ -40,13 +40,20 @@ class UserTurnView(Vertical):
         self.ticket = ticket
         self.typed = typed
         self.spoken = spoken
+        self.stored = False  # its commit landed (widgets/dialogue.py): "saving…" until then
 
     def compose(self) -> ComposeResult:
         head = "you (spoken)" if self.spoken else "you"
         yield Static(Text(head, style="bold"), classes="who")
         yield Static(literal(self.typed), classes="typed")
         yield Static("", classes="final")
-        yield Static(Text("… waiting for the system"), classes="note")
+        yield Static(Text("… waiting for the system" if self.stored else "… saving"), classes="note")
+
+    def show_stored(self) -> None:
+        """Its commit landed: stored as pending, waiting for the system."""
+        self.stored = True
+        for note in self.query(".note").results(Static):
+            note.update(Text("… waiting for the system"))
 
     def show_result(self, exchange: Exchange) -> None:
         """Fill in the final text (changed words highlighted) and the failure, if any."""

@@ -1,7 +1,7 @@
-"""The status bar: system, session id (short), tester, database, active rewriters, what is being saved, and a
-worker status line (loading a system, its progress) — the last two apart, so a save never hides a load nor
-the other way round. Every value may come from outside (a typed spec, a tester name, a path, a model's
-progress line): shown literally."""
+"""The status bar: system, session id (short), tester, database, active rewriters, what is being saved (typed
+turns; ratings and other writes), and a worker status line (loading a system, its progress) — apart, so a
+save never hides a load nor the other way round. Every value may come from outside (a typed spec, a tester
+name, a path, a model's progress line): shown literally."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ class StatusBar(Static):
     db: reactive[str] = reactive("")
     rewriters: reactive[str] = reactive("original")
     activity: reactive[str] = reactive("")
+    turns: reactive[str] = reactive("")  # the typed turns being saved (widgets/dialogue.py)
     saving: reactive[str] = reactive("")  # the database writes waiting (widgets/ratings.py)
     locked: reactive[bool] = reactive(False)
 
@@ -41,7 +42,7 @@ class StatusBar(Static):
                 out.append("  │  ", style="dim")
             out.append(f"{k} ", style="dim")
             out.append(visible(v, one_line=True), style="bold")
-        for slot in (self.saving, self.activity):  # saving first: a long progress line is cut, not it
+        for slot in (self.turns, self.saving, self.activity):  # saves first: a long progress line is cut
             if slot:
                 out.append("  │  ", style="dim")
                 out.append(visible(slot, one_line=True), style="italic")

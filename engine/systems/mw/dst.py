@@ -19,6 +19,8 @@ VENUE = ("restaurant", "hotel", "attraction")
 SEARCH_RE = re.compile(r"\b(?:i need|i'm looking|i am looking|looking for|find me|find a|find an|i want|"
                        r"i'd like|i would like|we need|we want|we're looking|another|a different|also need|"
                        r"search for|is there|are there|do you have|can you find|could you find|recommend)\b")
+#: the attributes of the venues a dialogue holds that the NLU may compare ("the other one" that still fits)
+HELD = ("area", "pricerange", "stars", "type", "food", "parking", "internet")
 #: a venue named as a place of reference ("a restaurant near the Cityroomz hotel"), not as the one sought
 NEAR_RE = re.compile(r"\b(?:near|close to|nearby|next to|around|from|same area as|walking distance)\b")
 
@@ -36,6 +38,8 @@ class Tracker:
         self.state: dict[str, dict[str, str]] = {}
         self.requested: dict[str, list[str]] = {}
         self.checks: dict[str, list[tuple[str, str]]] = {}
+        #: constraints the belief state has no slot for (``{"attraction": {"entrance fee": "free"}}``)
+        self.filters: dict[str, dict[str, str]] = {}
         # (domain, time slot) the user does not mind
         # domain → (slot, value) asked about the venue
         self.flexible: set[tuple[str, str]] = set()
@@ -44,6 +48,8 @@ class Tracker:
         self.heard: dict[str, str] = {}  # venues named in system turns the pipeline did not write (listen.py)
         self.booked: dict[str, str] = {}  # domain → reference of the last booking
         self.booked_before: dict[str, list[str]] = {}  # references of earlier bookings (before a new search)
+        #: every booking made, oldest first (``records``): domain, key, reference and what was booked
+        self.bookings: list[dict[str, str]] = []
         self.wants_booking: dict[str, bool] = {}
         self.active_domain: str | None = None
         self.sys_requested: tuple[str, ...] = ()
@@ -54,6 +60,7 @@ class Tracker:
     def context(self, db: MultiwozDB | None = None) -> NluContext:
         """What the NLU may know; with ``db``, also the attributes of the venues on the table."""
         venues: dict[str, dict[str, str]] = {}
+        held: dict[str, dict[str, str]] = {}
         if db is not None:
             for d in VENUE:
                 vid = self.state.get(d, {}).get("name") or self.offered.get(d)
@@ -61,10 +68,19 @@ class Tracker:
                 if row:
                     venues[d] = {k: str(row[k]) for k in ("area", "pricerange", "stars", "type", "food")
                                  if k in row}
+                names = [*self.offer_history.get(d, ()),
+                         *(b["key"] for b in self.bookings if b["domain"] == d)]
+                for name in [*names, vid] if vid else names:
+                    found = db.find(d, name)
+                    if found:
+                        held[name] = {k: str(found.get(k, "no" if k in ("parking", "internet") else ""))
+                                      .lower() for k in HELD}
         return NluContext(active_domain=self.active_domain, sys_requested=self.sys_requested,
                           state=self.state, offered=self.offered, offer_domain=self.last_offer_domain,
                           venues=venues,
-                          offer_history={d: tuple(v) for d, v in self.offer_history.items()})
+                          offer_history={d: tuple(v) for d, v in self.offer_history.items()},
+                          bookings=tuple((b["domain"], b["key"]) for b in self.bookings), held=held,
+                          asked=tuple(s for slots in self.requested.values() for s in slots))
 
     def note_offers(self, acts: Iterable[Mapping[str, Any]]) -> None:
         """Remember the venues the system just offered, so "the first one you said" can name one later."""
@@ -108,6 +124,18 @@ class Tracker:
             self.requested.setdefault(dom, []).append(slot)
             if slot == "reference" and dom not in self.booked and BOOKABLE.get(dom) and not self.passive:
                 self.wants_booking[dom] = True  # "... and the reference number, please": book it
+        for dom, slot, value in nlu.filters:
+            if value == "dontcare":
+                self.filters.get(dom, {}).pop(slot, None)
+            elif self.filters.get(dom, {}).get(slot) != value:
+                self.filters.setdefault(dom, {})[slot] = value
+                self.changed.add((dom, slot))
+                row = db.find(dom, self.offered[dom]) if db is not None and self.offered.get(dom) else None
+                if row is not None and str(row.get(slot, "")).lower() != value \
+                        and (dom, "name") not in self.changed:  # the venue offered is not free
+                    if self.state.get(dom, {}).get("name") == self.offered[dom]:
+                        del self.state[dom]["name"]
+                    del self.offered[dom]
         self.checks = {}
         for dom, slot, value in nlu.checks:
             self.checks.setdefault(dom, []).append((slot, value))  # asked about the venue: not a constraint
@@ -187,4 +215,5 @@ class Tracker:
     def to_json(self) -> dict[str, Any]:
         return {"state": self.snapshot(), "requested": copy.deepcopy(self.requested),
                 "offered": dict(self.offered), "booked": dict(self.booked),
+                "bookings": copy.deepcopy(self.bookings),
                 "active_domain": self.active_domain, "sys_requested": list(self.sys_requested)}

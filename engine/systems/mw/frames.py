@@ -28,6 +28,12 @@ class NluContext:
     today: date | None = None
     #: the venues the system offered so far, per domain, oldest first ("the first one you said")
     offer_history: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the bookings made so far, oldest first: ``(domain, key)`` with the venue name, train id or taxi's car
+    bookings: tuple[tuple[str, str], ...] = ()
+    #: what the user asked for last turn ("and the one for the guesthouse?" asks it again)
+    asked: tuple[str, ...] = ()
+    #: the attributes of every venue the dialogue holds (offered, named or booked): name → {area, type, ...}
+    held: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -43,11 +49,20 @@ class NluResult:
     requests: tuple[tuple[str, str], ...] = ()
     #: yes/no questions about the venue on the table, ``(domain, slot, value asked about)``
     checks: tuple[tuple[str, str, str], ...] = ()
+    #: a question about a record the dialogue holds (``asked.Asked``: domain, key, slots): answered from it
+    about: tuple[str, str] | None = None
+    #: constraints the belief state has no slot for, ``(domain, slot, value)``: a free entrance
+    filters: tuple[tuple[str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "domain": self.domain, "domains": list(self.domains),
-                "intents": list(self.intents), "inform": [list(x) for x in self.inform],
-                "requests": [list(x) for x in self.requests], "checks": [list(x) for x in self.checks]}
+        out = {"text": self.text, "domain": self.domain, "domains": list(self.domains),
+               "intents": list(self.intents), "inform": [list(x) for x in self.inform],
+               "requests": [list(x) for x in self.requests], "checks": [list(x) for x in self.checks]}
+        if self.about:
+            out["about"] = list(self.about)
+        if self.filters:
+            out["filters"] = [list(x) for x in self.filters]
+        return out
 
 
 def slots_of(domain: str) -> tuple[str, ...]:

@@ -134,6 +134,10 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             informs.append(line)
         elif act == "reqalt" and slot in T.CHECK_ALT:
             tail.insert(0, T.CHECK_ALT[str(slot)].format(value=_pretty(str(slot), str(value))))
+        elif act == "nomore":  # "TR2000, leaving at 09:00, is the first train that fits."
+            out.append(T.NO_MORE[str(slot)].format_map(fill))
+            while i < len(acts) and acts[i]["act"] == "inform" and acts[i]["domain"] == dom:
+                i += 1
         elif act == "nobook":
             out.append(rng.choice(T.NOBOOK_REF))
         elif act == "inform":
@@ -148,8 +152,22 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
                     line, subject = _named(line, subject), None
                 informs.append(line)
                 continue
+            if dom == "taxi" and slot in T.TAXI_INFORM:  # the taxi booked: "Your taxi is a grey volvo."
+                informs.append(T.TAXI_INFORM[str(slot)].format(value=_pretty(str(slot), str(value))))
+                continue
             if slot == "car type":
                 informs.append(f"It's a {value}.")
+                continue
+            if str(slot).startswith("price ") and dom == "hotel":  # "A double room at X costs 70 pounds ..."
+                where = f" at {subject}" if subject else ""
+                line = (f"A {str(slot)[6:]} room{where} costs {value} a night." if value != "unknown"
+                        else f"I don't have the price of a {str(slot)[6:]} room{where}.")
+                informs.append(line)
+                continue
+            if slot == "takesbookings":
+                name = subject or "it"
+                informs.append(f"Yes, {name} takes reservations, and I can book it for you." if value == "yes"
+                               else f"I can't make reservations for {name}; you can just go there.")
                 continue
             if slot == "name" and dom in _VENUES:
                 informs.append(f"It's called {_title(str(value))}.")
@@ -157,7 +175,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
                 continue
             word = T.SLOT_WORDS.get(str(slot), str(slot))
             frames = T.INFORM
-            if subject and dom in _VENUES:
+            if subject and dom in (*_VENUES, "train"):
                 frames, subject = [f.replace("{Name}", subject) for f in T.INFORM_NAMED], None
             informs.append(rng.choice(frames).format(slot=word, Slot=_cap(word), value=_pretty(str(slot),
                                                                                            str(value))))
@@ -181,11 +199,13 @@ _VENUES = ("restaurant", "hotel", "attraction")
 
 def _subject(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None) -> str | None:
     """The venue's name when this turn answers about it without offering or booking it (which name it)."""
-    if not venue or not venue.get("name") or any(a["act"] in ("offer", "book") for a in acts):
+    name = venue.get("name") or venue.get("trainID") if venue else None
+    if not name or any(a["act"] in ("offer", "book") for a in acts):
         return None
-    if not any(a["domain"] in _VENUES and a["act"] in ("inform", "affirm", "negate") for a in acts):
+    if not any(a["domain"] in (*_VENUES, "train") and a["act"] in ("inform", "affirm", "negate")
+               for a in acts):
         return None
-    return _title(str(venue["name"]))
+    return _title(str(name))
 
 
 def _named(line: str, name: str) -> str:
@@ -221,15 +241,14 @@ def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
         noun = c["type"] + "s"
     if domain == "attraction" and "type" in c:
         noun = _pretty("type", c["type"]) + ("s" if not c["type"].endswith("s") else "")
-    adj = " ".join(x for x in (c.get("pricerange"), f"{c['stars']}-star" if "stars" in c else None,
-                                c.get("food")) if x)
+    adj = " ".join(x for x in ("free" if c.get("entrance fee") == "free" else None, c.get("pricerange"),
+                                f"{c['stars']}-star" if "stars" in c else None, c.get("food")) if x)
     tail = []
     if "name" in c:
         tail.append(f"called {_title(c['name'])}")
     if "area" in c:
         tail.append(f"in the {c['area']}")
-    if c.get("parking") == "yes":
-        tail.append("with parking")
-    if c.get("internet") == "yes":
-        tail.append("with wifi")
+    for slot, what in (("parking", "parking"), ("internet", "wifi")):
+        if c.get(slot) in ("yes", "no"):
+            tail.append(f"with {what}" if c[slot] == "yes" else f"without {what}")
     return " ".join(x for x in (adj, noun, *tail) if x)

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 
 from parley.engine.systems.mw import patterns as P
+from parley.engine.systems.mw.asked import asked_about
 from parley.engine.systems.mw.frames import PRIMARY, Builder, NluContext, NluResult, slots_of
 from parley.engine.systems.mw.lexicon import Lexicon, NameMention
 from parley.engine.systems.mw.normalise import clean, fix_typos, words_to_numbers
 from parley.engine.systems.mw.remarks import drop_remarks
 from parley.engine.systems.mw.resolve import dontcare, offered_earlier, places, requests_in, same
 from parley.engine.systems.mw.values import STRAY, categorical, counts, times
-from parley.engine.systems.mw.venueq import venue_checks
+from parley.engine.systems.mw.venueq import entrance_fee, venue_checks
 
 __all__ = ["PRIMARY", "NluContext", "NluResult", "parse"]
 
@@ -40,6 +41,13 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     plain = re.sub(r"NAME\dX", " ", tn)  # text without names, for keyword matching
 
     intents = _intents(t)
+    asked = asked_about(t, plain, holders, ctx, lex)
+    if asked is not None:  # a question about a record the dialogue holds: nothing new is asked for
+        keep = tuple(i for i in intents if i in ("greet", "thanks"))
+        return NluResult(text=t, domain=asked.domain, domains=(asked.domain,), intents=(*keep, "request"),
+                         inform=((asked.domain, "name", asked.key),) if asked.named else (),
+                         requests=tuple((asked.domain, s) for s in asked.slots),
+                         about=(asked.domain, asked.key))
     # domains mentioned, by position
     mentions: list[tuple[int, str]] = []
     # "the same day as the hotel", "near the restaurant": references, not new requests for those domains
@@ -106,7 +114,7 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         primary = "restaurant"  # "a cheap italian place"
     domain = primary or ctx.active_domain
     b = Builder()
-    categorical(plain, domain, mentioned, ctx, b)
+    categorical(scan if taxi_ctx else plain, domain, mentioned, ctx, b)  # "to the guesthouse": a trip end
     counts(plain, domain, mentioned, ctx, b)
     moved = times(tn, domain, mentioned, ctx, b, intents)
     if moved == STRAY and not b.items:
@@ -114,7 +122,8 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
     elif moved and {d for d, _ in b.items} == {moved}:
         domain = moved  # "no, I meant leaving after 5" while hotels are discussed: the train is talked about
     places(tn, t, holders, where, domain, ctx, b, taxi_ctx)
-    offered_earlier(t, holders, domain, ctx, b)  # words, not digits: "the first one"
+    if not offered_earlier(t, holders, domain, ctx, b):  # words, not digits: "the first one"
+        intents = (*intents, "reqalts")  # "the other one" and no other offer fits: another one
     same(plain, domain, ctx, b)
     _near_named(tn, holders, where, domain, lex, b)
     dontcare(plain, domain, ctx, b)
@@ -122,18 +131,37 @@ def parse(text: str, ctx: NluContext, lex: Lexicon) -> NluResult:
         first = next(P.DOMAIN_WORDS[primary].finditer(scan), None)
         if first is not None:
             _earlier_topic(b, primary, ctx, first.start(), tn)
+    _guessed_names(t, holders, lex, b)
     checks = venue_checks(tn, b, ctx, holders)
-    requests = requests_in(plain, text, domain, intents, ctx)
+    filters, fee_asked = entrance_fee(plain, domain, mentioned, ctx)
+    requests = tuple(dict.fromkeys((*requests_in(plain, text, domain, intents, ctx), *fee_asked)))
     # "I don't care what kind of food": no question about the food
     requests = tuple(r for r in requests if b.items.get(r, (0, ""))[1] != "dontcare")
     if checks:
         # a question about the venue on the table: its domain is the one being talked about
         domain = checks[0][0] if domain not in {d for d, _, _ in checks} else domain
         requests = tuple(r for r in requests if (r[0], r[1]) not in {(d, s) for d, s, _ in checks})
+    if any(s == "takesbookings" for _, s in requests):  # "do they take reservations?" books nothing yet
+        intents = tuple(i for i in intents if i != "book")
     if (requests or checks) and "request" not in intents:
         intents = (*intents, "request")
     return NluResult(text=t, domain=domain, domains=tuple(mentioned), intents=intents, inform=b.result(),
-                     requests=requests, checks=checks)
+                     requests=requests, checks=checks, filters=filters)
+
+
+def _guessed_names(t: str, holders: dict[str, NameMention], lex: Lexicon, b: Builder) -> None:
+    """A name only guessed at (misspelt or in part: "be funky and fun") that the turn's own area, price or
+    type rules out ("... something in the north") was no name."""
+    for nm in holders.values():
+        said = t[nm.start:nm.end].removeprefix("the ")
+        if (nm.score >= 100 and said == nm.value.removeprefix("the ")) \
+                or nm.domain not in ("restaurant", "hotel", "attraction") \
+                or b.items.get((nm.domain, "name"), (0, ""))[1] != nm.value:
+            continue
+        row = lex.db.find(nm.domain, nm.value) or {}
+        if any(d == nm.domain and s in ("area", "pricerange", "type", "food") and v != "dontcare"
+               and str(row.get(s, v)).lower() != v for (d, s), (_, v) in b.items.items()):
+            del b.items[(nm.domain, "name")]
 
 
 _BOOK_SLOTS = {"book_people": "book_people", "book_time": "book_time", "book_stay": "book_stay",
@@ -198,7 +226,8 @@ def _intents(t: str) -> tuple[str, ...]:
     out = []
     checks = [("greet", P.GREET_RE), ("thanks", P.THANKS_RE), ("bye", P.BYE_RE), ("affirm", P.AFFIRM_RE),
               ("negate", P.NEGATE_RE), ("book", P.BOOK_RE), ("nobook", P.NOBOOK_RE),
-              ("reqalts", P.REQALTS_RE), ("recommend", P.RECOMMEND_RE), ("correct", P.CORRECT_RE)]
+              ("reqalts", P.REQALTS_RE), ("recommend", P.RECOMMEND_RE), ("correct", P.CORRECT_RE),
+              ("earlier", P.EARLIER_RE), ("later", P.LATER_RE)]
     for name, pat in checks:
         if pat.search(t):
             out.append(name)

@@ -160,12 +160,14 @@ REQUESTS: list[tuple[re.Pattern[str], str]] = [
      "entrance fee"),
     (rx(r"\b(train id|train number|trainid|id of the train|id number|train's id|the id)\b"), "trainID"),
     (rx(r"\b(travel time|how long|duration|journey time|length of the (?:trip|journey|ride))\b"), "duration"),
-    (rx(r"\b(arrival time|when does it arrive|what time does it arrive|when will it arrive|time it arrives"
+    (rx(r"\b(arrival time|(?:when|what time) (?:does|will|would) (?:it|th(?:at|is)(?: one| 1| train)?|"
+        r"the train) (?:arrive|get (?:in|there))|time it arrives"
         r"|arrive at what time|when it arrives|what time will i arrive|when do i arrive|arrives? when)\b"),
      "arriveBy"),
-    (rx(r"\b(departure time|when does it leave|what time does it leave|when does it depart|"
-        r"what time does it depart|time it leaves|leaves? when|departs? when|when it leaves|"
-        r"what time it leaves)\b"), "leaveAt"),
+    (rx(r"\b(departure time|(?:when|what time) (?:does|will|would) (?:it|th(?:at|is)(?: one| 1| train)?|"
+        r"the train) (?:leave|depart)|time it leaves|leaves? when|departs? when|when it leaves|"
+        r"what time it leaves|(?:what time|when) (?:will|does|do|would) (?:it|they|the (?:taxi|car|driver)) "
+        r"(?:pick (?:me|us) up|come|get here))\b"), "leaveAt"),
     (rx(r"\b(reference|confirmation|ref number|booking number|conf number)\b"), "reference"),
     (rx(r"\b(car type|type of car|kind of car|what car|which car|make of car|car make|model|colou?r|"
         r"what type of vehicle|what kind of vehicle|look for|looking out for|look out for)\b"), "car type"),
@@ -218,11 +220,16 @@ REQALTS_RE = rx(r"\b(another (one|option|place|restaurant|hotel|train|suggestion
 RECOMMEND_RE = rx(r"\b(recommend|recommendation|suggest|suggestion|pick one|which one|your choice|"
                   r"surprise me|your favou?rite|whichever|any of them|any one|best|choose one|you choose|"
                   r"up to you)\b")
+#: "is there an earlier one?", "anything later?": the train before / after the one offered
+EARLIER_RE = rx(r"\b(?:earlier|sooner)\b(?! than)(?!.*\blater\b)")
+LATER_RE = rx(r"\b(?:an?|any(?:thing)?|something|one|is there|the next) (?:(?:bit|little) )?later\b(?! than)"
+              r"|\blater (?:one|train|departure|option|time)\b|\bnext (?:one|train)\b")
 CORRECT_RE = rx(r"\b(i meant|i mean|sorry,? (?:i|it)|actually|correction|change (?:it|that|the)|instead|"
                 r"rather|make (?:it|that)|not (?:the )?(?:north|south|east|west|centre|cheap|expensive|"
                 r"moderate))\b")
 
-TIME_CUES_ARRIVE = rx(r"(arriv\w*|get (there|to|in|into|back)|be there|be at|be in|reach\w*|by|before|"
+TIME_CUES_ARRIVE = rx(r"(arriv\w*|gets? (?:me |us )?(there|to|in|into|back)|be there|be at|be in|reach\w*|by|"
+                      r"before|"
                       r"no later than|until|till|latest|in time|arrival)\W*(?:\S+\W+){0,5}$")
 TIME_CUES_LEAVE = rx(r"(leav\w*|depart\w*|after|from|pick(ed)? (me |us )?up|pickup|go at|departure|"
                      r"(?<!no )later than|earliest|starting|going|set off|head out|"

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from parley.engine.mwdb import MultiwozDB
+from parley.engine.mwdb import BOOKABLE, HOSPITAL, MultiwozDB
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.nlu import NluResult
 from parley.engine.systems.mw.search import search_for
@@ -79,6 +79,7 @@ class Policy:
         self.asked: set[tuple[str, str]] = set()
         self.seen: dict[str, list[str]] = {}
         self.taxi: dict[str, str] = {}
+        self.filters: dict[str, dict[str, str]] = {}  # the tracker's, for the turn being decided
         self._fresh: dict[str, set[str]] = {}  # slots the user just gave: relaxed last
         # (domain, slot, value) proposed after no match
         self.pending_relax: tuple[str, str, str] | None = None
@@ -91,6 +92,7 @@ class Policy:
         counts: dict[str, int] = {}
         intents = set(nlu.intents)
         d = tr.active_domain
+        self.filters = tr.filters
         pending, self.pending_relax = self.pending_relax, None
         # "yes" takes the proposal; "book it" takes it after no match, but means the venue on the table when
         # the
@@ -118,6 +120,12 @@ class Policy:
                 intents & {"book", "reqalts", "affirm"}) and not (d in nlu.domains and d not in tr.state):
             # (not "thanks. also a taxi from the airport": a new domain asked for)
             acts += [_act("welcome", "general"), _act("reqmore", "general")]
+        elif nlu.about is not None:  # a question about a record: answered from it, nothing searched or booked
+            from parley.engine.systems.mw.asked import Asked
+            from parley.engine.systems.mw.records import answer
+
+            slots = tuple(s for dom, s in nlu.requests if dom == nlu.about[0])
+            venue = answer(self, tr, Asked(nlu.about[0], nlu.about[1], slots), acts)
         elif d is None:
             if "greet" in intents:
                 acts.append(_act("greet", "general"))
@@ -155,9 +163,21 @@ class Policy:
                 continue
             if row is None:
                 continue
+            if slot == "takesbookings":  # "do they take reservations?": every bookable venue does
+                acts.append(_act("inform", domain, slot, "yes" if BOOKABLE.get(domain)
+                                 and row.get("takesbookings", "yes") != "no" else "no"))
+                continue
             value = row.get(slot)
-            if slot == "price" and domain == "hotel":
-                value = row.get("pricerange")
+            if slot.startswith("price") and domain == "hotel":  # room prices: "how much is a double room?"
+                prices: dict[str, Any] = row["price"] if isinstance(row.get("price"), dict) else {}
+                kinds = [slot.split()[1]] if " " in slot else list(prices)
+                for kind in kinds:
+                    have = prices.get(kind)
+                    acts.append(_act("inform", domain, f"price {kind}",
+                                     f"{have} pounds" if have else "unknown"))
+                if not kinds:
+                    acts.append(_act("inform", domain, "pricerange", row.get("pricerange", "unknown")))
+                continue
             if slot == "internet" or slot == "parking":
                 value = row.get(slot, "no")
             if isinstance(value, dict):
@@ -189,6 +209,8 @@ class Policy:
         ref = reference(self.seed, domain, vid, self.bookings)
         tr.booked[domain] = ref
         tr.wants_booking[domain] = False
+        details = {s: v for s, v in tr.state.get(domain, {}).items() if s.startswith("book_")}
+        tr.bookings.append({"domain": domain, "key": vid, "reference": ref, **details})
         acts.append(_act("book", domain, "reference", ref))
 
     # -- venues: restaurant, hotel, attraction ---------------------------------------------------------------
@@ -216,9 +238,7 @@ class Policy:
         dept = tr.state.get("hospital", {}).get("department")
         rows = self.search.query("hospital", {"department": dept} if dept else {})
         counts["hospital"] = len(rows)
-        row = dict(rows[0]) if dept and rows else {"name": "addenbrookes hospital", "phone": "01223245151"}
-        row.setdefault("address", "Hills Rd, Cambridge")
-        row.setdefault("postcode", "cb20qq")
+        row = dict(rows[0]) if dept and rows else dict(HOSPITAL)
         rq = tr.requested.get("hospital") or ["address", "postcode", "phone"]
         acts.append(_act("inform", "hospital", "name", "addenbrookes hospital"))
         if dept and rows:

@@ -21,7 +21,19 @@ def _ref_name(kind: str, ctx: NluContext) -> str | None:
                 return val
         return None
     dom = P.REF_DOMAIN.get(kind, "attraction")
-    return ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
+    current = ctx.state.get(dom, {}).get("name") or ctx.offered.get(dom)
+    # "the guesthouse" / "the museum" when the dialogue holds several venues of a domain: the one of that kind
+    want = {"guesthouse": "guesthouse", "guest house": "guesthouse", "b and b": "guesthouse",
+            "bed and breakfast": "guesthouse", "hotel": "hotel", "museum": "museum", "college": "college",
+            "church": "architecture", "theatre": "theatre", "cinema": "cinema", "pool": "swimmingpool",
+            "park": "park", "gallery": "museum", "club": "nightclub", "nightclub": "nightclub"}.get(kind)
+    held = [n for d, n in ctx.bookings if d == dom] + list(ctx.offer_history.get(dom, ()))
+    held += [current] if current else []
+    if want and current and ctx.held.get(current, {}).get("type") != want:
+        typed = [n for n in held if ctx.held.get(n, {}).get("type") == want]
+        if typed:
+            return typed[-1]
+    return current
 
 
 #: "the first one you said", "the second place you mentioned", "the previous one", "the other one": a venue
@@ -37,19 +49,31 @@ _NOUN_DOMAIN = {"restaurant": "restaurant", "hotel": "hotel", "guesthouse": "hot
                 "attraction": "attraction"}
 
 
+def _fits(ctx: NluContext, dom: str, name: str) -> bool:
+    """Whether a venue offered earlier meets the constraints the user has now."""
+    have = ctx.held.get(name)
+    want = {s: v for s, v in ctx.state.get(dom, {}).items() if s != "name" and not s.startswith("book_")
+            and v != "dontcare"}
+    return have is None or all(have[s] == v for s, v in want.items() if have.get(s))
+
+
 def offered_earlier(t: str, holders: dict[str, NameMention], domain: str | None, ctx: NluContext,
-                    b: Builder) -> None:
-    """A venue the system offered earlier, named by its place ("I'll take the first one you said")."""
+                    b: Builder) -> bool:
+    """A venue the system offered earlier, named by its place ("I'll take the first one you said"). "The
+    other one" is the one before that still meets the user's constraints; with none, False is returned:
+    the user asks for another one."""
     if holders:
-        return  # a venue named outright wins
+        return True  # a venue named outright wins
     for m in _ORDINAL.finditer(t):
         dom = _NOUN_DOMAIN.get(m.group("noun")) or domain
         seen = ctx.offer_history.get(dom or "", ())
         n = m.group("n")
         if n in ("previous", "earlier", "other"):
             current = ctx.state.get(dom or "", {}).get("name") or ctx.offered.get(dom or "")
-            before = [v for v in seen if v != current]
+            before = [v for v in seen if v != current and _fits(ctx, dom or "", v)]
             value = before[-1] if before and len(seen) >= 2 else None
+            if value is None and seen:
+                return False
         elif n in ("last", "latest") and not m.group("said"):
             value = None  # "the last one" alone is too vague ("the last one was too far")
         else:
@@ -57,10 +81,11 @@ def offered_earlier(t: str, holders: dict[str, NameMention], domain: str | None,
             value = seen[i] if -len(seen) <= i < len(seen) and (len(seen) >= 2 or m.group("said")) else None
         if value:
             b.add(dom, "name", value, m.start())
-            return
+            return True
+    return True
 
 
-_STATION = re.compile(r"\b(?:the )?(?:train|railway|rail) station\b")
+_STATION = re.compile(r"(?<!police )\b(?:the )?(?:(?:train|railway|rail) )?station\b")
 
 
 def places(tn: str, t: str, holders: dict[str, NameMention], where: dict[str, int], domain: str | None,
@@ -244,6 +269,12 @@ def dontcare(plain: str, domain: str | None, ctx: NluContext, b: Builder) -> Non
     b.add(domain, slot, "dontcare", m.start())
 
 
+_HOW_MANY = re.compile(r"\bhow many (?:trains|restaurants|hotels|places|guest ?houses|attractions|options|"
+                       r"colleges|museums|of them|are there|choices|matches)\b")
+_ROOM_PRICE = re.compile(r"\b(?:how much|cost|costs|a night|per night|rooms?|rates?)\b")
+_RESERVATIONS = re.compile(r"\b(?:take|takes|accept|accepts|do|does) (?:reservations?|bookings?)\b")
+
+
 def requests_in(plain: str, raw: str, domain: str | None, intents: tuple[str, ...],
               ctx: NluContext) -> tuple[tuple[str, str], ...]:
     """Attributes the user asks for, as ``(domain, slot)``."""
@@ -255,6 +286,10 @@ def requests_in(plain: str, raw: str, domain: str | None, intents: tuple[str, ..
         if not pat.search(plain):
             continue
         s = slot
+        if slot == "price" and d == "hotel" and _ROOM_PRICE.search(plain):  # "how much is a double room?"
+            for kind in dict.fromkeys(re.findall(r"\b(single|double|family)\b", plain)) or [""]:
+                out.append(("hotel", f"price {kind}".strip()))
+            continue
         if slot == "price":
             s = {"train": "price", "attraction": "entrance fee", "restaurant": "pricerange",
                  "hotel": "pricerange"}.get(d, "price")
@@ -273,6 +308,10 @@ def requests_in(plain: str, raw: str, domain: str | None, intents: tuple[str, ..
             continue
         if (d, s) not in out:
             out.append((d, s))
+    if _HOW_MANY.search(plain) and d in ("restaurant", "hotel", "attraction", "train"):
+        out.append((d, "choice"))  # "how many trains are there?"
+    if _RESERVATIONS.search(plain) and d in ("restaurant", "hotel", "attraction"):
+        out.append((d, "takesbookings"))  # "do they take reservations?"
     # "do they have free parking / wifi?" asked about a venue already on the table
     if re.match(r"^(do|does|is|are|has|have|will|can)\b", plain) and d == "hotel" and (
             ctx.offered.get("hotel") or ctx.state.get("hotel", {}).get("name")):

@@ -91,6 +91,15 @@ RELAX_ONE = ["There is one if we change the {slot} to {values}. Would that work?
 RELAX_NOVALUES = ["There are {n} if we change the {slot}. Would you like that?"]
 CONSTRAINTS = ["Could you try different requirements?", "Would you like to change something and try again?"]
 NOBOOK_REF = ["You haven't booked anything there yet. Shall I make a booking?"]
+#: no train fits before / after the one on the table
+NO_MORE = {"earlier": "{trainID}, leaving at {leaveAt} and arriving by {arriveBy}, is the first train "
+                      "that fits.",
+           "later": "{trainID}, leaving at {leaveAt} and arriving by {arriveBy}, is the last train "
+                    "that fits."}
+#: answers about the taxi booked
+TAXI_INFORM = {"car type": "Your taxi is a {value}.", "phone": "The driver's number is {value}.",
+               "departure": "It picks you up at {value}.", "destination": "It takes you to {value}.",
+               "leaveAt": "It leaves at {value}.", "arriveBy": "It gets you there by {value}."}
 
 ASK = {
     "food": "what type of food you'd like", "area": "which part of town you prefer",

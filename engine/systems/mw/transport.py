@@ -46,6 +46,8 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     rows = pol.search.query(d, cons)
     counts[d] = len(rows)
     rq = [s for s in tr.requested.get(d, []) if s in TRAIN_INFO or s == "reference"]
+    if "choice" in tr.requested.get(d, []):  # "how many trains are there?"
+        acts.append(act("inform", d, "choice", len(rows)))
     intents = set(nlu.intents)
     booking = bool(tr.wants_booking.get(d))
     if booking:  # "book it for 5 and give me the reference": the reference comes with the booking
@@ -57,6 +59,9 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     if venue is not None and rows and venue not in rows:
         venue = None
         tr.offered.pop(d, None)
+    if venue is not None and rows and intents & {"earlier", "later"} and not booking \
+            and not tr.changed & {(d, s) for s in cons}:
+        return _next_train(tr, venue, rows, "later" in intents, acts)
     missing = [s for s in ("departure", "destination", "day") if not cons.get(s)]
     if not cons.get("leaveAt") and not cons.get("arriveBy") \
             and not tr.flexible & {(d, "leaveAt"), (d, "arriveBy")}:
@@ -85,10 +90,12 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
                 acts.append(act("inform", d, s, cons[s]))
         # relax the time: the closest train the other way
         loose = {k: v for k, v in cons.items() if k not in ("leaveAt", "arriveBy")}
-        alt = pol.search.query(d, loose)
+        # the same day's trains only (one arriving after midnight arrives the next day)
+        alt = [r for r in pol.search.query(d, loose) if r["arriveBy"] >= r["leaveAt"]]
         if alt:
-            near = (min(alt, key=lambda r: r["arriveBy"]) if cons.get("leaveAt") else
-                    max(alt, key=lambda r: r["leaveAt"]))
+            # nothing leaves after the time: the last train; nothing arrives by it: the first to arrive
+            near = (max(alt, key=lambda r: r["leaveAt"]) if cons.get("leaveAt") else
+                    min(alt, key=lambda r: r["arriveBy"]))
             tr.offered[d] = near["trainID"]
             acts.append(act("offer", d, "trainID", near["trainID"]))
             acts.append(act("inform", d, "leaveAt", near["leaveAt"]))
@@ -97,9 +104,11 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
             return near
         acts.append(act("request", d, "constraints"))
         return None
+    shown = True  # the user has heard of the train the turn is about
     if venue is None or "reqalts" in intents or (tr.changed & {(d, s) for s in cons}):
         venue = _best_train(rows, cons) if "reqalts" not in intents else pol._pick(tr, d, rows, avoid=True)
         tr.offered[d] = venue["trainID"]
+        shown = False
         if not booking:
             if len(rows) > 1:
                 acts.append(act("inform", d, "choice", len(rows)))
@@ -115,6 +124,9 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
         tr.wants_booking[d] = True
         people = state.get("book_people")
         if not people:
+            if not shown:  # the train to be booked is named before its tickets are asked about
+                acts.append(act("offer", d, "trainID", venue["trainID"]))
+                acts += [act("inform", d, s, venue[s]) for s in ("leaveAt", "arriveBy")]
             acts.append(act("request", d, "book_people"))
             sys_req.append("book_people")
             return venue
@@ -135,25 +147,45 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     return venue
 
 
+def _next_train(tr: Tracker, venue: dict[str, Any], rows: list[dict[str, Any]], later: bool,
+                acts: list[dict[str, Any]]) -> dict[str, Any]:
+    """"Is there an earlier one?" / "anything later?": the train that fits leaving just before / after the
+    one on the table; none: that one is the first / last that fits."""
+    ordered = sorted(rows, key=lambda r: (r["leaveAt"], r["trainID"]))
+    if later:
+        other = next((r for r in ordered if r["leaveAt"] > venue["leaveAt"]), None)
+    else:
+        other = next((r for r in reversed(ordered) if r["leaveAt"] < venue["leaveAt"]), None)
+    if other is None:
+        acts.append(act("nomore", "train", "later" if later else "earlier"))
+        acts += [act("inform", "train", s, venue[s]) for s in ("trainID", "leaveAt", "arriveBy")]
+        acts.append(act("request", "train", "book"))
+        return venue
+    tr.offered["train"] = other["trainID"]
+    acts.append(act("offer", "train", "trainID", other["trainID"]))
+    acts += [act("inform", "train", s, other[s]) for s in ("leaveAt", "arriveBy")]
+    acts.append(act("request", "train", "book"))
+    return other
+
+
 def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
               sys_req: list[str]) -> dict[str, Any] | None:
     d = "taxi"
     state = tr.state.get(d, {})
     rq = tr.requested.get(d, [])
-    key = (f"{state.get('departure')}|{state.get('destination')}|"
-           f"{state.get('leaveAt')}|{state.get('arriveBy')}")
-    if pol.taxi.get("key") == key and pol.taxi:
-        if rq:
-            for s in rq:
-                if s in ("car type", "phone", "reference"):
-                    acts.append(act("inform", d, s, pol.taxi["car" if s == "car type" else "phone"]))
-            if acts:
-                return None
-        acts.append(act("reqmore", "general"))
-        return None
     if not tr.passive and (state.get("departure") or state.get("destination") or "taxi" in nlu.domains):
         _complete_trip(tr)
         state = tr.state.get(d, {})
+    key = "|".join(str(state.get(s)) for s in ("departure", "destination", "leaveAt", "arriveBy"))
+    # the taxi booked is the one talked about until the user changes its trip: questions are answered from it
+    if pol.taxi and (pol.taxi.get("key") == key or not any(dom == d for dom, _ in tr.changed)):
+        from parley.engine.systems.mw.records import answer_taxi, booking_of
+
+        taxi = booking_of(tr, d)
+        if rq and taxi is not None:
+            answer_taxi(taxi, rq, acts)
+        acts.append(act("reqmore", "general"))
+        return None
     missing = [s for s in ("departure", "destination") if not state.get(s)]
     if not state.get("leaveAt") and not state.get("arriveBy") \
             and not tr.flexible & {(d, "leaveAt"), (d, "arriveBy")}:
@@ -167,6 +199,8 @@ def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any
     car, phone = taxi_booking(pol.seed, state, pol.db, pol.bookings)
     pol.taxi = {"key": key, "car": car, "phone": phone}
     tr.booked[d] = phone
+    trip = {s: state[s] for s in ("departure", "destination", "leaveAt", "arriveBy") if state.get(s)}
+    tr.bookings.append({"domain": d, "key": car, "reference": phone, "car": car, "phone": phone, **trip})
     counts[d] = 1
     acts.append(act("book", d, "car type", car))
     acts.append(act("inform", d, "phone", phone))

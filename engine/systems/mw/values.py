@@ -24,6 +24,30 @@ def _ruled_out(plain: str, found: list[re.Match[str]], m: re.Match[str]) -> bool
                                                                                  m.start()]))
 
 
+_CHEAPER = re.compile(r"\b(?:(?<!the )cheaper(?! (?:price|side|end|range|part))|less expensive|less pricey|"
+                      r"less costly|more affordable|more reasonabl[ey](?: priced)?|lower[- ]priced|"
+                      r"not as expensive|not so expensive)\b")
+_DEARER = re.compile(r"\b(?:more expensive|pricier|more upscale|more upmarket|higher[- ]end|more luxurious|"
+                     r"fancier|posher)\b")
+_LEVELS = ("cheap", "moderate", "expensive")
+
+
+def _comparative(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder
+                 ) -> re.Match[str] | None:
+    """"Anything cheaper?" after expensive ones: moderate (one level down); "something pricier": one up."""
+    m = _CHEAPER.search(plain) or _DEARER.search(plain)
+    if m is None:
+        return None
+    d = domain_for("pricerange", domain if domain in ("restaurant", "hotel") else None,
+                   [x for x in mentioned if x in ("restaurant", "hotel")], ctx)
+    now = ctx.state.get(d or "", {}).get("pricerange") or ctx.venues.get(d or "", {}).get("pricerange")
+    if d is None or now not in _LEVELS:
+        return None
+    step = -1 if m.re is _CHEAPER else 1
+    b.add(d, "pricerange", _LEVELS[max(0, min(2, _LEVELS.index(now) + step))], m.start())
+    return m
+
+
 def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext, b: Builder) -> None:
     """Food, area, price range, stars, parking, internet, hotel and attraction types, days."""
     foods = list(P.FOOD_RE.finditer(plain))
@@ -45,6 +69,9 @@ def categorical(plain: str, domain: str | None, mentioned: list[str], ctx: NluCo
             continue
         b.add(domain_for("area", domain, mentioned, ctx), "area", val, m.start())
     prices = list(P.PRICE_RE.finditer(plain))
+    cmp = _comparative(plain, domain, mentioned, ctx, b)
+    if cmp is not None:  # "anything cheaper?": the level below the one talked about, not "cheap"
+        prices = [m for m in prices if m.end() <= cmp.start() or m.start() >= cmp.end()]
     strong = [m for m in prices if re.match(r"(cheap|moderate|expensive|inexpensive)", m.group(1))]
     for m in strong or prices:  # "moderate ..., I am on a budget": the price level named wins over the hint
         if re.search(r"\bhow $", plain[: m.start()]) or _ruled_out(plain, strong or prices, m):

@@ -21,22 +21,26 @@ SHOW = {"restaurant": ("food", "area", "pricerange"), "hotel": ("type", "area", 
         "attraction": ("type", "area")}
 REQ_FIELDS = {"phone", "address", "postcode", "area", "pricerange", "food", "stars", "trainID", "price",
               "duration", "leaveAt", "arriveBy", "entrance fee", "type", "internet", "parking", "name",
-              "openhours", "department", "day", "departure", "destination"}
+              "openhours", "department", "day", "departure", "destination", "price single", "price double",
+              "price family", "takesbookings"}
 
 
 def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]],
                counts: dict[str, int], sys_req: list[str]) -> dict[str, Any] | None:
     """One turn about a restaurant, hotel or attraction."""
     cons = {s: v for s, v in tr.state.get(d, {}).items() if not s.startswith("book_")}
-    rq = [s for s in tr.requested.get(d, []) if s in REQ_FIELDS or s == "reference"]
+    rq = [s for s in tr.requested.get(d, []) if s in REQ_FIELDS or s in ("reference", "choice")]
     intents = set(nlu.intents)
     name = cons.get("name")
     if name and name != "dontcare":
         row = pol.db.find(d, name)
         rows = [row] if row else []
     else:
-        rows = pol.search.query(d, cons)
+        rows = with_filters(pol.search.query(d, cons), tr.filters.get(d))
     counts[d] = len(rows)
+    if "choice" in rq:  # "how many are there?"
+        acts.append(act("inform", d, "choice", len(rows)))
+        rq.remove("choice")
     venue = None
     if tr.offered.get(d):
         venue = pol.db.find(d, tr.offered[d])
@@ -66,8 +70,7 @@ def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict
             tr.offered[d] = pol.db.venue_id(d, venue)
             acts.append(act("offer", d, "name", tr.offered[d]))
         if venue is None:
-            acts.append(act("nooffer", d))
-            relax(pol, d, cons, acts, sys_req)
+            no_match(pol, d, cons, acts, sys_req)
         else:
             pol._answer(d, venue, rq, acts, tr)
         return venue
@@ -77,7 +80,8 @@ def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict
         no_match(pol, d, cons, acts, sys_req)
         tr.offered.pop(d, None)
         return None
-    if venue is not None and not (tr.changed & {(d, s) for s in cons}) and "recommend" not in intents:
+    if venue is not None and not (tr.changed & {(d, s) for s in [*cons, *tr.filters.get(d, {})]}) \
+            and "recommend" not in intents:
         if "affirm" in intents and BOOKABLE.get(d):
             acts.append(act("request", d, "book"))
             return venue
@@ -105,6 +109,13 @@ def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict
         acts.append(act("reqmore", d))  # "would you like the address or the entrance fee?"
     return venue
 
+def with_filters(rows: list[dict[str, Any]], filters: dict[str, str] | None) -> list[dict[str, Any]]:
+    """The rows that also meet the constraints the belief state has no slot for (a free entrance)."""
+    if not filters:
+        return rows
+    return [r for r in rows if all(str(r.get(s, "")).lower() == v for s, v in filters.items())]
+
+
 def show(d: str, venue: dict[str, Any], acts: list[dict[str, Any]]) -> None:
     for s in SHOW.get(d, ()):
         if venue.get(s) not in (None, "", "?"):
@@ -113,7 +124,7 @@ def show(d: str, venue: dict[str, Any], acts: list[dict[str, Any]]) -> None:
 def no_match(pol: Policy, d: str, cons: dict[str, str], acts: list[dict[str, Any]],
              sys_req: list[str]) -> None:
     acts.append(act("nooffer", d))
-    for s, v in cons.items():
+    for s, v in {**cons, **pol.filters.get(d, {})}.items():
         if v != "dontcare":
             acts.append(act("inform", d, s, v))
     relax(pol, d, cons, acts, sys_req)
@@ -126,7 +137,7 @@ def relax(pol: Policy, d: str, cons: dict[str, str], acts: list[dict[str, Any]],
         if cons[s] == "dontcare":
             continue
         rest = {k: v for k, v in cons.items() if k != s}
-        rows = pol.search.query(d, rest)
+        rows = with_filters(pol.search.query(d, rest), pol.filters.get(d))
         if rows:
             allv = sorted({str(r.get(s)) for r in rows if r.get(s)})
             vals = allv[:3]

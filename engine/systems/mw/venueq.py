@@ -63,3 +63,34 @@ def venue_checks(tn: str, b: Builder, ctx: NluContext, holders: dict[str, NameMe
             del b.items[(dom, slot)]
             out.append((target, slot, value))
     return tuple(dict.fromkeys(out))
+
+
+#: a free entrance: a constraint the belief state has no slot for ("any free museums?")
+_FREE = re.compile(r"(?<!feel )(?<!entrance )(?<!entry )\b(?:free(?: of charge)?|"
+                   r"no (?:entrance|entry|admission) (?:fee|charge)|"
+                   r"(?:doesn't|does not|don't|do not|won't) (?:cost|charge)(?: anything| any money)?|"
+                   r"without (?:an )?(?:entrance|entry) fee)\b"
+                   r"(?! (?:parking|wifi|wi-fi|internet|time|day|evening|afternoon|morning|night|"
+                   r"to (?:call|ask)))")
+_FREE_DONTCARE = re.compile(r"\b(?:(?:doesn't|does not|don't|do not) (?:have|need) to be free|paid is fine|"
+                            r"(?:don't|do not) mind paying|can cost (?:something|money)|fine to pay)\b")
+#: a yes/no question about the attraction on the table ("is it free to get in?", "do I have to pay?")
+_FEE_QUESTION = re.compile(r"\b(?:is|are) (?:it|they|that|this|entry|entrance|admission)\b.{0,25}\bfree\b|"
+                           r"\b(?:do|does|will) (?:i|we|you|it|they) (?:have to|need to|must)? ?"
+                           r"(?:pay|cost|charge)\b|\bhave to pay\b|\bcharge (?:for )?(?:entry|admission)\b")
+
+
+def entrance_fee(plain: str, domain: str | None, mentioned: list[str], ctx: NluContext
+                 ) -> tuple[tuple[tuple[str, str, str], ...], tuple[tuple[str, str], ...]]:
+    """``(filters, requests)``: "any free ones in the west?" asks for free attractions; "is it free to get
+    in?" about the attraction on the table asks for its entrance fee."""
+    if domain != "attraction" and "attraction" not in mentioned:
+        return (), ()
+    if _FREE_DONTCARE.search(plain):
+        return (("attraction", "entrance fee", "dontcare"),), ()
+    on_table = bool(ctx.offered.get("attraction") or ctx.state.get("attraction", {}).get("name"))
+    if on_table and _FEE_QUESTION.search(plain):
+        return (), (("attraction", "entrance fee"),)
+    if _FREE.search(plain):
+        return (("attraction", "entrance fee", "free"),), ()
+    return (), ()
