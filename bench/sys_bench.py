@@ -11,7 +11,10 @@ the ConvLab-3 MultiWOZ test dialogues (read back from the run's database). Per s
 text shown differs from the template), **fallback** (the template's words kept for at least one sentence the
 model spoiled), sentences reworded / to reword, p50/p90 turn latency, new tokens per turn, threads, the
 reasons, and **ungrammatical** shown replies as :mod:`engine.systems.llm_reword` judges them (model-worded and
-template-worded counted apart). ``--show`` prints every reworded reply beside its template (for reading).
+template-worded counted apart), and **wrong facts** per 1,000 replies by the fact audit
+(:mod:`engine.scoring.facts`, which reads the shown text against the MultiWOZ databases and the dialogue so
+far: a second check that uses neither the generating model nor the rule check). ``--show`` prints every
+reworded reply beside its template (for reading).
 Every figure is printed with the machine's load average: other jobs share these 2 cores.
 """
 
@@ -27,6 +30,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from parley.engine.scoring.facts import AuditTurn
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
@@ -79,6 +86,8 @@ def judge(internals: dict, text: str) -> dict:
 
 
 def tour(spec: str) -> list[dict]:
+    """The README tour; each row keeps its exchange for the fact audit (``audit``)."""
+    from parley.engine.scoring.facts import AuditTurn
     from parley.engine.systems import build_system
     from parley.engine.types import Message
 
@@ -90,12 +99,26 @@ def tour(spec: str) -> list[dict]:
         history = (*history, Message("user", text))
         turn = system.respond(history)
         history = (*history, Message("system", turn.text))
-        rows.append({"latency_s": turn.latency_ms / 1000, **judge(turn.internals, turn.text)})
+        rows.append({"latency_s": turn.latency_ms / 1000, **judge(turn.internals, turn.text),
+                     "audit": AuditTurn(text, turn.text, turn.state, turn.acts, turn.internals)})
     return rows
 
 
-def corpus_run(spec: str, n: int, timeout: float) -> tuple[list[dict], dict, str]:
-    """``parley run`` on the first ``n`` test dialogues; the system turns read back from its database."""
+def facts(dialogues: list[list[AuditTurn]]) -> dict:
+    """The fact audit of the shown replies: wrong facts per 1,000 replies, and the findings."""
+    from parley.engine.scoring.facts import Auditor, Report
+
+    audit, total = Auditor(), Report()
+    for i, turns in enumerate(dialogues):
+        total.add(audit.dialogue(turns, name=str(i)))
+    out = total.to_json()
+    out["findings"] = out["findings"][:10]
+    return out
+
+
+def corpus_run(spec: str, n: int, timeout: float) -> tuple[list[dict], dict, str, dict]:
+    """``parley run`` on the first ``n`` test dialogues; the system turns read back from its database, and the
+    fact audit of its replies."""
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "run.db"
         cmd = [str(Path(sys.executable).with_name("parley")), "--db", str(db), "run", "--system", spec,
@@ -105,13 +128,22 @@ def corpus_run(spec: str, n: int, timeout: float) -> tuple[list[dict], dict, str
         if out.returncode:
             raise SystemExit(f"parley run failed: {out.stderr.strip()[-500:]}")
         scores = json.loads(out.stdout)
+        audit = audit_store(db)
         with sqlite3.connect(db) as conn:
             turns = conn.execute("SELECT text, internals, latency_ms FROM turns WHERE role = 'system' "
                                  "AND status = 'ok' ORDER BY session_id, \"index\"").fetchall()
     # a stored system turn's internals column holds the whole reply (state, acts, internals)
     rows = [{"latency_s": (lat or 0) / 1000, **judge(json.loads(i).get("internals") or {}, t)}
             for t, i, lat in turns]
-    return rows, scores, " ".join(["parley", *cmd[1:2], "<tmp.db>", *cmd[4:]])
+    return rows, scores, " ".join(["parley", *cmd[1:2], "<tmp.db>", *cmd[4:]]), audit
+
+
+def audit_store(db: Path) -> dict:
+    from parley.engine.scoring.facts import turns_from_store
+    from parley.store.db import open_store
+
+    store = open_store(db, readonly=True)
+    return facts([turns_from_store(store.turns(s.id)) for s in store.sessions()])
 
 
 def summarise(name: str, rows: list[dict]) -> dict:
@@ -170,18 +202,24 @@ def main() -> None:
         entry["startup_warm"] = [startup(spec) for _ in range(3)]
         print(model, json.dumps(entry), flush=True)
         rows = tour(f"{spec},seed=1,clock=2026-11-26")
-        entry["tour"] = summarise("README tour", rows)
+        entry["tour"] = {**summarise("README tour", rows), "facts": facts([[r.pop("audit") for r in rows]])}
         print(json.dumps(entry["tour"]), flush=True)
         if args.show:
             show(rows)
+        result["llm"][model] = entry
+        Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")  # kept if a later run stops
         if args.dialogues and TEST_ZIP.is_file():
-            rows, scores, command = corpus_run(spec, args.dialogues, args.timeout)
-            entry["corpus"] = {**summarise(f"MultiWOZ test, first {args.dialogues}", rows),
+            try:
+                rows, scores, command, audit = corpus_run(spec, args.dialogues, args.timeout)
+            except subprocess.TimeoutExpired:
+                entry["corpus"] = f"not measured: `parley run` took over {args.timeout:.0f} s"
+                print(entry["corpus"], flush=True)
+                continue
+            entry["corpus"] = {**summarise(f"MultiWOZ test, first {args.dialogues}", rows), "facts": audit,
                                "command": command, "scores": scores.get("conditions", scores)}
             print(json.dumps(entry["corpus"]), flush=True)
             if args.show:
                 show(rows)
-        result["llm"][model] = entry
     result["load_end"] = load_avg()
     Path(args.out).write_text(json.dumps(result, indent=1), encoding="utf-8")
 

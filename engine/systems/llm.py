@@ -190,10 +190,7 @@ class LLMSystem:
         required = [p for p in required_values(decision.acts, self.strict) if not missing_values(draft, [p])]
         internals: dict[str, Any] = {
             "model": self.model_ref, "backend": self.backend.name, "template": draft,
-            "required": [v for _, v in required], "db_count": dict(decision.db_count),
-            "offered": dict(decision.offered),
-            "requested": {d: list(s) for d, s in decision.requested.items()},
-            "active_domain": decision.active_domain,
+            "required": [v for _, v in required], **pipeline.internals_of(decision),
         }
         t1 = time.perf_counter()
         reasons: list[str] = []
