@@ -37,6 +37,7 @@ from pydantic import Field
 
 from parley.engine.loading import say
 from parley.engine.params import checked
+from parley.engine.systems.llm_act import act_reason
 from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for callers and tests
     REFUSALS,
     check_reply,
@@ -45,7 +46,7 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
     tidy,
 )
 from parley.engine.systems.llm_delex import check_sentence, delexicalise, fill, rewrite, sentences
-from parley.engine.systems.llm_reword import act_reason, reword_reason, sentence_problems
+from parley.engine.systems.llm_reword import reword_reason, sentence_problems
 from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 from parley.params import Text
 from parley.progress import Progress

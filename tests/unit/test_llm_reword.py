@@ -7,12 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from parley.engine.systems.llm_act import act_reason, read
 from parley.engine.systems.llm_reword import (
-    act_reason,
     for_grammar,
     grammar_problems,
     is_question,
-    read,
     reword_reason,
     role_problems,
 )

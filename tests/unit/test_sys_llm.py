@@ -60,6 +60,9 @@ class StubPipeline:
     def reset(self, seed: int | None = None) -> None:
         self.resets += 1
 
+    def internals_of(self, decision: StubDecision) -> dict[str, Any]:
+        return {"db_count": dict(decision.db_count), "active_domain": decision.active_domain}
+
 
 class StubBackend:
     """Stands in for a model: ``reword`` (delexicalised sentences) and ``plain`` (the draft with values)."""
@@ -356,3 +359,20 @@ def test_the_rewrite_is_one_sentence_about_as_long_as_the_draft() -> None:
     words = len(backend.tokenizer.encode("I have   places to stay that fit.", add_special_tokens=False))
     assert placeholders(raw) == ["count"] and new <= int(1.5 * words) + 6 + len(placeholders(raw)) * 4
     assert len(re.findall(r"[.!?]", raw)) == 1 and raw.rstrip()[-1] in ".!"
+
+
+def test_llm_internals_carry_what_the_fact_audit_reads_from_multiwoz() -> None:
+    """The venue, the filters and the bookings of the MultiWOZ pipeline are in the llm turn's internals, as in
+    multiwoz's own (the fact audit reads them), whatever the model wrote."""
+    system = LLMSystem(clock="2026-11-26")
+    system.backend = StubBackend(reword=lambda sentence: sentence)
+    system._pipeline.load()
+    mw = MultiwozSystem(clock="2026-11-26")
+    history: tuple[Message, ...] = ()
+    for text in ("I want a free museum in the centre", "what's the phone number?"):
+        history = (*history, Message("user", text))
+        turn, expected = system.respond(history), mw.respond(history)
+        for key in ("venue", "filters", "booked", "bookings", "nlu", "active_domain", "db_count"):
+            assert turn.internals[key] == expected.internals[key], key
+        history = (*history, Message("system", expected.text))
+    assert expected.internals["venue"] and expected.internals["filters"]
