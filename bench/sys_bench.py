@@ -135,7 +135,7 @@ def corpus_run(spec: str, n: int, timeout: float) -> tuple[list[dict], dict, str
     # a stored system turn's internals column holds the whole reply (state, acts, internals)
     rows = [{"latency_s": (lat or 0) / 1000, **judge(json.loads(i).get("internals") or {}, t)}
             for t, i, lat in turns]
-    return rows, scores, " ".join(["parley", *cmd[1:2], "<tmp.db>", *cmd[4:]]), audit
+    return rows, scores, " ".join(["parley", *cmd[1:2], "<tmp.db>", *cmd[3:]]), audit
 
 
 def audit_store(db: Path) -> dict:
