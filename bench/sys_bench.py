@@ -185,7 +185,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=7200, help="seconds allowed for each `parley run`")
     ap.add_argument("--show", action="store_true", help="print every reworded reply beside its template")
     ap.add_argument("--no-others", action="store_true", help="skip the start-up of the other systems")
-    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "sys.json"))
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm.json"))
     args = ap.parse_args()
     result: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
                     "load_start": load_avg(), "command": "python " + " ".join(sys.argv), "llm": {}}

@@ -51,7 +51,7 @@ from parley.engine.types import LoadError, Message, SystemTurn, TurnError
 from parley.params import Text
 from parley.progress import Progress
 
-#: the model ``llm`` uses unless told otherwise (chosen by measurement: bench/results/sys.md)
+#: the model ``llm`` uses unless told otherwise (chosen by measurement: bench/results/llm.md)
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 MAX_TOKENS_LIMIT = 256
 
