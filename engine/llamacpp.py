@@ -36,6 +36,10 @@ log = logging.getLogger("parley.llm")
 _log_lock = threading.Lock()
 _servers: dict[tuple[str, int, int], LlamaServer] = {}
 _servers_lock = threading.Lock()
+#: seconds :meth:`LlamaServer.close` waits for a server's HTTP side to listen before stopping it
+LISTEN_S = 30.0
+#: servers that never listened: kept referenced, so their destructor (which would wait for ever) never runs
+_abandoned: list[Any] = []
 DEFAULT_CTX = 4096
 
 
@@ -186,10 +190,30 @@ class LlamaServer:
                           finish=str(choice.get("finish_reason") or ""))
 
     def close(self) -> None:
-        """Stop the server (the process keeps running)."""
+        """Stop the server (the process keeps running). A server stopped before its HTTP side listens never
+        stops (llama.cpp's listener starts afterwards and waits for ever), so the private socket must answer
+        first; one that does not within :data:`LISTEN_S` is left running rather than waited for."""
         server, self._server = self._server, None
+        if server is not None and self._private and not self._listening():
+            use_log().warning("llama.cpp's server on %s did not listen within %s s; left running", self.path,
+                              LISTEN_S)
+            _abandoned.append(server)
         del server
         self._remove_private()
+
+    def _listening(self) -> bool:
+        import httpx
+
+        sock = os.path.join(self._private or "", "llama.sock")
+        deadline = time.monotonic() + LISTEN_S
+        with httpx.Client(transport=httpx.HTTPTransport(uds=sock), timeout=5) as client:
+            while time.monotonic() < deadline:
+                try:
+                    client.get("http://llama/health")
+                    return True
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+        return False
 
     def _remove_private(self) -> None:
         if self._private:

@@ -99,6 +99,14 @@ def test_servers_are_shared_per_model(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 @pytest.mark.slow
+def test_a_server_closed_as_soon_as_it_is_made_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closed before its HTTP side listens, llama.cpp's server would wait for ever; close waits for it."""
+    monkeypatch.setenv("PARLEY_CACHE", str(tmp_path))
+    llamacpp.LlamaServer(bundled_gguf(), threads=1).close()
+    assert not llamacpp._abandoned
+
+
+@pytest.mark.slow
 def test_a_chat_on_llama_cpp_prints_nothing_of_the_library(tmp_path: Path) -> None:
     """stderr holds parley's own progress lines only; llama.cpp's messages stay out of the terminal."""
     import subprocess
