@@ -26,8 +26,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 OUT = HERE / "RESULTS.md"
-ORDER = ["store", "tui", "input", "mw", "sys", "rw", "audio", "voice", "sktod", "score", "fidelity", "neural",
-         "formats", "annotate", "remote", "run", "bounds", "install"]
+ORDER = ["store", "tui", "input", "mw", "llm", "sys", "rw", "audio", "voice", "sktod", "score", "fidelity",
+         "neural", "formats", "annotate", "remote", "run", "bounds", "install"]
 MAX_LINES = 300
 FIELDS = ("figure", "value", "goal", "commit", "date", "load", "command")
 DATE = re.compile(r"\b(20\d\d-\d\d-\d\d)\b")

@@ -21,7 +21,7 @@ from parley.errors import ParleyError
 #: module missing on the way of a feature with no extra of its own is told as the first extra listing it
 EXTRAS: dict[str, tuple[str, ...]] = {
     "models": ("torch", "transformers", "safetensors", "tokenizers", "gguf", "accelerate", "numpy",
-               "sentence_transformers"),
+               "sentence_transformers", "xllamacpp"),
     "stats": ("numpy", "scipy", "statsmodels", "matplotlib", "krippendorff", "sacrebleu", "rouge_score",
               "nltk", "sacremoses"),
     "audio": ("numpy", "scipy", "soundfile", "sounddevice", "faster_whisper", "piper", "jiwer",
@@ -39,7 +39,7 @@ REWRITERS: dict[str, str] = {"asr-real": "audio"}
 
 #: commands whose work needs an extra, for a module missing on their way (``parley score`` → stats)
 COMMANDS: dict[str, str] = {"score": "stats", "assign": "stats", "sktod": "sktod", "speak": "audio",
-                            "transcribe": "audio", "train": "models", "serve-bundled": "serve"}
+                            "transcribe": "audio", "train": "models", "serve-bundled": "models"}
 
 
 class MissingExtra(ParleyError, ImportError):

@@ -52,12 +52,17 @@ def delexicalise(text: str, acts: Sequence[Mapping[str, Any]], venue: Mapping[st
         if venue and isinstance(venue.get(slot), str | int) and str(venue[slot]) not in ("", "?"):
             pairs.append((slot, str(venue[slot])))
     found: list[tuple[int, int, str, str]] = []  # (start, end, placeholder base, matched text)
+    bases = {(SLOT_NAMES.get(slot), value) for slot, value in pairs}
     for slot, value in sorted(pairs, key=lambda p: -len(p[1])):
         base = SLOT_NAMES.get(slot)
         if base is None or (len(value) < 2 and not value.isdigit()):
             continue
         for form in _forms(slot, value):
             for m in re.finditer(r"(?<![\w\[])" + re.escape(form) + r"(?![\w\]])", text):
+                owner = _owner(text, m.end()) or _time_owner(text, m.start())  # "4-star": the stars' 4
+                if owner != base and ((owner and (owner, value) in bases) or (
+                        base in ("stars", "nights") and len({b for b, v in bases if v == value}) > 1)):
+                    continue
                 if not any(s < m.end() and m.start() < e for s, e, _, _ in found):
                     found.append((m.start(), m.end(), base, m.group(0)))
     mapping: dict[str, str] = {}
@@ -74,6 +79,25 @@ def delexicalise(text: str, acts: Sequence[Mapping[str, Any]], venue: Mapping[st
         last = end
     out.append(text[last:])
     return "".join(out), mapping
+
+
+_OWNERS = (("stars", re.compile(r"-? ?stars?\b")), ("people", re.compile(r" (people|guests|persons?)\b")),
+           ("nights", re.compile(r" nights?\b")))
+
+
+def _owner(text: str, end: int) -> str | None:
+    """The placeholder a number belongs to by the word after it ("4-star" → stars), if any."""
+    return next((base for base, rx in _OWNERS if rx.match(text, end)), None)
+
+
+_TIME_OWNERS = (("arrives", re.compile(r"(arriv\w*|gets? in|get there)( at| by| before)?\s*$")),
+                ("leaves", re.compile(r"(leav\w*|depart\w*)( at| after| from)?\s*$")))
+
+
+def _time_owner(text: str, start: int) -> str | None:
+    """The time placeholder a time belongs to by the words before it ("arriving by 10:00" → arrives)."""
+    before = text[max(0, start - 25):start]
+    return next((base for base, rx in _TIME_OWNERS if rx.search(before)), None)
 
 
 def placeholders(text: str) -> list[str]:
@@ -107,7 +131,7 @@ def fill(text: str, mapping: Mapping[str, str]) -> str:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a draft (split after . ! ? followed by a space)."""
-    return [x for x in re.split(r"(?<=[.!?])\s+", text.strip()) if x]
+    return [x for x in re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+", text.strip()) if x]
 
 
 _WORD = re.compile(r"[a-z]{4,}")
@@ -116,9 +140,19 @@ _WORD = re.compile(r"[a-z]{4,}")
 _NEGATION = re.compile(r"\b(?:no|not|never|nothing|none|nobody|cannot)\b|n't\b")
 
 
-def check_sentence(out: str, sentence: str) -> str | None:
-    """Why a rewrite of one draft sentence may not replace it: the placeholder check, plus it must keep some
-    of the sentence's own words (the small model otherwise drifts to another topic) and stay short."""
+#: a finite verb: an auxiliary, or a verb of the system's sentences
+_VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did|can|could|will|would|shall|"
+                   r"should|may|might|must|need|needs|want|like|prefer|serves?|leaves?|arrives?|departs?|gets?|"
+                   r"costs?|takes?|found|find|booked|book|reserved|reserve|match(?:es)?|fits?|call|reach|pick|"
+                   r"look|try|"
+                   r"change|drop|suggest|recommend|enjoy|go|help|let|know|tell|thank|thanks|welcome|offers?|"
+                   r"ask|visit|stay|travel(?:l?ing)?|leaving|arriving|got|made|make)\b|'(?:s|re|ve|ll|d|m)\b")
+
+
+def check_sentence(out: str, sentence: str, lexical: bool = True) -> str | None:
+    """Why a rewrite of one draft sentence may not replace it: the placeholder check, one sentence, no new
+    negation, no word three times, short; with ``lexical`` it must also keep half the sentence's own words and
+    add at most two (a small model otherwise drifts to another topic)."""
     reason = check_placeholders(out, sentence)
     if reason:
         return reason
@@ -131,11 +165,17 @@ def check_sentence(out: str, sentence: str) -> str | None:
     words = re.findall(r"[a-z']+", _PLACEHOLDER.sub(" ", out.lower()))
     if any(words.count(w) >= 3 and words.count(w) > sentence.lower().count(w) for w in set(words)):
         return "repeated itself"
+    grams = [" ".join(words[i:i + 4]) for i in range(len(words) - 3)]
+    if any(grams.count(g) > 1 and sentence.lower().count(g) < 2 for g in grams):
+        return "repeated itself"
+    plain_in, plain_out = _PLACEHOLDER.sub(" ", sentence.lower()), _PLACEHOLDER.sub(" ", out.lower())
+    if _VERB.search(plain_in) and not _VERB.search(plain_out) and not out.rstrip().endswith("?"):
+        return "lost its verb"
     keep = set(_WORD.findall(_PLACEHOLDER.sub(" ", sentence.lower())))
     have = set(_WORD.findall(_PLACEHOLDER.sub(" ", out.lower())))
-    if keep and len(keep & have) < 0.5 * len(keep):
+    if lexical and keep and len(keep & have) < 0.5 * len(keep):
         return "changed the subject"
-    if len(have - keep - FRIENDLY) > 2:
+    if lexical and len(have - keep - FRIENDLY) > 2:
         return "added content"
     if len(out) > 1.8 * len(sentence) + 30:
         return "too long"
@@ -151,24 +191,27 @@ FRIENDLY = frozenset(["lovely", "great", "good", "nice", "wonderful", "happy", "
                       "option", "choice"])
 
 
-def rewrite(draft: str, generate: Any) -> tuple[str, int, int, list[str]]:
+def rewrite(draft: str, generate: Any, check: Any = check_sentence,
+            limit: int = 0) -> tuple[str, int, int, list[str]]:
     """Rewrite a delexicalised draft sentence by sentence with ``generate(sentence) -> raw``; a sentence whose
-    rewrite fails :func:`check_sentence` keeps the draft's wording. Returns ``(text, sentences rewritten,
-    sentences, reasons)``."""
+    rewrite fails ``check(rewrite, sentence) -> reason | None`` (:func:`check_sentence` by default) keeps the
+    draft's wording, and so do the sentences after the first ``limit`` (0: none). Returns ``(text, sentences
+    reworded, sentences to reword, reasons)``."""
     parts: list[str] = []
     reasons: list[str] = []
-    done = 0
+    done = tried = 0
     todo = sentences(draft)
     for sent in todo:
         words = _WORD.findall(_PLACEHOLDER.sub(" ", sent.lower()))
-        if len(words) < 2:  # "Done!", "[name]:" — nothing to reword
+        if len(words) < 2 or (limit and tried >= limit):  # "Done!", "[name]:" — nothing to reword
             parts.append(sent)
             continue
+        tried += 1
         raw = " ".join(generate(sent).split())
-        why = check_sentence(raw, sent)
+        why = check(raw, sent)
         if why is None:
             parts.append(raw)
-            done += 1
+            done += raw != sent  # a sentence the model copied counts as not reworded
         else:
             parts.append(sent)
             reasons.append(why)

@@ -202,7 +202,13 @@ class MultiwozSystem:
             return SystemTurn(text=FALLBACK, state=self.tracker.snapshot(),
                               internals={"error": f"{type(e).__name__}: {e}"},
                               latency_ms=(time.perf_counter() - t0) * 1000)
-        internals = {
+        return SystemTurn(text=text, state=decision.state, acts=decision.acts,
+                          internals=self.internals_of(decision), latency_ms=(time.perf_counter() - t0) * 1000)
+
+    def internals_of(self, decision: Decision) -> dict[str, Any]:
+        """What a turn's internals show of ``decision`` and the tracker after it (the fact audit reads the
+        venue and the filters)."""
+        return {
             "db_count": dict(decision.db_count),
             "offered": dict(decision.offered),
             "requested": {d: list(s) for d, s in decision.requested.items()},
@@ -213,5 +219,3 @@ class MultiwozSystem:
             "bookings": [dict(b) for b in self.tracker.bookings],
             "filters": {d: dict(f) for d, f in self.tracker.filters.items() if f},
         }
-        return SystemTurn(text=text, state=decision.state, acts=decision.acts, internals=internals,
-                          latency_ms=(time.perf_counter() - t0) * 1000)

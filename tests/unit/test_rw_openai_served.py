@@ -1,5 +1,5 @@
 """impolite backend=openai against a real OpenAI-compatible server: `parley serve-bundled`
-(`transformers serve` with the bundled SmolLM2), started by the fixture of test_served_model.py."""
+(llama.cpp's server on the bundled SmolLM2 GGUF), started by the fixture of test_served_model.py."""
 
 from __future__ import annotations
 

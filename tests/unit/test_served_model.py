@@ -1,6 +1,6 @@
-"""The remote system's OpenAI-compatible path against a real served model: `parley serve-bundled`
-(`transformers serve` with the bundled SmolLM2) started here on 127.0.0.1: chat completion, streaming,
-concurrent requests, the attempt deadline and the size cap."""
+"""The remote system's OpenAI-compatible path against a real served model: `parley serve-bundled` (llama.cpp's
+server on the bundled SmolLM2 GGUF) started here on 127.0.0.1: chat completion, streaming, concurrent
+requests, the attempt deadline and the size cap; and the command's own options."""
 
 from __future__ import annotations
 
@@ -22,10 +22,9 @@ from parley.engine.systems import build_system
 from parley.engine.types import Message
 from tests.conftest import require_extra, suite_cache
 
-require_extra("fastapi", "fastapi", "serve")  # installed by ./setup.sh test
-require_extra("uvicorn", "uvicorn", "serve")
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.subprocess  # every test runs parley serve-bundled in a child process
 HISTORY = (Message("user", "Say hello."),)
+LONG = (Message("user", "Tell me a long story about a dragon who visits every college in Cambridge."),)
 
 
 def _free_port() -> int:
@@ -60,7 +59,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             except httpx.HTTPError:
                 time.sleep(0.5)
         else:
-            pytest.fail("transformers serve did not come up within 300 s")
+            pytest.fail("serve-bundled did not come up within 300 s")
         yield url
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -77,12 +76,13 @@ def _bot(url: str, extra: str = "") -> object:
     )
 
 
-@pytest.mark.subprocess
+@pytest.mark.slow
 def test_served_model(served: str) -> None:
     """One test (one server under pytest-xdist): completion, stream, concurrency, size cap, then the
     deadline."""
     plain = _bot(served).respond(HISTORY)  # type: ignore[attr-defined]
     assert plain.text and plain.internals["http_status"] == 200
+    assert httpx.get(f"{served}/v1/models", timeout=10).json()["data"][0]["id"] == "smollm2"
     assert plain.internals["url"] == f"{served}/v1/chat/completions"
     streamed = _bot(served, ",stream=true").respond(HISTORY)  # type: ignore[attr-defined]
     assert streamed.text == plain.text  # greedy decoding: the same words, delivered as events
@@ -109,8 +109,53 @@ def test_served_model(served: str) -> None:
     assert info.value.kind == "too_large"
 
     # last: the server goes on generating after parley gives up
-    slow = build_system(f"remote:url={served},api=openai,model=smollm2,max_tokens=60,timeout=0.5,retries=0")
+    slow = build_system(f"remote:url={served},api=openai,model=smollm2,max_tokens=400,timeout=0.3,retries=0")
     t0 = time.perf_counter()
     with pytest.raises(HttpFailure) as info:
-        slow.respond(HISTORY)
+        slow.respond(LONG)
     assert info.value.kind == "timeout" and time.perf_counter() - t0 < 3
+
+
+def _serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).with_name("parley")), "serve-bundled", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_serve_bundled_prints_the_llama_server_command() -> None:
+    from parley.engine.smollm import bundled_gguf
+
+    out = _serve("--print-command", "--port", "8123", "--threads", "1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == (f"llama-server -m {bundled_gguf()} --host 127.0.0.1 --port 8123 -t 1 "
+                                  "-c 4096 --alias smollm2")
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (("--device", "cuda:0"), "--device applies to --backend transformers"),
+    (("--backend", "transformers", "--model", "qwen2.5-coder-0.5b"), "serves the bundled SmolLM2 only"),
+    (("--model", "/no/such/model.gguf"), "model file /no/such/model.gguf does not exist"),
+    (("--model", "some-org/some-model"), "give smollm2, qwen2.5-coder-0.5b or a .gguf file"),
+])
+def test_serve_bundled_refuses_what_it_cannot_serve(args: tuple[str, ...], error: str) -> None:
+    out = _serve(*args, "--print-command")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and error in out.stderr, out.stderr
+
+
+def test_serve_bundled_says_when_the_port_is_taken() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        out = _serve("--port", str(taken.getsockname()[1]))
+    assert out.returncode == 2 and "cannot listen on 127.0.0.1:" in out.stderr, out.stderr
+
+
+@pytest.mark.slow
+def test_serve_bundled_can_still_use_transformers_serve() -> None:
+    """``--backend transformers``: the GGUF converted to safetensors once, then `transformers serve`."""
+    require_extra("fastapi", "fastapi", "serve")  # installed by ./setup.sh test
+    require_extra("uvicorn", "uvicorn", "serve")
+    out = _serve("--backend", "transformers", "--print-command", "--port", "8124")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("cd ") and "HF_HUB_OFFLINE=1" in out.stdout
+    assert out.stdout.rstrip().endswith(
+        "serve smollm2 --host 127.0.0.1 --port 8124 --device cpu --log-level warning")

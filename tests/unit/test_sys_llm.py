@@ -1,18 +1,29 @@
-"""llm: the reply check and template fallback (stub pipeline and model), and the bundled SmolLM2 (slow)."""
+"""llm: the reply check and template fallback (stub pipeline and model), its multiwoz parameters, and the
+bundled SmolLM2 GGUF on llama.cpp and on transformers (slow)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import pytest
 
 from parley.engine.spec import SpecError
 from parley.engine.systems import build_system
-from parley.engine.systems.llm import LLMSystem, check_reply, missing_values, required_values, tidy
+from parley.engine.systems.llm import (
+    DEFAULT_MODEL,
+    LLMSystem,
+    check_reply,
+    missing_values,
+    required_values,
+    tidy,
+)
 from parley.engine.systems.llm_delex import check_placeholders, delexicalise, fill, placeholders
+from parley.engine.systems.multiwoz import MultiwozSystem
 from parley.engine.types import Message
 
 ACTS = (
@@ -49,18 +60,37 @@ class StubPipeline:
     def reset(self, seed: int | None = None) -> None:
         self.resets += 1
 
+    def internals_of(self, decision: StubDecision) -> dict[str, Any]:
+        return {"db_count": dict(decision.db_count), "active_domain": decision.active_domain}
+
+
+class StubBackend:
+    """Stands in for a model: ``reword`` (delexicalised sentences) and ``plain`` (the draft with values)."""
+
+    name = "stub"
+    threads = 1
+    cached_tokens = 0
+
+    def __init__(self, reword: Any = None, plain: Any = None) -> None:
+        self._reword, self._plain = reword, plain
+        self.seen: list[str] = []
+
+    def reword(self, sentence: str) -> tuple[str, int, int]:
+        self.seen.append(sentence)
+        self.cached_tokens += 40
+        out = self._reword(sentence) if callable(self._reword) else self._reword[sentence]
+        return out, 50, 12
+
+    def plain(self, user: str, draft: str) -> tuple[str, int, int]:
+        assert draft == DRAFT
+        if isinstance(self._plain, Exception):
+            raise self._plain
+        return self._plain, 50, 12
+
 
 def _stubbed(reply: str | Exception) -> LLMSystem:
     system = LLMSystem(delex=False)
-    system.model, system.tokenizer, system._pipeline = object(), object(), StubPipeline()
-
-    def generate(messages: list[dict[str, str]]) -> tuple[str, int, int]:
-        assert messages[-1]["content"].endswith(f"Draft: {DRAFT}")
-        if isinstance(reply, Exception):
-            raise reply
-        return reply, 50, 12
-
-    system._generate = generate  # type: ignore[method-assign]
+    system.backend, system._pipeline = StubBackend(plain=reply), StubPipeline()
     return system
 
 
@@ -121,30 +151,45 @@ def test_unchecked_mode_and_params() -> None:
         build_system("llm:max_new_tokens=0")
     with pytest.raises(SpecError, match="check: must be"):
         build_system("llm:check=maybe")
-    assert build_system("llm").model_ref == "smollm2" and not build_system("llm").loaded
+    assert build_system("llm").model_ref == DEFAULT_MODEL and not build_system("llm").loaded
+
+
+def test_llm_accepts_every_multiwoz_parameter() -> None:
+    """``clock``, ``seed``, ``db_dir``, ``read_system``: checked by multiwoz itself and handed to it."""
+    mw = set(inspect.signature(MultiwozSystem.__init__).parameters) - {"self"}
+    assert mw <= set(inspect.signature(LLMSystem.__init__).parameters)
+    system = build_system("llm:clock=2026-11-26,seed=4,read_system=true")
+    assert system.clock() == date(2026, 11, 26) and system._pipeline.seed == 4
+    assert system._pipeline.read_system is True
+    system.clock = "off"
+    assert system.clock is None and system._pipeline.clock is None
+    with pytest.raises(SpecError, match="clock"):
+        build_system("llm:clock=someday")
 
 
 @pytest.mark.slow
-def test_bundled_smollm2_loads_offline_and_replies() -> None:
-    from parley.engine.locations import cache_dir
-    from parley.engine.smollm import MANIFEST, load_default_llm
+def test_llm_runs_the_bundled_gguf_on_llama_cpp(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No conversion step; the prompt prefix comes from llama.cpp's cache from the second request on."""
+    from parley.engine import smollm
 
+    monkeypatch.setattr(smollm, "ensure_converted", lambda *a, **k: pytest.fail("converted the GGUF"))
     messages: list[str] = []
-    system = build_system("llm:seed=1")
+    system = build_system("llm:model=smollm2,seed=1,clock=2026-11-26")
     system.load(progress=messages.append)
-    assert messages  # progress was reported (the model itself may already be cached by an earlier test)
-    assert system.model is not None and system.tokenizer is not None
-    assert list((cache_dir() / "models").glob(f"*/{MANIFEST}"))  # converted once, with a manifest
-    assert load_default_llm() == (system.model, system.tokenizer)  # cached in memory
-    turn = system.respond((Message("user", "I want a cheap chinese restaurant in the centre"),))
-    assert turn.text.strip()
+    assert "model ready" in messages and system.backend.name == "llama.cpp"
+    history: tuple[Message, ...] = ()
+    for text in ("I want a cheap chinese restaurant in the centre", "what is the phone number?"):
+        history = (*history, Message("user", text))
+        turn = system.respond(history)
+        history = (*history, Message("system", turn.text))
+        i = turn.internals
+        assert turn.text.strip() and i["backend"] == "llama.cpp" and i["threads"] >= 1
+        assert i["reworded"] == (turn.text != i["template"]) and isinstance(i["fallback"], bool)
+        assert i["new_tokens"] <= 40 * max(int(i["rewritten"].split("/")[1]), 1)
+        if not i["reworded"] and i["fallback"]:
+            assert turn.text == i["template"] and i["reason"]
     assert turn.state["restaurant"]["food"] == "chinese"
-    assert isinstance(turn.internals["fallback"], bool)
-    sentences = int(str(turn.internals.get("rewritten", "0/1")).split("/")[1])
-    assert turn.internals["new_tokens"] <= 40 * max(sentences, 1)  # max_new_tokens per reworded sentence
-    assert turn.internals["llm_raw"] is not None
-    if turn.internals["fallback"]:
-        assert turn.text == turn.internals["template"] and turn.internals["reason"]
+    assert i["cached_tokens"] > 0  # the instruction and examples were not computed again
 
 
 def test_strict_mode_requires_every_informed_value() -> None:
@@ -171,17 +216,9 @@ def _delex(reply: str | dict[str, str]) -> tuple[LLMSystem, list[str]]:
     """The llm system on the stub pipeline; the model's rewrite of each draft sentence comes from
     ``reply``."""
     system = LLMSystem()
-    system.model, system.tokenizer, system._pipeline = object(), object(), StubPipeline()
-    seen: list[str] = []
-
-    def generate(messages: list[dict[str, str]], slots: list[str]) -> tuple[str, int, int]:
-        seen.append(messages[-1]["content"])
-        sentence = messages[-1]["content"].split("Draft: ", 1)[1]
-        assert slots == placeholders(sentence)
-        return (reply if isinstance(reply, str) else reply[sentence]), 50, 12
-
-    system._generate_delex = generate  # type: ignore[method-assign]
-    return system, seen
+    backend = StubBackend(reword=(lambda sentence: reply) if isinstance(reply, str) else reply)
+    system.backend, system._pipeline = backend, StubPipeline()
+    return system, backend.seen
 
 
 def test_the_model_sees_placeholders_one_sentence_at_a_time_and_the_values_come_back() -> None:
@@ -189,11 +226,58 @@ def test_the_model_sees_placeholders_one_sentence_at_a_time_and_the_values_come_
                            S2: "I have booked [time] for you."})
     turn = system.respond((Message("user", "book it"),))
     # "I booked [time]." has one word: nothing to reword
-    assert [m.split("Draft: ", 1)[1] for m in seen] == [S1]
-    assert not any("Golden House" in m or "01842753771" in m for m in seen)
+    assert seen == [S1]
     assert turn.text == "Golden House serves lovely chinese food; their phone is 01842753771. I booked 18:30."
     assert turn.internals["fallback"] is False and turn.internals["delex_draft"] == f"{S1} {S2}"
     assert turn.internals["rewritten"] == "1/1" and turn.internals["new_tokens"] == 12
+    assert turn.internals["reworded"] is True and turn.internals["cached_tokens"] == 40
+    assert turn.internals["delex_reply"] == "[name] serves lovely [food] food; their phone is [phone]. " + S2
+
+
+def test_sentences_limits_how_many_sentences_are_reworded() -> None:
+    system, seen = _delex({"I have [count] restaurants that fit.": "I found [count] restaurants for you.",
+                           "Would you like me to book a table?": "Shall I reserve a table for you?"})
+    system._pipeline.realise = lambda d: "I have 2 restaurants that fit. Would you like me to book a table?"  # type: ignore[method-assign]
+    system._pipeline.decide = lambda history: StubDecision(  # type: ignore[method-assign]
+        ({"act": "inform", "domain": "restaurant", "slot": "choice", "value": "2"},), {})
+    assert system.respond((Message("user", "hi"),)).text == ("I found 2 restaurants for you. "
+                                                               "Shall I reserve a table for you?")
+    system.sentences = 1
+    turn = system.respond((Message("user", "hi"),))
+    assert turn.text == "I found 2 restaurants for you. Would you like me to book a table?"
+    assert turn.internals["rewritten"] == "1/2" and turn.internals["fallback"] is False and len(seen) == 3
+    assert build_system("llm:sentences=2").sentences == 2
+
+
+def test_a_copy_is_no_rewording_and_no_fallback() -> None:
+    system, _ = _delex({S1: S1})
+    turn = system.respond((Message("user", "book it"),))
+    assert turn.text == DRAFT and turn.internals["rewritten"] == "0/1"
+    assert turn.internals["reworded"] is False and turn.internals["fallback"] is False
+
+
+def test_a_spoiled_sentence_keeps_the_template_and_counts_as_a_fallback() -> None:
+    """The reword check (act and grammar) runs on each sentence: the good one is shown, the bad one is not."""
+    system, _ = _delex({S1: "[name] serves [food] food, phone [phone].", S2: ""})
+    acts = ({"act": "inform", "domain": "restaurant", "slot": "choice", "value": "2"},
+            {"act": "offer", "domain": "restaurant", "slot": "name", "value": "golden house"},
+            {"act": "book", "domain": "restaurant", "slot": "reference", "value": "QX7Y2Z"})
+    system._pipeline.decide = lambda history: StubDecision(acts, {})  # type: ignore[method-assign]
+    template = ("I have 2 restaurants that fit. Golden House is booked for your party. "
+                "The reference number is QX7Y2Z.")
+    system._pipeline.realise = lambda d: template  # type: ignore[method-assign]
+    system.backend._reword = {
+        "I have [count] restaurants that fit.": "I'd be happy to help you find a [count] restaurants.",
+        "[name] is booked for your party.": "I found [name] for your party, shall I book it?",
+        "The reference number is [reference].": "Your booking reference is [reference].",
+    }
+    turn = system.respond((Message("user", "book it"),))
+    i = turn.internals
+    assert turn.text == ("I have 2 restaurants that fit. Golden House is booked for your party. "
+                         "Your booking reference is QX7Y2Z.")
+    assert i["reworded"] is True and i["fallback"] is True and i["rewritten"] == "1/3"
+    assert "an article before a count" in i["reason"] or "article before a plural noun" in i["reason"]
+    assert "turned a confirmation into" in i["reason"] or "offered a booking" in i["reason"]
 
 
 @pytest.mark.parametrize(("reply", "reason"), [
@@ -206,6 +290,9 @@ def test_the_model_sees_placeholders_one_sentence_at_a_time_and_the_values_come_
     ("[name] serves [food]? Call [phone]?", "asked a question"),
     ("[name] does not serve [food] food, phone [phone].", "added a negation"),
     ("[name] serves [food] food food food, phone [phone].", "repeated itself"),
+    ("[name] serves [food] food and [name] serves good food, phone [phone].", "repeated a placeholder"),
+    ("If you would like, [name] serves [food], if you would like, phone [phone].", "repeated itself"),
+    ("At [name], [food] food, phone [phone].", "lost its verb"),
 ])
 def test_delex_check_reasons(reply: str, reason: str) -> None:
     """The one sentence to reword spoiled: the turn falls back to the template, naming why."""
@@ -213,6 +300,26 @@ def test_delex_check_reasons(reply: str, reason: str) -> None:
     turn = system.respond((Message("user", "book it"),))
     assert turn.internals["fallback"] is True and reason in turn.internals["reason"], turn.internals["reason"]
     assert turn.text == DRAFT
+
+
+def test_delexicalise_gives_each_number_its_own_placeholder() -> None:
+    """The same value in two roles: "4 places ... a 4-star hotel", "leaving after 10:00 arriving by 10:00"."""
+    acts = ({"act": "inform", "slot": "choice", "value": "4"},
+            {"act": "inform", "slot": "stars", "value": "4"},
+            {"act": "inform", "slot": "leaveAt", "value": "10:00"},
+            {"act": "inform", "slot": "arriveBy", "value": "10:00"})
+    text = "I have 4 places. It is a 4-star hotel. Leaving after 10:00, arriving by 10:00."
+    delex, mapping = delexicalise(text, acts)
+    assert delex == ("I have [count] places. It is a [stars]-star hotel. Leaving after [leaves], "
+                     "arriving by [arrives].")
+    assert mapping == {"count": "4", "stars": "4", "leaves": "10:00", "arrives": "10:00"}
+
+
+def test_e_g_does_not_end_a_sentence() -> None:
+    from parley.engine.systems.llm_delex import sentences
+
+    assert sentences("There are [count], e.g. [food]. Would that work?") == [
+        "There are [count], e.g. [food].", "Would that work?"]
 
 
 def test_delexicalise_and_fill_round_trip() -> None:
@@ -229,26 +336,43 @@ def test_delexicalise_and_fill_round_trip() -> None:
                               "reference [reference]?", delex) is None
 
 
-def _rewrite(user: str, draft: str) -> tuple[LLMSystem, str, int]:
-    """The bundled model's constrained rewrite of a delexicalised draft: ``(system, raw text, new
-    tokens)``."""
-    system = build_system("llm:seed=1")
-    system.load()
-    raw, _, new = system._generate_delex(system.prompt(user, draft), placeholders(draft))
-    return system, raw, new
+def _rewrite(draft: str) -> tuple[Any, str, int]:
+    """The bundled SmolLM2's constrained rewrite on transformers: ``(backend, raw text, new tokens)``."""
+    from parley.engine.systems.llm_torch import TorchBackend
+
+    backend = TorchBackend("smollm2", threads=1)
+    raw, _, new = backend.reword(draft)
+    return backend, raw, new
 
 
 @pytest.mark.slow
 def test_constrained_decoding_keeps_every_placeholder() -> None:
     draft = "[name] is a [pricerange] [food] restaurant in the [area]. Shall I book a table?"
-    _, raw, new = _rewrite("a cheap place in the north", draft)
+    _, raw, new = _rewrite(draft)
     assert sorted(placeholders(raw)) == sorted(placeholders(draft))
     assert not any(c.isdigit() for c in raw) and "?" in raw and new > 0
 
 
 @pytest.mark.slow
 def test_the_rewrite_is_one_sentence_about_as_long_as_the_draft() -> None:
-    system, raw, new = _rewrite("", "I have [count] places to stay that fit.")
-    words = len(system.tokenizer.encode("I have   places to stay that fit.", add_special_tokens=False))
+    backend, raw, new = _rewrite("I have [count] places to stay that fit.")
+    words = len(backend.tokenizer.encode("I have   places to stay that fit.", add_special_tokens=False))
     assert placeholders(raw) == ["count"] and new <= int(1.5 * words) + 6 + len(placeholders(raw)) * 4
     assert len(re.findall(r"[.!?]", raw)) == 1 and raw.rstrip()[-1] in ".!"
+
+
+def test_llm_internals_carry_what_the_fact_audit_reads_from_multiwoz() -> None:
+    """The venue, the filters and the bookings of the MultiWOZ pipeline are in the llm turn's internals, as in
+    multiwoz's own (the fact audit reads them), whatever the model wrote."""
+    system = LLMSystem(clock="2026-11-26")
+    system.backend = StubBackend(reword=lambda sentence: sentence)
+    system._pipeline.load()
+    mw = MultiwozSystem(clock="2026-11-26")
+    history: tuple[Message, ...] = ()
+    for text in ("I want a free museum in the centre", "what's the phone number?"):
+        history = (*history, Message("user", text))
+        turn, expected = system.respond(history), mw.respond(history)
+        for key in ("venue", "filters", "booked", "bookings", "nlu", "active_domain", "db_count"):
+            assert turn.internals[key] == expected.internals[key], key
+        history = (*history, Message("system", expected.text))
+    assert expected.internals["venue"] and expected.internals["filters"]
