@@ -168,7 +168,7 @@ def _whisper_class() -> Any:
     """
     from faster_whisper import WhisperModel
 
-    class ShortWindowWhisper(WhisperModel):  # type: ignore[misc]
+    class ShortWindowWhisper(WhisperModel):
         frames: int | None = None
 
         def encode(self, features: np.ndarray) -> Any:

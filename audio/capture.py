@@ -77,7 +77,7 @@ class MicStream:
             raise AudioUnavailable(status.reason or "no microphone")
         sd = import_sounddevice()
 
-        def callback(indata, frames, time_info, status_flags):  # type: ignore[no-untyped-def]
+        def callback(indata: np.ndarray, frames: int, time_info: object, status_flags: object) -> None:
             now = time.monotonic()
             if status_flags and getattr(status_flags, "input_overflow", False):
                 self.overflows += 1

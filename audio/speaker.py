@@ -81,7 +81,7 @@ class _Player:
         with self.lock:
             self.pending.append(audio)
 
-    def _callback(self, outdata, frames, time_info, status):  # type: ignore[no-untyped-def]
+    def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: object) -> None:
         out = outdata[:, 0]
         n = 0
         with self.lock:

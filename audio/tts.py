@@ -104,7 +104,7 @@ class _Noted:
         self.note: str | None = note
 
     def synthesize(self, text: str, speed: float = 1.0) -> tuple[np.ndarray, int]:
-        return self._inner.synthesize(text, speed)  # type: ignore[no-any-return]
+        return self._inner.synthesize(text, speed)
 
     def stream(self, text: str, speed: float = 1.0) -> Iterator[np.ndarray]:
         return sentence_stream(self._inner, text, speed)

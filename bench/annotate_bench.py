@@ -10,7 +10,7 @@ headless).
 ``long`` (no shared data needed) measures ``parley rate`` on one 2,500-turn dialogue written for parley: turn
 ratings per second from rated turn 10 and from rated turn 1,000 on (each in its own process, the turns before
 rated beforehand through the API), and the process's resident memory after opening the dialogue, after the
-ratings, and at its peak. A rating must cost the same at both places (issue 13, item 11).
+ratings, and at its peak. A rating must cost the same at both places.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def _rss_mb(field: str = "VmRSS") -> float:
 def _annotate_app():  # type: ignore[no-untyped-def]
     try:
         from parley.tui.annotate_app import AnnotateApp
-    except ModuleNotFoundError:  # before issue 12's move (to measure an older tree with this script)
+    except ModuleNotFoundError:  # an older tree with the modules elsewhere (to measure it with this script)
         from parley.tui.screens.annotate import AnnotateApp  # type: ignore[no-redef]
     return AnnotateApp
 

@@ -1,4 +1,4 @@
-"""Fidelity benchmark (issue 14): every figure parley prints beside the reference tool run here on the same
+"""Fidelity benchmark: every figure parley prints beside the reference tool run here on the same
 input.
 
     .venv/bin/python bench/fidelity.py --ref-python PY [--dstc11 DIR] [--mwzeval DIR] [--parts dstc11,mwz]
@@ -163,7 +163,7 @@ def dstc11_md(rows: dict) -> list[str]:  # type: ignore[type-arg]
     return lines
 
 
-#: issue 14: per-dialogue means computed independently from the raw CSVs (scales as in the files)
+#: per-dialogue means computed independently from the raw CSVs (scales as in the files)
 INDEPENDENT = {"relevance": 0.416, "interestingness": 0.302, "understanding": 0.674, "task_completion": 0.769,
                "interest_arousal": 0.702, "efficiency": 0.527}
 
@@ -188,7 +188,7 @@ def abredial_md(ab: dict) -> list[str]:  # type: ignore[type-arg]
         "",
         "`parley score --satisfaction --abredial annotated_dialogues.csv --turn-file annotated_turns.csv "
         "--relevance-coding paper` (values as in the files). Reference: the per-dialogue means computed "
-        "independently from the raw CSVs (issue 14) and the study's Table 1 (its 40 dialogues, 5 raters).",
+        "independently from the raw CSVs and the study's Table 1 (its 40 dialogues, 5 raters).",
         "",
         "| aspect | dialogue-level ρ | independent | Δ | rater-level ρ | turn-level ρ (per position, mean) | "
         "paper Table 1 ρ |",
@@ -254,7 +254,7 @@ def main() -> None:
 
 def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
     lines = [
-        "# Fidelity: parley beside the reference tools (issue 14)",
+        "# Fidelity: parley beside the reference tools",
         "",
         f"Machine: {platform.machine()} CPU, 2 cores, no GPU, shared; Python {platform.python_version()}.",
         "",
@@ -273,7 +273,7 @@ def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
     lines += [
         "## Reading the figures",
         "",
-        "- Goals (issue 14): METEOR within 0.005 of the official Meteor 1.5 on the released entries; "
+        "- Goals: METEOR within 0.005 of the official Meteor 1.5 on the released entries; "
         "the same Inform/Success verdict as mwzeval on every dialogue except listed known differences.",
         "- DSTC11: with Java and pycocoevalcap's jar present (`./setup.sh` installs both) parley runs the "
         "very Meteor 1.5 the official scorer runs, the same way, so every figure is identical. The nltk "

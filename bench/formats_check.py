@@ -1,19 +1,21 @@
 """Run the reference implementations' own parsers and serialisers beside parley's, on the same strings.
 
-Needs the reference repositories as git mirrors (the search tool's `fetch` puts them under /work/.mirror):
+Needs the reference repositories as git mirrors in one folder (`--mirror DIR`, or $PARLEY_MIRROR), each as
+`owner+name/repo` (a bare clone):
 salesforce/simpletod (utils/simpletod.py get_belief), TonyNemo/UBAR-MultiWOZ (reader.py
 bspan_to_constraint_dict with ontology.py) and ufal/augpt (data/utils.py BeliefParser, format_belief). Each
 reference function is loaded from the mirrored file at the commit the format file names, and run on sample
 model outputs; the parsed states are compared with parley's after mapping slot names. Prints a markdown table
 (--out writes it).
 
-Run: .venv/bin/python bench/formats_check.py [--mirror /work/.mirror] [--out bench/results/formats.md]
+Run: .venv/bin/python bench/formats_check.py --mirror DIR [--out bench/results/formats.md]
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import os
 import subprocess
 import sys
 import types
@@ -119,7 +121,8 @@ def parley_writes(fmt: str, text: str) -> bool:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    ap.add_argument("--mirror", type=Path, default=os.environ.get("PARLEY_MIRROR"),
+                    required="PARLEY_MIRROR" not in os.environ, help="folder of the git mirrors")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     refs = {"simpletod": reference_simpletod, "ubar": reference_ubar, "augpt": reference_augpt}
@@ -141,7 +144,7 @@ def main() -> None:
     if args.out:
         from datetime import UTC, datetime
 
-        head = ["# Format files against the reference code (issue 20)", "",
+        head = ["# Format files against the reference code", "",
                 f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC. `.venv/bin/python bench/formats_check.py --out "
                 f"{args.out}`: each reference parser, loaded from the mirrored repository at the commit its "
                 "format file names, parses sample model outputs; parley parses the same strings (slot names "

@@ -42,8 +42,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-#: ../shared/data beside the checkout (or beside the folder of git worktrees, e.g. /work/wt/NAME →
-#: /work/shared)
+#: ../shared/data beside the checkout (or beside a folder further up, e.g. beside the folder of git worktrees)
 SHARED = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
               ROOT.parent / "shared" / "data")
 DATA = SHARED / "multiwoz" / "convlab3" / "test.json.zip"

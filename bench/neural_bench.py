@@ -220,8 +220,8 @@ def training_md() -> list[str]:
 
 
 def write_md(figures: dict[str, Any], notes: str) -> None:
-    lines = ["# The bundled neural model and the impolite-users experiment (issue 20)", "",
-             "Machine: 2-core x86_64 CPU, no GPU, shared with up to 7 other engineers (loads below).", "",
+    lines = ["# The bundled neural model and the impolite-users experiment", "",
+             "Machine: 2-core x86_64 CPU, no GPU, shared with other jobs (loads below).", "",
              "## Training", "", *training_md(), "## Seed 000, Table VII, run here", "",
              f"Dialogues: the MultiWOZ test split, `{figures.get('data', DATA.name)}`, in file order.", ""]
     for name, run in figures["systems"].items():

@@ -1,4 +1,4 @@
-"""Remote-bot soak (issue 13): 1,000 turns against a local bot that fails 10 % of requests, cycling through
+"""Remote-bot soak: 1,000 turns against a local bot that fails 10 % of requests, cycling through
 the failure modes (1-byte trickle every 1.5 s, endless chunked body, 50 MB body, 307 and 302 to another host,
 NaN reply, HTTP 500, dropped connection).
 
@@ -82,7 +82,7 @@ def main() -> None:
     load1 = os.getloadavg()
     lost = args.turns - users + (users - ok - failed)
     lines = [
-        "## Remote bots under failure (issue 13)",
+        "## Remote bots under failure",
         "",
         f"Command: `.venv/bin/python bench/remote_soak.py --turns {args.turns} --timeout {args.timeout:g}`. "
         f"Machine: {os.cpu_count()}-core {platform.machine()}, no GPU, Python {platform.python_version()}; "

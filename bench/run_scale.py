@@ -1,4 +1,4 @@
-"""Batch-run scaling (issue 17): `parley run` against a local bot with a fixed 200 ms latency.
+"""Batch-run scaling: `parley run` against a local bot with a fixed 200 ms latency.
 
 - dialogues/s with 1, 2, 4, 8, 16 thread workers (goal: >= 0.8 x N x serial);
 - the Ray backend's throughput on a local instance (ray.init(num_cpus=2)) beside the thread backend's;
@@ -131,7 +131,7 @@ def main() -> None:
             print(f"peak RSS {n} dialogues: {mb:.0f} MB ({secs:.0f} s)", flush=True)
     load1 = os.getloadavg()
     lines += [
-        "## Batch runs: workers, Ray, memory (issue 17)",
+        "## Batch runs: workers, Ray, memory",
         "",
         f"Command: `.venv/bin/python bench/run_scale.py --workers {args.workers} --rss {args.rss}"
         f"{' --no-ray' if args.no_ray else ''}`. Machine: {os.cpu_count()}-core {platform.machine()}, "

@@ -1,4 +1,4 @@
-"""Benchmark of ``impolite:backend=openai`` against a local OpenAI-compatible server (issue 16.3).
+"""Benchmark of ``impolite:backend=openai`` against a local OpenAI-compatible server.
 
 Start the server first (``parley serve-bundled --port 8000 --threads 2``: ``transformers serve`` with the
 bundled SmolLM2-135M-Instruct), then

@@ -96,7 +96,7 @@ def render(r: dict[str, Any], a: dict[str, Any]) -> str:
 --multiwoz-intensities 2`: the PPL ratio on the first
   50 requests), `.venv/bin/python bench/rw_asr.py --n 100 --multiwoz 60`, then \
 `.venv/bin/python bench/rw_report.py`; raw figures in `bench/results/rw.json` and `rw_asr.json`.
-- **Machine:** {r['machine']}, no GPU, shared with up to 7 other engineers' jobs: load average
+- **Machine:** {r['machine']}, no GPU, shared with other jobs: load average
   {r['load_start']} at the start and up to {r.get('load_end', '—')} at the end of a run, so every \
 throughput below
   is a floor, not what an idle machine gives.
@@ -175,7 +175,7 @@ when no other job competes for it).
 
 
 def _before(b: dict[str, Any]) -> str:
-    """The same comparison run on asr-sim as it was before issue 16 (kept in rw_asr_before.json)."""
+    """The same comparison run on asr-sim as it was before its rework (kept in rw_asr_before.json)."""
     g = b.get("generated")
     if not g:
         return ""

@@ -219,7 +219,7 @@ def write_md(out: Path, figures: dict) -> None:  # type: ignore[type-arg]
 
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        "# Scoring benchmark (issue 8)",
+        "# Scoring benchmark",
         "",
         f"Machine: {platform.machine()} CPU, 2 cores, no GPU; Python {platform.python_version()}; {now}.",
         "",

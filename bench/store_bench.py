@@ -1,4 +1,4 @@
-"""Store benchmark (issue 2): commit 10,000 turns one transaction each; export 100,000 turns to JSONL and CSV.
+"""Store benchmark: commit 10,000 turns one transaction each; export 100,000 turns to JSONL and CSV.
 
 Goals on the 2-core machine: commits <= 2 s, each export <= 3 s.
 Run: .venv/bin/python bench/store_bench.py [--turns 10000] [--export-turns 100000]

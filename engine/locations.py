@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import platformdirs
 
 APP = "parley"
 
 
-def _dirs():  # type: ignore[no-untyped-def]
+def _dirs() -> platformdirs.PlatformDirs:
     import platformdirs
 
     return platformdirs.PlatformDirs(APP, appauthor=False)

@@ -22,7 +22,7 @@ class Entry:
         factory = getattr(importlib.import_module(module), attr)
         if not callable(factory):
             raise TypeError(f"{self.target} is not a class")
-        return factory  # type: ignore[no-any-return]
+        return factory
 
 
 class Registry:

@@ -29,7 +29,7 @@ from typing import Any
 from parley import __version__
 from parley.engine.locations import adopt_audio, turn_audio_path
 from parley.engine.rewrite.chain import Chain
-from parley.engine.speculate import Speculation, answer, can_fork, rewrite_turn
+from parley.engine.speculate import Forkable, Speculation, answer, rewrite_turn
 from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
 from parley.store import Store
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
@@ -204,9 +204,9 @@ class Session:
         self.history.append(Message("user", final))
 
         s_index = user.index + 1
-        if ahead is not None and ahead.answered is not None:
-            ans = ahead.answered
-            self.system.adopt(ahead.fork)  # type: ignore[attr-defined]  # _fits checked it can
+        if ahead is not None and ahead.answered is not None and isinstance(self.system, Forkable):
+            ans = ahead.answered  # (_fits checked that the system can fork)
+            self.system.adopt(ahead.fork)
         else:
             ans = answer(self.system, tuple(self.history))
         reply, error = ans.reply, ans.error
@@ -232,7 +232,7 @@ class Session:
         and changing nothing; ``run(pending, ahead=...)`` commits it if it still fits. None when this session
         cannot (the system cannot fork, a rewriter is not pure) or a turn is running now."""
         system = self.system
-        if system is None or not can_fork(system) or not self.chain.pure:
+        if not isinstance(system, Forkable) or not self.chain.pure:
             return None
         if not self._lock.acquire(blocking=False):  # a turn is running: the history is about to change
             return None
@@ -240,7 +240,7 @@ class Session:
             with self._accept_lock:
                 index, runs = self._next_index, self._runs
             chain, history = self.chain, tuple(self.history)
-            fork = system.fork()  # type: ignore[attr-defined]
+            fork = system.fork()
         finally:
             self._lock.release()
         rw = rewrite_turn(chain, text, seed=self.seed, index=index, history=history)
@@ -250,7 +250,7 @@ class Session:
     def _fits(self, ahead: Speculation, user: TurnRecord) -> bool:
         """A speculation may stand for ``user``'s turn: same text and index, nothing run since, same chain."""
         return (ahead.text == user.text and ahead.index == user.index and ahead.runs == self._runs
-                and ahead.chain is self.chain and self.system is not None and can_fork(self.system))
+                and ahead.chain is self.chain and isinstance(self.system, Forkable))
 
     # -- spoken replies ----------------------------------------------------------------------------------
     def reply_audio_path(self, exchange: Exchange) -> str | None:

@@ -109,6 +109,3 @@ class Speculation:
     def reply(self) -> SystemTurn | None:
         return self.answered.reply if self.answered is not None else None
 
-
-def can_fork(system: Any) -> bool:
-    return isinstance(system, Forkable)

@@ -117,6 +117,21 @@ class DialogueSystem(Protocol):
     def respond(self, history: tuple[Message, ...]) -> SystemTurn: ...
 
 
+@runtime_checkable
+class Loadable(Protocol):
+    """Something with a slow part to load once (a system's weights, a rewriter's models), checked with
+    ``isinstance`` where it is optional."""
+
+    def load(self, progress: Progress = None) -> None: ...
+
+
+@runtime_checkable
+class Closable(Protocol):
+    """Something holding a resource to release once it is no longer used (a remote bot's open request)."""
+
+    def close(self) -> None: ...
+
+
 class TurnError(RuntimeError):
     """A system failed to answer one turn (the session stores a failed turn and goes on)."""
 

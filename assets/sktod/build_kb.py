@@ -15,6 +15,7 @@ import json
 import random
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -79,7 +80,7 @@ class Writer:
         self.rng = rng
         self.used: set[str] = set()
 
-    def _fresh(self, make) -> str:  # type: ignore[no-untyped-def]
+    def _fresh(self, make: Callable[[], str]) -> str:
         for _ in range(400):
             s = make()
             key = s.lower()

@@ -8,11 +8,12 @@ workers can be threads, processes or Ray actors: everything they exchange is pic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from parley.engine.scoring.corpus import CorpusDialogue
+from parley.engine.types import Closable, Loadable
 from parley.store.records import SessionRecord, TurnRecord, now
 
 
@@ -119,7 +120,7 @@ class Worker:
         from parley.engine.systems import build_system
 
         system = build_system(spec.system_spec, **dict(spec.system_kwargs))
-        if hasattr(system, "load"):
+        if isinstance(system, Loadable):
             system.load()
         return cls(system, spec.conditions, system_spec=spec.system_spec, tester=spec.tester)
 
@@ -146,6 +147,5 @@ class Worker:
         return Played(item.seq, stored, tuple(sorted(rec.turns, key=lambda t: t.index)))
 
     def close(self) -> None:
-        close: Callable[[], None] | None = getattr(self.system, "close", None)
-        if callable(close):
-            close()
+        if isinstance(self.system, Closable):
+            self.system.close()

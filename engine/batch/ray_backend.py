@@ -59,7 +59,7 @@ class RayBackend:
         cpus = 0 if name in THREAD_SYSTEMS else 1  # a remote bot's actor mostly waits on the network
         actor_cls = ray.remote(num_cpus=cpus, num_gpus=min(1.0, gpus / workers) if gpus else 0)(_Actor)
         self.workers = workers
-        self._actors: list[Any] = [actor_cls.remote(spec) for _ in range(workers)]  # type: ignore[attr-defined]
+        self._actors: list[Any] = [actor_cls.remote(spec) for _ in range(workers)]
         self._pool = ActorPool(self._actors)
 
     def submit(self, item: WorkItem) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from parley.engine.rewrite import ORDER, build_rewriter
 from parley.engine.rewrite.base import RewriteContext, Rewriter, step_seed
 from parley.engine.spec import Spec, SpecError, condition_name, parse_spec
-from parley.engine.types import Message, Rewrite
+from parley.engine.types import Loadable, Message, Rewrite
 from parley.progress import Progress
 
 
@@ -56,9 +56,8 @@ class Chain:
         """Load the models of the rewriters that have any (``asr-real``) now, e.g. in a worker as soon as the
         chain is switched on, rather than on the first turn."""
         for rw in self._rewriters:
-            load = getattr(rw, "load", None)
-            if load is not None:
-                load(progress)
+            if isinstance(rw, Loadable):
+                rw.load(progress)
 
     def apply(self, text: str, *, seed: int = 0, turn_index: int = 0,
               history: Sequence[Message] = ()) -> ChainResult:

@@ -120,7 +120,7 @@ def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str =
         ci: dict[str, Any] = {m: interval(stat(st, m)) for m in metrics(st)}
         if base is not None and name != baseline:
             def delta(m: str, st: DialogueStats = st) -> Callable[[np.ndarray], float]:
-                mine, theirs = stat(st, m), stat(base, m)  # type: ignore[arg-type]
+                mine, theirs = stat(st, m), stat(base, m)
                 return lambda idx: mine(idx) - theirs(idx)
             ci["delta"] = {m: interval(delta(m)) for m in metrics(st) if m in metrics(base)}
         out[name] = ci

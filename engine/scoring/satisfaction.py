@@ -211,7 +211,7 @@ def dialogue_means(rows: Sequence[RatingRow]) -> list[RatingRow]:
     out = []
     for item, group in by_item.items():
         means = {a: mean([getattr(r, a) for r in group]) for a in (*ASPECTS, "overall")}
-        out.append(RatingRow(item, "mean", **means))  # type: ignore[arg-type]
+        out.append(RatingRow(item, "mean", **means))
     return out
 
 

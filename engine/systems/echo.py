@@ -22,7 +22,7 @@ class EchoSystem(DialogueSystem):
         self.turns = 0
 
     def fork(self) -> EchoSystem:
-        return fork_copy(self, ())  # type: ignore[no-any-return]
+        return fork_copy(self, ())
 
     def adopt(self, fork: EchoSystem) -> None:
         adopt_state(self, fork)

@@ -74,7 +74,7 @@ def _layer_class() -> type:
     concatenating: ``torch.cat`` of the whole cache at every step was 44 % of a batched step."""
     from transformers.cache_utils import DynamicLayer
 
-    class GrowingLayer(DynamicLayer):  # type: ignore[misc, valid-type]
+    class GrowingLayer(DynamicLayer):
         kbuf: Any = None
         vbuf: Any = None
         n = 0
@@ -143,7 +143,7 @@ class Decoder:
     def _forward(self, x: Any, mask: Any, pos: Any, cache: Any) -> list[int]:
         res = self.model(input_ids=x, attention_mask=mask, position_ids=pos, use_cache=True,
                          **{self.cache_kw: cache}, **self.extra)
-        return res.logits[:, -1].argmax(-1).tolist()  # type: ignore[no-any-return]
+        return res.logits[:, -1].argmax(-1).tolist()
 
     def _take(self, rows: Rows, nxt: list[int]) -> tuple[Rows | None, list[Request]]:
         """Append each live row's token; the rows still going and the requests that stopped. A stopped row

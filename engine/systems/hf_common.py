@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from parley.assets import asset_path
 from parley.engine.mwdb import DOMAINS
 from parley.engine.spec import SpecError
 from parley.engine.systems.hf_belief import State, format_belief, parse_belief, parse_belief_checked
@@ -28,7 +29,7 @@ __all__ = ["Format", "State", "TurnRecord", "active_domain", "between", "format_
            "list_formats", "load_format", "normalise_text", "parse_belief", "parse_belief_checked",
            "render_context", "render_target"]
 
-FORMATS_DIR = Path(__file__).resolve().parents[2] / "assets" / "formats"
+FORMATS_DIR = asset_path("formats")
 BELIEF_STYLES = ("bracket", "triples", "brace")
 ACT_STYLES = ("bracket", "triples")
 DB_STYLES = ("bucket", "count", "simpletod", "augpt", "none")

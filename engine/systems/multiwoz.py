@@ -156,7 +156,7 @@ class MultiwozSystem:
         """A copy whose tracker and policy are its own (databases, lexicon and search shared, read-only)."""
         self.load()
         assert self.policy is not None
-        return fork_copy(self, (self._db, self._lex, self.policy.db, self.policy.search))  # type: ignore[no-any-return]
+        return fork_copy(self, (self._db, self._lex, self.policy.db, self.policy.search))
 
     def adopt(self, fork: MultiwozSystem) -> None:
         """Take over the dialogue state of a fork that answered a turn."""

@@ -63,7 +63,7 @@ class SKTODSystem:
     @clock.setter
     def clock(self, value: Any) -> None:
         if hasattr(self.base, "clock"):
-            self.base.clock = value  # type: ignore[attr-defined]
+            self.base.clock = value
 
     def load(self, progress: Progress = None) -> None:
         """Load the review knowledge, the sentence encoder, VADER and the MultiWOZ pipeline."""

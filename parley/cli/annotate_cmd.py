@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from parley.cli.common import Name, OutputPath, db_option, open_db
+from parley.cli.common import CommandFn, Name, OutputPath, db_option, open_db
 from parley.cli.options import SEED, NumberOption, number
 from parley.display import json_text
 from parley.errors import ParleyError
@@ -19,7 +19,7 @@ from parley.errors import ParleyError
 _NO_DB = "import dialogues first: parley import FILE --format ..., or pass --db"
 
 
-def selection_options(f):  # type: ignore[no-untyped-def]
+def selection_options(f: CommandFn) -> CommandFn:
     """``--source``, ``--mode``, ``--system``, ``--condition``, ``--session`` (each repeatable)."""
     opts = [
         click.option("--source", "sources", multiple=True, metavar="FILE",

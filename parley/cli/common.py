@@ -7,13 +7,16 @@ Nothing here catches errors: a ``ParleyError`` (a bad database, spec, model or f
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from parley.errors import ParleyError
+
+#: a command function, as the option decorators hand it on
+CommandFn = TypeVar("CommandFn", bound=Callable[..., object])
 
 
 class Interrupted(Exception):
@@ -164,7 +167,7 @@ def refuse_nonempty_dir(path: str) -> None:
         raise ParleyError(f"{path} exists and is not empty; give a new folder")
 
 
-def force_option(f):  # type: ignore[no-untyped-def]
+def force_option(f: CommandFn) -> CommandFn:
     return click.option("--force", is_flag=True, help="Replace output files that already exist.")(f)
 
 
@@ -188,12 +191,12 @@ class Name(click.ParamType):
         return value
 
 
-def db_option(f):  # type: ignore[no-untyped-def]
+def db_option(f: CommandFn) -> CommandFn:
     return click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
                         help="SQLite database (default: PARLEY_DB or the user data dir).")(f)
 
 
-def trust_option(f):  # type: ignore[no-untyped-def]
+def trust_option(f: CommandFn) -> CommandFn:
     return click.option("--trust-remote-code", "trust_remote_code", is_flag=True,
                         help="Let the Hugging Face checkpoint named by --system run its own Python code "
                              "(off by default; only for models you trust).")(f)

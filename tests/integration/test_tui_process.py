@@ -205,7 +205,7 @@ def test_kill_9_with_three_turns_typed_against_a_slow_bot_keeps_all_three(tmp_pa
 # -- quitting while a remote bot trickles its reply --------------------------------------------------------
 @pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system")
 def test_quit_while_a_bot_trickles_cancels_and_exits_within_two_seconds(tmp_path: Path) -> None:
-    """Issue 13.6: a bot trickling a byte every 1.5 s (deadlines far away) must not hold the TUI: ctrl+q, then
+    """A bot trickling a byte every 1.5 s (deadlines far away) must not hold the TUI: ctrl+q, then
     "cancel", ends the process within 2 s and keeps the turn as ``cancelled``."""
     from tests.bots import serving
 

@@ -1,4 +1,4 @@
-"""Untrusted text in `parley rate` (issue 13, item 4): imported corpus text, dialogue ids and rater names are
+"""Untrusted text in `parley rate`: imported corpus text, dialogue ids and rater names are
 shown literally — markup not parsed, control characters and escape sequences made visible — and stored
 unchanged; a crash of the annotation app ends `parley rate` with exit code 2."""
 

@@ -1,4 +1,4 @@
-"""A rating costs the same whatever the dialogue's length (issue 13, item 11): the shape, not the time.
+"""A rating costs the same whatever the dialogue's length: the shape, not the time.
 
 Per rating, the annotation screen must render a constant number of turns, keep a constant number of widgets
 and issue a constant number of SQL statements (on every connection: the writes run in a worker), at turn 3

@@ -1,4 +1,4 @@
-"""An annotation study end to end (issue 19): a coordinator imports six dialogues and assigns them to two
+"""An annotation study end to end: a coordinator imports six dialogues and assigns them to two
 raters, each rates only their own list, blind, in their own copy of the database; one skips a dialogue with a
 reason; progress per rater is right; `parley merge` of the two copies gives the full set."""
 

@@ -1,4 +1,4 @@
-"""The dialogue rating window (issue 19, item 2): a digit picks a value and moves on to the next scale, the
+"""The dialogue rating window: a digit picks a value and moves on to the next scale, the
 chosen value reads without colour, and the "still missing" message follows the form until it goes. Pilot tests
 and a snapshot of every state."""
 

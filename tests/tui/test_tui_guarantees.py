@@ -1,4 +1,4 @@
-"""Pilot tests of what the chat promises (issue 13, 19): typed turns are stored before anything else, quitting
+"""Pilot tests of what the chat promises: typed turns are stored before anything else, quitting
 with waiting turns asks, untrusted text is shown literally, checkpoint code runs only after a confirmation
 naming it, the log follows new turns unless the tester scrolled up, ctrl+n leaves no empty sessions, the
 palette lists each command once."""

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from parley.engine.aspects import ASPECTS, DIALOGUE_ASPECTS, TURN_ASPECTS, missing_dialogue_aspects
 from parley.engine.types import SystemTurn
+from parley.scales import ASPECTS, DIALOGUE_ASPECTS, TURN_ASPECTS, missing_dialogue_aspects
 from parley.tui.screens.help import binding_rows
 from parley.tui.screens.picker import spec_from_text
 from parley.tui.widgets.render import changed_words, diff_text, format_internals

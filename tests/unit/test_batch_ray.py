@@ -1,4 +1,4 @@
-"""parley run --backend ray on a local Ray instance (issue 17.4): results come back to the driver, which alone
+"""parley run --backend ray on a local Ray instance: results come back to the driver, which alone
 writes SQLite, and the stored sessions equal a serial run's."""
 
 from __future__ import annotations

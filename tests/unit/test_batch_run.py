@@ -1,4 +1,4 @@
-"""parley run at scale (issue 17): N workers store what a serial run stores; interrupted runs resume exactly;
+"""parley run at scale: N workers store what a serial run stores; interrupted runs resume exactly;
 the corpus is streamed. Real components: the CLI, SQLite files, a loopback HTTP bot, spawned processes."""
 
 from __future__ import annotations

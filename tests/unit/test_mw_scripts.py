@@ -1,4 +1,4 @@
-"""Scripted dialogues through ``parley chat --script --json`` (issue 15, items 1 and 2): what the embedded
+"""Scripted dialogues through ``parley chat --script --json``: what the embedded
 ``multiwoz`` system understood (state, acts, internals) checked against the MultiWOZ database, turn by
 turn."""
 

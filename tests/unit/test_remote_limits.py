@@ -1,5 +1,4 @@
-"""remote: every exchange is bounded (issue 13.6), NaN replies are refused (13.3), error bodies stay data
-(13.4).
+"""remote: every exchange is bounded, NaN replies are refused, error bodies stay data.
 
 The bots are real HTTP servers on 127.0.0.1 / 127.0.0.2 (tests/bots.py), started here and stopped by
 themselves."""

@@ -28,7 +28,7 @@ SPECS = tuple(f"impolite:scenario={s},intensity={i}" for s in range(1, 7) for i 
 _REWRITERS = {s: build_rewriter(s) for s in SPECS}
 _HIST = (Message("user", "I need a hotel."), Message("system", "Which area would you like?"))
 
-# the issue's examples (#16) and what each must keep
+# the task's examples and what each must keep
 ISSUE = (
     ("Please could you recommend a museum in the west? Many thanks.", ("recommend a museum in the west",)),
     ("Sorry to bother you, but is there a guesthouse in the north with wifi?",

@@ -1,4 +1,4 @@
-"""impolite backend=openai against a tiny OpenAI-compatible server started here (issue 16.3): the request it
+"""impolite backend=openai against a tiny OpenAI-compatible server started here: the request it
 sends (role play, temperature 0, the step's seed), the checked reply, and the rules taking over when the reply
 is unusable or the server errs or times out. The real served model: tests/unit/test_rw_openai_served.py."""
 
@@ -29,7 +29,7 @@ from parley.engine.types import Message
 from tests.bots import running
 from tests.polite_requests import PoliteRequest, polite_requests
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+REWRITERS_DOC = (Path(__file__).resolve().parents[2] / "docs" / "rewriters.md").read_text(encoding="utf-8")
 TEXT = "Could you please find me a cheap hotel in the north? Thank you!"
 
 
@@ -230,11 +230,11 @@ def test_key_is_sent_from_the_environment(server: ChatServer, monkeypatch: pytes
     assert "sk-test" not in json.dumps(out.to_json())
 
 
-def test_readme_documents_the_backend() -> None:
-    section = README[README.index("### User-side rewriters"):README.index("### Speech in and out")]
+def test_docs_document_the_backend() -> None:
+    section = REWRITERS_DOC
     assert "backend=openai" in section
     missing = [p.name for p in OPENAI_PARAMS if f"{p.name}=" not in section]
-    assert not missing, f"README rewriter section lacks {missing}"
+    assert not missing, f"docs/rewriters.md lacks {missing}"
 
 
 REPLIES = st.sampled_from(("echo", "scrubbed", "first-value-dropped", "empty", "two-lines"))

@@ -1,4 +1,4 @@
-"""impolite backend=openai against a real OpenAI-compatible server (issue 16.3): `parley serve-bundled`
+"""impolite backend=openai against a real OpenAI-compatible server: `parley serve-bundled`
 (llama.cpp's server on the bundled SmolLM2 GGUF), started by the fixture of test_served_model.py."""
 
 from __future__ import annotations

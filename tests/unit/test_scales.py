@@ -42,6 +42,3 @@ def test_every_copy_of_a_scale_is_the_table() -> None:
     assert table == SCALES
     assert table == {**TURN_SCALES, **DIALOGUE_SCALES}
     assert {k: v[1:] for k, v in {**abredial.TURN_SCALES, **abredial.DIALOGUE_SCALES}.items()} == table
-    from parley.engine import aspects
-
-    assert aspects.ASPECTS is scales.ASPECTS

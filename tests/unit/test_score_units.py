@@ -112,7 +112,7 @@ def test_abredial_dialogue_level_lands_on_the_independent_figures(shared_data: P
     folder = shared_data / "ab-redial"
     r = read_ratings(folder / "annotated_dialogues.csv", folder / "annotated_turns.csv", "paper")
     dialogue = analyse(r.rows, r.turns).units["dialogue"]
-    # issue 14: per-dialogue means from the raw CSVs, scales as in the files
+    # per-dialogue means from the raw CSVs, scales as in the files
     expected = {
         "relevance": 0.416,
         "interestingness": 0.302,

@@ -1,4 +1,4 @@
-"""``parley chat --system sktod --script --json`` on the embedded review KB (issue 15, item 4): selected
+"""``parley chat --system sktod --script --json`` on the embedded review KB: selected
 snippets are about the asked aspect, reviews win over FAQs on a neighbouring aspect, and no sentence
 repeats."""
 

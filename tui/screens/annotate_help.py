@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from parley.engine.aspects import DIALOGUE_ASPECTS, TURN_ASPECTS, Aspect
+from parley.scales import DIALOGUE_ASPECTS, TURN_ASPECTS, Aspect
 
 PROTOCOL = (
     "You will read dialogues between a user and a system. First rate the marked system turns one by one, "

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from rich.text import Text
 
 from parley.display import literal, visible
-from parley.engine.aspects import DIALOGUE_ASPECTS, INTERESTINGNESS, RELEVANCE
-from parley.scales import NOT_APPLICABLE
+from parley.scales import DIALOGUE_ASPECTS, INTERESTINGNESS, NOT_APPLICABLE, RELEVANCE
 from parley.store.records import DialogueRating, SessionRecord, TurnRecord
 from parley.tui.widgets.scale import option_text
 

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Static
 
 from parley.engine.rewrite.chain import Chain
 from parley.engine.session import Session
-from parley.engine.types import DialogueSystem
+from parley.engine.types import Closable, DialogueSystem
 from parley.tui import messages as M
 from parley.tui.notify import tell
 from parley.tui.screens.rewriters import RewriterScreen
@@ -159,9 +159,8 @@ class ChatScreen(Screen[None]):
         self.query_one(VoiceInput).warm(self.chain)  # asr-real, spoken replies: loaded now, not on a turn
 
     def on_unmount(self) -> None:
-        close = getattr(self.system, "close", None)  # a remote bot's request in flight ends now (issue 13.6)
-        if callable(close):
-            close()
+        if isinstance(self.system, Closable):  # a remote bot's request in flight ends now
+            self.system.close()
 
     # -- systems and sessions ----------------------------------------------------------------------------
     def load_system(self, spec: str, *, trust: bool = False) -> None:

@@ -1,7 +1,7 @@
 """The end-of-dialogue rating: ``DialogueRatingScreen(session_id, rater)`` → ``DialogueRating | None``.
 
 Five scales (understanding, task completion, interest arousal 1-3; efficiency 0/1; overall impression 1-5),
-each with its one-line definition from engine.aspects, plus a multi-line justification (``enter`` starts a
+each with its one-line definition from parley.scales, plus a multi-line justification (``enter`` starts a
 new line, ``ctrl+s`` submits). A digit picks a value and moves on to the next scale; any other character typed
 on a scale goes to the justification, so nothing typed vanishes. Every key of the form is handled as it
 arrives, in order (priority bindings: see ``widgets/scale.py`` and ``widgets/justification.py``), so a fast
@@ -27,7 +27,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static, TextArea
 
-from parley.engine.aspects import DIALOGUE_ASPECTS, JUSTIFICATION_PROMPT, missing_dialogue_aspects
+from parley.scales import DIALOGUE_ASPECTS, JUSTIFICATION_PROMPT, missing_dialogue_aspects
 from parley.store.records import DialogueRating
 from parley.tui.widgets.justification import Justification
 from parley.tui.widgets.scale import Scale

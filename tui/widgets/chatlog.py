@@ -25,9 +25,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from parley.display import literal, visible
-from parley.engine.aspects import TURN_ASPECTS, Aspect
 from parley.engine.session import Exchange
 from parley.engine.types import SystemTurn
+from parley.scales import TURN_ASPECTS, Aspect
 from parley.tui.widgets.render import diff_text, format_internals
 
 

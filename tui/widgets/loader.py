@@ -16,6 +16,7 @@ from textual import on
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
+from parley.engine.types import Closable
 from parley.tui import messages as M
 from parley.tui.notify import tell
 
@@ -57,9 +58,8 @@ class SystemLoader(Widget):
             else:
                 message = M.SystemReady(spec, system)
             if worker.is_cancelled:  # a newer load replaced this one
-                close = getattr(message.system, "close", None) if isinstance(message, M.SystemReady) else None
-                if callable(close):
-                    close()
+                if isinstance(message, M.SystemReady) and isinstance(message.system, Closable):
+                    message.system.close()
                 return
             self.post_message(message)
 

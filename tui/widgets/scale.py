@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from parley.engine.aspects import Aspect
+from parley.scales import Aspect
 
 
 def option_text(value: int, label: str, chosen: bool) -> Text:
@@ -50,7 +50,7 @@ GAP = 2     # and are two spaces apart
 
 
 class Scale(Widget, can_focus=True):
-    """Rates one :class:`~engine.aspects.Aspect`; ``value`` is None until the rater picks one.
+    """Rates one :class:`~parley.scales.Aspect`; ``value`` is None until the rater picks one.
 
     ``typed(text)`` takes text typed while the scale has focus (the form's justification field); it is called
     as the key arrives (see the module docstring)."""

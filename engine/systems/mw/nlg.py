@@ -11,7 +11,7 @@ from typing import Any
 from parley.engine.systems.mw import templates as T
 
 
-class _Fill(dict):  # type: ignore[type-arg]
+class _Fill(dict[str, object]):
     """``str.format_map`` mapping: missing fields read as "unknown"; ``{Name}`` capitalises ``{name}``."""
 
     def __missing__(self, key: str) -> str:
