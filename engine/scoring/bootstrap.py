@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 METRICS: tuple[str, ...] = ("inform", "success", "bleu", "combined")
+# resample indices held at once (about 2 MB of int64 per copy): one batch of resamples of a large run stays a
+# few megabytes instead of growing with 100 × the number of dialogues
+RESAMPLE_ELEMENTS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,16 @@ def point(stats: DialogueStats) -> dict[str, float | None]:
             "combined": None if bleu is None else (inform + success) / 2 + bleu}
 
 
+def resample_batch(size: int) -> int:
+    """Resamples drawn at a time for ``size`` dialogues: at most 100, and few enough that one batch of indices
+    holds about ``RESAMPLE_ELEMENTS`` numbers (scipy keeps several copies of a batch), never fewer than one.
+
+    The batch changes memory only: the generator draws the indices one after another, so any batch gives the
+    same resamples and the same intervals for a seed.
+    """
+    return max(1, min(100, RESAMPLE_ELEMENTS // max(size, 1)))
+
+
 def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str = "original", n: int = 1000,
                      seed: int = 0, alpha: float = 0.05) -> dict[str, dict[str, Any]]:
     """95 % (``1 - alpha``) percentile intervals per condition and metric, plus intervals of the paired
@@ -96,13 +109,11 @@ def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str =
         if size < 2:  # one dialogue: every resample is that dialogue
             v = fn(np.zeros(1, dtype=int))
             return [round(v, 2), round(v, 2)]
-        # batch: resample indices are drawn 100 rows at a time (same draws for every statistic: paired), so
-        # memory stays O(100 × size) however large the run
         res = bootstrap(
             (np.arange(size),),
             fn,
             n_resamples=n,
-            batch=100,
+            batch=resample_batch(size),
             vectorized=False,
             method="percentile",
             confidence_level=1 - alpha,
