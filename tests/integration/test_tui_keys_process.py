@@ -17,7 +17,8 @@ import pytest
 from tests.integration.test_tui_process import Tui, tui_in_pty, user_turns, wait_for
 from tests.load import load  # noqa: F401 (the fixture)
 
-pytestmark = [pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system"),
+pytestmark = [pytest.mark.subprocess,
+              pytest.mark.skipif(not shutil.which("true"), reason="needs a POSIX system"),
               pytest.mark.usefixtures("load")]
 
 THREE = ["first turn alpha", "second turn beta", "third turn gamma"]
