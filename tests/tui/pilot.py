@@ -19,8 +19,8 @@ async def settle(pilot: Pilot[Any]) -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         idle_rounds = 0 if busy else idle_rounds + 1
-    for inp in app.screen.query(Input):
-        inp.cursor_blink = False
+    for field in app.screen.query("Input, TextArea"):  # a blinking cursor is drawn or not by the clock
+        field.cursor_blink = False  # type: ignore[attr-defined]
     for area in app.screen.query(TextArea):
         area.cursor_blink = False
 
