@@ -109,6 +109,7 @@ def test_core_wheel_in_a_fresh_venv(wheel: Path, tmp_path: Path) -> None:
     assert size < CORE_BUDGET_MB, f"the core install takes {size:.0f} MB"
 
     home = tmp_path / "home"
+    home.mkdir()  # a PARLEY_DB in a folder that does not exist is refused (a mistyped path creates nothing)
     run_env = {k: v for k, v in os.environ.items() if not k.startswith(("PARLEY_", "PYTHON"))}
     run_env.update(PARLEY_CONFIG=str(home / "config.toml"), PARLEY_DB=str(home / "p.db"),
                    PARLEY_DATA=str(home / "data"), PARLEY_CACHE=str(home / "cache"), HOME=str(home))
