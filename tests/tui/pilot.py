@@ -21,6 +21,11 @@ async def settle(pilot: Pilot[Any]) -> None:
         idle_rounds = 0 if busy else idle_rounds + 1
     for field in app.screen.query("Input, TextArea"):  # a blinking cursor is drawn or not by the clock
         field.cursor_blink = False  # type: ignore[attr-defined]
+        if isinstance(field, TextArea):
+            # TextArea caches its lines under a key that holds the cursor only while it blinks: a line cached
+            # in the blink's dark phase would be drawn again without the cursor
+            field._line_cache.clear()
+            field.refresh()
     for area in app.screen.query(TextArea):
         area.cursor_blink = False
 
