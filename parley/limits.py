@@ -19,7 +19,9 @@ from __future__ import annotations
 import math
 import os
 import stat
+import zipfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -105,6 +107,8 @@ class Bounded:
 
     def read(self, n: int = -1) -> bytes:
         room = self.limit + 1 - self.count
+        if self._mark is not None:  # within a record: never more than one byte past the record budget
+            room = min(room, self._mark + self._record + 1 - self.count)
         data = self.raw.read(room if n is None or n < 0 else min(n, room))
         self.count += len(data)
         if self.count > self.limit:
@@ -151,6 +155,17 @@ def read_bytes(path: str | Path, source: str, error: type[ParleyError] = ParleyE
         raise error(f"{source}: is a folder, not a file") from None
     except OSError as e:
         raise error(f"cannot read {source}: {e.strerror or e}") from None
+
+
+@contextmanager
+def open_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str,
+                error: type[ParleyError] = ParleyError, budget: Budget = INPUT) -> Iterator[Bounded]:
+    """A zip member as a :class:`Bounded` stream of at most ``budget`` bytes: refused by its declared
+    uncompressed size before it is opened (a zip bomb costs nothing), counted while it is read."""
+    if info.file_size > budget.get():
+        raise error(budget.message(source, f"holds {size(info.file_size)} uncompressed"))
+    with zf.open(info) as fh:
+        yield Bounded(fh, source, error, budget=budget)
 
 
 def lines(fh: IO[bytes], source: str, error: type[ParleyError] = ParleyError, *, keepends: bool = False

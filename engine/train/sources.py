@@ -28,7 +28,7 @@ from typing import Any
 
 from parley.engine.train.data import DataError
 from parley.engine.train.overlap import Dropped, HeldOut, dialogue_key, drop_overlaps
-from parley.limits import INPUT, RECORD, Bounded, read_bytes, size
+from parley.limits import RECORD, open_member, read_bytes
 
 KINDS = ("multiwoz", "icdst", "text")
 #: IC-DST slot names that differ from parley's
@@ -78,13 +78,10 @@ def _members(path: Path) -> Iterator[tuple[str, bytes]]:
                            and not n.startswith("__MACOSX/"))
             if not names:
                 raise DataError(f"{path}: the zip holds no .json or .txt file")
-            for n in names:  # refused by its declared size before it is opened, counted while read
-                source = f"{path}:{n}"
-                declared = zf.getinfo(n).file_size
-                if declared > INPUT.get():
-                    raise DataError(INPUT.message(source, f"holds {size(declared)} uncompressed"))
-                with zf.open(n) as fh:
-                    yield n, Bounded(fh, source, DataError, budget=RECORD).read()
+            for n in names:  # within the input budget, and held whole: within the record budget
+                with open_member(zf, zf.getinfo(n), f"{path}:{n}", DataError) as fh:
+                    fh.mark(n)
+                    yield n, fh.read()
     except zipfile.BadZipFile as e:
         raise DataError(f"{path}: not a zip file ({e})") from None
     except OSError as e:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from parley.errors import ParleyError
-from parley.limits import INPUT, RECORD, Bounded, Budget, check_size, size
+from parley.limits import INPUT, RECORD, Bounded, Budget, check_size, open_member
 
 
 class FormatError(ParleyError, ValueError):
@@ -49,10 +49,8 @@ def open_json(path: str | Path, error: type[ParleyError] = FormatError, *, singl
                 raise error(f"{p}: the zip must hold exactly one .json file (found {len(names)})")
             info = z.getinfo(names[0])
             source = f"{p} ({info.filename})"
-            if info.file_size > budget.get():
-                raise error(budget.message(source, f"holds {size(info.file_size)} uncompressed"))
-            with z.open(info) as fh:
-                yield Bounded(fh, source, error, budget=budget)
+            with open_member(z, info, source, error, budget) as fh:
+                yield fh
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as e:
         raise error(f"cannot read {p}: {e}") from None
     except OSError as e:

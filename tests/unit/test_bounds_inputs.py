@@ -149,3 +149,26 @@ def test_a_jsonl_line_over_the_record_limit_is_refused(tmp_path: Path) -> None:
                     env={"PARLEY_MAX_RECORD_MB": "1"})
     assert "line 1 too long, over the record limit of 1 MB (raise it with PARLEY_MAX_RECORD_MB=2)" in \
         one_error(r)
+
+
+def test_a_marked_record_is_never_read_far_past_the_record_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """read() inside a record asks the stream for one byte past the record budget at most, not for the whole
+    input budget (a zip member of a few hundred MB held whole was read entirely before it was refused)."""
+    import io
+
+    from parley.errors import ParleyError
+    from parley.limits import Bounded
+
+    asked: list[int] = []
+
+    class Stream(io.BytesIO):
+        def read(self, n: int | None = -1) -> bytes:
+            asked.append(-1 if n is None else n)
+            return super().read(n)
+
+    monkeypatch.setenv("PARLEY_MAX_RECORD_MB", "0.00001")  # 10 bytes
+    fh = Bounded(Stream(b"x" * 1000), "member", ParleyError)
+    fh.mark("member")
+    with pytest.raises(ParleyError, match="record limit"):
+        fh.read()
+    assert asked == [11]
