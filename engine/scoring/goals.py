@@ -118,7 +118,7 @@ def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[s
             continue
         info, lines = _train(rng, db) if d == "train" else _venue(rng, db, d)
         if d != "train":
-            names.extend(r["name"] for r in db.query(d, info)[:1])
+            names.extend(str(r["name"]) for r in db.query(d, info)[:1])
         reqt = sorted(rng.sample(_REQUESTS[d], k=rng.randint(1, 2)))
         entry: dict[str, Any] = {"info": info, "reqt": reqt}
         if d in ("restaurant", "hotel", "train") and rng.random() < 0.5:

@@ -38,7 +38,7 @@ from parley.engine.systems.hf_common import (
 )
 from parley.engine.systems.hf_lex import db_counts, lookup
 from parley.engine.systems.hf_lex import lexicalise as lex_fill
-from parley.engine.types import Message, SystemTurn, TurnError
+from parley.engine.types import Message, SystemInternals, SystemTurn, TurnError
 from parley.params import Text
 from parley.progress import Progress
 
@@ -204,7 +204,7 @@ class HFTODSystem:
         kept = belief if reason is None else ""
         self._records = [*records, TurnRecord(user, kept, db_text, act, response, text)]
         self._state = state
-        internals: dict[str, Any] = {
+        internals: SystemInternals = {
             "model": self.model_ref, "format": fmt.name, "belief_raw": belief, "db": result.to_json(),
             "db_segment": db_text, "act_raw": act, "delexicalised": response, "filled": dict(lex.filled),
             "unfilled": list(lex.unfilled), "replaced": dict(lex.replaced),

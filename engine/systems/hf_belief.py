@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from parley.engine.mwdb import BOOKABLE, DOMAINS, INFORMABLE, normalise_time
+from parley.engine.types import DialogueAct
 from parley.text import fold, squash
 
 if TYPE_CHECKING:
@@ -240,9 +241,9 @@ def format_acts(acts: list[tuple[str, str, str]], fmt: Format) -> str:
     return " ".join(out)
 
 
-def parse_acts(act: str, style: str = "bracket") -> tuple[Mapping[str, Any], ...]:
+def parse_acts(act: str, style: str = "bracket") -> tuple[DialogueAct, ...]:
     """Act text → act dicts ``{act, domain, slot, value}`` (best effort; values are not in the act text)."""
-    out: list[dict[str, Any]] = []
+    out: list[DialogueAct] = []
     if style == "triples":
         for part in act.split(","):
             words = part.split()

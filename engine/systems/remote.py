@@ -46,8 +46,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -65,7 +64,16 @@ from parley.engine.loading import say
 from parley.engine.openai_client import ChatClient, chat_url
 from parley.engine.params import checked
 from parley.engine.spec import SpecError
-from parley.engine.types import Message, SystemTurn, TurnError
+from parley.engine.types import (
+    BeliefState,
+    DialogueAct,
+    Message,
+    SystemInternals,
+    SystemTurn,
+    TurnError,
+    is_dialogue_act,
+)
+from parley.jsontypes import JSONObject
 from parley.params import Text
 from parley.progress import Progress
 
@@ -74,7 +82,7 @@ __all__ = ["APIS", "MAX_RETRIES", "RemoteSystem", "chat_url"]
 APIS = ("parley", "openai")
 
 
-def _limits(timeout: Any, turn_timeout: Any, retries: Any, max_bytes: Any) -> Limits:
+def _limits(timeout: float, turn_timeout: float | None, retries: int, max_bytes: int) -> Limits:
     try:
         return Limits(
             timeout=timeout, turn_timeout=turn_timeout, retries=retries, max_bytes=max_bytes
@@ -178,7 +186,7 @@ class RemoteSystem:
 
     def _parse(
         self, reply: Reply
-    ) -> tuple[str, Mapping[str, Any], tuple[Mapping[str, Any], ...], dict[str, Any]]:
+    ) -> tuple[str, BeliefState, tuple[DialogueAct, ...], JSONObject]:
         try:
             data = strict_loads(reply.content)
         except ValueError as e:
@@ -189,7 +197,8 @@ class RemoteSystem:
                 body=reply.text,
                 url=reply.url,
             ) from None
-        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+        text = data.get("text") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(text, str):
             raise TurnError(
                 f'remote: the answer from {reply.url} has no "text" string: {short(reply.text)!r}'
             )
@@ -197,12 +206,14 @@ class RemoteSystem:
         if not isinstance(state, dict) or not all(isinstance(v, dict) for v in state.values()):
             raise TurnError('remote: "state" must be an object of objects ({domain: {slot: value}})')
         acts = data.get("acts") or []
-        if not isinstance(acts, list) or not all(isinstance(a, dict) for a in acts):
-            raise TurnError('remote: "acts" must be a list of objects')
+        if not isinstance(acts, list) or not all(is_dialogue_act(a) for a in acts):
+            raise TurnError('remote: "acts" must be a list of objects whose "act", "domain" and "slot" are '
+                            "strings (or null)")
         internals = data.get("internals") or {}
         if not isinstance(internals, dict):
             raise TurnError('remote: "internals" must be an object')
-        return data["text"].strip(), state, tuple(acts), dict(internals)
+        beliefs = {d: s for d, s in state.items() if isinstance(s, dict)}
+        return text.strip(), beliefs, tuple(a for a in acts if is_dialogue_act(a)), dict(internals)
 
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:
         if not history or history[-1].role != "user":
@@ -212,7 +223,7 @@ class RemoteSystem:
         client = self._client
         if isinstance(client, ChatClient):
             chat = client.complete(self._messages(history))
-            internals = {
+            internals: SystemInternals = {
                 "url": chat.url,
                 "api": self.api,
                 "session_id": self.session_id,

@@ -6,9 +6,10 @@ import random
 import re
 import string
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from parley.engine.systems.mw import templates as T
+from parley.engine.types import DialogueAct
+from parley.jsontypes import JSONValue
 
 
 class _Fill(dict[str, object]):
@@ -47,7 +48,7 @@ def _pretty(slot: str, value: str) -> str:
     return value
 
 
-def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, rng: random.Random) -> str:
+def realise(acts: Sequence[DialogueAct], venue: Mapping[str, JSONValue] | None, rng: random.Random) -> str:
     """Word the acts of one decision; deterministic for a given ``rng`` state."""
     out: list[str] = []
     fill = _Fill()
@@ -56,8 +57,9 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             if isinstance(v, str | int | float):
                 fill[k] = _pretty(k, str(v))
     for a in acts:
-        if a.get("slot") and a.get("value") is not None:
-            fill[a["slot"]] = _pretty(a["slot"], a["value"])
+        slot, value = a.get("slot"), a.get("value")
+        if slot and value is not None:
+            fill[slot] = _pretty(slot, str(value))
     asked: list[str] = []
     informs: list[str] = []
     # answers about a venue name it once when nothing else in the turn does (offers and bookings do)
@@ -66,7 +68,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
     i = 0
     while i < len(acts):
         a = acts[i]
-        act, dom, slot, value = a["act"], a["domain"], a.get("slot"), a.get("value")
+        act, dom, slot, value = a["act"], a["domain"] or "", a.get("slot"), a.get("value")
         i += 1
         if dom == "general" and act == "reqmore":
             tail.append(rng.choice(T.GENERAL["reqmore"]))
@@ -197,7 +199,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
 _VENUES = ("restaurant", "hotel", "attraction")
 
 
-def _subject(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None) -> str | None:
+def _subject(acts: Sequence[DialogueAct], venue: Mapping[str, JSONValue] | None) -> str | None:
     """The venue's name when this turn answers about it without offering or booking it (which name it)."""
     name = venue.get("name") or venue.get("trainID") if venue else None
     if not name or any(a["act"] in ("offer", "book") for a in acts):
@@ -219,9 +221,9 @@ def _named(line: str, name: str) -> str:
     return line
 
 
-def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
+def _describe(domain: str, cons: list[DialogueAct]) -> str:
     """'cheap italian restaurants in the north', 'trains from ely to cambridge on monday'."""
-    c = {a["slot"]: str(a["value"]) for a in cons}
+    c = {a.get("slot") or "": str(a.get("value")) for a in cons}
     if domain == "train":
         parts = ["trains"]
         if "departure" in c:
