@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from parley.engine.mwdb import BOOKABLE, DOMAINS, INFORMABLE, normalise_time
 from parley.engine.types import DialogueAct
@@ -203,7 +203,7 @@ def parse_belief(text: str, fmt: Format, previous: Mapping[str, Mapping[str, str
     return parse_belief_checked(text, fmt, previous).state
 
 
-def format_belief(state: Mapping[str, Mapping[str, Any]], fmt: Format, markers: bool = True) -> str:
+def format_belief(state: Mapping[str, Mapping[str, object]], fmt: Format, markers: bool = True) -> str:
     """Serialise a state the way the model writes it (training targets, ``full`` histories,
     ``{prev_belief}``)."""
     parts: list[str] = []

@@ -39,7 +39,7 @@ from parley.engine.systems.mw.lexicon import Lexicon, lexicon_for
 from parley.engine.systems.mw.nlg import realise as _realise
 from parley.engine.systems.mw.nlu import NluResult, parse
 from parley.engine.systems.mw.policy import Decision, Policy, _h
-from parley.engine.types import LoadError, Message, SystemInternals, SystemTurn
+from parley.engine.types import DialogueSystem, LoadError, Message, SystemInternals, SystemTurn
 from parley.engine.vocabulary import KnownNames
 from parley.params import Text
 from parley.progress import Progress
@@ -166,7 +166,7 @@ class MultiwozSystem:
         assert self.policy is not None
         return fork_copy(self, (self._db, self._lex, self.policy.db, self.policy.search))
 
-    def adopt(self, fork: MultiwozSystem) -> None:
+    def adopt(self, fork: DialogueSystem) -> None:
         """Take over the dialogue state of a fork that answered a turn."""
         adopt_state(self, fork)
 
