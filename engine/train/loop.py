@@ -133,7 +133,7 @@ def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[
             tok.pad_token = tok.eos_token
         torch.manual_seed(cfg.seed)
         model.resize_token_embeddings(len(tok))
-        model.to(torch.float32)
+        model.float()
         return tok, model
     from transformers import GPT2Config, GPT2LMHeadModel
 
