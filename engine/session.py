@@ -29,7 +29,7 @@ from parley import __version__
 from parley.engine.locations import adopt_audio, turn_audio_path
 from parley.engine.rewrite.chain import Chain
 from parley.engine.speculate import Forkable, Speculation, answer, rewrite_turn
-from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn, json_data, json_object
+from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn, json_data, json_dict
 from parley.jsontypes import JSONObject
 from parley.store import Store
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
@@ -157,7 +157,7 @@ class Session:
                 audio_in = adopt_audio(audio_in, self.id, index, "user")
             rec = self.store.add_turn(TurnRecord(
                 session_id=self.id, index=index, role="user", text=text, audio_in=audio_in,
-                internals={"input": json_object(input_info)} if input_info else {}, status="pending"))
+                internals={"input": json_dict(input_info)} if input_info else {}, status="pending"))
         return Pending(rec)
 
     def turn(self, text: str, *, audio_in: str | None = None,
@@ -263,7 +263,7 @@ class Session:
         """Store the spoken reply's WAV and the voice stage latencies (``internals["voice"]``) on the system
         turn."""
         if exchange.system_turn_id is not None:
-            self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": json_object(timings)})
+            self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": json_dict(timings)})
 
     # -- ratings -----------------------------------------------------------------------------------------
     def rate_turn(self, system_turn_id: str, rater: str, *, relevance: int | None = None,

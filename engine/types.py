@@ -174,8 +174,8 @@ class SystemTurn:
         return {
             "text": self.text,
             "state": {d: dict(s) for d, s in self.state.items()},
-            "acts": [json_object(a) for a in self.acts],
-            "internals": json_object(self.internals),
+            "acts": [json_dict(a) for a in self.acts],
+            "internals": json_dict(self.internals),
             "latency_ms": self.latency_ms,
         }
 
@@ -195,13 +195,13 @@ def json_data(value: object) -> JSONValue:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, Mapping):
-        return json_object(value)
+        return json_dict(value)
     if isinstance(value, list | tuple):
         return [json_data(v) for v in value]
     return str(value)
 
 
-def json_object(value: Mapping[str, object]) -> JSONObject:
+def json_dict(value: Mapping[str, object]) -> JSONObject:
     """A mapping as a plain JSON object (a copy; see :func:`json_data`)."""
     return {str(k): json_data(v) for k, v in value.items()}
 

@@ -243,7 +243,7 @@ def torch_threads(threads: int = 0) -> Iterator[int]:
         torch.set_num_threads(previous)
 
 
-def check_special_tokens(fmt: Format, tokenizer: Any) -> list[str]:
+def check_special_tokens(fmt: Format, tokenizer: object) -> list[str]:
     """The format's special tokens the tokenizer does not know as single tokens (worth a warning)."""
     vocab = tokenizer.get_vocab() if hasattr(tokenizer, "get_vocab") else {}
     return [t for t in fmt.special_tokens if t not in vocab]

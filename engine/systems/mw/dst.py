@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from parley.engine.mwdb import BOOKABLE, MultiwozDB
 from parley.engine.systems.mw.nlu import NluContext, NluResult
-from parley.engine.types import DialogueAct, json_object
+from parley.engine.types import DialogueAct, json_dict
 from parley.jsontypes import JSONObject
 
 VENUE = ("restaurant", "hotel", "attraction")
@@ -215,6 +215,6 @@ class Tracker:
                 self.booked_before.setdefault(dom, []).append(self.booked.pop(dom))
 
     def to_json(self) -> JSONObject:
-        return json_object({"state": self.snapshot(), "requested": self.requested, "offered": self.offered,
+        return json_dict({"state": self.snapshot(), "requested": self.requested, "offered": self.offered,
                             "booked": self.booked, "bookings": self.bookings,
                             "active_domain": self.active_domain, "sys_requested": self.sys_requested})

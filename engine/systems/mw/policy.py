@@ -18,7 +18,7 @@ from parley.engine.systems.mw.nlu import NluResult
 from parley.engine.systems.mw.search import search_for
 from parley.engine.systems.mw.transport import act as _act
 from parley.engine.systems.mw.venue import ASK_ORDER, REQ_FIELDS, SHOW  # noqa: F401 - re-exported
-from parley.engine.types import DialogueAct, json_object
+from parley.engine.types import DialogueAct, json_dict
 from parley.jsontypes import JSONObject
 
 
@@ -35,7 +35,7 @@ class Decision:
     active_domain: str | None = None
 
     def to_json(self) -> JSONObject:
-        return json_object({"acts": self.acts, "state": self.state, "requested": self.requested,
+        return json_dict({"acts": self.acts, "state": self.state, "requested": self.requested,
                             "db_count": self.db_count, "offered": self.offered, "venue": self.venue or None,
                             "active_domain": self.active_domain})
 
