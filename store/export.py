@@ -84,7 +84,7 @@ def _json_object_sql(store: Store, table: str, alias: str) -> str:
     """SQL building a row's JSON object in SQLite (JSON columns embedded as JSON, ``locked`` as a boolean)."""
     json_cols = _JSON_COLUMNS.get(table, ())
     parts = [f"'{c}', {_value_sql(c, json_cols, alias)}" for c in _columns(store, table)]
-    return "json_dict(" + ", ".join(parts) + ")"
+    return "json_object(" + ", ".join(parts) + ")"
 
 
 def _jsonl_lines(store: Store) -> Iterator[str]:
