@@ -20,6 +20,9 @@ and expects HTTP 200 with a JSON object::
      "acts": [{"act": "inform", "domain": "hotel", "slot": "name", "value": "acorn guest house"}],  # optional
      "internals": {...}}                                          # optional, stored as is
 
+An act's ``act``, ``domain`` and ``slot``, when given, are strings (``domain`` and ``slot`` may be null); its
+``value`` and any other keys are stored as sent.
+
 **OpenAI-compatible** (``api=openai``): ``POST <url>/v1/chat/completions`` (``url`` may already end in
 ``/chat/completions`` or ``/v1``) with ``{"model", "messages", "temperature": 0}``; the user's messages are
 sent as ``user``, the system's as ``assistant``, after an optional ``system_prompt``. The reply is
