@@ -56,20 +56,6 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 MAX_TOKENS_LIMIT = 256
 
 
-class Backend(Protocol):
-    """What ``llm`` asks of a model backend (llama.cpp or transformers)."""
-
-    name: str
-    cached_tokens: int
-
-    @property
-    def threads(self) -> int: ...
-
-    def reword(self, sentence: str) -> tuple[str, int, int]: ...
-
-    def plain(self, user: str, draft: str) -> tuple[str, int, int]: ...
-
-
 class LLMSystem:
     """``multiwoz`` decides, a small chat LLM rewords it, a rule check keeps the template where it must."""
 
@@ -244,3 +230,17 @@ class LLMSystem:
         return SystemTurn(text=reply, state={d: dict(s) for d, s in decision.state.items()},
                           acts=tuple(a.copy() for a in decision.acts), internals=internals,
                           latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+class Backend(Protocol):
+    """What ``llm`` asks of a model backend (llama.cpp or transformers)."""
+
+    name: str
+    cached_tokens: int
+
+    @property
+    def threads(self) -> int: ...
+
+    def reword(self, sentence: str) -> tuple[str, int, int]: ...
+
+    def plain(self, user: str, draft: str) -> tuple[str, int, int]: ...
