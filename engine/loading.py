@@ -31,7 +31,7 @@ from parley.engine.types import LoadError
 from parley.progress import Progress
 
 if TYPE_CHECKING:
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers import GenerationMixin, PreTrainedModel, PreTrainedTokenizerBase
 
     from parley.engine.sizing import AutoClass
 
@@ -246,6 +246,16 @@ def load_pretrained(ref: str, kwargs: Mapping[str, object], model_class: AutoCla
         _verbose(progress, reports)
     model.eval()
     return model, tok
+
+
+def generating(model: PreTrainedModel, what: str) -> GenerationMixin:
+    """``model`` as a text generator (a class with ``generate``: causal and seq2seq LMs); a LoadError naming
+    ``what`` for any other model."""
+    from transformers import GenerationMixin
+
+    if not isinstance(model, GenerationMixin):
+        raise LoadError(f"{what} cannot generate text (a {type(model).__name__})")
+    return model
 
 
 def _size(ref: str, kwargs: Mapping[str, object], model_class: AutoClass, what: str,

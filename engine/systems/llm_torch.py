@@ -177,11 +177,10 @@ class TorchBackend:
     def plain(self, user: str, draft: str) -> tuple[str, int, int]:
         """``(raw text, prompt tokens, new tokens)``: greedy, ≤ max_new_tokens, stopping at a line break."""
         import torch
-        from transformers import GenerationMixin
 
-        tok, model = self.tokenizer, self.model
-        if not isinstance(model, GenerationMixin):
-            raise TypeError(f"{type(model).__name__} cannot generate text")
+        from parley.engine.loading import generating
+
+        tok, model = self.tokenizer, generating(self.model, "the model")
         eos = self._stop_ids()
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLE,
                     {"role": "user", "content": f"Customer: {user.strip()}\nDraft: {draft}"}]
