@@ -87,12 +87,12 @@ class Session:
         system: DialogueSystem | None = None,
         *,
         system_spec: str | None = None,
-        system_config: JSONObject | None = None,
+        system_config: Mapping[str, object] | None = None,
         chain: Chain | None = None,
         tester: str = "",
         mode: str = "live",
         seed: int | None = None,
-        goal: JSONObject | None = None,
+        goal: Mapping[str, object] | None = None,
         source: str | None = None,
     ) -> None:
         self.store = store
@@ -109,9 +109,9 @@ class Session:
             tester=tester,
             mode=mode,  # type: ignore[arg-type]
             system_name=str(system_spec or _name(system)),
-            system_config=system_config or {},
+            system_config=json_dict(system_config or {}),
             condition={"name": self.chain.name, "rewriters": self.chain.config()},
-            goal=goal,
+            goal=None if goal is None else json_dict(goal),
             seed=self.seed,
             app_version=__version__,
             source=source,
