@@ -22,7 +22,8 @@ SLOT_NAMES = {"name": "name", "food": "food", "area": "area", "pricerange": "pri
               "book_stay": "nights", "stay": "nights", "trainID": "trainid", "leaveAt": "leaves",
               "arriveBy": "arrives", "price": "price", "duration": "duration", "choice": "count",
               "car type": "car", "entrance fee": "fee", "departure": "from", "destination": "to",
-              "department": "department", "openhours": "hours"}
+              "department": "department", "openhours": "hours",
+              "price single": "price", "price double": "price", "price family": "price"}  # room prices
 VENUE_SLOTS = ("name", "food", "area", "pricerange", "stars", "type", "phone", "address", "postcode")
 _PLACEHOLDER = re.compile(r"\[([a-z]+\d?)\]")
 _TYPE_WORDS = {"swimmingpool": "swimming pool", "mutliple sports": "multiple sports venue",

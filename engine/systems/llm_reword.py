@@ -44,7 +44,7 @@ ROLE_PREV = {"people": {"for", "of", "party", "table", "booking", "and", ","}, "
 FOOD_NEXT = {"food", "cuisine", "restaurant", "restaurants", "place", "places", "dishes", "meal", "spot",
              "one", "ones", "kitchen", "cooking", "[type]", ",", ""}
 FOOD_PREV = {"serves", "serving", "serve", "of", "is", "'s", "as", "g", "example", ",", ":", "and", "or",
-             "offers", "for"}
+             "offers", "for", "to"}
 #: what must come right before a placeholder (its value is not a phrase of its own)
 #: what may not come right before a placeholder
 ROLE_NOT_AFTER = {"trainid": {"from", "to", "at", "by"}}
@@ -218,6 +218,7 @@ FACTS = {
     "price": r"\b(cheap|expensive|moderate(ly)?|pricey|affordable|budget|inexpensive|upscale)\b",
     "area": r"\b(north|south|east|west|centre|center|central|downtown)\b",
     "free": r"\bfree\b", "view": r"\bviews?\b",
+    "single room": r"\bsingle\b", "double room": r"\bdouble\b", "family room": r"\bfamily\b",
 }
 _FACTS = {k: re.compile(v) for k, v in FACTS.items()}
 _SLOT_FACT = {"food": "restaurant", "time": "restaurant", "nights": "hotel", "stars": "hotel",
