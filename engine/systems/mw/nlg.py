@@ -251,7 +251,8 @@ def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
     if domain == "hotel" and c.get("type") in ("hotel", "guesthouse"):
         noun = c["type"] + "s"
     if domain == "attraction" and "type" in c:
-        noun = _pretty("type", c["type"]) + ("s" if not c["type"].endswith("s") else "")
+        noun = _pretty("type", c["type"])
+        noun += "" if noun.endswith("s") else "es" if noun.endswith("ch") else "s"  # "multiple sports venues"
     adj = " ".join(x for x in ("free" if c.get("entrance fee") == "free" else None, c.get("pricerange"),
                                 f"{c['stars']}-star" if "stars" in c else None, c.get("food")) if x)
     tail = []
