@@ -104,9 +104,17 @@ def sentence_problems(sentences: list[str]) -> list[str]:
 
 def grammar_problems(text: str) -> list[str]:
     """Articles and number agreement in a filled-in reply, and :func:`sentence_problems`: each problem as
-    ``'<words>': <what>``."""
-    toks = _tokens(text)
+    ``'<words>': <what>``. Words are read sentence by sentence ("... for you. You could ..." doubles no
+    word)."""
     problems = sentence_problems(_sentences(text))
+    for sentence in _sentences(text):
+        problems += _word_problems(_tokens(sentence))
+    return problems
+
+
+def _word_problems(toks: list[str]) -> list[str]:
+    """The article and agreement problems of one sentence's tokens."""
+    problems: list[str] = []
 
     def add(i: int, j: int, what: str) -> None:
         problems.append(f"'{' '.join(toks[i:j])}': {what}")

@@ -180,3 +180,9 @@ def test_room_prices_are_placeholders_and_the_room_kind_is_kept() -> None:
 def test_rewordings_of_the_one_left(reply: str, draft: str, ok: bool) -> None:
     values = {"area": "east", "food": "italian", "type": "entertainment venue"}
     assert (reword_reason(reply, draft, values) is None) == ok, reword_reason(reply, draft, values)
+
+
+def test_words_are_not_doubled_across_sentences() -> None:
+    assert grammar_problems("I found 5 attractions for you. You could visit the museum.") == []
+    assert grammar_problems("Is that all? All right.") == []
+    assert grammar_problems("I found 5 attractions for you you could visit.") == ["'you you': a doubled word"]
