@@ -47,7 +47,7 @@ def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Itera
             break
         if not isinstance(dlg, dict) or not isinstance(dlg.get("log"), list):
             raise ImportFileError(f"{path}: key {did}: a dialogue needs a \"log\" list")
-        turns: list[tuple[str, str, dict[str, Any]]] = []
+        turns: list[tuple[str, str, dict[str, object]]] = []
         for i, t in enumerate(dlg["log"]):
             where = f"{did}.log[{i}]"
             if not isinstance(t, dict) or not isinstance(t.get("text"), str):
