@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from parley.formats import FormatError
 from parley.formats.multiwoz import flatten_state, iter_dialogues, literal
@@ -29,7 +28,7 @@ FORMAT = "multiwoz"
 __all__ = ["flatten_state", "read"]
 
 
-def _literal(value: Any, where: str, path: Path) -> Any:
+def _literal(value: object, where: str, path: Path) -> object:
     try:
         return literal(value, where)
     except FormatError as e:
