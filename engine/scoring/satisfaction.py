@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from fractions import Fraction
 from statistics import fmean
-from typing import TYPE_CHECKING, Protocol, TypedDict
+from typing import TYPE_CHECKING, Protocol
 
+from parley.engine.scoring.satisfaction_types import Agreement, Correlation, Regression, TurnCorrelation
 from parley.scales import NOT_APPLICABLE, scale
 
 if TYPE_CHECKING:
@@ -59,40 +60,6 @@ ABBREV: dict[str, str] = {
 #: the aspect sets of the study's Table 2, in its order
 REGRESSION_SETS: tuple[str, ...] = ("R", "I", "R+I", "U", "TC", "IA", "E", "IA+TC+U+E", "R+TC", "IA+U+I+E",
                                     "IA+TC+U+I+E+R")
-
-
-class Correlation(TypedDict):
-    """Spearman ρ and Pearson r of one aspect with overall impression (None: too few or constant values)."""
-
-    spearman: float | None
-    spearman_p: float | None
-    pearson: float | None
-    pearson_p: float | None
-    n: int
-
-
-class TurnCorrelation(TypedDict):
-    """The turn level: the means over turn positions of ρ and r, and each position's correlation."""
-
-    spearman: float | None
-    pearson: float | None
-    n: int
-    positions: dict[str, Correlation]
-
-
-class Regression(TypedDict):
-    aspects: list[str]
-    r2: float | None
-    adj_r2: float | None
-    n: int
-
-
-class Agreement(TypedDict):
-    items: int
-    fleiss_kappa: float | None
-    fleiss_items: int
-    fleiss_raters: int
-    krippendorff_alpha: float | None
 
 
 class RatingStore(Protocol):
