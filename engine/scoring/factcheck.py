@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from parley.engine.mwdb import HOSPITAL, MultiwozDB
 from parley.engine.scoring import claims as C
 from parley.engine.scoring.factdb import hhmm, matching, trains_by_id
 from parley.engine.scoring.factmemory import Entity
+from parley.jsontypes import json_object
 
 #: the words a reply uses for a slot, → the slot
 SLOT_WORDS = {"phone number": "phone", "phone": "phone", "contact number": "phone", "number": "phone",
@@ -55,7 +55,7 @@ class Rows:
     def __init__(self, db: MultiwozDB) -> None:
         self.db = db
 
-    def row(self, e: Entity | None) -> dict[str, Any] | None:
+    def row(self, e: Entity | None) -> Mapping[str, object] | None:
         if e is None:
             return None
         if e.domain == "hospital":
@@ -65,8 +65,8 @@ class Rows:
             rows = self.db.rows("police")
             return dict(rows[0]) if rows else None
         if e.domain == "train":
-            rows = trains_by_id(self.db, e.id)
-            return rows[0] if rows else None
+            trains = trains_by_id(self.db, e.id)
+            return trains[0] if trains else None
         return self.db.find(e.domain, e.id)
 
 
@@ -81,7 +81,8 @@ def slot_answers(s: C.Sentence) -> list[tuple[str, str]]:
     return out
 
 
-def check_value(slot: str, said: str, e: Entity, row: Mapping[str, Any], train_rows: list[dict[str, Any]],
+def check_value(slot: str, said: str, e: Entity, row: Mapping[str, object],
+                train_rows: list[Mapping[str, object]],
                 report: Report) -> bool:
     """One value said of ``e`` against its row; returns whether it was checkable (a fact)."""
     if slot in ("reference", "car"):
@@ -136,7 +137,7 @@ def _same_amount(said: str, truth: str) -> bool:
     return abs(float(x) - float(b.group(1))) < 0.005
 
 
-def check_attributes(s: C.Sentence, e: Entity, row: Mapping[str, Any], report: Report) -> int:
+def check_attributes(s: C.Sentence, e: Entity, row: Mapping[str, object], report: Report) -> int:
     """Area, price range, stars, food and type words said of a venue."""
     n = 0
     for slot, value in C.attributes(s.masked):
@@ -154,18 +155,19 @@ def check_attributes(s: C.Sentence, e: Entity, row: Mapping[str, Any], report: R
     return n
 
 
-def check_room_prices(s: C.Sentence, row: Mapping[str, Any], report: Report) -> int:
+def check_room_prices(s: C.Sentence, row: Mapping[str, object], report: Report) -> int:
     n = 0
-    prices = row.get("price") if isinstance(row.get("price"), Mapping) else {}
+    prices = json_object(row.get("price"))
     for m in ROOM_PRICE.finditer(s.masked):
         n += 1
         truth = prices.get(m.group(1).lower()) if prices else None
-        if truth is None or abs(float(truth) - float(m.group(2))) >= 0.005:
+        if truth is None or abs(float(str(truth)) - float(m.group(2))) >= 0.005:
             report("room price", f"{m.group(1)} {m.group(2)}", f"{m.group(1)} {truth or 'unknown'}")
     return n
 
 
-def check_train(s: C.Sentence, rows: list[dict[str, Any]], report: Report, booked_people: int | None) -> int:
+def check_train(s: C.Sentence, rows: list[Mapping[str, object]], report: Report,
+                booked_people: int | None) -> int:
     """Times, journey time and price said of a train (``rows``: the rows with its id that fit)."""
     n = 0
     for pat, slot in ((LEAVES, "leaveAt"), (ARRIVES, "arriveBy")):
