@@ -93,7 +93,8 @@ def from_heard(heard: Any) -> SpokenInput:
     tr = heard.transcript
     info = {"asr": tr.to_json(), "recording": {"seconds": round(heard.audio.size / SAMPLE_RATE, 3),
                                                "sample_rate": SAMPLE_RATE},
-            "voice": {**heard.timings(), "speculative": heard.speculative, "source": "microphone"}}
+            "voice": {**heard.timings(), "speculative": heard.speculative, "end_reason": heard.end_reason,
+                      "source": "microphone"}}
     ahead = None
     if getattr(heard, "ahead", None) is not None:
         from parley.audio.ahead import AheadReply
@@ -116,7 +117,7 @@ def from_file(path: str, transcribe: Callable[[np.ndarray], Any]) -> SpokenInput
                                                "speech_s": round(span.size / SAMPLE_RATE, 3),
                                                "sample_rate": SAMPLE_RATE, "file": str(path)},
             "voice": {"end_to_transcript_ms": round((done - t0) * 1000, 1), "asr_ms": tr.latency_ms,
-                      "source": "script"}}
+                      "end_reason": "file", "source": "script"}}
     return SpokenInput(tr.text.strip(), str(path), info, t0, done)
 
 
@@ -127,7 +128,8 @@ def reply_timings(spoken_in: SpokenInput | None, replied: float, spoken: Any) ->
     first = spoken.first_audio if spoken.first_audio is not None else spoken.first_ready
     if spoken_in is not None:
         voice = spoken_in.info.get("voice", {})
-        keys = ("end_to_transcript_ms", "endpoint_ms", "endpoint_lag_ms", "asr_ms", "speculative", "source")
+        keys = ("end_to_transcript_ms", "endpoint_ms", "endpoint_lag_ms", "asr_ms", "speculative",
+                "end_reason", "source")
         out.update({k: voice[k] for k in keys if k in voice})
         out["transcript_to_reply_ms"] = round((replied - spoken_in.transcribed) * 1000, 1)
         if spoken_in.speech_end is not None and first is not None:
@@ -151,7 +153,8 @@ def format_timings(voice: dict[str, Any]) -> list[str]:
         chain.append(f"(total {ms('end_to_audio_ms')})")
     parts = []
     if ms("endpoint_ms"):
-        parts.append(f"silence waited {ms('endpoint_ms')}")
+        why = voice.get("end_reason")
+        parts.append(f"silence waited {ms('endpoint_ms')}" + (f" (ended: {why})" if why else ""))
     if ms("asr_ms"):
         parts.append(f"ASR {ms('asr_ms')}" + (" (speculative)" if voice.get("speculative") else ""))
     if ms("tts_ahead_ms"):
