@@ -217,7 +217,7 @@ class ASR:
             whisper_class = _whisper_class()
         except ImportError:
             raise LoadError("faster-whisper is not installed (pip install faster-whisper)") from None
-        kw: dict[str, Any] = {}
+        kw: dict[str, bool] = {}
         if not local:
             from parley.engine.loading import hub_offline
 
@@ -260,8 +260,9 @@ class ASR:
         begin = Tokenizer(self._whisper.hf_tokenizer, False).timestamp_begin
         return list(range(begin + last + 1, begin + _LAST_TIMESTAMP + 1))
 
-    def _language(self, whisper: Any) -> str | None:
-        if not getattr(whisper, "model", None) or not whisper.model.is_multilingual:
+    def _language(self, whisper: object) -> str | None:
+        model = getattr(whisper, "model", None)
+        if not model or not model.is_multilingual:
             return None
         return self.language
 
@@ -286,7 +287,7 @@ class ASR:
         samples = load_audio(audio, sample_rate)
         seconds = samples.size / SAMPLE_RATE
         self.load()
-        temperature: Any = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+        temperature: float | list[float] = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
         segments: list[dict] = []
         words: list[tuple[str, float]] = []
         short = self.short_window if short_window is None else short_window

@@ -68,7 +68,7 @@ class TurnEndPolicy:
 
     policy: str = "semantic"
     end_silence_ms: int = 500
-    complete_silence_ms: int = 250
+    complete_silence_ms: int = 400
     incomplete_silence_ms: int = 1000
     quiet_probability: float = 0.4
 

@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/audio_bench.py [--quick] [--reps N] [--out FILE.json]
      .venv/bin/python bench/audio_bench.py --rig [--rounds N] [--model tiny.en] [--silence-ms 500]
-         [--end-of-turn semantic|silence] [--complete-ms 250] [--incomplete-ms 1000] [--out F.json]
+         [--end-of-turn semantic|silence] [--complete-ms 400] [--incomplete-ms 1000] [--out F.json]
 
 ``--rig`` measures spoken turn-taking on the loopback rig (audio.rig, through PortAudio → ALSA → PulseAudio):
 our own dialogues, piper speech with background noise at 15 dB SNR spoken in real time over the rig's room
@@ -113,7 +113,7 @@ def main() -> None:
     ap.add_argument("--silence-ms", type=int, default=500, help="--rig: end-of-turn silence (default 500)")
     ap.add_argument("--end-of-turn", choices=("semantic", "silence"), default="semantic",
                     help="--rig: end-of-turn policy (default semantic, as audio.end_of_turn)")
-    ap.add_argument("--complete-ms", type=int, default=250, help="--rig: silence after complete words")
+    ap.add_argument("--complete-ms", type=int, default=400, help="--rig: silence after complete words")
     ap.add_argument("--incomplete-ms", type=int, default=1000, help="--rig: silence after unfinished words")
     ap.add_argument("--long-window", action="store_true", help="--rig: Whisper's 30 s window for the turns")
     ap.add_argument("--no-speculative", action="store_true", help="--rig: transcribe only after the silence")

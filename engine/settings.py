@@ -41,7 +41,7 @@ class AudioSettings(BaseModel):
         "semantic", description="semantic: a turn whose words are complete ends after complete_silence_ms, "
                                 "one that plainly is not ('a table for…') after incomplete_silence_ms; "
                                 "silence: every turn after end_silence_ms.")
-    complete_silence_ms: int = Field(250, ge=100, le=5000,
+    complete_silence_ms: int = Field(400, ge=100, le=5000,
                                      description="Silence that ends a spoken turn whose words are "
                                                  "complete (ms; at most end_silence_ms).")
     incomplete_silence_ms: int = Field(1000, ge=100, le=10000,
