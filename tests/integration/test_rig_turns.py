@@ -7,12 +7,10 @@ pulseaudio-utils and libasound2-plugins; skips naming them where they are missin
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
-from parley.audio import devices
 from parley.audio.listen import Heard
 from parley.audio.rig import Rig, missing
 from parley.audio.wer import normalise, wer
@@ -21,20 +19,6 @@ from tests.spoken import noise, speech
 pytestmark = [pytest.mark.rig,
               pytest.mark.skipif(bool(missing()), reason=f"the audio rig needs {' '.join(missing())} "
                                                          "(./setup.sh test as root)")]
-
-
-@pytest.fixture(scope="module")
-def rig() -> Iterator[Rig]:
-    mp = pytest.MonkeyPatch()
-    with Rig(noise_dbfs=-45.0) as r:
-        for key, value in r.env.items():
-            mp.setenv(key, value)
-        devices.rescan()
-        try:
-            yield r
-        finally:
-            mp.undo()
-            devices.rescan()
 
 
 def trimmed(text: str) -> np.ndarray:
