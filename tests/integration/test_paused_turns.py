@@ -45,7 +45,9 @@ def test_speech_after_a_pause_stays_in_the_turn(tmp_path: Path) -> None:
                              str(folder), "--json", "--db", str(tmp_path / "t.db")],
                             capture_output=True, text=True, env=env, timeout=900)
     assert result.returncode == 0, result.stderr
-    heard = [json.loads(line)["user"] for line in result.stdout.splitlines()]
+    turns = [json.loads(line) for line in result.stdout.splitlines()]
+    heard = [t["user"] for t in turns]
+    assert {t["voice"]["end_reason"] for t in turns} == {"file"}  # each turn says why it ended: its file did
     assert len(heard) == len(CASES), heard
     for (parts, *_), text in zip(CASES, heard, strict=True):
         last = normalise(parts[-1]).split()[-1]  # the last word came through
