@@ -60,8 +60,7 @@ def open_db(db_path: str | None, *, must_exist: bool = False, readonly: bool = F
 
 def check_trust(system: str) -> None:
     """``--trust-remote-code`` only makes sense for a system that loads checkpoint code."""
-    import inspect
-
+    from parley.engine.params import params_of
     from parley.engine.spec import SpecError
     from parley.engine.systems import SYSTEMS
 
@@ -69,7 +68,7 @@ def check_trust(system: str) -> None:
         cls = SYSTEMS.get(system).load()
     except KeyError as e:
         raise SpecError(str(e.args[0])) from None
-    if "trust_remote_code" not in inspect.signature(cls).parameters:
+    if "trust_remote_code" not in params_of(cls).model_fields:
         raise SpecError(f"--trust-remote-code applies to checkpoint systems, not {system!r}")
 
 

@@ -19,6 +19,7 @@ from parley.errors import ParleyError
 
 
 def _list_rewriters() -> None:
+    from parley.engine.params import params_of
     from parley.engine.rewrite import ORDER, REWRITERS
 
     for name in ORDER:
@@ -29,7 +30,7 @@ def _list_rewriters() -> None:
         except Exception as e:  # e.g. the audio channel without its extras
             click.echo(f"{'':<11}   (unavailable: {e})")
             continue
-        for p in getattr(cls, "PARAMS", ()):
+        for p in params_of(cls).listing():
             rng = (
                 f" [{p.lo:g}..{p.hi:g}]"
                 if p.lo is not None and p.hi is not None and p.kind != "choice"
@@ -40,7 +41,7 @@ def _list_rewriters() -> None:
             click.echo(f"{'':<11}   {p.name}={default}{ch}{rng}: {p.help}")
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     """A value as a spec writes it (true/false, none), so the list matches the README and the panel."""
     if isinstance(v, bool):
         return "true" if v else "false"
