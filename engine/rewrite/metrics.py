@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from parley.jsontypes import JSONObject
 from parley.text import squash
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class ChangeRates:
     n: int
     n_slots: int
 
-    def to_json(self) -> dict[str, float]:
+    def to_json(self) -> JSONObject:
         return {"char": round(self.char, 4), "word": round(self.word, 4), "slot": round(self.slot, 4)}
 
 

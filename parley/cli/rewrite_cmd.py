@@ -8,7 +8,6 @@ import json
 import math
 import statistics
 from collections.abc import Iterator
-from typing import Any
 
 import click
 
@@ -16,6 +15,7 @@ from parley.cli.common import iter_lines
 from parley.cli.options import SEED, NumberOption
 from parley.display import json_text
 from parley.errors import ParleyError
+from parley.jsontypes import JSONObject
 
 
 def _list_rewriters() -> None:
@@ -100,7 +100,7 @@ def rewrite(specs: tuple[str, ...], seed: int, report: bool, no_ppl: bool, list_
 
 
 def make_report(befores: list[str], afters: list[str], *, ppl: bool = True, impolite: bool = True
-                ) -> dict[str, Any]:
+                ) -> JSONObject:
     """The --report object for parallel lists of inputs and outputs (ACC and G-Mean only for impoliteness)."""
     from parley.engine.rewrite.courtesy import markers
     from parley.engine.rewrite.metrics import (
@@ -130,7 +130,7 @@ def make_report(befores: list[str], afters: list[str], *, ppl: bool = True, impo
                        err=True)
         if p is not None and math.isnan(p):
             p = None
-    out: dict[str, Any] = {"n": len(afters), "bleu": round(b, 2),
+    out: JSONObject = {"n": len(afters), "bleu": round(b, 2),
                            "ppl": round(p, 3) if p is not None else None,
                            "ppl_ratio_median": round(ratio, 3) if ratio is not None else None,
                            "ppl_model": PPL_MODEL, "preserved": round(preserved(befores, afters), 2),
