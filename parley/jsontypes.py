@@ -39,3 +39,9 @@ def as_json(value: object) -> JSONValue:
 def as_json_object(value: Mapping[str, object]) -> JSONObject:
     """A mapping as a JSON object (:func:`as_json` of each value)."""
     return {k: as_json(v) for k, v in value.items()}
+
+
+def json_object(value: object) -> Mapping[str, object]:
+    """``value`` when it is a mapping (a JSON object), else an empty one: how a reader takes an optional
+    part of JSON-shaped data (missing or null) without assuming more of its type than it checks."""
+    return value if isinstance(value, Mapping) else {}

@@ -12,10 +12,10 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from sqlite_utils import Database
 
@@ -33,6 +33,8 @@ from parley.store.records import (
     to_json,
     to_row,
 )
+
+T = TypeVar("T")
 
 
 def _registered() -> list[str]:
@@ -185,7 +187,7 @@ class Store:
             self._memory_conn = None
 
     @staticmethod
-    def _retry(fn: Any, attempts: int = 50) -> Any:
+    def _retry(fn: Callable[[], T], attempts: int = 50) -> T | None:
         """Retry a statement SQLite refused as busy, for at most the busy timeout in all: each try can itself
         wait the whole timeout on a held lock (50 tries were 25 minutes behind a held lock)."""
         deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
@@ -254,7 +256,7 @@ class Store:
             return conn.execute("UPDATE turns SET status = 'cancelled', error = coalesce(error, ?) "
                                 "WHERE session_id = ? AND status = 'pending'", [reason, session_id]).rowcount
 
-    def set_session_system(self, session_id: str, name: str, config: dict[str, Any]) -> bool:
+    def set_session_system(self, session_id: str, name: str, config: Mapping[str, object]) -> bool:
         """Name another system in a session none of whose turns a system answered yet (the one it was for
         failed to load); False, and nothing written, once one did."""
         with self.write() as conn:
@@ -269,7 +271,7 @@ class Store:
             self.db.table("sessions").update(session_id, {"tester": tester})
 
     def set_turn_audio(self, turn_id: str, audio_out: str | None,
-                       internals: dict[str, Any] | None = None) -> None:
+                       internals: Mapping[str, object] | None = None) -> None:
         """After a turn was stored: its spoken audio (``audio_out``) and more ``internals`` keys (merged)."""
         with self.write() as conn:
             row = conn.execute("SELECT internals FROM turns WHERE id = ?", [turn_id]).fetchone()

@@ -28,11 +28,12 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from parley.display import json_controls, visible
+from parley.jsontypes import JSONObject
 from parley.store.db import Store, StoreError
 from parley.store.records import JSON_FIELDS, SessionRecord, TurnRecord, finite
 
@@ -112,7 +113,7 @@ def _jsonl_lines(store: Store) -> Iterator[str]:
             yield r[0]
 
 
-def iter_sessions_json(store: Store) -> Iterator[dict[str, Any]]:
+def iter_sessions_json(store: Store) -> Iterator[JSONObject]:
     """Sessions as export dicts (JSON columns decoded), in start order: the JSONL export, parsed."""
     for line in _jsonl_lines(store):
         yield json.loads(line)
@@ -168,7 +169,7 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def safe_cell(value: Any, *, is_json: bool = False) -> Any:
+def safe_cell(value: object, *, is_json: bool = False) -> object:
     """A value as a spreadsheet may open it: numbers and NULL as they are; text with its control characters
     made visible (in JSON text: escaped as JSON) and, when it starts like a formula and is not a plain
     number, a leading ``'``."""
@@ -228,7 +229,7 @@ def export_csv(store: Store, out_dir: Path | str, progress: RowProgress | None =
 
 
 @contextmanager
-def _all_or_nothing(out_dir: Path) -> Iterator[Callable[[str], Any]]:
+def _all_or_nothing(out_dir: Path) -> Iterator[Callable[[str], AbstractContextManager[IO[str]]]]:
     """Open per-table temporary files in ``out_dir``; rename them all into place only if every one was
     written."""
     done: list[tuple[Path, Path]] = []
@@ -255,7 +256,7 @@ def _all_or_nothing(out_dir: Path) -> Iterator[Callable[[str], Any]]:
 
 
 def export(store: Store, fmt: str, out: Path | str, progress: RowProgress | None = None, *,
-           overwrite: bool = False, raw_csv: bool = False) -> Any:
+           overwrite: bool = False, raw_csv: bool = False) -> int | dict[str, int]:
     if fmt == "jsonl":
         return export_jsonl(store, out, progress, overwrite=overwrite)
     if fmt == "csv":

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from parley.store.db import Store, StoreError, open_store
 from parley.store.records import to_json
@@ -61,23 +60,24 @@ TABLES: tuple[TableSpec, ...] = (
 SPECS = {t.name: t for t in TABLES}
 
 
-def _same(a: Any, b: Any, is_json: bool) -> bool:
+def _same(a: object, b: object, is_json: bool) -> bool:
     if is_json and isinstance(a, str) and isinstance(b, str):
         try:
             return bool(json.loads(a) == json.loads(b))
         except ValueError:
             return a == b
     if isinstance(a, float) or isinstance(b, float):
-        return a is not None and b is not None and abs(float(a) - float(b)) < 1e-9 or a == b
+        return (isinstance(a, int | float | str) and isinstance(b, int | float | str)
+                and abs(float(a) - float(b)) < 1e-9) or a == b
     return bool(a == b)
 
 
-def _short(v: Any) -> str:
+def _short(v: object) -> str:
     s = repr(v)
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def _describe(spec: TableSpec, row: dict[str, Any]) -> str:
+def _describe(spec: TableSpec, row: Mapping[str, object]) -> str:
     parts = []
     for k in spec.key:
         v = str(row.get(k))
@@ -89,7 +89,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in conn.execute(f"PRAGMA table_info({table})").fetchall()]
 
 
-def put_row(conn: sqlite3.Connection, table: str, row: dict[str, Any], *, origin: str = "",
+def put_row(conn: sqlite3.Connection, table: str, row: Mapping[str, object], *, origin: str = "",
             columns: Sequence[str] | None = None) -> bool:
     """Insert ``row`` unless an identical one exists; True when inserted. Must run inside a write transaction.
 
@@ -124,14 +124,20 @@ def put_row(conn: sqlite3.Connection, table: str, row: dict[str, Any], *, origin
     return False
 
 
-def _reconcile(conn: sqlite3.Connection, spec: TableSpec, old: dict[str, Any], new: dict[str, Any]) -> None:
+def _count(v: object) -> int:
+    """A stored integer (a lock flag) as an int; None and anything else: 0."""
+    return int(v) if isinstance(v, int | float | str) else 0
+
+
+def _reconcile(conn: sqlite3.Connection, spec: TableSpec, old: Mapping[str, object],
+               new: Mapping[str, object]) -> None:
     """Keep the earliest timestamps and the stronger lock of two copies of the same row."""
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     for col in spec.volatile:
         a, b = old.get(col), new.get(col)
         if col == "locked":
-            if b is not None and int(b) > int(a or 0):
-                changes[col] = int(b)
+            if b is not None and _count(b) > _count(a):
+                changes[col] = _count(b)
         elif col.endswith("_at") and b is not None and (a is None or str(b) < str(a)):
             changes[col] = b
     if changes:
@@ -166,7 +172,7 @@ class MergeReport:
         return ", ".join(parts) or "nothing to merge"
 
 
-def _read_rows(store: Store, table: str) -> Iterable[dict[str, Any]]:
+def _read_rows(store: Store, table: str) -> Iterable[dict[str, object]]:
     conn = store.db.conn
     exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", [table]).fetchone()
     if not exists:
@@ -179,7 +185,7 @@ def _read_rows(store: Store, table: str) -> Iterable[dict[str, Any]]:
         yield dict(zip(names, r, strict=True))
 
 
-def strict_json(spec: TableSpec, row: dict[str, Any]) -> dict[str, Any]:
+def strict_json(spec: TableSpec, row: dict[str, object]) -> dict[str, object]:
     """``row`` with its JSON columns as the store writes them today: a database from an older parley may hold
     ``NaN`` or ``Infinity`` there (not JSON), which become null instead of being copied on."""
     out = row

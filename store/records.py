@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 import math
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from parley.display import visible
 from parley.scales import NotApplicable
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+R = TypeVar("R", bound="DataclassInstance")
 
 Mode = Literal["live", "batch", "annotation"]
 #: a user turn is ``pending`` from the moment it is accepted until its outcome is stored (``ok``: sent to the
@@ -97,7 +103,7 @@ JSON_FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def finite(value: Any) -> Any:
+def finite(value: object) -> object:
     """``value`` with every NaN/±infinity (not JSON) replaced by None, inside lists and dicts too."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
@@ -108,7 +114,7 @@ def finite(value: Any) -> Any:
     return value
 
 
-def to_json(value: Any) -> str:
+def to_json(value: object) -> str:
     """The JSON text the store writes: valid JSON always (``allow_nan=False``; NaN/±inf become null).
 
     The encoder itself finds a NaN/±inf (``allow_nan=False`` raises ValueError), in C: only a value holding
@@ -136,8 +142,8 @@ def columns(cls: type) -> tuple[str, ...]:
     return tuple(name for name, _ in _columns(cls))
 
 
-def to_row(rec: Any) -> dict[str, Any]:
-    row: dict[str, Any] = {}
+def to_row(rec: DataclassInstance) -> dict[str, object]:
+    row: dict[str, object] = {}
     for name, is_json in _columns(type(rec)):
         v = getattr(rec, name)
         if is_json:
@@ -150,14 +156,15 @@ def to_row(rec: Any) -> dict[str, Any]:
     return row
 
 
-def from_row(cls: type, row: dict[str, Any]) -> Any:
+def from_row(cls: type[R], row: Mapping[str, object]) -> R:
     jf = JSON_FIELDS.get(cls, ())
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for f in fields(cls):
         if f.name not in row:
             continue
         v = row[f.name]
         if f.name in jf and v is not None:
+            assert isinstance(v, str | bytes), f"{f.name}: JSON text expected"
             v = json.loads(v)
         elif f.name == "locked":
             v = bool(v)

@@ -13,8 +13,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from parley.jsontypes import JSONObject
 from parley.store.db import BUSY_TIMEOUT_MS, Store, StoreError, check_file
 from parley.store.records import SessionRecord, TurnRecord, new_id, now
 
@@ -23,13 +23,13 @@ from parley.store.records import SessionRecord, TurnRecord, new_id, now
 class RunRecord:
     key: str
     total: int
-    params: dict[str, Any] = field(default_factory=dict)
+    params: JSONObject = field(default_factory=dict)
     id: str = field(default_factory=new_id)
     started_at: str = field(default_factory=now)
     finished_at: str | None = None
 
 
-def _run(row: Any) -> RunRecord:
+def _run(row: tuple[str, str, str, int, str, str | None]) -> RunRecord:
     return RunRecord(key=row[1], params=json.loads(row[2]), total=row[3], id=row[0], started_at=row[4],
                      finished_at=row[5])
 

@@ -15,14 +15,14 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, create_model
 
-from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
+from parley.store.records import DialogueRating, R, SessionRecord, TurnRating, TurnRecord
 
 CONFIG = ConfigDict(strict=True, extra="ignore", allow_inf_nan=False)
 #: an integer SQLite can store (64-bit)
 Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 
 
-def _bounded(tp: Any) -> Any:
+def _bounded(tp: Any) -> Any:  # a type form in, a type form out
     """``int`` → :data:`Int64`, also inside ``int | None``; a number or a fixed word (a relevance of
     ``"n/a"``) → :func:`_number_or_word`."""
     if tp is int:
@@ -37,7 +37,7 @@ def _bounded(tp: Any) -> Any:
     return tp
 
 
-def _number_or_word(words: tuple[str, ...], optional: bool, value: Any) -> Any:
+def _number_or_word(words: tuple[str, ...], optional: bool, value: object) -> object:
     """A whole number SQLite can hold or one of ``words`` (and null when ``optional``): one message for
     everything else, rather than one per member of the union."""
     if (value is None and optional) or (isinstance(value, str) and value in words):
@@ -54,7 +54,7 @@ def record_model(cls: type) -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         if f.default is not dataclasses.MISSING:
-            default: Any = f.default
+            default: object = f.default
         elif f.default_factory is not dataclasses.MISSING:
             default = Field(default_factory=f.default_factory)
         else:
@@ -85,6 +85,6 @@ PARTS: dict[str, type] = {"session": SessionRecord, "turns": TurnRecord, "turn_r
                           "dialogue_ratings": DialogueRating}
 
 
-def to_record(cls: type, model: BaseModel) -> Any:
+def to_record(cls: type[R], model: BaseModel) -> R:
     """The record dataclass of a validated model."""
     return cls(**{f.name: getattr(model, f.name) for f in dataclasses.fields(cls)})

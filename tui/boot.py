@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from parley.engine.rewrite.chain import Chain
     from parley.engine.settings import Settings
     from parley.store import Store
 
-Goal = Mapping[str, Any]  # a MultiWOZ-style goal (JSON data: id, message sentences, domains)
+Goal = Mapping[str, object]  # a MultiWOZ-style goal (JSON data: id, message sentences, domains)
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,13 @@ Workers never touch widgets: they ``post_message`` one of these, and the screen'
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from parley.audio.ahead import AheadReply
+    from parley.audio.voice import SpokenInput
     from parley.engine.types import DialogueSystem
     from parley.tui.boot import BootResult
 
@@ -80,13 +82,14 @@ class VoiceTranscript(Message):
 
     text: str
     audio_path: str
-    info: dict[str, Any]
-    spoken: Any = None
+    info: dict[str, object]
+    spoken: SpokenInput | None = None
 
     @property
-    def ahead(self) -> Any:
+    def ahead(self) -> AheadReply | None:
         """The turn and its reply as made during the end-of-turn silence (audio.ahead.AheadReply), if any."""
-        return getattr(self.spoken, "ahead", None)
+        ahead: AheadReply | None = getattr(self.spoken, "ahead", None)
+        return ahead
 
 
 @dataclass
@@ -100,7 +103,7 @@ class VoiceListening(Message):
 class VoiceHeard(Message):
     """An utterance was cut and transcribed (``spoken`` is an audio.voice.SpokenInput)."""
 
-    spoken: Any
+    spoken: SpokenInput
 
 
 @dataclass
@@ -108,7 +111,7 @@ class ReplySpoken(Message):
     """A reply was spoken (or only saved); ``timings`` were stored on the system turn ``turn_id``."""
 
     turn_id: str | None
-    timings: dict[str, Any]
+    timings: dict[str, object]
 
 
 @dataclass

@@ -23,9 +23,13 @@ import signal
 import threading
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from parley.engine.batch.play import Played, WorkerSpec, WorkItem
+from parley.engine.batch.play import Played, WorkerSpec, WorkItem, batched
+
+if TYPE_CHECKING:
+    from parley.engine.batch.play import Worker
+    from parley.engine.types import DialogueSystem
 
 BACKENDS = ("auto", "thread", "process", "ray")
 #: systems whose work is waiting on the network: threads are enough
@@ -52,7 +56,7 @@ def choose(backend: str, system_spec: str, workers: int) -> str:
 
 
 def make_backend(kind: str, spec: WorkerSpec, workers: int, *, address: str | None = None,
-                 system: Any = None, batch: int = 1) -> Backend:
+                 system: DialogueSystem | None = None, batch: int = 1) -> Backend:
     """Start ``workers`` workers of ``kind``. ``system`` (thread backend, one worker) reuses a loaded
     system; ``batch`` > 1 plays that many dialogues in lockstep on it (:class:`BatchBackend`), or in each of
     ``workers`` processes (:class:`~.lockstep.LockstepBackend`)."""
@@ -101,7 +105,7 @@ class _FutureBackend:
 
 
 class ThreadBackend(_FutureBackend):
-    def __init__(self, spec: WorkerSpec, workers: int, *, system: Any = None) -> None:
+    def __init__(self, spec: WorkerSpec, workers: int, *, system: DialogueSystem | None = None) -> None:
         from parley.engine.batch.play import Worker
 
         super().__init__()
@@ -134,19 +138,19 @@ class ThreadBackend(_FutureBackend):
             w.close()
 
 
-def batch_members(spec: WorkerSpec, system: Any, batch: int) -> list[Any]:
+def batch_members(spec: WorkerSpec, system: DialogueSystem, batch: int) -> list[Worker]:
     """One :class:`~.play.Worker` per system of ``system.batch_group(batch)`` (they share the model)."""
     from parley.engine.batch.play import Worker
 
     return [Worker(s, spec.conditions, system_spec=spec.system_spec, tester=spec.tester)
-            for s in system.batch_group(batch)]
+            for s in batched(system).batch_group(batch)]
 
 
 class BatchBackend(ThreadBackend):
     """``batch`` threads, each playing its dialogue with one system of ``system.batch_group(batch)``: the
     systems share the model and decode together, so the threads advance in lockstep."""
 
-    def __init__(self, spec: WorkerSpec, system: Any, batch: int) -> None:
+    def __init__(self, spec: WorkerSpec, system: DialogueSystem | None, batch: int) -> None:
         from parley.engine.batch.play import Worker
 
         _FutureBackend.__init__(self)
@@ -162,14 +166,14 @@ class BatchBackend(ThreadBackend):
     def _play(self, item: WorkItem) -> Played:
         w = self._idle.get()
         try:
-            with w.system.batch_member():
+            with batched(w.system).batch_member():
                 return w.play(item)
         finally:
             self._idle.put(w)
 
 
 # -- processes -------------------------------------------------------------------------------------------
-_worker: Any = None
+_worker: Worker | None = None
 
 
 def _watch_parent(parent: int) -> None:

@@ -16,9 +16,12 @@ import pickle
 import queue
 import threading
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING
 
-from parley.engine.batch.play import Played, Worker, WorkerSpec, WorkItem
+from parley.engine.batch.play import Played, Worker, WorkerSpec, WorkItem, batched
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
 
 #: (seq, played, error); seq None with an error: the process could not load its system and has ended
 _Result = tuple[int | None, Played | None, BaseException | None]
@@ -33,12 +36,12 @@ def _picklable(e: BaseException) -> BaseException:
     return e
 
 
-def _member(w: Worker, todo: Any, done: Any) -> None:
+def _member(w: Worker, todo: Queue[WorkItem | None], done: Queue[_Result]) -> None:
     """One thread of a worker process: take an item, play it as a member of the batch group, send it back;
     ``None`` ends the thread."""
     while (item := todo.get()) is not None:
         try:
-            with w.system.batch_member():
+            with batched(w.system).batch_member():
                 played = w.play(item)
         except Exception as e:
             done.put((item.seq, None, _picklable(e)))
@@ -46,7 +49,8 @@ def _member(w: Worker, todo: Any, done: Any) -> None:
             done.put((item.seq, played, None))
 
 
-def _serve(spec: WorkerSpec, batch: int, todo: Any, done: Any, parent: int, threads: int) -> None:
+def _serve(spec: WorkerSpec, batch: int, todo: Queue[WorkItem | None], done: Queue[_Result], parent: int,
+           threads: int) -> None:
     """A worker process: load the system once, then ``batch`` threads play dialogues in lockstep."""
     from parley.engine.batch.backends import batch_members, detach_worker
 
@@ -78,8 +82,8 @@ class LockstepBackend:
         ctx = multiprocessing.get_context("spawn")  # no lock or model shared by fork
         self.workers = workers * batch  # dialogues in flight
         self._batch = batch
-        self._todo: Any = ctx.Queue()
-        self._done: Any = ctx.Queue()
+        self._todo: Queue[WorkItem | None] = ctx.Queue()
+        self._done: Queue[_Result] = ctx.Queue()
         self._order: deque[int] = deque()
         self._results: dict[int, _Result] = {}
         threads = max(1, (os.cpu_count() or 1) // workers)

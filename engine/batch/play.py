@@ -9,12 +9,40 @@ workers can be threads, processes or Ray actors: everything they exchange is pic
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from parley.engine.scoring.corpus import CorpusDialogue
-from parley.engine.types import Closable, Loadable
+from parley.engine.types import Closable, DialogueSystem, Loadable
 from parley.store.records import SessionRecord, TurnRecord, now
+
+if TYPE_CHECKING:
+    from parley.engine.rewrite.chain import Chain
+    from parley.store.db import Store
+
+
+@runtime_checkable
+class Batched(Protocol):
+    """A system whose copies share one model and decode together (``--batch``)."""
+
+    def batch_group(self, n: int) -> Sequence[DialogueSystem]: ...
+
+    def batch_member(self) -> AbstractContextManager[None]: ...
+
+
+@runtime_checkable
+class Dated(Protocol):
+    """A system that counts dates ("tomorrow") from a clock."""
+
+    clock: object
+
+
+def batched(system: DialogueSystem) -> Batched:
+    """``system`` as a batch of copies; a system that cannot decode in batches is refused."""
+    if not isinstance(system, Batched):
+        raise TypeError(f"system {system.name!r} does not decode in batches")
+    return system
 
 
 @dataclass(frozen=True)
@@ -46,16 +74,16 @@ class WorkerSpec:
     system_spec: str
     conditions: tuple[str, ...]
     tester: str = "replay"
-    system_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    system_kwargs: Mapping[str, bool] = field(default_factory=dict)
 
 
-def build_chains(conditions: Sequence[str]) -> dict[str, Any]:
+def build_chains(conditions: Sequence[str]) -> dict[str, Chain]:
     """``{condition name: Chain}`` in the given order; a bad spec or a condition given twice raises
     SpecError."""
     from parley.engine.rewrite.chain import Chain
     from parley.engine.spec import SpecError, parse_condition
 
-    chains: dict[str, Any] = {}
+    chains: dict[str, Chain] = {}
     for c in conditions:
         chain = Chain(parse_condition(c))
         if chain.name in chains:
@@ -105,10 +133,10 @@ class Worker:
     """A system and the chains of every condition; plays dialogues one at a time."""
 
     def __init__(
-        self, system: Any, conditions: Sequence[str], *, system_spec: str, tester: str = "replay"
+        self, system: DialogueSystem, conditions: Sequence[str], *, system_spec: str, tester: str = "replay"
     ) -> None:
         self.system = system
-        if getattr(system, "clock", None) is not None:
+        if isinstance(system, Dated) and system.clock is not None:
             system.clock = None  # a corpus dialogue has no date: no "tomorrow" counted from today (multiwoz)
         self.system_spec = system_spec
         self.tester = tester
@@ -130,7 +158,7 @@ class Worker:
         dia = item.dialogue
         rec = Recorder(item.started_at)
         session = Session(
-            cast(Any, rec),
+            cast("Store", rec),  # the recorder stands in for the store (the methods a session calls)
             self.system,
             system_spec=self.system_spec,
             chain=self.chains[item.condition],

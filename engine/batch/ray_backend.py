@@ -31,8 +31,7 @@ class _Actor:
 
 
 class RayBackend:
-    def __init__(self, spec: WorkerSpec, workers: int, *, address: str | None = None,
-                 init_kwargs: dict[str, Any] | None = None) -> None:
+    def __init__(self, spec: WorkerSpec, workers: int, *, address: str | None = None) -> None:
         try:
             import ray
             from ray.util import ActorPool
@@ -43,12 +42,9 @@ class RayBackend:
         self._ray = ray
         self._started = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                                      "configure_logging": False, **(init_kwargs or {})}
-            if address:
-                kwargs["address"] = address
             try:
-                ray.init(**kwargs)
+                ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise LoadError(
                     f"cannot start or join Ray{f' at {address}' if address else ''}: {e}"
@@ -59,6 +55,7 @@ class RayBackend:
         cpus = 0 if name in THREAD_SYSTEMS else 1  # a remote bot's actor mostly waits on the network
         actor_cls = ray.remote(num_cpus=cpus, num_gpus=min(1.0, gpus / workers) if gpus else 0)(_Actor)
         self.workers = workers
+        # ray.remote's stub types the result as a handle or the class: the handles are held untyped
         self._actors: list[Any] = [actor_cls.remote(spec) for _ in range(workers)]
         self._pool = ActorPool(self._actors)
 

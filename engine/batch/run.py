@@ -15,11 +15,11 @@ import hashlib
 import json
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.batch.backends import Backend
 from parley.engine.batch.corpus import count_dialogues, file_digest, stream_corpus
@@ -29,6 +29,7 @@ from parley.engine.scoring.corpus import CorpusDialogue
 from parley.engine.scoring.replay import dialogue_seed
 from parley.engine.scoring.stored import session_turns
 from parley.errors import ParleyError
+from parley.jsontypes import JSONObject
 from parley.store.records import TurnRecord, from_row, now, to_row
 from parley.store.runs import (
     RunRecord,
@@ -39,6 +40,9 @@ from parley.store.runs import (
     get_run,
     unfinished_run,
 )
+
+if TYPE_CHECKING:
+    from parley.store.db import Store
 
 #: progress(condition, done, total, fresh) after every dialogue (fresh: played now, not read back from the
 #: store)
@@ -89,11 +93,18 @@ class RunParams:
         return cls(system_spec, str(path), file_digest(path), tuple(conditions), limit, seed, tester)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RunParams:
-        return cls(**{**data, "conditions": tuple(data["conditions"])})
+    def from_json(cls, data: Mapping[str, object]) -> RunParams:
+        """The parameters a run was stored with (:meth:`to_json`)."""
+        conditions, limit, seed = data["conditions"], data.get("limit"), data.get("seed", 0)
+        if not isinstance(conditions, list) or not isinstance(limit, int | None) or not isinstance(seed, int):
+            raise RunError(f"a run stored with parameters parley does not know: {data}")
+        return cls(str(data["system_spec"]), str(data["dialogues"]), str(data["digest"]),
+                   tuple(map(str, conditions)), limit, seed, str(data.get("tester", "replay")))
 
-    def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "conditions": list(self.conditions)}
+    def to_json(self) -> JSONObject:
+        return {"system_spec": self.system_spec, "dialogues": self.dialogues, "digest": self.digest,
+                "conditions": list(self.conditions), "limit": self.limit, "seed": self.seed,
+                "tester": self.tester}
 
     @property
     def key(self) -> str:
@@ -112,7 +123,7 @@ class RunOutcome:
 
 
 def open_run(
-    store: Any, params: RunParams, *, resume: str | None = None, new: bool = False
+    store: Store, params: RunParams, *, resume: str | None = None, new: bool = False
 ) -> tuple[RunRecord, bool]:
     """The run to execute and whether it is a continued one."""
     if resume:
@@ -158,7 +169,7 @@ def _roundtrip(turns: Sequence[TurnRecord]) -> list[TurnRecord]:
 
 
 def execute(
-    store: Any,
+    store: Store,
     run: RunRecord,
     backend: Backend,
     *,

@@ -13,10 +13,16 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.scoring.corpus import CorpusDialogue
 from parley.engine.scoring.multiwoz import EvalTurn, Metrics, bleu_normalise, score_dialogue
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from parley.engine.scoring.bootstrap import DialogueStats
+    from parley.store.records import TurnRecord
 
 #: dialogues whose BLEU statistics are extracted together (one sacreBLEU call, whose caches then stay small)
 BLEU_BATCH = 256
@@ -27,7 +33,7 @@ class ConditionTally:
         self.name = name
         self.inform: list[bool] = []
         self.success: list[bool] = []
-        self.bleu: list[Any] = []  # arrays of shape (k, 10), in dialogue order
+        self.bleu: list[np.ndarray] = []  # arrays of shape (k, 10), in dialogue order
         self._hyps: list[list[str]] = []
         self._refs: list[list[str]] = []
         self.failed_turns = 0
@@ -55,7 +61,7 @@ class ConditionTally:
             self.bleu.append(bleu_statistics(self._hyps, self._refs))
             self._hyps, self._refs = [], []
 
-    def stats(self) -> Any:
+    def stats(self) -> DialogueStats:
         import numpy as np
 
         from parley.engine.scoring.bootstrap import DialogueStats
@@ -73,7 +79,7 @@ class ConditionTally:
         return Metrics(p["inform"] or 0.0, p["success"] or 0.0, p["bleu"], p["combined"], self.n)
 
 
-def failed_turns(turns: Sequence[Any]) -> int:
+def failed_turns(turns: Sequence[TurnRecord]) -> int:
     """User turns of stored records that got no successful system answer."""
     ordered = sorted(turns, key=lambda t: t.index)
     failed = 0

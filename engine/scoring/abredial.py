@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from parley.engine.scoring.satisfaction import RatingRow, TurnValue, mean
 from parley.scales import NOT_APPLICABLE
@@ -41,7 +40,7 @@ class AbredialRatings:
     dropped: dict[str, int] = field(default_factory=dict)
     outside: dict[str, int] = field(default_factory=dict)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         return {"coding": self.coding, "dropped": dict(sorted(self.dropped.items())),
                 "outside_paper_scale": dict(sorted(self.outside.items())), "ratings": len(self.rows),
                 "turn_ratings": len(self.turns)}

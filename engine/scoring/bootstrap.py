@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
     import numpy as np
@@ -20,6 +20,11 @@ METRICS: tuple[str, ...] = ("inform", "success", "bleu", "combined")
 # resample indices held at once (about 2 MB of int64 per copy): one batch of resamples of a large run stays a
 # few megabytes instead of growing with 100 × the number of dialogues
 RESAMPLE_ELEMENTS = 1 << 18
+
+
+#: a condition's intervals: ``[low, high]`` per metric, and under ``"delta"`` those of the paired difference
+#: to the baseline
+Intervals: TypeAlias = dict[str, "list[float] | dict[str, list[float]]"]
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,7 @@ def resample_batch(size: int) -> int:
 
 
 def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str = "original", n: int = 1000,
-                     seed: int = 0, alpha: float = 0.05) -> dict[str, dict[str, Any]]:
+                     seed: int = 0, alpha: float = 0.05) -> dict[str, Intervals]:
     """95 % (``1 - alpha``) percentile intervals per condition and metric, plus intervals of the paired
     difference to ``baseline`` (``"delta"``) when the baseline is present.
 
@@ -125,10 +130,10 @@ def paired_bootstrap(conditions: Mapping[str, DialogueStats], *, baseline: str =
     def metrics(st: DialogueStats) -> tuple[str, ...]:
         return METRICS if st.bleu is not None else ("inform", "success")
 
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Intervals] = {}
     base = conditions.get(baseline)
     for name, st in conditions.items():
-        ci: dict[str, Any] = {m: interval(stat(st, m)) for m in metrics(st)}
+        ci: Intervals = {m: interval(stat(st, m)) for m in metrics(st)}
         if base is not None and name != baseline:
             def delta(m: str, st: DialogueStats = st) -> Callable[[np.ndarray], float]:
                 mine, theirs = stat(st, m), stat(base, m)

@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.mwdb import DOMAINS
 from parley.errors import ParleyError
 from parley.formats import FormatError
 from parley.formats.multiwoz import booked_domains, flatten_state, iter_dialogues, literal
+
+if TYPE_CHECKING:
+    from parley.engine.scoring.multiwoz import EvalTurn
 
 #: parley slot name → MultiWOZ 2.2 / mwzeval slot name
 _MWZ22 = {"leaveAt": "leaveat", "arriveBy": "arriveby"}
@@ -31,12 +34,12 @@ class CorpusDialogue:
     """One reference dialogue: its goal, user turns, corpus system turns, gold states and booked domains."""
 
     id: str
-    goal: Mapping[str, Any]
+    goal: Mapping[str, object]
     user_turns: tuple[str, ...]
     system_turns: tuple[str, ...]
-    gold_states: tuple[Mapping[str, Mapping[str, Any]], ...] = ()
+    gold_states: tuple[Mapping[str, Mapping[str, object]], ...] = ()
     booked: tuple[tuple[str, ...], ...] = ()
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict)
 
 
 def load_corpus(path: str | Path, *, limit: int | None = None, ids: Iterable[str] | None = None
@@ -55,7 +58,7 @@ def load_corpus(path: str | Path, *, limit: int | None = None, ids: Iterable[str
     return out
 
 
-def parse_dialogue(did: str, dia: Any, *, source: Path | str = "") -> CorpusDialogue:
+def parse_dialogue(did: str, dia: object, *, source: Path | str = "") -> CorpusDialogue:
     if not isinstance(dia, Mapping) or not isinstance(dia.get("log"), list):
         raise CorpusError(f"{source}: dialogue {did!r} has no 'log' list")
     log = dia["log"]
@@ -79,7 +82,7 @@ booked_from_metadata = booked_domains
 
 
 # -- mwzeval export ------------------------------------------------------------------------------------------
-def mwzeval_state(state: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+def mwzeval_state(state: Mapping[str, Mapping[str, object]]) -> dict[str, dict[str, str]]:
     """parley state → mwzeval's (MultiWOZ 2.2 slot names, informable slots only)."""
     out: dict[str, dict[str, str]] = {}
     for domain, slots in state.items():
@@ -94,15 +97,15 @@ def mwzeval_dialogue_id(did: str) -> str:
     return did.lower().removesuffix(".json")
 
 
-def to_mwzeval(outputs: Mapping[str, Sequence[Any]]) -> dict[str, list[dict[str, Any]]]:
+def to_mwzeval(outputs: Mapping[str, Sequence[EvalTurn]]) -> dict[str, list[dict[str, object]]]:
     """``{dialogue_id: [EvalTurn, ...]}`` → the mwzeval input format
     ``{dialogue_id: [{"response": delexicalised, "state": {...}, "active_domains": [...]}]}``."""
     from parley.engine.scoring.multiwoz import estimate_active_domains, mwzeval_view
 
-    result: dict[str, list[dict[str, Any]]] = {}
+    result: dict[str, list[dict[str, object]]] = {}
     for did, turns in outputs.items():
         est = estimate_active_domains([t.state for t in turns])
-        rows = []
+        rows: list[dict[str, object]] = []
         for i, t in enumerate(turns):
             active = t.active_domains if t.active_domains is not None else est[i]
             rows.append({"response": mwzeval_view(t).response, "state": mwzeval_state(t.state),

@@ -12,11 +12,12 @@ what a booking says it booked, and bookings made when the user only asked a ques
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from parley.engine.scoring import claims as C
 from parley.engine.scoring.factmemory import Booking, Entity, Memory
+from parley.jsontypes import json_object
 
 if TYPE_CHECKING:
     from parley.engine.scoring.facts import AuditTurn
@@ -98,7 +99,8 @@ def details(t: AuditTurn, domain: str, report: Report) -> int:
 
 
 def taxis(s: C.Sentence, t: AuditTurn, mem: Memory, subject: Entity | None, own: list[C.Mention],
-          colours: list[str], makes: list[str], rows: Callable[[Entity], Any], report: Report) -> int:
+          colours: list[str], makes: list[str], rows: Callable[[Entity], Mapping[str, object] | None],
+          report: Report) -> int:
     """The taxi's car and number, and the phone numbers a sentence gives."""
     n = 0
     car = C.car(s.text, colours, makes)
@@ -106,7 +108,7 @@ def taxis(s: C.Sentence, t: AuditTurn, mem: Memory, subject: Entity | None, own:
     booked_now = any(a.get("act") == "book" and a.get("domain") == "taxi" for a in t.acts)
     if car and BOOKED.search(t.system) and (taxi is None or taxi.entity.id != car or booked_now):
         given = C.PHONE.search(t.system)
-        trip = tuple(sorted((t.state.get("taxi") or {}).items()))
+        trip = tuple(sorted((k, str(v)) for k, v in json_object(t.state.get("taxi")).items()))
         if trip and trip == mem.trip:
             report("booking", t.system, "this trip's taxi was booked already")
         mem.trip = trip

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from parley.engine.mwdb import HOSPITAL, MultiwozDB
 from parley.engine.scoring import claims as C
 from parley.engine.scoring.factdb import hhmm, matching, trains_by_id
 from parley.engine.scoring.factmemory import Entity
+from parley.jsontypes import json_object
 
 #: the words a reply uses for a slot, → the slot
 SLOT_WORDS = {"phone number": "phone", "phone": "phone", "contact number": "phone", "number": "phone",
@@ -55,7 +55,7 @@ class Rows:
     def __init__(self, db: MultiwozDB) -> None:
         self.db = db
 
-    def row(self, e: Entity | None) -> dict[str, Any] | None:
+    def row(self, e: Entity | None) -> Mapping[str, object] | None:
         if e is None:
             return None
         if e.domain == "hospital":
@@ -65,8 +65,8 @@ class Rows:
             rows = self.db.rows("police")
             return dict(rows[0]) if rows else None
         if e.domain == "train":
-            rows = trains_by_id(self.db, e.id)
-            return rows[0] if rows else None
+            trains = trains_by_id(self.db, e.id)
+            return trains[0] if trains else None
         return self.db.find(e.domain, e.id)
 
 
@@ -81,7 +81,8 @@ def slot_answers(s: C.Sentence) -> list[tuple[str, str]]:
     return out
 
 
-def check_value(slot: str, said: str, e: Entity, row: Mapping[str, Any], train_rows: list[dict[str, Any]],
+def check_value(slot: str, said: str, e: Entity, row: Mapping[str, object],
+                train_rows: list[Mapping[str, object]],
                 report: Report) -> bool:
     """One value said of ``e`` against its row; returns whether it was checkable (a fact)."""
     if slot in ("reference", "car"):
@@ -136,7 +137,7 @@ def _same_amount(said: str, truth: str) -> bool:
     return abs(float(x) - float(b.group(1))) < 0.005
 
 
-def check_attributes(s: C.Sentence, e: Entity, row: Mapping[str, Any], report: Report) -> int:
+def check_attributes(s: C.Sentence, e: Entity, row: Mapping[str, object], report: Report) -> int:
     """Area, price range, stars, food and type words said of a venue."""
     n = 0
     for slot, value in C.attributes(s.masked):
@@ -154,18 +155,19 @@ def check_attributes(s: C.Sentence, e: Entity, row: Mapping[str, Any], report: R
     return n
 
 
-def check_room_prices(s: C.Sentence, row: Mapping[str, Any], report: Report) -> int:
+def check_room_prices(s: C.Sentence, row: Mapping[str, object], report: Report) -> int:
     n = 0
-    prices = row.get("price") if isinstance(row.get("price"), Mapping) else {}
+    prices = json_object(row.get("price"))
     for m in ROOM_PRICE.finditer(s.masked):
         n += 1
         truth = prices.get(m.group(1).lower()) if prices else None
-        if truth is None or abs(float(truth) - float(m.group(2))) >= 0.005:
+        if truth is None or abs(float(str(truth)) - float(m.group(2))) >= 0.005:
             report("room price", f"{m.group(1)} {m.group(2)}", f"{m.group(1)} {truth or 'unknown'}")
     return n
 
 
-def check_train(s: C.Sentence, rows: list[dict[str, Any]], report: Report, booked_people: int | None) -> int:
+def check_train(s: C.Sentence, rows: list[Mapping[str, object]], report: Report,
+                booked_people: int | None) -> int:
     """Times, journey time and price said of a train (``rows``: the rows with its id that fit)."""
     n = 0
     for pat, slot in ((LEAVES, "leaveAt"), (ARRIVES, "arriveBy")):
@@ -192,11 +194,42 @@ NOOFFER = re.compile(r"\b(?:couldn't find any|could not find any|there are no|no
 #: "no restaurants" said with nothing to narrow them: a claim that there are none at all
 _BARE = re.compile(r"(?:restaurants|places to stay|hotels|guesthouses|attractions|trains)", re.I)
 _RELAXED = r"(price range|star rating|area|type|food|parking|internet|name|day|departure time|arrival time)"
-RELAX = re.compile(r"\b(?:if you drop|without|if we change) the " + _RELAXED + r"\b"
-                    r"|\bwith " + _RELAXED + r" (?:[a-z0-9, -]+) instead\b", re.I)
-_RELAX_N = re.compile(r"\b(?:there (?:are|is)|i do have|i have)\s+(\d+|one)\b", re.I)
-_EXAMPLES = re.compile(r"\((?:for example|e\.g\.|such as) (.+?)\)|\b(?:such as|e\.g\.|to) ([a-z0-9 ,-]+?)[.?]"
-                       r"|\bwith " + _RELAXED + r" ([a-z0-9, -]+) instead\b", re.I)
+#: the one venue left when a constraint is dropped, worded by the dropped slot ("I do have one in the east
+#: instead", "a 4-star one", "one without free parking"), in the order tried: slot → pattern of its value
+_INSTEAD = (("area", r"one in the (north|south|east|west|centre)"),
+            ("pricerange",
+             r"one in the (cheap|moderate|expensive) price range|an? (cheap|moderate|expensive) one"),
+            ("food", r"one (?:serving|that serves|with) ([a-z ]+?) (?:food|cuisine)"),
+            ("stars", r"an? (\d)[- ]star (?:one|place|hotel|guesthouse)|one with (\d) stars?"),
+            ("parking", r"one with(?:out)? free (parking)"),
+            ("internet", r"one with(?:out)? free (wifi|internet)"),
+            ("type", r"(?<=\bhave )an? ([a-z ]+?)"))
+INSTEAD = tuple((slot, re.compile(r"\b(?:" + p + r")(?: instead| if)\b", re.I)) for slot, p in _INSTEAD)
+RELAX = re.compile(r"\b(?:if you drop|without|if we change) the (?P<word>" + _RELAXED[1:-1] + r")\b"
+                   r"|\bwith (?P<with>" + _RELAXED[1:-1] + r") (?P<values>[a-z0-9, -]+) instead\b"  # older
+                   r"|\b(?:" + "|".join(p for _, p in _INSTEAD) + r")(?: instead| if)\b", re.I)
+_RELAX_N = re.compile(r"\b(?:there (?:are|is)|there's|i do have|i have|i've got)\s+(\d+|one|an?)\b", re.I)
+_EXAMPLES = re.compile(r"\((?:for example|e\.g\.|such as) (.+?)\)"
+                       r"|\b(?:such as|e\.g\.|to) ([a-z0-9 ,-]+?)[.?]", re.I)
+#: the words of the relaxed slot → the slot
+_RELAXED_SLOTS = {"price range": "pricerange", "star rating": "stars"}
+
+
+def relaxed(text: str) -> tuple[str, str] | None:
+    """``(slot, values said)`` of a sentence offering what there is when one constraint is dropped ("If you
+    drop the area, there are 3 (for example east)", "I do have one in the east instead"), or ``None``."""
+    for slot, rx in INSTEAD:
+        m = rx.search(text)
+        if m:
+            value = next(g for g in m.groups() if g)
+            return slot, "" if slot in ("parking", "internet") else value
+    m = RELAX.search(text)
+    if m is None or not (m.group("word") or m.group("with")):
+        return None
+    word = (m.group("word") or m.group("with")).lower()
+    e = _EXAMPLES.search(text)
+    examples = m.group("values") or ((e.group(1) or e.group(2) or "") if e else "")
+    return SLOT_WORDS.get(word) or _RELAXED_SLOTS.get(word, word), examples
 
 
 def describe(domain: str, text: str, stations: list[str]) -> dict[str, str]:
@@ -272,21 +305,21 @@ def check_counts(s: C.Sentence, domain: str | None, cons: Mapping[str, str], db:
 
 def check_relax(s: C.Sentence, domain: str | None, cons: Mapping[str, str], db: MultiwozDB,
                 report: Report) -> int:
-    m = RELAX.search(s.text)
+    """A relaxed count ("without the area there are 3", "I do have one in the east instead") and the values
+    it gives as examples, against the rows that meet every constraint in force but the dropped one."""
+    said_slot = relaxed(s.text)
     k = _RELAX_N.search(s.text)
-    if not m or not domain or not k:
+    if said_slot is None or not domain or not k:
         return 0
-    word = (m.group(1) or m.group(2) or "").strip().lower()
-    slot = SLOT_WORDS.get(word) or {"price range": "pricerange", "star rating": "stars"}.get(word, word)
+    slot, examples = said_slot
     rest = {k2: v for k2, v in cons.items() if k2 != slot}
     rows = matching(db, domain, rest)
-    said = 1 if k.group(1).lower() == "one" else int(k.group(1))
+    said = 1 if k.group(1).lower() in ("one", "a", "an") else int(k.group(1))
     if said != len(rows):
         report("count", s.text, f"{len(rows)} match {rest}")
-    e = _EXAMPLES.search(s.text)
-    if e:
-        values = {str(r.get(slot, "")).lower() for r in rows}
-        for v in re.split(r",\s*|\s+and\s+|\s+or\s+", (e.group(1) or e.group(2) or e.group(4) or "").lower()):
-            if v and v not in values and slot in ("area", "pricerange", "stars", "type", "food"):
-                report(slot, v, f"one of {sorted(values)}")
+    values = {str(r.get(slot, "")).lower() for r in rows}
+    for v in re.split(r",\s*|\s+and\s+|\s+or\s+", examples.lower()):
+        v = C.ATTRACTION_TYPES.get(v, v) if slot == "type" else v
+        if v and v not in values and slot in ("area", "pricerange", "stars", "type", "food"):
+            report(slot, v, f"one of {sorted(values)}")
     return 1

@@ -12,7 +12,6 @@ set of constraints, written here on its own rather than taken from the system un
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from parley.engine.mwdb import MultiwozDB
 
@@ -30,12 +29,12 @@ def hhmm(value: str) -> str:
     return f"{int(h):02d}:{m[:2]}" if sep and h.isdigit() and m[:2].isdigit() else value.strip()
 
 
-def overnight(row: Mapping[str, Any]) -> bool:
+def overnight(row: Mapping[str, object]) -> bool:
     """A train that arrives after midnight, the day after it left."""
     return hhmm(str(row.get("arriveBy", ""))) < hhmm(str(row.get("leaveAt", "")))
 
 
-def meets(domain: str, row: Mapping[str, Any], slot: str, value: str) -> bool:
+def meets(domain: str, row: Mapping[str, object], slot: str, value: str) -> bool:
     """Whether ``row`` meets one constraint."""
     v = value.strip().lower()
     if v in IGNORED:
@@ -52,13 +51,13 @@ def meets(domain: str, row: Mapping[str, Any], slot: str, value: str) -> bool:
     return cell is not None and str(cell).strip().lower() == v
 
 
-def matching(db: MultiwozDB, domain: str, constraints: Mapping[str, str]) -> list[dict[str, Any]]:
+def matching(db: MultiwozDB, domain: str, constraints: Mapping[str, str]) -> list[Mapping[str, object]]:
     """The rows of ``domain`` meeting every searchable constraint (others, e.g. ``book_*``, ignored)."""
     cons = {s: str(v) for s, v in constraints.items() if s in SEARCHED.get(domain, ())}
     return [r for r in db.rows(domain) if all(meets(domain, r, s, v) for s, v in cons.items())]
 
 
-def trains_by_id(db: MultiwozDB, train_id: str) -> list[dict[str, Any]]:
+def trains_by_id(db: MultiwozDB, train_id: str) -> list[Mapping[str, object]]:
     """Every row with this id (ids are not unique in the database: some run on two days or routes)."""
     key = train_id.upper()
     return [r for r in db.rows("train") if str(r.get("trainID", "")).upper() == key]

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.mwdb import MultiwozDB, load_db
 from parley.engine.scoring import claims as C
@@ -42,6 +42,10 @@ from parley.engine.scoring import factbook as B
 from parley.engine.scoring import factcheck as F
 from parley.engine.scoring.factdb import SEARCHED, meets, trains_by_id
 from parley.engine.scoring.factmemory import Entity, Memory, Resolver
+from parley.jsontypes import json_object
+
+if TYPE_CHECKING:
+    from parley.store.records import TurnRecord
 
 
 @dataclass(frozen=True)
@@ -50,9 +54,9 @@ class AuditTurn:
 
     user: str
     system: str
-    state: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    acts: tuple[Mapping[str, Any], ...] = ()
-    internals: Mapping[str, Any] = field(default_factory=dict)
+    state: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    acts: tuple[Mapping[str, object], ...] = ()
+    internals: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ class Finding:
     reply: str
     dialogue: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, str | int]:
         return {"dialogue": self.dialogue, "turn": self.turn, "kind": self.kind, "said": self.said,
                 "truth": self.truth, "reply": self.reply}
 
@@ -87,7 +91,7 @@ class Report:
         self.facts += other.facts
         self.findings.extend(other.findings)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         kinds: dict[str, int] = {}
         for f in self.findings:
             kinds[f.kind] = kinds.get(f.kind, 0) + 1
@@ -163,7 +167,7 @@ class Auditor:
         return out
 
     # -- helpers ---------------------------------------------------------------------------------------------
-    def _focus(self, t: AuditTurn, mem: Memory, active: Any) -> Entity | None:
+    def _focus(self, t: AuditTurn, mem: Memory, active: object) -> Entity | None:
         """What a reply that names nothing talks about when the user named nothing either: the taxi when
         the reply names its car or the user asks about a taxi, else the last thing named (of the active
         domain first)."""
@@ -229,7 +233,7 @@ class Auditor:
             n += F.check_train(s, train_rows, report, people)
         return n
 
-    def _train_rows(self, e: Entity, t: AuditTurn) -> list[dict[str, Any]]:
+    def _train_rows(self, e: Entity, t: AuditTurn) -> list[Mapping[str, object]]:
         """The rows of a train id that fit the turn's day and route (ids are not unique in the database)."""
         rows = trains_by_id(self.db, e.id)
         want = {k: v for k, v in (t.state.get("train") or {}).items()
@@ -261,14 +265,23 @@ class Auditor:
         return n
 
 
-def turns_from_json(lines: Iterable[Mapping[str, Any]]) -> list[AuditTurn]:
+def _audit_turn(user: str, system: str, info: Mapping[str, object]) -> AuditTurn:
+    """A turn with the state, acts and internals of ``info`` (a ``--json`` line, a stored turn's
+    internals)."""
+    acts = info.get("acts")
+    state = {str(d): json_object(s) for d, s in json_object(info.get("state")).items()}
+    return AuditTurn(user, system, state,
+                     tuple(map(json_object, acts)) if isinstance(acts, list | tuple) else (),
+                     json_object(info.get("internals")))
+
+
+def turns_from_json(lines: Iterable[Mapping[str, object]]) -> list[AuditTurn]:
     """Turns from ``parley chat --script --json`` objects."""
-    return [AuditTurn(str(x.get("final") or x.get("user") or ""), str(x.get("system") or ""),
-                      x.get("state") or {}, tuple(x.get("acts") or ()), x.get("internals") or {})
+    return [_audit_turn(str(x.get("final") or x.get("user") or ""), str(x.get("system") or ""), x)
             for x in lines if x.get("system") is not None]
 
 
-def turns_from_store(turns: Sequence[Any]) -> list[AuditTurn]:
+def turns_from_store(turns: Sequence[TurnRecord]) -> list[AuditTurn]:
     """Turns of a stored session (``store.records.TurnRecord`` list, any order)."""
     out = []
     ordered = sorted(turns, key=lambda x: x.index)
@@ -276,7 +289,5 @@ def turns_from_store(turns: Sequence[Any]) -> list[AuditTurn]:
         nxt = ordered[k + 1] if k + 1 < len(ordered) else None
         if u.role != "user" or nxt is None or nxt.role != "system" or nxt.status != "ok":
             continue
-        info = nxt.internals or {}
-        out.append(AuditTurn(u.text_final or u.text, nxt.text, info.get("state") or {},
-                             tuple(info.get("acts") or ()), info.get("internals") or {}))
+        out.append(_audit_turn(u.text_final or u.text, nxt.text, nxt.internals or {}))
     return out

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
-from typing import Any
 
 from parley.engine.mwdb import MultiwozDB, load_db
 from parley.errors import ParleyError
@@ -59,7 +58,7 @@ def _phrase(domain: str, slot: str, value: str) -> str:
     return f"{slot} {value}"
 
 
-def _venue(rng: random.Random, db: MultiwozDB, domain: str) -> tuple[dict[str, Any], list[str]]:
+def _venue(rng: random.Random, db: MultiwozDB, domain: str) -> tuple[dict[str, str], list[str]]:
     row = rng.choice(db.rows(domain))
     slots = [s for s in _CONSTRAINTS[domain] if isinstance(row.get(s), str) and row[s] not in ("", "?")]
     chosen = rng.sample(slots, k=min(len(slots), rng.randint(2, 3)))
@@ -78,9 +77,10 @@ def _clock(minutes: int) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def _train(rng: random.Random, db: MultiwozDB) -> tuple[dict[str, Any], list[str]]:
+def _train(rng: random.Random, db: MultiwozDB) -> tuple[dict[str, str], list[str]]:
     row = rng.choice(db.rows("train"))
-    info = {"departure": row["departure"], "destination": row["destination"], "day": row["day"]}
+    info: dict[str, str] = {"departure": row["departure"], "destination": row["destination"],
+                            "day": row["day"]}
     h, m = (int(x) for x in str(row["leaveAt"]).split(":"))
     # a train arriving after midnight meets no arrive-by time of its day: its goal is a departure time
     if rng.random() < 0.5 or str(row["arriveBy"]) < str(row["leaveAt"]):
@@ -94,7 +94,7 @@ def _train(rng: random.Random, db: MultiwozDB) -> tuple[dict[str, Any], list[str
                   f"it should {when}."]
 
 
-def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[str, Any]:
+def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[str, object]:
     """A satisfiable random goal over one or two domains (see the module docstring)."""
     db = db or load_db()
     rng = random.Random(seed)
@@ -104,7 +104,7 @@ def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[s
         domains.append(
             rng.choice([d for d in ("restaurant", "hotel", "attraction", "train", "taxi") if d != first])
         )
-    goal: dict[str, Any] = {}
+    goal: dict[str, object] = {}
     message: list[str] = []
     names: list[str] = []
     for d in domains:
@@ -120,23 +120,24 @@ def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[s
         if d != "train":
             names.extend(r["name"] for r in db.query(d, info)[:1])
         reqt = sorted(rng.sample(_REQUESTS[d], k=rng.randint(1, 2)))
-        entry: dict[str, Any] = {"info": info, "reqt": reqt}
+        entry: dict[str, object] = {"info": info, "reqt": reqt}
         if d in ("restaurant", "hotel", "train") and rng.random() < 0.5:
             people = str(rng.randint(1, 6))
             if d == "restaurant":
-                entry["book"] = {
+                book = entry["book"] = {
                     "people": people,
                     "day": rng.choice(_DAYS),
                     "time": _clock(rng.randrange(11 * 60, 21 * 60, 15)),
                 }
                 lines.append(
-                    f"Book a table for {people} on {entry['book']['day']} at {entry['book']['time']} "
+                    f"Book a table for {people} on {book['day']} at {book['time']} "
                     "and get the reference number."
                 )
             elif d == "hotel":
-                entry["book"] = {"people": people, "day": rng.choice(_DAYS), "stay": str(rng.randint(1, 4))}
-                lines.append(f"Book it for {people} people, {entry['book']['stay']} night(s) from "
-                             f"{entry['book']['day']}, and get the reference number.")
+                book = entry["book"] = {"people": people, "day": rng.choice(_DAYS),
+                                        "stay": str(rng.randint(1, 4))}
+                lines.append(f"Book it for {people} people, {book['stay']} night(s) from "
+                             f"{book['day']}, and get the reference number.")
             else:
                 entry["book"] = {"people": people}
                 lines.append(f"Book {people} ticket(s) and get the reference number.")
@@ -148,7 +149,7 @@ def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[s
     return goal
 
 
-def corpus_goal(dialogue_id: str, dialogues: str | Path | None = None) -> dict[str, Any]:
+def corpus_goal(dialogue_id: str, dialogues: str | Path | None = None) -> dict[str, object]:
     """The goal of one corpus dialogue (its message sentences are the corpus's own)."""
     from parley.engine.scoring.corpus import CorpusError, load_corpus
 
@@ -168,7 +169,7 @@ def corpus_goal(dialogue_id: str, dialogues: str | Path | None = None) -> dict[s
 
 
 def make_goal(which: str = "random", seed: int | None = None, *, dialogues: str | Path | None = None,
-              db: MultiwozDB | None = None) -> dict[str, Any]:
+              db: MultiwozDB | None = None) -> dict[str, object]:
     """``"random"`` → :func:`random_goal`; anything else is a MultiWOZ dialogue id (:func:`corpus_goal`)."""
     if which.strip().lower() == "random":
         return random_goal(seed, db)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from parley.engine.mwdb import MultiwozDB, load_db
+from parley.jsontypes import json_object
 from parley.text import alnum, squash
 
 #: placeholders of the mentions that matter for Inform/Success (mwzeval's requestable set + name)
@@ -68,13 +68,13 @@ def placeholder_mentions(response: str) -> frozenset[str]:
 _STATE_SLOTS = {"leaveat": "leaveAt", "leave": "leaveAt", "arriveby": "arriveBy", "arrive": "arriveBy"}
 
 
-def scoring_state(state: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+def scoring_state(state: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """A belief state in mwzeval's input format (``{domain: {slot: value}}``, MultiWOZ 2.2 or parley slot
     names) as the metrics read it: parley's slot names, values stripped and lower-cased."""
     out: dict[str, dict[str, str]] = {}
     for domain, slots in state.items():
         d = {}
-        for slot, value in (slots or {}).items():
+        for slot, value in json_object(slots).items():
             key = str(slot).lower().replace(" ", "")
             d[_STATE_SLOTS.get(key, key)] = str(value).strip().lower()
         out[str(domain).lower()] = d
@@ -155,7 +155,7 @@ def delexicaliser(db: MultiwozDB | None = None) -> Delexicaliser:
 _CANON: dict[tuple[int, str, str, str], str] = {}
 
 
-def canonical_value(domain: str, slot: str, value: Any, db: MultiwozDB) -> str:
+def canonical_value(domain: str, slot: str, value: object, db: MultiwozDB) -> str:
     """A state value spelled the way the DB spells it, when it is a near miss (``night club`` → ``nightclub``,
     ``christ college`` → ``christs college``, parking ``free`` → ``yes``): the fuzzy matching mwzeval's DB
     does."""
@@ -183,6 +183,6 @@ def canonical_value(domain: str, slot: str, value: Any, db: MultiwozDB) -> str:
     return out
 
 
-def canonical_state(domain: str, slots: Mapping[str, Any], db: MultiwozDB) -> dict[str, str]:
+def canonical_state(domain: str, slots: Mapping[str, object], db: MultiwozDB) -> dict[str, str]:
     """:func:`canonical_value` applied to every informable slot of one domain's state."""
     return {k: canonical_value(domain, k, v, db) for k, v in slots.items() if not k.startswith("book_")}

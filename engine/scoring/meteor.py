@@ -24,7 +24,10 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 JAR_BACKEND = "meteor-1.5-jar"
 NLTK_BACKEND = "nltk-meteor-1.5-params"
@@ -220,10 +223,10 @@ def find_wordnet() -> tuple[Path | None, str]:
     )
 
 
-_wordnet: dict[str, Any] = {}
+_wordnet: dict[str, WordNetCorpusReader] = {}
 
 
-def load_wordnet() -> tuple[Any, str]:
+def load_wordnet() -> tuple[WordNetCorpusReader, str]:
     """nltk's WordNet reader over :func:`find_wordnet`'s folder (cached); raises
     :class:`MeteorUnavailable`."""
     path, note = find_wordnet()

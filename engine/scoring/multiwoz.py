@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from parley.engine.mwdb import DOMAINS, MultiwozDB, load_db
 from parley.engine.scoring.mentions import (
@@ -42,6 +42,7 @@ from parley.engine.scoring.mentions import (
     scoring_state,
 )
 from parley.engine.scoring.venues import query
+from parley.jsontypes import json_object
 from parley.text import squash
 
 __all__ = [
@@ -74,22 +75,23 @@ _AUTO_MATCH = ("taxi", "police", "hospital")
 
 
 # -- goals ---------------------------------------------------------------------------------------------------
-def goal_domains(goal: Mapping[str, Any]) -> list[str]:
+def goal_domains(goal: Mapping[str, object]) -> list[str]:
     """The domains a MultiWOZ-format goal actually uses (non-empty, known), in the standard domain order."""
     return [d for d in DOMAINS if isinstance(goal.get(d), Mapping) and goal[d]]
 
 
-def goal_informable(goal: Mapping[str, Any], domain: str) -> dict[str, str]:
-    info = goal.get(domain, {}).get("info", {}) or {}
+def goal_informable(goal: Mapping[str, object], domain: str) -> dict[str, str]:
+    info = json_object(json_object(goal.get(domain)).get("info"))
     return {k: str(v).lower() for k, v in info.items()}
 
 
-def goal_requestables(goal: Mapping[str, Any], domain: str) -> set[str]:
+def goal_requestables(goal: Mapping[str, object], domain: str) -> set[str]:
     """Requested attributes that Success checks: phone/address/postcode/train id, plus reference if
     booking."""
-    g = goal.get(domain, {}) or {}
+    g = json_object(goal.get(domain))
     out = set()
-    for slot in g.get("reqt", []) or []:
+    reqt = g.get("reqt")
+    for slot in reqt if isinstance(reqt, list | tuple) else ():
         s = str(slot).lower().replace(" ", "")
         if s in ("phone", "address", "postcode"):
             out.add(s)
@@ -101,7 +103,7 @@ def goal_requestables(goal: Mapping[str, Any], domain: str) -> set[str]:
 
 
 # -- active domains ------------------------------------------------------------------------------------------
-def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, Any]]]) -> list[tuple[str, ...]]:
+def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, object]]]) -> list[tuple[str, ...]]:
     """Per turn, the domain the system is most likely talking about, estimated as mwzeval does.
 
     Only informable slots count (booking slots are not part of mwzeval's state). The active domain is the one
@@ -133,7 +135,7 @@ def estimate_active_domains(states: Sequence[Mapping[str, Mapping[str, Any]]]) -
     return out
 
 
-def _items(slots: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+def _items(slots: Mapping[str, object] | None) -> list[tuple[str, str]]:
     return [
         (k, str(v)) for k, v in (slots or {}).items() if v not in (None, "") and not k.startswith("book_")
     ]
@@ -146,8 +148,18 @@ class EvalTurn:
     estimate)."""
 
     response: str
-    state: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    state: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     active_domains: tuple[str, ...] | None = None
+
+
+class DomainVerdict(TypedDict):
+    """Inform of one goal domain, the attributes Success checks and those provided, and how many venues were
+    offered."""
+
+    inform: bool
+    requested: list[str]
+    provided: list[str]
+    offered: int
 
 
 @dataclass(frozen=True)
@@ -156,14 +168,14 @@ class DialogueScore:
 
     inform: bool
     success: bool
-    domains: Mapping[str, Mapping[str, Any]]
+    domains: Mapping[str, DomainVerdict]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"inform": self.inform, "success": self.success, "domains": {d: dict(v) for d, v in
                                                                               self.domains.items()}}
 
 
-def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
+def score_dialogue(goal: Mapping[str, object], turns: Sequence[EvalTurn], *,
                    booked: Sequence[Iterable[str]] | None = None, db: MultiwozDB | None = None,
                    mentions: Callable[[str], frozenset[str]] | None = None) -> DialogueScore:
     """Inform and Success of one dialogue (see the module docstring).
@@ -198,7 +210,7 @@ def score_dialogue(goal: Mapping[str, Any], turns: Sequence[EvalTurn], *,
                 if slot == "reference" and booked_now is not None and d not in booked_now:
                     continue
                 provided[d].add(slot)
-    verdicts: dict[str, dict[str, Any]] = {}
+    verdicts: dict[str, DomainVerdict] = {}
     for d in domains:
         informable = goal_informable(goal, d)
         wanted = goal_requestables(goal, d)
@@ -265,7 +277,7 @@ class Metrics:
     combined: float | None
     n: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, float | None]:
         return {"inform": _r(self.inform), "success": _r(self.success), "bleu": _r(self.bleu),
                 "combined": _r(self.combined), "n": self.n}
 

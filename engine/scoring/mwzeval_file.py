@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.scoring.corpus import CorpusDialogue, mwzeval_dialogue_id
 from parley.engine.scoring.mentions import (
@@ -34,6 +34,9 @@ from parley.engine.scoring.mentions import (
 )
 from parley.engine.scoring.multiwoz import EvalTurn, score_dialogue
 from parley.errors import ParleyError
+
+if TYPE_CHECKING:
+    from sacremoses import MosesDetokenizer, MosesTokenizer
 
 #: mwzeval's unified placeholder names (its BLEU compares text with these), from the slot after the prefix
 _UNIFIED = {
@@ -56,7 +59,7 @@ def mentions(response: str) -> frozenset[str]:
     return placeholder_mentions(response)
 
 
-def _json(p: Path) -> Any:
+def _json(p: Path) -> object:
     from parley.formats import FormatError, read_json
 
     try:
@@ -65,7 +68,7 @@ def _json(p: Path) -> Any:
         raise MwzevalFileError(e.message) from None
 
 
-def _state(raw: Any, where: str) -> dict[str, dict[str, str]]:
+def _state(raw: object, where: str) -> dict[str, dict[str, str]]:
     if not isinstance(raw, Mapping):
         raise MwzevalFileError(f"{where}.state: expected an object {{domain: {{slot: value}}}}")
     for domain, slots in raw.items():
@@ -105,7 +108,7 @@ def read(path: str | Path) -> dict[str, list[EvalTurn]]:
 
 
 def score(predictions: Mapping[str, Sequence[EvalTurn]], corpus: Sequence[CorpusDialogue],
-          references: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+          references: Mapping[str, Sequence[str]] | None = None) -> dict[str, object]:
     """Totals and per-dialogue verdicts: ``{"n", "inform", "success", "bleu", "bleu_kind", "dialogues": {id:
     {"inform", "success", "domains"}}}`` (percentages; ``bleu`` None without ``references``)."""
     by_id = {mwzeval_dialogue_id(c.id): c for c in corpus}
@@ -116,11 +119,11 @@ def score(predictions: Mapping[str, Sequence[EvalTurn]], corpus: Sequence[Corpus
     per = {}
     for did, turns in predictions.items():
         ref = by_id[did]
-        per[did] = score_dialogue(ref.goal, turns, booked=ref.booked or None, mentions=mentions).to_json()
+        per[did] = score_dialogue(ref.goal, turns, booked=ref.booked or None, mentions=mentions)
     n = len(per)
-    out: dict[str, Any] = {
-        "n": n, "inform": round(100.0 * sum(v["inform"] for v in per.values()) / n, 2),
-        "success": round(100.0 * sum(v["success"] for v in per.values()) / n, 2), "bleu": None,
+    out: dict[str, object] = {
+        "n": n, "inform": round(100.0 * sum(v.inform for v in per.values()) / n, 2),
+        "success": round(100.0 * sum(v.success for v in per.values()) / n, 2), "bleu": None,
         "bleu_kind": "none: no references given (--references mwzeval's data/references/mwz22.json)"}
     if references is not None:
         out["bleu"] = round(mwzeval_bleu(predictions, references), 2)
@@ -128,11 +131,11 @@ def score(predictions: Mapping[str, Sequence[EvalTurn]], corpus: Sequence[Corpus
             "mwzeval: sacreBLEU of the delexicalised responses against mwzeval's delexicalised "
             "MultiWOZ 2.2 references, both normalised as mwzeval does"
         )
-    out["dialogues"] = per
+    out["dialogues"] = {did: v.to_json() for did, v in per.items()}
     return out
 
 
-def mwzeval_normalise(response: str, tokenizer: Any, detokenizer: Any) -> str:
+def mwzeval_normalise(response: str, tokenizer: MosesTokenizer, detokenizer: MosesDetokenizer) -> str:
     """A response as mwzeval's ``normalize_data`` leaves it (placeholders renamed, Moses round trip)."""
 
     def rename(m: re.Match[str]) -> str:

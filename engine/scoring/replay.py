@@ -12,7 +12,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.scoring.corpus import CorpusDialogue
 from parley.engine.scoring.multiwoz import (
@@ -23,6 +23,11 @@ from parley.engine.scoring.multiwoz import (
     bleu_normalise,
     score_dialogue,
 )
+
+if TYPE_CHECKING:
+    from parley.engine.scoring.bootstrap import DialogueStats, Intervals
+    from parley.engine.types import DialogueSystem
+    from parley.store.db import Store
 
 #: progress(condition, done, total) is called after every dialogue
 #: ``progress(condition, dialogues done, total)``: a counter, unlike ``parley.progress.Progress``
@@ -61,8 +66,8 @@ class ConditionRun:
 
 def replay(
     corpus: Sequence[CorpusDialogue],
-    system: Any,
-    store: Any,
+    system: DialogueSystem,
+    store: Store,
     *,
     conditions: Sequence[str] = ("original",),
     system_spec: str | None = None,
@@ -137,7 +142,7 @@ def score_run(run: ConditionRun, corpus: Sequence[CorpusDialogue]) -> ConditionR
     return run
 
 
-def dialogue_stats(run: ConditionRun, corpus: Sequence[CorpusDialogue]) -> Any:
+def dialogue_stats(run: ConditionRun, corpus: Sequence[CorpusDialogue]) -> DialogueStats:
     """The bootstrap inputs (``bootstrap.DialogueStats``) of a scored run."""
     import numpy as np
 
@@ -164,7 +169,7 @@ def summarise(
     baseline: str = "original",
     n_boot: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The ``--json`` result of scored runs (see :func:`summary`)."""
     rows = []
     for r in runs:
@@ -174,12 +179,12 @@ def summarise(
 
 
 def summary(
-    rows: Sequence[tuple[str, Metrics, Any, int]],
+    rows: Sequence[tuple[str, Metrics, DialogueStats | None, int]],
     *,
     baseline: str = "original",
     n_boot: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``{"conditions": {name: {inform, success, bleu, combined, n, failed_turns, drop, ci}}}`` from
     ``(name, metrics, bootstrap.DialogueStats, failed turns)`` rows.
 
@@ -189,13 +194,14 @@ def summary(
     """
     from parley.engine.scoring.bootstrap import METRICS, paired_bootstrap
 
-    ci: dict[str, dict[str, Any]] = {}
+    ci: dict[str, Intervals] = {}
     if n_boot and rows:
         ci = paired_bootstrap(
-            {name: stats for name, _, stats, _ in rows}, baseline=baseline, n=n_boot, seed=seed
+            {name: stats for name, _, stats, _ in rows if stats is not None},
+            baseline=baseline, n=n_boot, seed=seed
         )
     base = next((m for name, m, _, _ in rows if name == baseline), None)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for name, metrics, _, failed in rows:
         drop: dict[str, float | None] = {}
         if base is not None:

@@ -32,14 +32,18 @@ Also reported:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from fractions import Fraction
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
+from parley.engine.scoring.satisfaction_types import Agreement, Correlation, Regression, TurnCorrelation
 from parley.scales import NOT_APPLICABLE, scale
+
+if TYPE_CHECKING:
+    from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
 TURN_ASPECTS: tuple[str, ...] = ("relevance", "interestingness")
 DIALOGUE_ASPECTS: tuple[str, ...] = ("understanding", "task_completion", "interest_arousal", "efficiency")
@@ -56,6 +60,15 @@ ABBREV: dict[str, str] = {
 #: the aspect sets of the study's Table 2, in its order
 REGRESSION_SETS: tuple[str, ...] = ("R", "I", "R+I", "U", "TC", "IA", "E", "IA+TC+U+E", "R+TC", "IA+U+I+E",
                                     "IA+TC+U+I+E+R")
+
+
+class RatingStore(Protocol):
+    """What the analysis reads of a store (``store.Store``, or a view of it that reports progress)."""
+
+    def sessions(self) -> Iterable[SessionRecord]: ...
+    def turns(self, session_id: str) -> Sequence[TurnRecord]: ...
+    def turn_ratings(self, session_id: str | None = None) -> Sequence[TurnRating]: ...
+    def dialogue_ratings(self) -> Sequence[DialogueRating]: ...
 
 
 @dataclass(frozen=True)
@@ -93,14 +106,14 @@ class SatisfactionReport:
     n_dialogues: int
     n_raters: int
     distributions: Mapping[str, Mapping[int | str, int]]  # value (or "n/a") → count
-    correlations: Mapping[str, Mapping[str, Any]]
-    regression: Mapping[str, Mapping[str, Any]]
-    agreement: Mapping[str, Mapping[str, Any]]
+    correlations: Mapping[str, Correlation]
+    regression: Mapping[str, Regression]
+    agreement: Mapping[str, Agreement]
     overall_by: Mapping[str, Mapping[int, Mapping[int, int]]] = field(default_factory=dict)
     notes: tuple[str, ...] = field(default_factory=tuple)
-    units: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    units: Mapping[str, Mapping[str, Correlation | TurnCorrelation]] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "n_ratings": self.n_ratings,
             "n_dialogues": self.n_dialogues,
@@ -143,7 +156,7 @@ def _r4(x: float) -> float | None:
     return None if x is None or math.isnan(x) else round(float(x), 4)
 
 
-def rows_from_store(store: Any, *, raters: Sequence[str] = (),
+def rows_from_store(store: RatingStore, *, raters: Sequence[str] = (),
                     sessions: Collection[str] | None = None) -> tuple[list[RatingRow], list[TurnValue]]:
     """Every dialogue rating of the store as a :class:`RatingRow` (with the rater's turn means) and every turn
     rating as a :class:`TurnValue`; ``raters``: only raters matching one of these patterns (shell-style
@@ -177,11 +190,11 @@ def rows_from_store(store: Any, *, raters: Sequence[str] = (),
     return rows, turns
 
 
-def correlations(rows: Sequence[RatingRow], aspects: Sequence[str] = ASPECTS) -> dict[str, dict[str, Any]]:
+def correlations(rows: Sequence[RatingRow], aspects: Sequence[str] = ASPECTS) -> dict[str, Correlation]:
     """Spearman ρ and Pearson r (with p-values and n) of each aspect with overall impression."""
     from scipy import stats
 
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Correlation] = {}
     for a in aspects:
         pairs = [
             (getattr(r, a), r.overall) for r in rows if getattr(r, a) is not None and r.overall is not None
@@ -215,13 +228,13 @@ def dialogue_means(rows: Sequence[RatingRow]) -> list[RatingRow]:
     return out
 
 
-def turn_level(rows: Sequence[RatingRow], turns: Sequence[TurnValue]) -> dict[str, dict[str, Any]]:
+def turn_level(rows: Sequence[RatingRow], turns: Sequence[TurnValue]) -> dict[str, TurnCorrelation]:
     """The study's turn level: per turn position, each turn aspect against the rater's overall impression of
     the dialogue; ``spearman``/``pearson`` are the means over positions (``positions`` holds each)."""
     overall = {(r.item, r.rater): r.overall for r in rows if r.overall is not None}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, TurnCorrelation] = {}
     for a in TURN_ASPECTS:
-        per: dict[str, dict[str, Any]] = {}
+        per: dict[str, Correlation] = {}
         for pos in sorted({t.position for t in turns if t.position is not None}):
             pts = [RatingRow(t.item, t.rater, overall[(t.item, t.rater)], **{a: number(getattr(t, a))})
                    for t in turns if t.position == pos and (t.item, t.rater) in overall]
@@ -241,12 +254,12 @@ def _p(p: float) -> float | None:
 
 def regressions(
     rows: Sequence[RatingRow], sets: Sequence[str] = REGRESSION_SETS
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, Regression]:
     """OLS of overall impression on each aspect set (with intercept): R², adjusted R², n."""
     import numpy as np
     import statsmodels.api as sm
 
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Regression] = {}
     for name in sets:
         aspects = [ABBREV[k] for k in name.split("+")]
         usable = [
@@ -276,7 +289,7 @@ def _matrix(
 
 
 def agreement(values: Sequence[tuple[str, str, int]], *, lo: int, hi: int, level: str = "ordinal"
-              ) -> dict[str, Any]:
+              ) -> Agreement:
     """Agreement over ``(item, rater, value)`` triples; only items rated by two raters or more count."""
     import numpy as np
 
@@ -284,8 +297,8 @@ def agreement(values: Sequence[tuple[str, str, int]], *, lo: int, hi: int, level
     for item, _rater, v in values:
         per_item.setdefault(item, []).append(v)
     multi = {i: vs for i, vs in per_item.items() if len(vs) >= 2}
-    res: dict[str, Any] = {"items": len(multi), "fleiss_kappa": None, "fleiss_items": 0, "fleiss_raters": 0,
-                           "krippendorff_alpha": None}
+    res: Agreement = {"items": len(multi), "fleiss_kappa": None, "fleiss_items": 0, "fleiss_raters": 0,
+                      "krippendorff_alpha": None}
     if not multi:
         return res
     from statsmodels.stats.inter_rater import fleiss_kappa
@@ -295,9 +308,8 @@ def agreement(values: Sequence[tuple[str, str, int]], *, lo: int, hi: int, level
     cats = list(range(min(lo, *observed), max(hi, *observed) + 1))  # values outside the scale stay categories
     table = np.array([[vs.count(c) for c in cats] for vs in multi.values() if len(vs) == k])
     if len(table) >= 2 and (table.sum(axis=0) > 0).sum() >= 2:
-        res.update(
-            fleiss_kappa=_r4(fleiss_kappa(table, method="fleiss")), fleiss_items=len(table), fleiss_raters=k
-        )
+        res["fleiss_kappa"] = _r4(fleiss_kappa(table, method="fleiss"))
+        res["fleiss_items"], res["fleiss_raters"] = len(table), k
     try:
         import krippendorff
     except ImportError:
@@ -323,7 +335,7 @@ def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> Satis
             v = getattr(r, a)
             if v is not None:
                 dist[a][int(v)] += 1
-    agree: dict[str, dict[str, Any]] = {}
+    agree: dict[str, Agreement] = {}
     for a in (*DIALOGUE_ASPECTS, "overall"):
         lo, hi = SCALES[a]
         vals = [(r.item, r.rater, int(getattr(r, a))) for r in rows if getattr(r, a) is not None]
@@ -346,7 +358,7 @@ def analyse(rows: Sequence[RatingRow], turns: Sequence[TurnValue] = ()) -> Satis
         notes.append(f"relevance: {na} turn rating(s) not applicable, left out of means, correlations, "
                      "regressions and agreement")
     rater = correlations(rows)
-    units = {
+    units: dict[str, Mapping[str, Correlation | TurnCorrelation]] = {
         "rater": rater,
         "dialogue": correlations(dialogue_means(rows)),
         "turn": turn_level(rows, turns),

@@ -9,9 +9,9 @@ corpus booking times need the reference dialogue: replayed sessions name it in `
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from parley.engine.scoring.corpus import CorpusDialogue, CorpusError, load_corpus
 from parley.engine.scoring.multiwoz import (
@@ -22,9 +22,21 @@ from parley.engine.scoring.multiwoz import (
     goal_domains,
     score_dialogue,
 )
+from parley.jsontypes import json_object
+
+if TYPE_CHECKING:
+    from parley.store.records import SessionRecord, TurnRecord
 
 
-def _active(inner: Mapping[str, Any]) -> tuple[str, ...] | None:
+class SessionStore(Protocol):
+    """What scoring reads of a store (``store.Store``, or a view of it that reports progress)."""
+
+    def session(self, session_id: str) -> SessionRecord | None: ...
+    def sessions(self, *, mode: str | None = None) -> Iterable[SessionRecord]: ...
+    def turns(self, session_id: str) -> Sequence[TurnRecord]: ...
+
+
+def _active(inner: Mapping[str, object]) -> tuple[str, ...] | None:
     a = inner.get("active_domain", inner.get("active_domains"))
     if isinstance(a, str):
         return (a,)
@@ -33,10 +45,10 @@ def _active(inner: Mapping[str, Any]) -> tuple[str, ...] | None:
     return None
 
 
-def session_turns(turns: Sequence[Any]) -> list[EvalTurn]:
+def session_turns(turns: Sequence[TurnRecord]) -> list[EvalTurn]:
     """One :class:`EvalTurn` per user turn of a stored session (``store.records.TurnRecord`` list)."""
     out: list[EvalTurn] = []
-    state: Mapping[str, Mapping[str, Any]] = {}
+    state: Mapping[str, Mapping[str, object]] = {}
     ordered = sorted(turns, key=lambda t: t.index)
     for k, t in enumerate(ordered):
         if t.role != "user" or t.status in ("pending", "cancelled"):  # never answered: not a turn of the test
@@ -46,8 +58,8 @@ def session_turns(turns: Sequence[Any]) -> list[EvalTurn]:
             out.append(EvalTurn("", dict(state), None))
             continue
         info = nxt.internals or {}
-        state = {d: dict(s) for d, s in (info.get("state") or {}).items()}
-        out.append(EvalTurn(nxt.text, state, _active(info.get("internals") or {})))
+        state = {d: dict(json_object(s)) for d, s in json_object(info.get("state")).items()}
+        out.append(EvalTurn(nxt.text, state, _active(json_object(info.get("internals")))))
     return out
 
 
@@ -60,7 +72,7 @@ def reference_id(source: str | None) -> tuple[str | None, str | None]:
 
 
 def score_session(
-    store: Any, session_id: str, reference: CorpusDialogue | None = None
+    store: SessionStore, session_id: str, reference: CorpusDialogue | None = None
 ) -> DialogueScore | None:
     """Inform/Success of one stored session, or None when it has no goal. With the ``reference`` dialogue, a
     booking reference counts only once the corpus had booked (as in replay scoring)."""
@@ -73,8 +85,8 @@ def score_session(
     return score_dialogue(rec.goal, turns, booked=reference.booked if reference else None)
 
 
-def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
-                 mode: str | None = None) -> dict[str, Any]:
+def score_stored(store: SessionStore, *, corpus: Sequence[CorpusDialogue] | None = None,
+                 mode: str | None = None) -> dict[str, object]:
     """Scores of every stored session with a goal, grouped by system and condition:
     ``{"conditions": {"SYSTEM / CONDITION": {inform, success, bleu, combined, n, mode, drop?}}}``; ``drop`` is
     the relative decrease against the same system's ``original`` sessions, when there are some.
@@ -100,7 +112,7 @@ def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
         key = f"{rec.system_name} / {(rec.condition or {}).get('name', 'original')}"
         groups.setdefault(key, []).append((score, turns, ref))
         modes.setdefault(key, set()).add(rec.mode)
-    out: dict[str, Any] = {}
+    out: dict[str, dict[str, object]] = {}
     for key, items in groups.items():
         scores = [s for s, _, _ in items]
         hyps: list[str] | None = []
@@ -120,7 +132,13 @@ def score_stored(store: Any, *, corpus: Sequence[CorpusDialogue] | None = None,
     ) in out.items():  # relative drop against the same system's original condition (positive = worse)
         base = out.get(key.split(" / ", 1)[0] + " / original")
         if base is not None:
-            row["drop"] = {m: None if not base.get(m) or row.get(m) is None else
-                           round(100.0 * (base[m] - row[m]) / base[m], 2)
+            row["drop"] = {m: _drop(base.get(m), row.get(m))
                            for m in ("inform", "success", "bleu", "combined")}
     return {"conditions": out, "bleu_kind": BLEU_KIND}
+
+
+def _drop(base: object, value: object) -> float | None:
+    """The relative decrease from ``base`` to ``value`` in percent (None: no base or no value)."""
+    if not isinstance(base, int | float) or not base or not isinstance(value, int | float):
+        return None
+    return round(100.0 * (base - value) / base, 2)

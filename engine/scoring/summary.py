@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.extras import explain
+
+if TYPE_CHECKING:
+    from parley.store.db import Store
+    from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
 #: ``progress(what, done, total)``: what is being computed and how far (``total`` None: not counted)
 StepProgress = Callable[[str, int, int | None], None]
@@ -18,29 +22,38 @@ class ScoreData:
     """``parley score --multiwoz`` and ``--satisfaction`` results (``satisfaction`` None: no ratings) and
     counts."""
 
-    multiwoz: dict[str, Any]
-    satisfaction: dict[str, Any] | None
+    multiwoz: dict[str, object]
+    satisfaction: dict[str, object] | None
     counts: dict[str, int]
 
 
 class _Counted:
     """The store as one stage sees it: each session the stage reads is reported to ``progress`` (how far)."""
 
-    def __init__(self, store: Any, what: str, progress: StepProgress) -> None:
+    def __init__(self, store: Store, what: str, progress: StepProgress) -> None:
         self._store, self._what, self._progress = store, what, progress
 
-    def sessions(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        records = self._store.sessions(*args, **kwargs)
+    def sessions(self, *, mode: str | None = None) -> Iterator[SessionRecord]:
+        records = self._store.sessions(mode=mode)
         self._progress(self._what, 0, len(records))
         for i, rec in enumerate(records, start=1):
             yield rec
             self._progress(self._what, i, len(records))
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+    def session(self, session_id: str) -> SessionRecord | None:
+        return self._store.session(session_id)
+
+    def turns(self, session_id: str) -> list[TurnRecord]:
+        return self._store.turns(session_id)
+
+    def turn_ratings(self, session_id: str | None = None) -> list[TurnRating]:
+        return self._store.turn_ratings(session_id)
+
+    def dialogue_ratings(self) -> list[DialogueRating]:
+        return self._store.dialogue_ratings()
 
 
-def compute(store: Any, progress: StepProgress | None = None) -> ScoreData:
+def compute(store: Store, progress: StepProgress | None = None) -> ScoreData:
     """Score a ``store.Store`` (no writes), telling ``progress`` what is being computed and how far."""
     say: StepProgress = progress or (lambda what, done, total: None)
     say("loading the scoring code", 0, None)

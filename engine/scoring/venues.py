@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from parley.engine.mwdb import DONTCARE, MultiwozDB
 from parley.text import alnum, fold
@@ -46,7 +45,7 @@ def minutes(value: str) -> int:
     return int(m.group(1)) * 60 + int(m.group(2)) if m else 0
 
 
-def normalise(domain: str, slot: str, value: Any, db: MultiwozDB | None = None) -> str:
+def normalise(domain: str, slot: str, value: object, db: MultiwozDB | None = None) -> str:
     """One value (state, goal or DB cell) spelled the way the lookup compares it."""
     v = fold(str(value))
     if slot in ("name", "departure", "destination"):
@@ -107,7 +106,7 @@ def partial_ratio(a: str, b: str) -> int:
     return int(round(100 * best))
 
 
-def _fits(domain: str, slot: str, have: Any, want: str) -> bool:
+def _fits(domain: str, slot: str, have: object, want: str) -> bool:
     cell = normalise(domain, slot, have)
     if cell == "?":
         return True
@@ -120,7 +119,7 @@ def _fits(domain: str, slot: str, have: Any, want: str) -> bool:
     return cell == want
 
 
-def query(domain: str, constraints: Mapping[str, Any], db: MultiwozDB) -> list[str]:
+def query(domain: str, constraints: Mapping[str, object], db: MultiwozDB) -> list[str]:
     """Ids (names; train ids) of the venues of ``domain`` that fit ``constraints`` (parley slot names)."""
     if domain not in VENUE_DOMAINS:
         return []

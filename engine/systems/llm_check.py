@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from parley.text import fold as _norm
 
@@ -39,7 +38,7 @@ def _time_forms(value: str) -> list[str]:
     return sorted(forms)
 
 
-def required_values(acts: tuple[Mapping[str, Any], ...], strict: bool = False) -> list[tuple[str, str]]:
+def required_values(acts: tuple[Mapping[str, object], ...], strict: bool = False) -> list[tuple[str, str]]:
     """``(slot, value)`` pairs of the acts that a verbalisation must keep (not those of request acts).
 
     By default names, phones, references, train ids, postcodes and times; ``strict`` adds every other value

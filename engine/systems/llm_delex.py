@@ -9,8 +9,7 @@ dropped, made up or repeated, a number written out, a refusal, ...); :func:`fill
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from parley.engine.systems.llm_check import REFUSALS, shape_reason
 
@@ -22,7 +21,8 @@ SLOT_NAMES = {"name": "name", "food": "food", "area": "area", "pricerange": "pri
               "book_stay": "nights", "stay": "nights", "trainID": "trainid", "leaveAt": "leaves",
               "arriveBy": "arrives", "price": "price", "duration": "duration", "choice": "count",
               "car type": "car", "entrance fee": "fee", "departure": "from", "destination": "to",
-              "department": "department", "openhours": "hours"}
+              "department": "department", "openhours": "hours",
+              "price single": "price", "price double": "price", "price family": "price"}  # room prices
 VENUE_SLOTS = ("name", "food", "area", "pricerange", "stars", "type", "phone", "address", "postcode")
 _PLACEHOLDER = re.compile(r"\[([a-z]+\d?)\]")
 _TYPE_WORDS = {"swimmingpool": "swimming pool", "mutliple sports": "multiple sports venue",
@@ -39,7 +39,7 @@ def _forms(slot: str, value: str) -> list[str]:
     return sorted((f for f in forms if f), key=len, reverse=True)
 
 
-def delexicalise(text: str, acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None = None,
+def delexicalise(text: str, acts: Sequence[Mapping[str, object]], venue: Mapping[str, object] | None = None,
                  ) -> tuple[str, dict[str, str]]:
     """``(draft with placeholders, {placeholder: the text it replaced})``; values not found stay as they
     are."""
@@ -191,7 +191,8 @@ FRIENDLY = frozenset(["lovely", "great", "good", "nice", "wonderful", "happy", "
                       "option", "choice"])
 
 
-def rewrite(draft: str, generate: Any, check: Any = check_sentence,
+def rewrite(draft: str, generate: Callable[[str], str],
+            check: Callable[[str, str], str | None] = check_sentence,
             limit: int = 0) -> tuple[str, int, int, list[str]]:
     """Rewrite a delexicalised draft sentence by sentence with ``generate(sentence) -> raw``; a sentence whose
     rewrite fails ``check(rewrite, sentence) -> reason | None`` (:func:`check_sentence` by default) keeps the

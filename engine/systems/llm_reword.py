@@ -44,7 +44,7 @@ ROLE_PREV = {"people": {"for", "of", "party", "table", "booking", "and", ","}, "
 FOOD_NEXT = {"food", "cuisine", "restaurant", "restaurants", "place", "places", "dishes", "meal", "spot",
              "one", "ones", "kitchen", "cooking", "[type]", ",", ""}
 FOOD_PREV = {"serves", "serving", "serve", "of", "is", "'s", "as", "g", "example", ",", ":", "and", "or",
-             "offers", "for"}
+             "offers", "for", "to"}
 #: what must come right before a placeholder (its value is not a phrase of its own)
 #: what may not come right before a placeholder
 ROLE_NOT_AFTER = {"trainid": {"from", "to", "at", "by"}}
@@ -104,9 +104,17 @@ def sentence_problems(sentences: list[str]) -> list[str]:
 
 def grammar_problems(text: str) -> list[str]:
     """Articles and number agreement in a filled-in reply, and :func:`sentence_problems`: each problem as
-    ``'<words>': <what>``."""
-    toks = _tokens(text)
+    ``'<words>': <what>``. Words are read sentence by sentence ("... for you. You could ..." doubles no
+    word)."""
     problems = sentence_problems(_sentences(text))
+    for sentence in _sentences(text):
+        problems += _word_problems(_tokens(sentence))
+    return problems
+
+
+def _word_problems(toks: list[str]) -> list[str]:
+    """The article and agreement problems of one sentence's tokens."""
+    problems: list[str] = []
 
     def add(i: int, j: int, what: str) -> None:
         problems.append(f"'{' '.join(toks[i:j])}': {what}")
@@ -218,6 +226,7 @@ FACTS = {
     "price": r"\b(cheap|expensive|moderate(ly)?|pricey|affordable|budget|inexpensive|upscale)\b",
     "area": r"\b(north|south|east|west|centre|center|central|downtown)\b",
     "free": r"\bfree\b", "view": r"\bviews?\b",
+    "single room": r"\bsingle\b", "double room": r"\bdouble\b", "family room": r"\bfamily\b",
 }
 _FACTS = {k: re.compile(v) for k, v in FACTS.items()}
 _SLOT_FACT = {"food": "restaurant", "time": "restaurant", "nights": "hotel", "stars": "hotel",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from parley.engine.mwdb import DOMAINS, MultiwozDB
 from parley.engine.systems.hf_belief import clean_value, format_acts, format_belief
@@ -29,6 +29,7 @@ from parley.engine.systems.hf_common import (
 from parley.engine.systems.hf_lex import db_counts
 from parley.engine.train.delex import guess_acts, value_delexicalise
 from parley.errors import ParleyError
+from parley.jsontypes import JSONObject
 
 #: corpus span slot → placeholder key; keys in DOMAIN_KEYS keep the domain (``[hotel_name]``)
 SPAN_KEYS = {
@@ -60,7 +61,22 @@ class Example:
         return f"{self.prompt} {self.target}"
 
 
-def iter_dialogues(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+class CorpusTurn(TypedDict, total=False):
+    """One turn of a MultiWOZ-layout training dialogue (the fields training reads)."""
+
+    text: str
+    metadata: JSONObject
+    dialog_act: dict[str, list[list[str]]]
+    span_info: list[list[str | int]]
+
+
+class TrainDialogue(TypedDict):
+    """A MultiWOZ-layout training dialogue: user and system turns alternate in ``log``."""
+
+    log: list[CorpusTurn]
+
+
+def iter_dialogues(path: str | Path) -> Iterator[tuple[str, TrainDialogue]]:
     """``(id, dialogue)`` of a MultiWOZ-format ``.json`` file or a ``.zip`` holding one, read one dialogue
     at a time (:func:`parley.formats.multiwoz.iter_dialogues`, within the input budget)."""
     from parley.formats.multiwoz import iter_dialogues as stream
@@ -72,15 +88,15 @@ def iter_dialogues(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
     for did, dialogue in stream(p, DataError):
         if not isinstance(dialogue, dict) or not isinstance(dialogue.get("log"), list):
             raise DataError(f"{p}: dialogue {did!r}: {shape}")
-        yield str(did), dialogue
+        yield str(did), cast(TrainDialogue, dialogue)  # the layout checked above
 
 
-def read_dialogues(path: str | Path) -> dict[str, Any]:
+def read_dialogues(path: str | Path) -> dict[str, TrainDialogue]:
     """``{id: dialogue}`` from a MultiWOZ-format ``.json`` file or a ``.zip`` holding one."""
     return dict(iter_dialogues(path))
 
 
-def corpus_state(metadata: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+def corpus_state(metadata: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """A corpus belief state in parley's names, values cleaned the way the adapter cleans generated ones."""
     from parley.engine.scoring.corpus import state_from_metadata
 
@@ -92,7 +108,7 @@ def corpus_state(metadata: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     return out
 
 
-def corpus_acts(dialog_act: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+def corpus_acts(dialog_act: Mapping[str, Sequence[Sequence[object]]]) -> list[tuple[str, str, str]]:
     """``{"Hotel-Inform": [["Area", "east"], ...]}`` → ``[("hotel", "inform", "area"), ...]`` without repeats.
     """
     out: list[tuple[str, str, str]] = []
@@ -105,7 +121,7 @@ def corpus_acts(dialog_act: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     return out
 
 
-def delexicalise(text: str, spans: Sequence[Sequence[Any]], turn_domain: str | None) -> str:
+def delexicalise(text: str, spans: Sequence[Sequence[str | int]], turn_domain: str | None) -> str:
     """Replace the annotated value spans of a system turn by placeholders (overlapping spans: first wins)."""
     words = text.split()
     marks: list[tuple[int, int, str]] = []
@@ -134,7 +150,7 @@ def _turn_domain(acts: list[tuple[str, str, str]], state: Mapping[str, Mapping[s
     return active_domain(state, prev, hint=named[0] if named else None)
 
 
-def dialogue_examples(did: str, dialogue: Mapping[str, Any], fmt: Format, db: MultiwozDB
+def dialogue_examples(did: str, dialogue: TrainDialogue, fmt: Format, db: MultiwozDB
                       ) -> Iterator[Example]:
     """The training sequences of one dialogue, one per system turn."""
     log = dialogue["log"]
@@ -161,5 +177,5 @@ def dialogue_examples(did: str, dialogue: Mapping[str, Any], fmt: Format, db: Mu
         prev = state
 
 
-def build_examples(dialogues: Mapping[str, Any], fmt: Format, db: MultiwozDB) -> list[Example]:
+def build_examples(dialogues: Mapping[str, TrainDialogue], fmt: Format, db: MultiwozDB) -> list[Example]:
     return [ex for did, dia in dialogues.items() for ex in dialogue_examples(did, dia, fmt, db)]

@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from parley.engine.systems.hf_common import Format
 
 from parley.engine.mwdb import MultiwozDB
 
@@ -120,7 +123,7 @@ def _by_cue(tail: str, cues: tuple[tuple[str, str], ...], default: str) -> str:
     return next((ph for rx, ph in cues if re.search(rx, tail)), default)
 
 
-def _time_key(before: str, state: Mapping[str, Mapping[str, Any]], value: str) -> str:
+def _time_key(before: str, state: Mapping[str, Mapping[str, object]], value: str) -> str:
     for slots in state.values():
         if slots.get("leaveAt") == value:
             return "[value_leave]"
@@ -133,7 +136,7 @@ def _place_key(before: str, domain: str | None) -> str:
     return _by_cue(before[-16:], _PLACE_CUES, "[value_place]")
 
 
-def value_delexicalise(text: str, state: Mapping[str, Mapping[str, Any]], domain: str | None,
+def value_delexicalise(text: str, state: Mapping[str, Mapping[str, object]], domain: str | None,
                        db: MultiwozDB) -> str:
     """``text`` (normalised: lower case, corpus tokenisation) with the values it gives as placeholders."""
     words, owners = _vocabulary(db)
@@ -142,14 +145,15 @@ def value_delexicalise(text: str, state: Mapping[str, Mapping[str, Any]], domain
 
     t = _BRACKET.sub(lambda m: f" {m.group(1).strip()} ", text).replace("towninfo centre", "towninfo_centre")
 
-    def owned(slot: str) -> Any:
+    def owned(slot: str) -> Callable[[re.Match[str]], str]:
         return lambda m: f"[{owners.get(re.sub(r'[^a-z0-9]', '', m.group(1)), dom)}_{slot}]"
 
     t = _PHONE.sub(owned("phone"), t)
     t = _POSTCODE.sub(owned("postcode"), t)
     t = _REFERENCE.sub(lambda m: m.group(0) if m.group(1).startswith("tr") and m.group(1)[2:].isdigit()
                        else f"[{dom}_reference]", t)
-    def shape(ph: str) -> Any:  # replaces group 1 only, keeps the context the pattern matched around it
+    def shape(ph: str) -> Callable[[re.Match[str]], str]:
+        # replaces group 1 only, keeps the context the pattern matched around it
         return lambda m: m.group(0)[:m.start(1) - m.start(0)] + ph + m.group(0)[m.end(1) - m.start(0):]
 
     for rx, ph in _SHAPES:
@@ -256,7 +260,7 @@ def guess_domain(text: str, previous: str | None) -> str | None:
     return best[1] if best else previous
 
 
-def text_sequence(utterances: list[str], fmt: Any, db: MultiwozDB) -> str:
+def text_sequence(utterances: list[str], fmt: Format, db: MultiwozDB) -> str:
     """A whole unannotated dialogue as one pre-training sequence: user turns as the format writes them, system
     turns delexicalised as responses (``<|user|> … <|response|> … <|endofresponse|> <|user|> …``)."""
     from parley.engine.systems.hf_common import normalise_text

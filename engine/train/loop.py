@@ -15,7 +15,15 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from parley.engine.systems.hf_common import Format
+    from parley.engine.train.data import TrainDialogue
+    from parley.engine.train.sources import TrainingData
+    from parley.engine.train.stages import StageJSON
 
 from parley.engine.train.data import DataError, build_examples
 
@@ -78,8 +86,8 @@ class TrainResult:
     parameters: int
     device: str
     stopped_early: bool
-    stages: dict[str, Any] = dataclasses.field(default_factory=dict)
-    sources: dict[str, Any] = dataclasses.field(default_factory=dict)
+    stages: dict[str, StageJSON] = dataclasses.field(default_factory=dict)
+    sources: dict[str, object] = dataclasses.field(default_factory=dict)
 
 
 def pick_device(choice: str = "auto") -> str:
@@ -95,7 +103,8 @@ def pick_device(choice: str = "auto") -> str:
     return "mps" if mps is not None and mps.is_available() else "cpu"
 
 
-def _split(dialogues: dict[str, Any], cfg: TrainConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+def _split(dialogues: dict[str, TrainDialogue], cfg: TrainConfig
+           ) -> tuple[dict[str, TrainDialogue], dict[str, TrainDialogue]]:
     ids = list(dialogues)[: cfg.limit] if cfg.limit else list(dialogues)
     n_dev = min(cfg.dev_dialogues, max(0, len(ids) - 1))
     dev_ids = set(random.Random(cfg.seed).sample(ids, n_dev)) if n_dev else set()
@@ -103,7 +112,7 @@ def _split(dialogues: dict[str, Any], cfg: TrainConfig) -> tuple[dict[str, Any],
     return kept, {i: dialogues[i] for i in ids if i in dev_ids}
 
 
-def check_scratch_size(cfg: TrainConfig, fmt: Any) -> None:
+def check_scratch_size(cfg: TrainConfig, fmt: Format) -> None:
     """Refuse (LoadError, one line) a GPT-2 from scratch whose training would not fit in memory: 16 bytes a
     parameter (weights, gradients, AdamW's two moments) and the logits of a batch, counted on ``meta``."""
     from transformers import AutoModelForCausalLM, GPT2Config
@@ -117,7 +126,8 @@ def check_scratch_size(cfg: TrainConfig, fmt: Any) -> None:
                use="to train (weights, gradients, optimizer state, a batch's logits)")
 
 
-def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[Any, Any]:
+def _tokenizer_and_model(cfg: TrainConfig, fmt: Format, texts: list[str]
+                         ) -> tuple[PreTrainedTokenizerBase, PreTrainedModel]:
     import torch
 
     if cfg.base:
@@ -149,7 +159,8 @@ def _tokenizer_and_model(cfg: TrainConfig, fmt: Any, texts: list[str]) -> tuple[
     return tok, GPT2LMHeadModel(conf)
 
 
-def _encode(tok: Any, texts: list[str], block: int, split: bool = False) -> list[list[int]]:
+def _encode(tok: PreTrainedTokenizerBase, texts: list[str], block: int, split: bool = False
+            ) -> list[list[int]]:
     """Token ids of ``texts`` (each ending with the end-of-text token); longer than ``block``: the last
     ``block`` tokens, or with ``split`` consecutive pieces of ``block`` tokens."""
     if not texts:
@@ -179,7 +190,7 @@ def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], 
     from parley.engine.train.manifest import write_checkpoint
     from parley.engine.train.overlap import HeldOut
     from parley.engine.train.sources import load
-    from parley.engine.train.stages import Checkpoints, Stage, StageResult, run_stage
+    from parley.engine.train.stages import Checkpoints, Stage, StageResult, moved, run_stage
 
     say = log or (lambda _m: None)
     fmt = dataclasses.replace(load_format(cfg.format, kind="causal"), max_turns=cfg.context_turns)
@@ -220,7 +231,7 @@ def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], 
     seqs = _encode(tok, [e.text for e in examples], block)
     dev_seqs = _encode(tok, [e.text for e in dev_examples], block)
     text_seqs = _encode(tok, texts, block, split=True)
-    model.to(device)
+    moved(model, device)
     model.train()
     steps = _stage_steps(cfg.steps, cfg.epochs, len(seqs), cfg.batch_size)
     stages = [Stage("finetune", seqs, steps, cfg.lr, min(cfg.warmup, max(1, steps // 5)), dev_seqs)]
@@ -247,7 +258,7 @@ def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], 
         result = run_stage(model, stage, cfg, device, pad, ckpt, done, stage_progress, say, again, budget)
         if result.stopped_early:
             break
-    model.to("cpu")
+    moved(model, "cpu")
     last = done.get("finetune") or StageResult("finetune")
     seconds = sum(r.seconds for r in done.values())
     tokens = sum(r.tokens for r in done.values())
@@ -263,7 +274,7 @@ def train(cfg: TrainConfig, progress: StepProgress = None, log: Callable[[str], 
     return result_
 
 
-def sources_json(data: Any, text_seqs: int) -> dict[str, Any]:
+def sources_json(data: TrainingData, text_seqs: int) -> dict[str, object]:
     from parley.engine.train.sources import summary
 
     return {"files": summary(data), "dialogues": len(data.dialogues), "texts": len(data.texts),
@@ -271,7 +282,7 @@ def sources_json(data: Any, text_seqs: int) -> dict[str, Any]:
             "dropped": [{"file": d.source, "dialogue": d.dialogue, "reason": d.reason} for d in data.dropped]}
 
 
-def _identity(cfg: TrainConfig) -> dict[str, Any]:
+def _identity(cfg: TrainConfig) -> dict[str, object]:
     """What a resumed run must share with the interrupted one: every option but budget, threads, device."""
     raw = dataclasses.asdict(cfg)
     for key in ("max_minutes", "threads", "device", "out", "checkpoint_every"):

@@ -16,7 +16,13 @@ import platform
 import time
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from parley.engine.systems.hf_common import Format
+    from parley.engine.train.loop import TrainConfig, TrainResult
 
 MANIFEST = "manifest.json"
 FORMAT_FILE = "parley-format.toml"
@@ -42,14 +48,15 @@ def format_toml(fmt_ref: str, max_turns: int) -> str:
     return "\n".join(header) + "\n\n" + tomli_w.dumps(raw)
 
 
-def file_table(folder: Path) -> dict[str, dict[str, Any]]:
+def file_table(folder: Path) -> dict[str, dict[str, int | str]]:
     from parley.engine.smollm import sha256_file
 
     return {p.name: {"size": p.stat().st_size, "sha256": sha256_file(p)}
             for p in sorted(folder.iterdir()) if p.is_file() and p.name not in (MANIFEST, TRAINING_LOG)}
 
 
-def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> Path:
+def write_checkpoint(model: PreTrainedModel, tok: PreTrainedTokenizerBase, fmt: Format, cfg: TrainConfig,
+                     result: TrainResult) -> Path:
     """Save model (safetensors), tokenizer, format file and manifest into ``cfg.out`` (created if needed)."""
     import torch
     import transformers
@@ -60,7 +67,9 @@ def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> P
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     if cfg.half:
-        model = model.to(torch.float16)
+        from parley.engine.train.stages import moved
+
+        model = moved(model, torch.float16)
     model.save_pretrained(str(out), safe_serialization=True)
     tok.save_pretrained(str(out))
     (out / FORMAT_FILE).write_text(format_toml(cfg.format, fmt.max_turns), encoding="utf-8")
@@ -93,7 +102,7 @@ def write_checkpoint(model: Any, tok: Any, fmt: Any, cfg: Any, result: Any) -> P
     return out
 
 
-def _base(ref: str | None) -> dict[str, Any] | None:
+def _base(ref: str | None) -> dict[str, object] | None:
     """The model training started from: its reference and, for a folder, the SHA-256 of its weights."""
     from parley.engine.smollm import sha256_file
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 #: distinct utterances shared with one held-out dialogue that make a training dialogue a copy of it
 MIN_SHARED = 3
@@ -89,13 +89,16 @@ class HeldOut:
         return None
 
 
-def drop_overlaps(dialogues: Mapping[str, Any], held: Sequence[HeldOut], source: str,
-                  utterances: Any) -> tuple[dict[str, Any], list[Dropped]]:
+D = TypeVar("D")
+
+
+def drop_overlaps(dialogues: Mapping[str, D], held: Sequence[HeldOut], source: str,
+                  utterances: Callable[[D], Iterable[str]]) -> tuple[dict[str, D], list[Dropped]]:
     """``(kept, dropped)``: the dialogues of ``source`` that overlap none of ``held``, in their order.
 
     ``utterances(dialogue)`` gives a dialogue's utterances; an id starting with ``#`` (text without ids) is
     checked by its utterances only."""
-    kept: dict[str, Any] = {}
+    kept: dict[str, D] = {}
     dropped: list[Dropped] = []
     for did, dia in dialogues.items():
         texts = list(utterances(dia))

@@ -24,10 +24,11 @@ import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import cast
 
-from parley.engine.train.data import DataError
+from parley.engine.train.data import CorpusTurn, DataError, TrainDialogue
 from parley.engine.train.overlap import Dropped, HeldOut, dialogue_key, drop_overlaps
+from parley.jsontypes import JSONObject, json_object
 from parley.limits import RECORD, open_member, read_bytes
 
 KINDS = ("multiwoz", "icdst", "text")
@@ -47,7 +48,7 @@ class SourceFile:
     repeated: int = 0
     dropped: tuple[Dropped, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, str | int]:
         return {"file": Path(self.path).name, "kind": self.kind, "sha256": self.sha256, "read": self.read,
                 "kept": self.kept, "repeated": self.repeated, "dropped_overlap": len(self.dropped)}
 
@@ -56,7 +57,7 @@ class SourceFile:
 class TrainingData:
     """Annotated dialogues (MultiWOZ layout, by id) and unannotated dialogue texts (utterance lists)."""
 
-    dialogues: dict[str, Any] = field(default_factory=dict)
+    dialogues: dict[str, TrainDialogue] = field(default_factory=dict)
     texts: dict[str, list[str]] = field(default_factory=dict)
     files: tuple[SourceFile, ...] = ()
 
@@ -88,7 +89,7 @@ def _members(path: Path) -> Iterator[tuple[str, bytes]]:
         raise DataError(f"{path}: cannot read ({e.strerror or e})") from None
 
 
-def _kind(name: str, raw: Any) -> str:
+def _kind(name: str, raw: object) -> str:
     if name.lower().endswith(".txt"):
         return "text"
     if isinstance(raw, Mapping) and raw and all(isinstance(d, Mapping) and isinstance(d.get("log"), list)
@@ -116,51 +117,61 @@ def text_blocks(text: str) -> list[list[str]]:
     return blocks
 
 
-def _icdst_metadata(slot_values: Mapping[str, Any]) -> dict[str, Any]:
+def _icdst_metadata(slot_values: Mapping[str, object]) -> JSONObject:
     """IC-DST ``{"hotel-book stay": "2", ...}`` → MultiWOZ ``metadata`` (``semi`` and ``book`` parts)."""
-    meta: dict[str, Any] = {}
+    frames: dict[str, tuple[JSONObject, JSONObject]] = {}  # domain → (semi, book)
     for key, value in slot_values.items():
         domain, _, slot = str(key).partition("-")
-        frame = meta.setdefault(domain, {"semi": {}, "book": {"booked": []}})
+        semi, book = frames.setdefault(domain, ({}, {"booked": []}))
         if slot.startswith("book "):
-            frame["book"][slot[5:]] = str(value)
+            book[slot[5:]] = str(value)
         else:
-            frame["semi"][_ICDST_SLOTS.get(slot, slot)] = str(value)
-    return meta
+            semi[_ICDST_SLOTS.get(slot, slot)] = str(value)
+    return {domain: {"semi": semi, "book": book} for domain, (semi, book) in frames.items()}
 
 
-def icdst_dialogues(records: Sequence[Mapping[str, Any]], where: str) -> dict[str, Any]:
+def _turn_id(value: object) -> int:
+    if not isinstance(value, str | int | float):
+        raise TypeError(f"not a number: {value!r}")
+    return int(value)
+
+
+def _items(value: object) -> list[object]:
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+def icdst_dialogues(records: Sequence[Mapping[str, object]], where: str) -> dict[str, TrainDialogue]:
     """IC-DST turn records → ``{id: {"log": [...]}}`` (see the module docstring)."""
-    by_id: dict[str, dict[int, Mapping[str, Any]]] = {}
+    by_id: dict[str, dict[int, Mapping[str, object]]] = {}
     for r in records:
         try:
-            by_id.setdefault(str(r["ID"]), {})[int(r["turn_id"])] = r
+            by_id.setdefault(str(r["ID"]), {})[_turn_id(r["turn_id"])] = r
         except (TypeError, ValueError):
             raise DataError(f"{where}: record {r.get('ID')!r}: turn_id is not a number") from None
-    out: dict[str, Any] = {}
+    out: dict[str, TrainDialogue] = {}
     for did, turns in by_id.items():
         last = turns[max(turns)]
-        dialog = last.get("dialog") or {}
-        usr, sys = list(dialog.get("usr") or []), list(dialog.get("sys") or [])
-        log: list[dict[str, Any]] = []
+        dialog = json_object(last.get("dialog"))
+        usr, sys = _items(dialog.get("usr")), _items(dialog.get("sys"))
+        log: list[CorpusTurn] = []
         for i in range(len(usr) - 1):
             if i not in turns or i + 1 >= len(sys):
                 break
             log.append({"text": str(usr[i]), "metadata": {}})
-            meta = _icdst_metadata(turns[i].get("slot_values") or {})
+            meta = _icdst_metadata(json_object(turns[i].get("slot_values")))
             log.append({"text": str(sys[i + 1]), "metadata": meta})
         if log:
             out[did.removesuffix(".json")] = {"log": log}
     return out
 
 
-def read_file(path: str | Path) -> tuple[str, dict[str, Any], dict[str, list[str]]]:
+def read_file(path: str | Path) -> tuple[str, dict[str, TrainDialogue], dict[str, list[str]]]:
     """``(kind, annotated dialogues, texts)`` of one data file (:data:`KINDS`)."""
     from parley.jsonfile import loads
 
     p = Path(path)
     kinds: set[str] = set()
-    dialogues: dict[str, Any] = {}
+    dialogues: dict[str, TrainDialogue] = {}
     texts: dict[str, list[str]] = {}
     for name, data in _members(p):
         where = f"{p}#{name}" if p.name != name else str(p)
@@ -176,7 +187,9 @@ def read_file(path: str | Path) -> tuple[str, dict[str, Any], dict[str, list[str
         raw = loads(data, where, DataError)
         kind = _kind(where, raw)
         kinds.add(kind)
-        found = raw if kind == "multiwoz" else icdst_dialogues(raw, where)
+        # _kind checked the layout: {id: {"log": [...]}} or a list of IC-DST turn records
+        found = (cast("dict[str, TrainDialogue]", raw) if kind == "multiwoz"
+                 else icdst_dialogues(raw if isinstance(raw, list) else [], where))
         for did, dia in found.items():
             key = str(did).removesuffix(".json")
             if key not in dialogues or len(dia["log"]) > len(dialogues[key]["log"]):
@@ -191,7 +204,7 @@ def load(paths: Sequence[str | Path], held_out: Sequence[HeldOut] = (),
     """Every file of ``paths`` read, repeats (same id in an earlier file) and held-out overlaps dropped."""
     from parley.engine.smollm import sha256_file
 
-    dialogues: dict[str, Any] = {}
+    dialogues: dict[str, TrainDialogue] = {}
     texts: dict[str, list[str]] = {}
     seen: set[str] = set()
     files: list[SourceFile] = []
@@ -214,7 +227,7 @@ def load(paths: Sequence[str | Path], held_out: Sequence[HeldOut] = (),
     return TrainingData(dialogues, texts, tuple(files))
 
 
-def summary(data: TrainingData) -> list[dict[str, Any]]:
+def summary(data: TrainingData) -> list[dict[str, str | int]]:
     """Per file: kind, hash, dialogues read / kept / repeated / dropped for overlapping the held-out split."""
     return [f.to_json() for f in data.files]
 

@@ -17,7 +17,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+    from transformers import PreTrainedModel
+
+    from parley.engine.train.loop import TrainConfig
 
 #: progress(stage, step, total_steps, loss, tokens_per_s)
 StageProgress = Callable[[str, int, int, float, float], None] | None
@@ -37,6 +44,32 @@ class Stage:
     dev: list[list[int]] = field(default_factory=list)
 
 
+class StageJSON(TypedDict):
+    """A stage's figures as the manifest and the checkpoint keep them."""
+
+    steps: int
+    tokens: int
+    seconds: float
+    tokens_per_s: float
+    train_loss: float | None
+    dev_loss: float | None
+    stopped_early: bool
+    curve: list[list[float]]
+
+
+class TrainState(TypedDict):
+    """The resumable state of a run: the stage under way, the weights, optimizer, schedule and random state,
+    and the figures so far (JSON text)."""
+
+    stage: str
+    model: dict[str, Tensor]
+    opt: dict[str, object]
+    sched: dict[str, object]
+    rng: Tensor
+    result: str
+    done: str
+
+
 @dataclass
 class StageResult:
     name: str
@@ -48,7 +81,7 @@ class StageResult:
     stopped_early: bool = False
     curve: list[list[float]] = field(default_factory=list)  # [step, smoothed loss, minutes, dev loss or -1]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StageJSON:
         return {"steps": self.steps, "tokens": self.tokens, "seconds": round(self.seconds, 1),
                 "tokens_per_s": round(self.tokens / max(self.seconds, 1e-9), 1),
                 "train_loss": None if math.isnan(self.loss) else round(self.loss, 4),
@@ -56,11 +89,18 @@ class StageResult:
                 "stopped_early": self.stopped_early, "curve": self.curve}
 
     @classmethod
-    def from_json(cls, name: str, raw: dict[str, Any]) -> StageResult:
+    def from_json(cls, name: str, raw: StageJSON) -> StageResult:
         loss = raw.get("train_loss")
         return cls(name, int(raw["steps"]), int(raw["tokens"]), float(raw["seconds"]),
                    float("nan") if loss is None else float(loss), raw.get("dev_loss"),
                    bool(raw.get("stopped_early")), [list(p) for p in raw.get("curve") or []])
+
+
+def moved(model: PreTrainedModel, where: str | torch.dtype) -> PreTrainedModel:
+    """``model.to(where)``, called through the class: transformers wraps ``to`` with ``functools.wraps``,
+    whose type mypy cannot bind to an instance."""
+    moved_model: PreTrainedModel = type(model).to(model, where)
+    return moved_model
 
 
 def batches(lengths: list[int], batch_size: int, rng: random.Random) -> list[list[int]]:
@@ -76,7 +116,7 @@ def batches(lengths: list[int], batch_size: int, rng: random.Random) -> list[lis
     return out
 
 
-def tensors(seqs: list[list[int]], pad: int, device: str) -> tuple[Any, Any, Any]:
+def tensors(seqs: list[list[int]], pad: int, device: str) -> tuple[Tensor, Tensor, Tensor]:
     """Right-padded ids, attention mask and labels (padding ignored). The width is rounded up to a multiple of
     64: a few distinct shapes keep the CPU allocator's and oneDNN's caches bounded (with every width
     different, a run's memory grew by gigabytes)."""
@@ -92,7 +132,8 @@ def tensors(seqs: list[list[int]], pad: int, device: str) -> tuple[Any, Any, Any
     return ids.to(device), mask.to(device), labels.to(device)
 
 
-def evaluate(model: Any, seqs: list[list[int]], pad: int, device: str, batch_size: int = 16) -> float | None:
+def evaluate(model: PreTrainedModel, seqs: list[list[int]], pad: int, device: str,
+             batch_size: int = 16) -> float | None:
     """Mean token loss of ``seqs`` (None when there are none)."""
     import torch
 
@@ -113,11 +154,11 @@ def evaluate(model: Any, seqs: list[list[int]], pad: int, device: str, batch_siz
 class Checkpoints:
     """Save and load the resumable state of a run in ``OUT/.parley-train``."""
 
-    def __init__(self, out: str | Path, config: dict[str, Any]) -> None:
+    def __init__(self, out: str | Path, config: dict[str, object]) -> None:
         self.dir = Path(out) / CHECKPOINT_DIR
         self.config = config
 
-    def saved_config(self) -> dict[str, Any] | None:
+    def saved_config(self) -> dict[str, object] | None:
         try:
             return dict(json.loads((self.dir / "config.json").read_text(encoding="utf-8")))
         except (OSError, ValueError):
@@ -127,20 +168,21 @@ class Checkpoints:
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "config.json").write_text(json.dumps(self.config, indent=1), encoding="utf-8")
 
-    def save(self, state: dict[str, Any]) -> None:
+    def save(self, state: TrainState) -> None:
         import torch
 
         tmp = self.dir / "state.pt.tmp"
         torch.save(state, tmp)
         tmp.replace(self.dir / "state.pt")  # an interrupted save leaves the previous checkpoint whole
 
-    def load(self) -> dict[str, Any] | None:
+    def load(self) -> TrainState | None:
         import torch
 
         p = self.dir / "state.pt"
         if not p.is_file():
             return None
-        return dict(torch.load(p, map_location="cpu", weights_only=True))
+        state: TrainState = torch.load(p, map_location="cpu", weights_only=True)  # what save() wrote
+        return state
 
     def remove(self) -> None:
         import shutil
@@ -148,9 +190,9 @@ class Checkpoints:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_stage(model: Any, stage: Stage, cfg: Any, device: str, pad: int, ckpt: Checkpoints,
-              done: dict[str, StageResult], progress: StageProgress = None,
-              say: Callable[[str], None] = lambda _m: None, resume: dict[str, Any] | None = None,
+def run_stage(model: PreTrainedModel, stage: Stage, cfg: TrainConfig, device: str, pad: int,
+              ckpt: Checkpoints, done: dict[str, StageResult], progress: StageProgress = None,
+              say: Callable[[str], None] = lambda _m: None, resume: TrainState | None = None,
               budget_s: float | None = None) -> StageResult:
     """Train ``model`` on ``stage`` (AdamW, warm-up then cosine decay to a tenth), checkpointing as it goes;
     ``resume`` is the saved state of this stage when continuing. ``done`` holds the finished stages (saved

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerFast
 
 EOS = "<|endoftext|>"
 
 
-def train_tokenizer(texts: Iterable[str], special_tokens: Sequence[str], vocab_size: int) -> Any:
+def train_tokenizer(texts: Iterable[str], special_tokens: Sequence[str], vocab_size: int
+                    ) -> PreTrainedTokenizerFast:
     """A ``PreTrainedTokenizerFast`` (eos = bos = pad = ``<|endoftext|>``) with a BPE vocabulary of
     ``vocab_size`` learnt from ``texts`` (markers removed first, so no merges are spent on them)."""
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers

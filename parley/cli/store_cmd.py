@@ -123,7 +123,7 @@ def export(db_path: str | None, fmt: str, out: str, force: bool, raw_csv: bool) 
         raise ParleyError(f"{out_path} already exists (pass --force to replace it)")
     store = open_db(db_path, must_exist=True, hint=_NO_DB)
     result = do_export(store, fmt, out_path, overwrite=force, raw_csv=raw_csv)
-    if fmt == "jsonl":
+    if isinstance(result, int):  # jsonl: sessions written; csv: rows per table
         click.echo(f"wrote {result} session(s) to {out_path}", err=True)
     else:
         click.echo(f"wrote {', '.join(f'{t}: {n}' for t, n in result.items())} to {out_path}/", err=True)

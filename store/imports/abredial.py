@@ -31,7 +31,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import Field
 
@@ -63,8 +63,16 @@ TURN_SCALES: dict[str, tuple[str, int, int]] = {a.key: (_COLUMNS[a.key], a.lo, a
 _UTTERANCE = re.compile(r"^(SYSTEM|USER)(?:[\s\u2003]+|$)(.*)$", re.S)
 
 
+class _Parsed(TypedDict):
+    """One dialogue of the file: its utterances ``(role, text)`` and each rater's row ``(line, values,
+    justification)``."""
+
+    utts: list[tuple[str, str]]
+    ratings: list[tuple[int, dict[str, int | None], str]]
+
+
 def read_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    reader: Any = None
+    reader: csv.DictReader[str] | None = None
     try:
         with path.open("rb") as fh:  # line by line, within the line budgets (parley.limits)
             reader = csv.DictReader(lines(fh, str(path), ImportFileError, keepends=True), strict=True)
@@ -155,7 +163,7 @@ def read(path: Path, report: ImportReport, *, turn_file: Path | None = None,
         )
 
     # sessions: one per (ConvId, text); each row is one rater's dialogue rating
-    sessions: dict[tuple[str, str], dict[str, Any]] = {}
+    sessions: dict[tuple[str, str], _Parsed] = {}
     order: list[tuple[str, str]] = []
     for line, row in rows:
         conv = (row.get("ConvId") or "").strip()
@@ -248,7 +256,7 @@ def _recode_relevance(v: int | None) -> Value:
 
 
 def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tuple[str, str]]],
-                    sessions: dict[tuple[str, str], dict[str, Any]], coding: str = "auto",
+                    sessions: dict[tuple[str, str], _Parsed], coding: str = "auto",
                     ) -> dict[tuple[str, str], list[tuple[int, list[tuple[int, dict[str, Value]]]]]]:
     """Turn-file rows matched to sessions: ``{session key: [(line, [(turn position, values), ...]),
     ...]}``."""
@@ -302,7 +310,7 @@ def _read_turn_file(path: Path, report: ImportReport, by_conv: dict[str, list[tu
 
 
 def _match(conv: str, rated: list[str], by_conv: dict[str, list[tuple[str, str]]],
-           sessions: dict[tuple[str, str], dict[str, Any]]) -> tuple[str, str] | None:
+           sessions: dict[tuple[str, str], _Parsed]) -> tuple[str, str] | None:
     for key in by_conv.get(conv, []):
         texts = {_norm(t) for r, t in sessions[key]["utts"] if r == "system"}
         if rated and all(t in texts for t in rated):

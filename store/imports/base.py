@@ -7,7 +7,7 @@ import hashlib
 import sqlite3
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -102,8 +102,8 @@ class ImportReport:
 
 
 def session_record(*, fmt: str, path: Path, dialogue_id: str, content: str, index: int, base_time: datetime,
-                   system_name: str, goal: dict[str, Any] | None = None,
-                   extra_config: dict[str, Any] | None = None) -> SessionRecord:
+                   system_name: str, goal: dict[str, object] | None = None,
+                   extra_config: Mapping[str, object] | None = None) -> SessionRecord:
     """An annotation-mode session for an imported dialogue; ``index`` keeps the file's order in start times.
 
     The id depends on the format, the dialogue id and its content, not on the file's name or place, so raters
@@ -122,7 +122,8 @@ def session_record(*, fmt: str, path: Path, dialogue_id: str, content: str, inde
     )
 
 
-def turn_records(session_id: str, turns: Sequence[tuple[str, str, dict[str, Any]]]) -> tuple[TurnRecord, ...]:
+def turn_records(session_id: str, turns: Sequence[tuple[str, str, dict[str, object]]]
+                 ) -> tuple[TurnRecord, ...]:
     """Turn records from ``(role, text, internals)``; ids derive from the session id and index."""
     stamp = now()
     out = []
@@ -157,7 +158,8 @@ def write_dialogues(
 
 def _write_one(conn: sqlite3.Connection, d: ImportedDialogue, cols: dict[str, list[str]], stamp: str,
                origin: str, report: ImportReport) -> None:
-    rows: list[tuple[str, Any]] = [("sessions", d.session)]
+    rows: list[tuple[str, SessionRecord | TurnRecord | TurnRating | DialogueRating]]
+    rows = [("sessions", d.session)]
     rows += [("turns", t) for t in d.turns]
     for rater in {r.rater for r in d.turn_ratings} | {r.rater for r in d.dialogue_ratings}:
         conn.execute("INSERT OR IGNORE INTO raters (name, created_at) VALUES (?, ?)", [rater, stamp])

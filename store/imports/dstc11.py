@@ -87,11 +87,11 @@ def read(path: Path, report: ImportReport, *, labels: Path | None = None, pred: 
         shown = p if p is not None else g
         if targets_only and not ((g or {}).get("target") or (p or {}).get("target")):
             continue
-        turns: list[tuple[str, str, dict[str, Any]]] = [
+        turns: list[tuple[str, str, dict[str, object]]] = [
             (_SPEAKERS[t["speaker"]], t["text"], {}) for t in inst
         ]
         if shown is not None and shown["target"]:
-            info: dict[str, Any] = {"target": True, "knowledge": shown.get("knowledge", []),
+            info: dict[str, object] = {"target": True, "knowledge": shown.get("knowledge", []),
                                     "answer_from": "pred" if p is not None else "labels"}
             if p is not None and g is not None:
                 info["gold"] = {"target": g["target"], "knowledge": g.get("knowledge", []),

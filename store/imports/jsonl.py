@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -19,12 +18,13 @@ from parley.jsonfile import decode, loads
 from parley.limits import INPUT, RECORD, Bounded, check_size
 from parley.params import one_line
 from parley.store.imports.base import ImportedDialogue, ImportFileError, ImportReport
+from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 from parley.store.schema import PARTS, ExportLine, record_model, to_record
 
 FORMAT = "jsonl"
 
 
-def _unknown_keys(obj: dict[str, Any], where: str, path: Path, report: ImportReport) -> None:
+def _unknown_keys(obj: dict[str, object], where: str, path: Path, report: ImportReport) -> None:
     for key, cls in PARTS.items():
         items = obj.get(key)
         items = [items] if isinstance(items, dict) else items if isinstance(items, list) else []
@@ -38,7 +38,7 @@ def _unknown_keys(obj: dict[str, Any], where: str, path: Path, report: ImportRep
                     report.warn(f"{path.name}: {where}, key {at}: unknown keys ignored: {', '.join(unknown)}")
 
 
-def _dialogue(obj: Any, where: str, path: Path, report: ImportReport) -> ImportedDialogue:
+def _dialogue(obj: object, where: str, path: Path, report: ImportReport) -> ImportedDialogue:
     if not isinstance(obj, dict) or "session" not in obj:
         raise ImportFileError(f"{path}: {where}: missing key 'session' (is this a parley JSONL export?)")
     try:
@@ -46,15 +46,16 @@ def _dialogue(obj: Any, where: str, path: Path, report: ImportReport) -> Importe
     except ValidationError as e:
         raise ImportFileError(f"{path}: {where}, key {one_line(e)}") from None
     _unknown_keys(obj, where, path, report)
-    session = to_record(PARTS["session"], line.session)
-    parts = {key: tuple(to_record(PARTS[key], m) for m in getattr(line, key))
-             for key in ("turns", "turn_ratings", "dialogue_ratings")}
-    for key in ("turns", "dialogue_ratings"):
-        for i, rec in enumerate(parts[key]):
-            if rec.session_id != session.id:
-                raise ImportFileError(f"{path}: {where}, key {key}[{i}].session_id: not this line's session")
-    return ImportedDialogue(session, parts["turns"], parts["turn_ratings"], parts["dialogue_ratings"],
-                            where=where)
+    session = to_record(SessionRecord, line.session)
+    turns = tuple(to_record(TurnRecord, m) for m in line.turns)
+    turn_ratings = tuple(to_record(TurnRating, m) for m in line.turn_ratings)
+    dialogue_ratings = tuple(to_record(DialogueRating, m) for m in line.dialogue_ratings)
+    owners = [("turns", i, r.session_id) for i, r in enumerate(turns)]
+    owners += [("dialogue_ratings", i, r.session_id) for i, r in enumerate(dialogue_ratings)]
+    for key, i, owner in owners:
+        if owner != session.id:
+            raise ImportFileError(f"{path}: {where}, key {key}[{i}].session_id: not this line's session")
+    return ImportedDialogue(session, turns, turn_ratings, dialogue_ratings, where=where)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes]]:

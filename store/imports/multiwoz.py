@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from parley.formats import FormatError
 from parley.formats.multiwoz import flatten_state, iter_dialogues, literal
@@ -29,7 +28,7 @@ FORMAT = "multiwoz"
 __all__ = ["flatten_state", "read"]
 
 
-def _literal(value: Any, where: str, path: Path) -> Any:
+def _literal(value: object, where: str, path: Path) -> object:
     try:
         return literal(value, where)
     except FormatError as e:
@@ -47,7 +46,7 @@ def read(path: Path, report: ImportReport, *, limit: int | None = None) -> Itera
             break
         if not isinstance(dlg, dict) or not isinstance(dlg.get("log"), list):
             raise ImportFileError(f"{path}: key {did}: a dialogue needs a \"log\" list")
-        turns: list[tuple[str, str, dict[str, Any]]] = []
+        turns: list[tuple[str, str, dict[str, object]]] = []
         for i, t in enumerate(dlg["log"]):
             where = f"{did}.log[{i}]"
             if not isinstance(t, dict) or not isinstance(t.get("text"), str):

@@ -12,9 +12,9 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.unit.clihelpers import DROP_DAC, REPO
 
 
 @dataclass(frozen=True)
@@ -54,22 +54,26 @@ sys.exit(os.waitstatus_to_exitcode(status) % 256)
 
 
 def run_limited(args: Sequence[str], *, mem_mb: int | None = 1500, input: bytes | None = None,
-                stdin: IO[Any] | None = None, env: dict[str, str] | None = None, timeout: float = 300,
-                cwd: Path = REPO) -> Limited:
+                stdin: IO[bytes] | None = None, env: dict[str, str] | None = None, timeout: float = 300,
+                cwd: Path = REPO, unprivileged: bool = False) -> Limited:
     """``python -m parley ARGS`` with at most ``mem_mb`` MB of address space (None: no limit), ``input`` or
-    the file ``stdin`` on standard input; returns the output and parley's own peak resident memory."""
+    the file ``stdin`` on standard input (when ``unprivileged`` and running as root: without the capabilities
+    that override file modes); returns the output and parley's own peak resident memory."""
     limit = str(mem_mb * 1024 * 1024) if mem_mb is not None else "none"
     with tempfile.NamedTemporaryFile(prefix="parley-rss-", delete=False) as f:
         report = Path(f.name)
-    source: Any = subprocess.PIPE if input is not None else stdin if stdin is not None else subprocess.DEVNULL
-    argv = [sys.executable, "-c", _WRAPPER, limit, str(report), sys.executable, "-m", "parley", *args]
+    source: int | IO[bytes] = (subprocess.PIPE if input is not None else stdin if stdin is not None
+                               else subprocess.DEVNULL)
+    prefix = DROP_DAC if unprivileged and os.geteuid() == 0 else []
+    parley = [*prefix, sys.executable, "-m", "parley", *args]
+    argv = [sys.executable, "-c", _WRAPPER, limit, str(report), *parley]
     p = subprocess.Popen(argv, cwd=cwd, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env={**os.environ, **(env or {})}, start_new_session=True)
     try:
         out, err = p.communicate(input=input, timeout=timeout)
         peak = int(report.read_text() or 0) / 1024
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)  # the go-between and parley under it
+    except BaseException:  # our timeout, pytest-timeout's, or ^C: the go-between and parley under it go too
+        os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
         raise
     finally:

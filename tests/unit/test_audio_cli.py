@@ -19,9 +19,11 @@ def test_doctor_json_reports_everything() -> None:
     r = run("doctor", "--json")
     assert r.exit_code == 0, r.output
     rep = json.loads(r.output)
-    assert set(rep) >= {"portaudio", "input", "output", "espeak_ng", "models", "versions"}
+    assert set(rep) >= {"portaudio", "input", "output", "espeak_ng", "models", "extras", "versions"}
     assert {m["name"] for m in rep["models"]} >= {"tiny.en", "base", "piper en_US-joe-medium",
-                                                    "SmolLM2-135M-Instruct GGUF"}
+                                                    "SmolLM2-135M-Instruct GGUF",
+                                                    "Qwen2.5-Coder-0.5B-Instruct GGUF (the llm default)"}
+    assert set(rep["extras"]) == {"models", "stats", "audio", "sktod", "ray", "serve"}
     assert rep["versions"]["faster-whisper"]
     if not rep["input"]["available"]:
         assert rep["input"]["reason"]
@@ -30,6 +32,17 @@ def test_doctor_json_reports_everything() -> None:
 def test_doctor_text() -> None:
     r = run("doctor")
     assert r.exit_code == 0 and "tiny.en" in r.output and "PortAudio" in r.output
+    assert "ok extra audio" in r.output.splitlines()
+
+
+def test_doctor_names_a_missing_extra_and_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from parley import extras
+
+    monkeypatch.setitem(extras.EXTRAS, "ray", ("ray", "no_such_module_here"))
+    r = run("doctor")
+    assert r.exit_code == 0, r.output
+    line = "-- extra ray: missing no_such_module_here (pip install 'parley-tod[ray]')"
+    assert line in r.output.splitlines()
 
 
 def test_transcribe_missing_file_is_one_line() -> None:

@@ -155,3 +155,34 @@ def test_agreement_of_any_count(n: int, noun: str) -> None:
 def test_every_act_of_a_draft_reads_the_same_as_itself() -> None:
     for draft in (CONFIRM, OFFER, ASK, "Goodbye, and enjoy Cambridge!", "No, it's cheap. Shall I look?"):
         assert act_reason(draft, draft) is None
+
+
+def test_room_prices_are_placeholders_and_the_room_kind_is_kept() -> None:
+    from parley.engine.systems.llm_delex import delexicalise
+
+    acts = ({"act": "inform", "domain": "hotel", "slot": "price double", "value": "95"},
+            {"act": "inform", "domain": "hotel", "slot": "price single", "value": "79"})
+    draft, values = delexicalise("A double room costs 95 a night. A single room costs 79 a night.", acts)
+    assert draft == "A double room costs [price] a night. A single room costs [price2] a night."
+    assert values == {"price": "95", "price2": "79"}
+    one = "A double room costs [price] a night."
+    assert reword_reason("A double room is [price] per night.", one, values) is None
+    assert reword_reason("A single room is [price] per night.", one, values) == "added facts: single room"
+
+
+@pytest.mark.parametrize(("reply", "draft", "ok"), [
+    ("I have one in the [area] instead.", "I do have one in the [area] instead.", True),
+    ("I do have one with area [area] instead.", "I do have one in the [area] instead.", False),
+    ("There is one that serves [food] food instead.", "I do have one serving [food] food instead.", True),
+    ("I do have one serving [food] instead.", "I do have one serving [food] food instead.", True),
+    ("I do have a [type] instead.", "I do have an [type] instead.", False),
+])
+def test_rewordings_of_the_one_left(reply: str, draft: str, ok: bool) -> None:
+    values = {"area": "east", "food": "italian", "type": "entertainment venue"}
+    assert (reword_reason(reply, draft, values) is None) == ok, reword_reason(reply, draft, values)
+
+
+def test_words_are_not_doubled_across_sentences() -> None:
+    assert grammar_problems("I found 5 attractions for you. You could visit the museum.") == []
+    assert grammar_problems("Is that all? All right.") == []
+    assert grammar_problems("I found 5 attractions for you you could visit.") == ["'you you': a doubled word"]

@@ -5,6 +5,7 @@ turn to rate again, and dialogue answers already given are kept (``d`` opens the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from parley.store.annotation import AnnotationError
@@ -30,7 +31,8 @@ class AnnotateWrites(Writes):
     def owner(self) -> AnnotateScreen:
         return cast("AnnotateScreen", self.screen)
 
-    def write(self, kind: str, fn: Any, done: Any, failed: Any = None, key: Any = None) -> None:
+    def write(self, kind: str, fn: Callable[[], object], done: Callable[[Any], None],
+              failed: Callable[[str], None] | None = None, key: object = None) -> None:
         self.submit(Write(kind, lambda: fn, done, failed or self.failed, key=key))
         self.owner.show_panel()
 
@@ -79,10 +81,11 @@ class AnnotateWrites(Writes):
         """A turn of ``sid`` whose rating failed to store (and was not stored since): its number, and why."""
         return min(((n, why) for s, n, why in self.unstored.values() if s == sid), default=None)
 
-    def write_after_turns(self, sid: str, kind: str, fn: Any, done: Any, failed: Any) -> None:
+    def write_after_turns(self, sid: str, kind: str, fn: Callable[[], object], done: Callable[[Any], None],
+                          failed: Callable[[str], None]) -> None:
         """Queue a write that locks ``sid``'s turns: when its turn comes (every turn rating given before it
         has finished), it is refused if one of them failed."""
-        def start() -> Any:
+        def start() -> Callable[[], object]:
             unstored = self.first_unstored(sid)
             if unstored is not None:
                 raise AnnotationError(f"the rating of turn {unstored[0]} was not stored")

@@ -35,6 +35,7 @@ from parley.tui.widgets.ratings import ENDING_HINT, LOCKING, Ratings
 from parley.tui.widgets.statusbar import StatusBar
 
 if TYPE_CHECKING:
+    from parley.audio.ahead import AheadReply
     from parley.tui.app import ParleyApp
     from parley.tui.boot import Goal
 
@@ -250,7 +251,7 @@ class ChatScreen(Screen[None]):
         self.log_view.show_voice_timings(event.turn_id, event.timings)
 
     def submit_turn(self, text: str, audio_in: str | None = None,
-                    info: dict[str, object] | None = None, ahead: object = None) -> int | None:
+                    info: dict[str, object] | None = None, ahead: AheadReply | None = None) -> int | None:
         """Show the user turn and queue it and its commit as pending (widgets/dialogue.py: "saving…" until it
         landed; turns run in order, one at a time); its ticket. None when the session is locked."""
         if self.locked or self.ratings.locking or self.ratings.ending:

@@ -20,6 +20,7 @@ from textual_plotext import PlotextPlot
 
 from parley.display import literal
 from parley.engine.scoring.summary import ScoreData, compute
+from parley.jsontypes import json_object
 from parley.tui.notify import tell
 
 if TYPE_CHECKING:
@@ -111,7 +112,12 @@ class ScoresScreen(Screen[None]):
 
     @on(Ready)
     def _show(self, event: Ready) -> None:
-        from parley.engine.scoring.report import PAPER_CORRELATIONS, conditions_table, satisfaction_tables
+        from parley.engine.scoring.report import (
+            PAPER_CORRELATIONS,
+            conditions_table,
+            plotted,
+            satisfaction_tables,
+        )
         from parley.engine.scoring.satisfaction import ABBREV
 
         self.data = d = event.data
@@ -120,7 +126,7 @@ class ScoresScreen(Screen[None]):
         self.query_one("#scores-status", Static).update(
             f"{c.get('sessions', 0)} sessions · {c.get('turns', 0)} turns · {c.get('dialogue_ratings', 0)} "
             f"dialogue ratings · {c.get('turn_ratings', 0)} turn ratings · r recomputes · escape closes")
-        conds = d.multiwoz.get("conditions", {})
+        conds = json_object(d.multiwoz.get("conditions"))
         self.query_one("#mwz-table", Static).update(
             conditions_table(d.multiwoz) if conds else "No sessions with a MultiWOZ goal yet (parley run, or "
                                                        "--goal for live sessions).")
@@ -132,7 +138,8 @@ class ScoresScreen(Screen[None]):
             # plotext's runtime keyword is `labels`; its type stub says `label`
             plt.multiple_bar(
                 names,
-                [[conds[n].get(m) or 0.0 for n in conds] for m in ("inform", "success", "bleu")],
+                [[plotted(json_object(conds[n]).get(m)) for n in conds]
+                 for m in ("inform", "success", "bleu")],
                 labels=["Inform", "Success", "BLEU"],
             )  # type: ignore[call-arg]
             plt.title("MultiWOZ by condition (%)")
@@ -143,12 +150,13 @@ class ScoresScreen(Screen[None]):
         plt = splot.plt
         plt.clear_figure()
         if d.satisfaction:
-            corr = d.satisfaction["correlations"]
+            corr = json_object(d.satisfaction["correlations"])
             names = list(corr)
             short = {a: k for k, a in ABBREV.items()}  # short labels fit, so plotext never drops some
             plt.multiple_bar(
                 [short.get(n, n) for n in names],
-                [[corr[n]["spearman"] or 0.0 for n in names], [PAPER_CORRELATIONS[n][0] for n in names]],
+                [[plotted(json_object(corr[n])["spearman"]) for n in names],
+                 [PAPER_CORRELATIONS[n][0] for n in names]],
                 labels=["these ratings", "paper"],
             )  # type: ignore[call-arg]
             plt.title("Spearman ρ with overall (R I U TC IA E)")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -34,8 +34,12 @@ from parley.tui.notify import tell
 from parley.tui.widgets.level import LevelMeter
 
 if TYPE_CHECKING:
+    from parley.audio.voice import SpokenInput
+    from parley.engine.rewrite.chain import Chain
     from parley.engine.session import Exchange, Session
+    from parley.engine.settings import AudioSettings
     from parley.tui.app import ParleyApp
+    from parley.tui.widgets.dialogue import Dialogue
 
 STARTING = "Still starting up; try again in a moment."
 LISTENING = "listening — the voice key ends voice mode"
@@ -53,8 +57,9 @@ class VoiceInput(Widget):
         self.listening = False
         self._speak_warned = False
         self._speak_stop: threading.Event | None = None
-        self._spoken_inputs: dict[int, Any] = {}  # ticket → the SpokenInput it came from
-        self._dialogue: Any = None  # the screen's Dialogue, for replies made ahead (read by the listener)
+        self._spoken_inputs: dict[int, SpokenInput] = {}  # ticket → the SpokenInput it came from
+        # the screen's Dialogue, for replies made ahead (read by the listener)
+        self._dialogue: Dialogue | None = None
 
     @property
     def parley(self) -> ParleyApp:
@@ -126,7 +131,7 @@ class VoiceInput(Widget):
             return None
         return cast("Session | None", dialogue.session)
 
-    def _listen(self, stop: threading.Event, settings: Any, speak: bool, device: str) -> None:
+    def _listen(self, stop: threading.Event, settings: AudioSettings, speak: bool, device: str) -> None:
         """The voice worker: warm the models, then listen until ``stop`` (runs in a thread). With
         ``reply_ahead`` a turn's reply is made during the end-of-turn silence (:mod:`parley.audio.ahead`)."""
         from parley.audio.ahead import preparer
@@ -210,7 +215,7 @@ class VoiceInput(Widget):
         if self.listening:
             self.post_message(M.Status("listening…"))
 
-    def heard(self, ticket: int, spoken: Any) -> None:
+    def heard(self, ticket: int, spoken: SpokenInput | None) -> None:
         """The screen queued a spoken turn as ``ticket``: its timings go with the reply's."""
         if spoken is not None:
             self._spoken_inputs[ticket] = spoken
@@ -288,7 +293,7 @@ class VoiceInput(Widget):
             self.warm_voice()
 
     # -- warm models ----------------------------------------------------------------------------------------
-    def warm(self, chain: Any) -> None:
+    def warm(self, chain: Chain) -> None:
         """At start-up: the models of the chain's rewriters and, with spoken replies on, the voice."""
         self.warm_chain(chain)
         if self.parley.toggles.speak_replies:
@@ -310,7 +315,7 @@ class VoiceInput(Widget):
         self.run_worker(work, name="warm voice", group="warm", description="loading the voice", thread=True,
                         exit_on_error=False)
 
-    def warm_chain(self, chain: Any) -> None:
+    def warm_chain(self, chain: Chain) -> None:
         """Load the models of a chain's rewriters (``asr-real``) in a worker now, with progress."""
         if not any(getattr(s, "name", "") == "asr-real" for s in chain.specs):
             return

@@ -14,7 +14,6 @@ markup is not parsed and control characters are made visible.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -215,7 +214,7 @@ class ChatLog(VerticalScroll, can_focus=False):
     def system_views(self) -> list[SystemTurnView]:
         return [v for v in self.query(SystemTurnView) if v.rateable]
 
-    def show_voice_timings(self, turn_id: str | None, timings: dict[str, Any]) -> None:
+    def show_voice_timings(self, turn_id: str | None, timings: dict[str, object]) -> None:
         """A spoken reply's stage latencies, shown with the internals under its system turn."""
         from parley.audio.voice import format_timings
 

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -36,9 +36,11 @@ from parley.tui.notify import tell
 from parley.tui.widgets.writes import Write, Writes
 
 if TYPE_CHECKING:
+    from parley.audio.ahead import AheadReply
     from parley.engine.types import DialogueSystem
     from parley.tui.widgets.chatlog import UserTurnView
 
+T = TypeVar("T")
 RETRY_S = 0.5  # between two tries of a commit the database refused (each try waits its busy timeout first)
 
 
@@ -47,8 +49,8 @@ class _Turn:
     ticket: int
     text: str
     audio_in: str | None = None
-    info: Mapping[str, Any] = field(default_factory=dict)
-    ahead: Any = None  # audio.ahead.AheadReply: the turn as computed during the end-of-turn silence
+    info: Mapping[str, object] = field(default_factory=dict)
+    ahead: AheadReply | None = None  # the turn as computed during the end-of-turn silence
     session: Session | None = None  # the session it is stored in, which also runs it (None: none open yet)
     pending: Pending | None = None  # None until its commit landed
 
@@ -122,8 +124,8 @@ class Dialogue(Widget):
         return self.session is not None and self.session.system is not None
 
     # -- turns -------------------------------------------------------------------------------------------
-    def submit(self, text: str, audio_in: str | None = None, info: Mapping[str, Any] | None = None,
-               ahead: Any = None) -> int:
+    def submit(self, text: str, audio_in: str | None = None, info: Mapping[str, object] | None = None,
+               ahead: AheadReply | None = None) -> int:
         """Queue a user turn and its commit (at once when a session is open, else as soon as one is); returns
         its ticket. ``ahead``: the turn computed ahead (spoken turns), used if it still fits when it runs."""
         self._ticket += 1
@@ -225,12 +227,12 @@ class Dialogue(Widget):
 
         self.writes.submit(Write("turn", lambda: self._persist(accept), stored, failed, key=turn))
 
-    def _persist(self, write: Callable[[], Any]) -> Callable[[], Any]:
+    def _persist(self, write: Callable[[], T]) -> Callable[[], T]:
         """``write``, for the worker: tried until the database takes it (each refusal is shown), so the writes
         after it never overtake it. Only the app going stops the tries."""
         from parley.store import StoreError
 
-        def run() -> Any:
+        def run() -> T:
             while True:
                 try:
                     return write()

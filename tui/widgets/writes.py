@@ -22,10 +22,10 @@ from textual.widget import Widget
 @dataclass(eq=False)
 class Write:
     kind: str  # what it writes ("turn rating", "dialogue rating", ...)
-    start: Callable[[], Callable[[], Any]]
+    start: Callable[[], Callable[[], object]]
     done: Callable[[Any], None]
     failed: Callable[[str], None]
-    key: Any = None  # what it writes to, for callers that look for a newer write of the same thing
+    key: object = None  # what it writes to, for callers that look for a newer write of the same thing
 
 
 class Writes(Widget):
@@ -39,7 +39,7 @@ class Writes(Widget):
 
         write: Write
         error: str | None
-        result: Any = None
+        result: object = None
 
     class Idle(Message):
         """Every write given has finished (stored, or failed and said so)."""

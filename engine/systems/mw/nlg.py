@@ -115,12 +115,16 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             n = acts[i]["value"] if i < len(acts) and acts[i]["slot"] == "choice" else "some"
             i += 1 if n != "some" else 0
             word = T.SLOT_WORDS.get(str(slot), str(slot))
+            yesno = slot in ("parking", "internet")  # "change the parking to no" says nothing
+            value = value and ", ".join(_pretty(str(slot), v) for v in str(value).split(", "))
             if value and n == "1":
-                out.append(rng.choice(T.RELAX_ONE).format(slot=word, values=value))
-            elif value:
+                frame = T.RELAX_ONE[-1] if yesno else rng.choice(T.RELAX_ONE)
+                out.append(frame.format(slot=word, values=value, instead=_instead(str(slot), value)))
+            elif value and not yesno:
                 out.append(rng.choice(T.RELAX).format(slot=word, n=n, values=value))
             else:
-                out.append(rng.choice(T.RELAX_NOVALUES).format(slot=word, n=n))
+                out.append(rng.choice(T.RELAX_NOVALUES_ONE if n == "1" else T.RELAX_NOVALUES).format(
+                    slot=word, n=n))
         elif act in ("affirm", "negate") and slot in T.CHECK:
             yes, no = T.CHECK[str(slot)]
             # the value is the venue's yes/no, the act says if it was wanted
@@ -219,6 +223,13 @@ def _named(line: str, name: str) -> str:
     return line
 
 
+def _instead(slot: str, value: str) -> str:
+    """The one venue left when ``slot`` is dropped (``value``: its value, worded): "one in the east", "an
+    entertainment venue"."""
+    frame = T.INSTEAD.get(f"{slot}:{value}") or T.INSTEAD.get(slot, "one with the {value} " + slot)
+    return frame.format(value=value, a="an" if value[:1] in "aeiou" else "a")
+
+
 def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
     """'cheap italian restaurants in the north', 'trains from ely to cambridge on monday'."""
     c = {a["slot"]: str(a["value"]) for a in cons}
@@ -240,7 +251,8 @@ def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
     if domain == "hotel" and c.get("type") in ("hotel", "guesthouse"):
         noun = c["type"] + "s"
     if domain == "attraction" and "type" in c:
-        noun = _pretty("type", c["type"]) + ("s" if not c["type"].endswith("s") else "")
+        noun = _pretty("type", c["type"])
+        noun += "" if noun.endswith("s") else "es" if noun.endswith("ch") else "s"  # "multiple sports venues"
     adj = " ".join(x for x in ("free" if c.get("entrance fee") == "free" else None, c.get("pricerange"),
                                 f"{c['stars']}-star" if "stars" in c else None, c.get("food")) if x)
     tail = []

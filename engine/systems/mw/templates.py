@@ -87,8 +87,15 @@ RELAX = ["If you drop the {slot}, there are {n} (for example {values}). Would th
          "I do have {n} if we change the {slot}, such as {values}. Shall I look at those?",
          "Without the {slot} there are {n}, e.g. {values}. Would you like one of them?"]
 RELAX_ONE = ["There is one if we change the {slot} to {values}. Would that work?",
-             "I do have one with {slot} {values} instead. Shall I go with that?"]
+             "I do have {instead} instead. Shall I go with that?"]
+#: the one venue left when a constraint is dropped, worded by the dropped slot ("I do have one in the east
+#: instead"); ``{value}`` is its value, ``{a}`` its article; parking and internet by their yes / no
+INSTEAD = {"area": "one in the {value}", "pricerange": "one in the {value} price range",
+           "food": "one serving {value} food", "stars": "a {value}-star one", "type": "{a} {value}",
+           "parking:yes": "one with free parking", "parking:no": "one without free parking",
+           "internet:yes": "one with free wifi", "internet:no": "one without free wifi"}
 RELAX_NOVALUES = ["There are {n} if we change the {slot}. Would you like that?"]
+RELAX_NOVALUES_ONE = ["There is one if we change the {slot}. Would you like that?"]
 CONSTRAINTS = ["Could you try different requirements?", "Would you like to change something and try again?"]
 NOBOOK_REF = ["You haven't booked anything there yet. Shall I make a booking?"]
 #: no train fits before / after the one on the table
