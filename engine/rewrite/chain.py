@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from parley.engine.rewrite import ORDER, build_rewriter
 from parley.engine.rewrite.base import RewriteContext, Rewriter, step_seed
@@ -41,7 +40,7 @@ class Chain:
     def name(self) -> str:
         return condition_name(self.specs)
 
-    def config(self) -> list[dict[str, Any]]:
+    def config(self) -> list[dict[str, object]]:
         return [s.to_json() for s in self.specs]
 
     def __bool__(self) -> bool:
