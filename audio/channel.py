@@ -16,50 +16,51 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field
 
-from parley.engine.params import checked
-from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.params import Field, Params
+from parley.engine.rewrite.base import RewriteContext, WithParams
 from parley.engine.spec import SpecError
-from parley.engine.types import Rewrite, Span
+from parley.engine.types import Change, Rewrite, RewriteInfo, Span
+from parley.jsontypes import as_json_object
 from parley.params import Text
 from parley.text import tokens
 
-_TTS = ("piper", "espeak", "coqui")
 _MODELS = ("tiny.en", "base")
 
 
-class RealASRChannel:
+class RealASRParams(Params):
+    UNKNOWN: ClassVar[str] = "unknown parameter"
+
+    tts: Literal["piper", "espeak", "coqui"] = Field(
+        "piper", description="speech synthesiser (piper voice; espeak-ng; coqui if installed)")
+    model: Text = Field("tiny.en",
+                        description="Whisper model: bundled tiny.en or base (or a CTranslate2 folder)",
+                        json_schema_extra={"choices": list(_MODELS)})
+    snr: float | None = Field(
+        None, ge=-10.0, le=60.0,
+        description="white noise added at this signal-to-noise ratio in dB (none = clean)")
+    speed: float = Field(1.0, ge=0.5, le=2.0,
+                         description="speaking rate (1.0 = the voice's own; 1.3 = 30% faster)")
+    keep_audio: bool = Field(False, description="save each synthesised utterance as WAV under the data dir")
+    fast: bool = Field(True, description="short Whisper window (max(10 s, audio+1 s), not 30 s): 2-3x faster "
+                                         "ASR, 1-2 points more WER")
+
+
+class RealASRChannel(WithParams[RealASRParams]):
     """Synthesise → (noise, speed) → transcribe. Deterministic for a given seed."""
 
     name = "asr-real"
-    PARAMS: ClassVar[tuple[Param, ...]] = (
-        Param("tts", "choice", "piper", "speech synthesiser (piper voice; espeak-ng; coqui if installed)",
-              choices=_TTS),
-        Param("model", "choice", "tiny.en",
-              "Whisper model: bundled tiny.en or base (or a CTranslate2 folder)", choices=_MODELS),
-        Param("snr", "float", None, "white noise added at this signal-to-noise ratio in dB (none = clean)",
-              lo=-10.0, hi=60.0),
-        Param("speed", "float", 1.0, "speaking rate (1.0 = the voice's own; 1.3 = 30% faster)",
-              lo=0.5, hi=2.0),
-        Param("keep_audio", "bool", False, "save each synthesised utterance as WAV under the data dir"),
-        Param("fast", "bool", True, "short Whisper window (max(10 s, audio+1 s), not 30 s): 2-3x faster ASR, "
-              "1-2 points more WER"),
-    )
+    PARAMS: ClassVar[type[Params]] = RealASRParams
 
-    @checked
-    def __init__(self, tts: Literal["piper", "espeak", "coqui"] = "piper", model: Text = "tiny.en",
-                 snr: Annotated[float, Field(ge=-10.0, le=60.0)] | None = None,
-                 speed: Annotated[float, Field(ge=0.5, le=2.0)] = 1.0, keep_audio: bool = False,
-                 fast: bool = True) -> None:
-        if not model.strip():
-            raise SpecError(f"asr-real: model must be tiny.en, base or a CTranslate2 folder, got {model!r}")
-        self.params: Mapping[str, Any] = {"tts": tts, "model": model, "snr": snr, "speed": float(speed),
-                                          "keep_audio": keep_audio, "fast": fast}
+    def __init__(self, **given: object) -> None:
+        self.p = RealASRParams.from_spec(self.name, given)
+        if not self.p.model.strip():
+            raise SpecError(
+                f"asr-real: model must be tiny.en, base or a CTranslate2 folder, got {self.p.model!r}")
         self._tts: Any = None
         self._asr: Any = None
 
@@ -73,39 +74,39 @@ class RealASRChannel:
         from parley.audio.tts import get_tts
 
         if self._tts is None:
-            self._tts = get_tts(self.params["tts"], progress, deterministic=True)
+            self._tts = get_tts(self.p.tts, progress, deterministic=True)
         if self._asr is None:
-            self._asr = get_asr(self.params["model"], progress)
+            self._asr = get_asr(self.p.model, progress)
         return self
 
     def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
-        p = self.params
+        p = self.p
         if not text.strip():
-            return Rewrite(self.name, dict(p), ctx.seed, text, text, tuple(ctx.spans), (),
-                           {"transcript": text})
+            return Rewrite(self.name, self.params, ctx.seed, text, text, tuple(ctx.spans), (),
+                           RewriteInfo(transcript=text))
         self.load()
         from parley.audio.asr import SAMPLE_RATE, resample
 
         t0 = time.perf_counter()
-        audio, sr = self._tts.synthesize(text, speed=p["speed"])
+        audio, sr = self._tts.synthesize(text, speed=p.speed)
         tts_ms = (time.perf_counter() - t0) * 1000
         audio = resample(audio, sr, SAMPLE_RATE)
-        if p["snr"] is not None:
-            audio = add_noise(audio, p["snr"], np.random.default_rng(ctx.rng.getrandbits(63)))
-        audio_path = self._save(text, audio, ctx.seed) if p["keep_audio"] else None
-        tr = self._asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=p["fast"])
+        if p.snr is not None:
+            audio = add_noise(audio, p.snr, np.random.default_rng(ctx.rng.getrandbits(63)))
+        audio_path = self._save(text, audio, ctx.seed) if p.keep_audio else None
+        tr = self._asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=p.fast)
         after = tr.text
         lost, kept = survival(ctx.spans, after)
-        info: dict[str, Any] = {
-            "transcript": tr.text, "segments": [dict(s) for s in tr.segments], "avg_logprob": tr.avg_logprob,
-            "audio_seconds": tr.audio_seconds, "tts_ms": round(tts_ms, 1), "asr_ms": tr.latency_ms,
-            "total_ms": round((time.perf_counter() - t0) * 1000, 1), "tts": self._tts.name,
-            "model": tr.model, "snr": p["snr"], "speed": p["speed"], "fast": p["fast"]}
+        info = RewriteInfo(
+            transcript=tr.text, segments=[as_json_object(s) for s in tr.segments], avg_logprob=tr.avg_logprob,
+            audio_seconds=tr.audio_seconds, tts_ms=round(tts_ms, 1), asr_ms=tr.latency_ms,
+            total_ms=round((time.perf_counter() - t0) * 1000, 1), tts=self._tts.name,
+            model=tr.model, snr=p.snr, speed=p.speed, fast=p.fast)
         if getattr(self._tts, "note", None):
             info["tts_note"] = self._tts.note
         if audio_path:
             info["audio_path"] = audio_path
-        return Rewrite(self.name, dict(p), ctx.seed, text, after, kept, lost, info)
+        return Rewrite(self.name, self.params, ctx.seed, text, after, kept, lost, info)
 
     def _save(self, text: str, audio: np.ndarray, seed: int) -> str | None:
         from parley.audio.tts import write_wav
@@ -153,7 +154,7 @@ def _present(value: list[str], words: list[str]) -> bool:
     return False
 
 
-def survival(spans: tuple[Span, ...], transcript: str) -> tuple[tuple[dict[str, Any], ...], tuple[Span, ...]]:
+def survival(spans: tuple[Span, ...], transcript: str) -> tuple[tuple[Change, ...], tuple[Span, ...]]:
     """``(lost, kept)``: change records for slot values the transcript lost (with the closest words heard, if
     any), and spans of ``transcript`` where values survived verbatim (case-insensitive).
 
@@ -161,7 +162,7 @@ def survival(spans: tuple[Span, ...], transcript: str) -> tuple[tuple[dict[str, 
     "4".
     """
     words = _norm_tokens(transcript)
-    lost: list[dict[str, Any]] = []
+    lost: list[Change] = []
     kept: list[Span] = []
     low = transcript.lower()
     for sp in spans:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypedDict, TypeGuard, runtime_checkable
+from typing import Literal, NotRequired, Protocol, TypeAlias, TypedDict, TypeGuard, runtime_checkable
 
 from parley.errors import ParleyError
-from parley.jsontypes import JSONObject, JSONValue
+from parley.jsontypes import JSONObject, JSONScalar, JSONValue, as_json_object
 from parley.progress import Progress
 
 Role = Literal["user", "system"]
@@ -126,24 +126,77 @@ class Span:
         }
 
 
+class Change(TypedDict):
+    """A slot value a rewriter changed on purpose: ``kind`` "repair" (disfluency: ``reparandum`` said first,
+    then ``edit_term``), "replace" (wp's slot replacement) or "asr" (recognition noise: ``after`` is what was
+    heard, "" when the value is gone)."""
+
+    slot: str
+    before: str
+    after: str
+    kind: Literal["repair", "replace", "asr"]
+    reparandum: NotRequired[str]
+    edit_term: NotRequired[str]
+
+
+class RewriteInfo(TypedDict, total=False):
+    """What a rewriter records about one step besides the text (each rewriter fills its own keys).
+
+    impolite: ``scenario``, ``scenario_name``, ``engine`` ("rules", "model", "llm", "rules+llm", "openai"),
+    ``moves``, ``fallback`` (why the rules took over), ``llm_remark``/``llm_remark_failed``; with
+    ``backend=openai`` also ``backend``, ``openai`` (the request and reply) and ``fallback_kind``.
+    disfluency and asr-sim: ``counts``. wp: ``op``, ``n``, ``replaced``. asr-real: the transcript, its
+    segments, timings and the settings used.
+    """
+
+    scenario: int
+    scenario_name: str
+    engine: str
+    moves: list[str]
+    fallback: str
+    fallback_kind: str
+    llm_remark: str
+    llm_remark_failed: str
+    backend: str
+    openai: JSONObject
+    counts: dict[str, int]
+    op: str
+    n: int
+    replaced: int
+    transcript: str
+    segments: list[JSONObject]
+    avg_logprob: float
+    audio_seconds: float
+    tts_ms: float
+    asr_ms: float
+    total_ms: float
+    tts: str
+    model: str
+    snr: float | None
+    speed: float
+    fast: bool
+    tts_note: str
+    audio_path: str
+
+
 @dataclass(frozen=True)
 class Rewrite:
     """One step of the user channel: what a rewriter did to a text.
 
-    ``spans`` are the protected spans of ``after``; ``changes`` lists slot values a rewriter changed on
-    purpose (disfluency repair, slot replacement, ASR noise) as ``{"slot", "before", "after"}`` dicts.
+    ``params`` are the rewriter's effective parameters; ``spans`` the protected spans of ``after``;
+    ``changes`` the slot values it changed on purpose (disfluency repair, slot replacement, ASR noise).
     """
 
     name: str
-    params: Mapping[str, Any]
+    params: Mapping[str, JSONScalar]
     seed: int
     before: str
     after: str
     spans: tuple[Span, ...] = ()
-    changes: tuple[Mapping[str, Any], ...] = ()
-    info: Mapping[str, Any] = field(default_factory=dict)
+    changes: tuple[Change, ...] = ()
+    info: RewriteInfo = field(default_factory=lambda: RewriteInfo())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "name": self.name,
             "params": dict(self.params),
@@ -151,8 +204,8 @@ class Rewrite:
             "before": self.before,
             "after": self.after,
             "spans": [s.to_json() for s in self.spans],
-            "changes": [dict(c) for c in self.changes],
-            "info": dict(self.info),
+            "changes": [as_json_object(c) for c in self.changes],
+            "info": as_json_object(self.info),
         }
 
 

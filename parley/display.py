@@ -10,9 +10,11 @@ and bidirectional overrides as ``\\x9b`` / ``\\u202e``.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.text import Text
 
 _BIDI = "\u202a-\u202e\u2066-\u2069"
@@ -38,13 +40,15 @@ def visible(text: object, *, one_line: bool = False) -> str:
 _JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}]")
 
 
-def json_text(value: object, **kwargs: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False, **kwargs)`` safe to print to a terminal: JSON already escapes
-    C0 controls; DEL, C1 controls (``\\x9b`` is a one-byte CSI) and bidirectional overrides are escaped too
-    (``\\u009b``), so the line decodes to exactly the same value."""
+def json_text(value: object, *, indent: int | None = None, allow_nan: bool = True,
+              default: Callable[[object], object] | None = None) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=…, allow_nan=…, default=…)`` safe to print to a
+    terminal: JSON already escapes C0 controls; DEL, C1 controls (``\\x9b`` is a one-byte CSI) and
+    bidirectional overrides are escaped too (``\\u009b``), so the line decodes to exactly the same value."""
     import json
 
-    return json_controls(json.dumps(value, ensure_ascii=False, **kwargs))
+    return json_controls(json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=allow_nan,
+                                    default=default))
 
 
 def json_controls(text: str) -> str:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from parley.errors import ParleyError
+from parley.jsontypes import JSONObject, JSONValue
 from parley.limits import Bounded, read_bytes
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -95,9 +96,9 @@ def items(fh: IO[bytes] | Bounded, source: str, error: type[ParleyError] = Parle
 
     mark = fh.mark if isinstance(fh, Bounded) else lambda _w: None
     want = "start_map" if top == "object" else "start_array"
-    stack: list[Any] = []
-    keys: list[Any] = []
-    key: Any = None
+    stack: list[JSONObject | list[JSONValue]] = []
+    keys: list[str] = []  # the key of each open object ("" for a list and the top level)
+    key: str | None = None
     index = 0
     try:
         events = ijson.basic_parse(fh, use_float=True)
@@ -105,7 +106,7 @@ def items(fh: IO[bytes] | Bounded, source: str, error: type[ParleyError] = Parle
             if not keys:  # the top level
                 if event != want:
                     _refuse_top(events, event, source, error, f"expected {shape or _KINDS[want]}")
-                keys.append(None)
+                keys.append("")
                 if top == "array":
                     mark(f"{what} [0]")
                 continue
@@ -121,7 +122,7 @@ def items(fh: IO[bytes] | Bounded, source: str, error: type[ParleyError] = Parle
                     here = f"{what} {key!r}" if top == "object" else f"{what} [{index}]"
                     raise error(f"{source}: JSON nested too deeply ({here}: more than {MAX_DEPTH} levels)")
                 stack.append({} if event == "start_map" else [])
-                keys.append(None)
+                keys.append("")
                 continue
             if event in ("end_map", "end_array"):
                 keys.pop()
@@ -152,7 +153,7 @@ def items(fh: IO[bytes] | Bounded, source: str, error: type[ParleyError] = Parle
         raise error(f"{source}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
-def _refuse_top(events: Iterator[tuple[str, Any]], first: str, source: str, error: type[ParleyError],
+def _refuse_top(events: Iterator[tuple[str, object]], first: str, source: str, error: type[ParleyError],
                 expected: str) -> None:
     """The top level is not the kind expected: say whether it is too deep to read or simply another kind."""
     depth = int(first in ("start_map", "start_array"))

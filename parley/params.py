@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 #: strict types, unknown keys refused, NaN/±inf refused
 CONFIG = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False, arbitrary_types_allowed=True)
 
 
-def _number_to_text(v: Any) -> Any:
+def _number_to_text(v: object) -> object:
     """A spec value such as ``model=123`` arrives as a number; a text parameter takes it as text."""
     return str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
 
 
-def as_whole(v: Any) -> Any:
+def as_whole(v: object) -> object:
     """``2.0`` → ``2`` (a whole number written with a decimal point); ``true`` is refused, not taken as 1."""
     if isinstance(v, bool):
         raise ValueError(f"must be a whole number, got {v!r}")
@@ -48,7 +49,7 @@ def key_path(loc: Sequence[int | str]) -> str:
     return out
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     from parley.display import visible
 
     text = repr(value)
@@ -69,10 +70,10 @@ _PHRASES = {
 _BOUNDS = {"greater_than": ">", "greater_than_equal": "≥", "less_than": "<", "less_than_equal": "≤"}
 
 
-def describe(error: Any) -> str:
+def describe(error: ErrorDetails, *, show_input: bool = True) -> str:
     """One pydantic error (an item of ``ValidationError.errors()``) as ``key: what is wrong, got VALUE``."""
     kind, ctx = error["type"], error.get("ctx") or {}
-    given = f", got {_shown(error['input'])}" if "input" in error else ""
+    given = f", got {_shown(error['input'])}" if show_input else ""
     if kind in ("missing", "missing_argument", "missing_keyword_only_argument", "extra_forbidden",
                 "unexpected_keyword_argument"):
         given = ""
@@ -86,30 +87,34 @@ def describe(error: Any) -> str:
         what = f"must be {_BOUNDS[kind]} {limit}"
     else:
         what = _PHRASES.get(kind, error["msg"][:1].lower() + error["msg"][1:])
-    where = key_path(error.get("loc", ()))
+    where = key_path(error["loc"])
     return f"{where}: {what}{given}" if where else f"{what}{given}"
 
 
-def one_line(err: ValidationError, known: Sequence[str] = ()) -> str:
+def one_line(err: ValidationError, known: Sequence[str] = (), *, unknown: str = "unknown key") -> str:
     """The first failure of ``err`` as one line (and how many more there were); ``known`` keys are listed when
-    the failure is an unknown key."""
+    the failure is an unknown key (told as ``unknown``)."""
     errors = err.errors()
     if not errors:
         return str(err).splitlines()[0]
     first = errors[0]
     text = describe(first)
+    if first["type"] == "extra_forbidden" and unknown != "unknown key":
+        text = text.removesuffix("unknown key") + unknown
     if known and first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         text += f" (known: {', '.join(known)})"
     return text + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
 
 
 @functools.cache
-def _number_adapter(kind: type, bounds: tuple[tuple[str, float | int], ...]) -> TypeAdapter[Any]:
-    base: Any = Whole if kind is int else float
-    return TypeAdapter(Annotated[base, Field(**dict(bounds))], config=CONFIG)
+def _number_adapter(kind: type, bounds: tuple[tuple[str, float | int], ...]) -> TypeAdapter[float]:
+    if kind is int:
+        return TypeAdapter(Annotated[Whole, Field(**dict(bounds))], config=CONFIG)
+    return TypeAdapter(Annotated[float, Field(**dict(bounds))], config=CONFIG)
 
 
-def check_number(value: Any, kind: type = float, *, unit: str = "", **bounds: float | int | None) -> Any:
+def check_number(value: object, kind: type = float, *, unit: str = "",
+                 **bounds: float | int | None) -> float:
     """``value`` (a number, or its text) as ``kind`` (int or float), finite and within ``bounds`` (pydantic's
     ``ge``, ``gt``, ``le``, ``lt``), checked like a spec parameter; otherwise a ValueError of one line:
     ``must be ≤ 64 threads, got 100``, ``must be a finite number (not NaN or infinity), got nan``."""
@@ -131,11 +136,11 @@ def check_number(value: Any, kind: type = float, *, unit: str = "", **bounds: fl
             limit = f"{limit:,}" if isinstance(limit, int) else limit
             what = f"must be {_BOUNDS[error['type']]} {limit} {unit}"
         else:
-            what = describe({k: v for k, v in error.items() if k != "input"})
+            what = describe(error, show_input=False)
         raise ValueError(f"{what}, got {_typed(given)}") from None
 
 
-def _typed(value: Any) -> str:
+def _typed(value: object) -> str:
     """A value as the user typed it (command-line text is shown without quotes)."""
     from parley.display import visible
 

@@ -19,15 +19,15 @@ changed value is reported in ``Rewrite.changes`` and the output spans carry the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.params import Field, Params
+from parley.engine.rewrite.base import RewriteContext, WithParams
 from parley.engine.rewrite.metrics import normalise
 from parley.engine.rewrite.numbers import speak_numbers
-from parley.engine.rewrite.util import check_params, sort_spans, tokenize, words
-from parley.engine.types import Rewrite, Span
+from parley.engine.rewrite.util import sort_spans, tokenize, words
+from parley.engine.types import Change, Rewrite, Span
 
 _CLITICS = frozenset(words("'s 's 'm 're 've 'll 'd n't"))
 _DROPPABLE = frozenset(words("a the to of and i it is in for that"))
@@ -43,19 +43,21 @@ def _spoken(token: str, numbers: bool) -> tuple[str, ...]:
     return tuple(normalise(speak_numbers(token) if numbers else token).split())
 
 
-class SimulatedASR:
+class SimulatedASRParams(Params):
+    wer: float = Field(0.23, ge=0.0, le=1.0, description="base probability that a word is misrecognised")
+    liaison: float = Field(0.5, ge=0.0, le=1.0,
+                           description="probability that a known liaison pair is run together")
+    numbers: bool = Field(True, description="speak numbers and times ('13:45' -> 'thirteen forty five')")
+
+
+class SimulatedASR(WithParams[SimulatedASRParams]):
     """Text-level speech-recognition noise with a word-error-rate knob."""
 
     name = "asr-sim"
-    PARAMS: ClassVar[tuple[Param, ...]] = (
-        Param("wer", "float", 0.23, "base probability that a word is misrecognised", lo=0.0, hi=1.0),
-        Param("liaison", "float", 0.5, "probability that a known liaison pair is run together",
-              lo=0.0, hi=1.0),
-        Param("numbers", "bool", True, "speak numbers and times ('13:45' -> 'thirteen forty five')"),
-    )
+    PARAMS: ClassVar[type[Params]] = SimulatedASRParams
 
-    def __init__(self, **params: Any) -> None:
-        self.params: Mapping[str, Any] = check_params(self.name, self.PARAMS, params)
+    def __init__(self, **given: object) -> None:
+        self.p = SimulatedASRParams.from_spec(self.name, given)
 
     def _words(self, text: str, spans: list[Span]) -> list[tuple[str, int | None]]:
         out: list[tuple[str, int | None]] = []
@@ -65,26 +67,26 @@ class SimulatedASR:
                 w, s = out[-1]
                 out[-1] = (w + low.replace("'", "'"), s)
                 continue
-            for w in _spoken(t.text, self.params["numbers"]):
+            for w in _spoken(t.text, self.p.numbers):
                 out.append((w, t.span))
         return out
 
     def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
         from parley.engine.rewrite.phonetic import confusions, liaison, rank, sound_alikes
 
-        p = self.params
+        p = self.p
         rng = ctx.rng
         spans = sort_spans(ctx.spans)
         ws = self._words(text, spans)
         out: list[tuple[str, int | None]] = []
         counts = {"substitute": 0, "liaison": 0, "delete": 0}
-        wer = p["wer"]
+        wer = p.wer
         i = 0
         while i < len(ws):
             w, s = ws[i]
-            if i + 1 < len(ws) and p["liaison"] > 0 and wer > 0:
+            if i + 1 < len(ws) and p.liaison > 0 and wer > 0:
                 merged = liaison(w, ws[i + 1][0])
-                if merged and rng.random() < p["liaison"] * min(1.0, wer * 4):
+                if merged and rng.random() < p.liaison * min(1.0, wer * 4):
                     out.append((merged, s if s is not None else ws[i + 1][1]))
                     counts["liaison"] += 1
                     i += 2
@@ -112,7 +114,7 @@ class SimulatedASR:
 
         after = " ".join(w for w, _ in out)
         new_spans: list[Span] = []
-        changes: list[dict[str, Any]] = []
+        changes: list[Change] = []
         pos = 0
         j = 0
         while j < len(out):
@@ -136,5 +138,5 @@ class SimulatedASR:
         for sp in spans:
             if sp.value not in seen and not any(ns.slot == sp.slot for ns in new_spans):
                 changes.append({"slot": sp.slot, "before": sp.value, "after": "", "kind": "asr"})
-        return Rewrite(self.name, dict(p), ctx.seed, text, after, tuple(new_spans), tuple(changes),
+        return Rewrite(self.name, self.params, ctx.seed, text, after, tuple(new_spans), tuple(changes),
                        {"counts": counts})

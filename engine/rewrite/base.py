@@ -6,9 +6,11 @@ import random
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
+from parley.engine.params import Params
 from parley.engine.types import Message, Rewrite, Span
+from parley.jsontypes import JSONScalar
 
 
 @dataclass(frozen=True)
@@ -23,15 +25,19 @@ class RewriteContext:
     seed: int
     history: tuple[Message, ...] = ()
     spans: tuple[Span, ...] = ()
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict)
 
 
 @runtime_checkable
 class Rewriter(Protocol):
-    """``Cls(**params)`` builds a rewriter (raising ``engine.spec.SpecError`` for bad params)."""
+    """``Cls(**params)`` builds a rewriter (raising ``engine.spec.SpecError`` for bad params). The class
+    declares ``PARAMS`` (an ``engine.params.Params`` model); ``params`` are the effective values a step
+    records."""
 
     name: str
-    params: Mapping[str, Any]
+
+    @property
+    def params(self) -> Mapping[str, JSONScalar]: ...
 
     def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite: ...
 
@@ -41,18 +47,15 @@ def step_seed(session_seed: int, turn_index: int, name: str) -> int:
     return zlib.crc32(f"{session_seed}:{turn_index}:{name}".encode()) & 0x7FFFFFFF
 
 
-@dataclass(frozen=True)
-class Param:
-    """A rewriter parameter as the TUI panel and ``--help`` show it.
+P = TypeVar("P", bound=Params)
 
-    ``kind`` is "int", "float", "bool" or "choice"; ``choices`` lists allowed values for "choice" (and may
-    list allowed ints); ``lo``/``hi`` bound numbers.
-    """
 
-    name: str
-    kind: str
-    default: Any
-    help: str
-    choices: tuple[Any, ...] = ()
-    lo: float | None = None
-    hi: float | None = None
+class WithParams(Generic[P]):
+    """A rewriter holding its typed parameters ``p`` (checked by its ``PARAMS`` model in ``__init__``);
+    ``params`` are their values as a step records them."""
+
+    p: P
+
+    @property
+    def params(self) -> dict[str, JSONScalar]:
+        return self.p.to_json()

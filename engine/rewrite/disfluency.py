@@ -19,12 +19,13 @@ Default rates are calibrated on the MultiWOZ test user turns against LAUG Table 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+import random
+from typing import ClassVar
 
-from parley.engine.rewrite.base import Param, RewriteContext
-from parley.engine.rewrite.util import Tok, assemble, check_params, sort_spans, split_edges, tokenize, words
-from parley.engine.types import Rewrite
+from parley.engine.params import Field, Params
+from parley.engine.rewrite.base import RewriteContext, WithParams
+from parley.engine.rewrite.util import Tok, assemble, sort_spans, split_edges, tokenize, words
+from parley.engine.types import Change, Rewrite
 
 #: (filler, weight)
 FILLERS: tuple[tuple[str, float], ...] = (
@@ -45,42 +46,45 @@ _SLOTS_REPAIRABLE = frozenset(words("name area food pricerange type day departur
                                     "book_people book_stay book_time leaveAt arriveBy stars"))
 
 
-def _pick(rng: Any, table: tuple[tuple[str, float], ...]) -> str:
+def _pick(rng: random.Random, table: tuple[tuple[str, float], ...]) -> str:
     return str(rng.choices([w for w, _ in table], weights=[p for _, p in table])[0])
 
 
-class DisfluencyRewriter:
+class DisfluencyParams(Params):
+    rate: float = Field(0.15, ge=0.0, le=1.0,
+                        description="interruption points per word gap (filled pauses and repeats)")
+    repeat_share: float = Field(0.25, ge=0.0, le=1.0,
+                                description="share of interruption points that are repeats, not pauses")
+    restart: float = Field(0.25, ge=0.0, le=1.0,
+                           description="probability of a false start before the utterance")
+    repair: float = Field(0.12, ge=0.0, le=1.0,
+                          description="probability that a slot value is repaired ('X, sorry, I mean Y')")
+
+
+class DisfluencyRewriter(WithParams[DisfluencyParams]):
     """LAUG-style speech disfluency with per-type rates."""
 
     name = "disfluency"
-    PARAMS: ClassVar[tuple[Param, ...]] = (
-        Param("rate", "float", 0.15, "interruption points per word gap (filled pauses and repeats)",
-              lo=0.0, hi=1.0),
-        Param("repeat_share", "float", 0.25, "share of interruption points that are repeats, not pauses",
-              lo=0.0, hi=1.0),
-        Param("restart", "float", 0.25, "probability of a false start before the utterance", lo=0.0, hi=1.0),
-        Param("repair", "float", 0.12, "probability that a slot value is repaired ('X, sorry, I mean Y')",
-              lo=0.0, hi=1.0),
-    )
+    PARAMS: ClassVar[type[Params]] = DisfluencyParams
 
-    def __init__(self, **params: Any) -> None:
-        self.params: Mapping[str, Any] = check_params(self.name, self.PARAMS, params)
+    def __init__(self, **given: object) -> None:
+        self.p = DisfluencyParams.from_spec(self.name, given)
 
     def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
-        p = self.params
+        p = self.p
         rng = ctx.rng
         spans = sort_spans(ctx.spans)
         toks = tokenize(text, spans)
-        changes: list[dict[str, Any]] = []
+        changes: list[Change] = []
         counts = {"pause": 0, "repeat": 0, "restart": 0, "repair": 0}
         if not toks:
-            return Rewrite(self.name, dict(p), ctx.seed, text, text, tuple(spans), (), {"counts": counts})
+            return Rewrite(self.name, self.params, ctx.seed, text, text, tuple(spans), (), {"counts": counts})
 
         # repairs first, on the span tokens themselves
         from parley.engine.rewrite.values import other_value
 
         for t in toks:
-            if t.span is None or p["repair"] <= 0 or rng.random() >= p["repair"]:
+            if t.span is None or p.repair <= 0 or rng.random() >= p.repair:
                 continue
             sp = spans[t.span]
             if sp.slot not in _SLOTS_REPAIRABLE:
@@ -124,10 +128,10 @@ class DisfluencyRewriter:
         out: list[Tok] = []
         for i, t in enumerate(toks):
             w = weights[i]
-            if w > 0 and mean_w > 0 and rng.random() < min(0.9, p["rate"] * w / mean_w):
+            if w > 0 and mean_w > 0 and rng.random() < min(0.9, p.rate * w / mean_w):
                 prev = toks[i - 1] if i else None
                 if (prev is not None and _repeatable(prev) and not split_edges(prev.text)[2]
-                        and rng.random() < p["repeat_share"]):
+                        and rng.random() < p.repeat_share):
                     two = i >= 2 and _repeatable(toks[i - 2]) and not glued[i - 1]
                     k = 2 if two and rng.random() < 0.25 else 1
                     rep = [split_edges(x.text)[1] for x in toks[i - k:i]]
@@ -147,14 +151,14 @@ class DisfluencyRewriter:
                     counts["pause"] += 1
             out.append(t)
 
-        if p["restart"] > 0 and rng.random() < p["restart"]:
+        if p.restart > 0 and rng.random() < p.restart:
             prefix = _pick(rng, RESTARTS)
             _decap(out[0])
             out.insert(0, Tok(prefix[:1].upper() + prefix[1:]))
             counts["restart"] += 1
 
         after, new_spans = assemble(out, spans)
-        return Rewrite(self.name, dict(p), ctx.seed, text, after, new_spans, tuple(changes),
+        return Rewrite(self.name, self.params, ctx.seed, text, after, new_spans, tuple(changes),
                        {"counts": counts})
 
 

@@ -22,28 +22,23 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from parley.engine.http import MAX_RETRIES, Limits, short
+from parley.engine.http import Limits, short
 from parley.engine.rewrite import impolite_lexicon as L
-from parley.engine.rewrite.base import Param, RewriteContext
+from parley.engine.rewrite.base import RewriteContext
 from parley.engine.rewrite.impolite_check import check_llm_rewrite, sentence_count
 from parley.engine.spec import SpecError
-from parley.engine.types import Span, TurnError
+from parley.engine.types import RewriteInfo, Span, TurnError
+from parley.jsontypes import JSONObject
 
-#: parameters of the backend, validated with the rewriter's own (not shown in the rewriter panel)
-OPENAI_PARAMS: tuple[Param, ...] = (
-    Param("backend", "choice", "rules", "rules (optionally model=/llm=) or openai: an OpenAI-compatible "
-          "endpoint, falling back to the rules", choices=("rules", "openai")),
-    Param("url", "str", None, "backend=openai: base URL (http://host:port, …/v1 or …/chat/completions)"),
-    Param("key_env", "str", None, "backend=openai: environment variable holding the API key"),
-    Param("timeout", "float", 30.0, "backend=openai: seconds per attempt", lo=0, hi=3600),
-    Param("retries", "int", 1, "backend=openai: retries after a connection error, timeout, 429 or 5xx",
-          lo=0, hi=MAX_RETRIES),
-    Param("max_tokens", "int", 64, "backend=openai: longest reply, in tokens", lo=1, hi=4096),
-)
-KEYS = tuple(p.name for p in OPENAI_PARAMS)
+if TYPE_CHECKING:
+    from parley.engine.openai_client import ChatClient
+    from parley.engine.rewrite.impolite import ImpoliteParams
+
+#: the backend's parameters (fields of ``impolite.ImpoliteParams``, validated with the rewriter's own)
+KEYS = ("backend", "url", "key_env", "timeout", "retries", "max_tokens")
 
 #: the role-play instruction of each scenario (after the corpus's Table I, in parley's words)
 ROLE_PLAY: dict[int, str] = {
@@ -70,44 +65,43 @@ _LABEL = re.compile(r"^(?:the\s+)?(?:rewritten|rude|impolite)?\s*"
 _QUOTES = "\"'“”‘’`"
 
 
-def backend_params(name: str, p: dict[str, Any]) -> dict[str, Any]:
-    """The effective params: with ``backend=rules`` the backend's keys go (they must not be given); with
+def backend_params(name: str, p: ImpoliteParams) -> ImpoliteParams:
+    """The params, checked: with ``backend=rules`` the backend's keys must not be given; with
     ``backend=openai`` the endpoint's are checked (SpecError naming the problem)."""
-    defaults = {q.name: q.default for q in OPENAI_PARAMS}
-    if p["backend"] != "openai":
-        given = [k for k in KEYS if p[k] != defaults[k]]
+    if p.backend != "openai":
+        fields = type(p).model_fields
+        given = [k for k in KEYS if getattr(p, k) != fields[k].default]
         if given:
             raise SpecError(f"{name}: {', '.join(given)} applies to backend=openai only")
-        return {k: v for k, v in p.items() if k not in KEYS}
-    url = p["url"]
-    if not url or not str(url).startswith(("http://", "https://")):
+        return p
+    if not p.url or not p.url.startswith(("http://", "https://")):
         raise SpecError(f"{name}: backend=openai needs url=http://… or https://… (the endpoint's base URL)")
-    if not p["model"]:
+    if not p.model:
         raise SpecError(f"{name}: backend=openai needs model=NAME (the served model's name)")
-    if p["llm"]:
+    if p.llm:
         raise SpecError(f"{name}: llm=true and backend=openai exclude each other")
-    if p["key_env"] is not None and not os.environ.get(str(p["key_env"])):
-        raise SpecError(f"environment variable {p['key_env']} (key_env) is not set")
+    if p.key_env is not None and not os.environ.get(p.key_env):
+        raise SpecError(f"environment variable {p.key_env} (key_env) is not set")
     limits(name, p)
     return p
 
 
-def limits(name: str, p: Mapping[str, Any]) -> Limits:
+def limits(name: str, p: ImpoliteParams) -> Limits:
     try:
-        return Limits(timeout=p["timeout"], retries=p["retries"]).check()
+        return Limits(timeout=p.timeout, retries=p.retries).check()
     except ValueError as e:
         raise SpecError(f"{name}: {e}") from None
 
 
 def messages(text: str, spans: Sequence[Span], ctx: RewriteContext,
-             p: Mapping[str, Any]) -> list[dict[str, str]]:
+             p: ImpoliteParams) -> list[dict[str, str]]:
     """The chat request: the role-play instruction as the system message, the user's sentence after it."""
     n = max(1, sentence_count(text, [s.value for s in spans], courtesy=False))
-    swear = "" if p["profanity"] and p["intensity"] == 3 else " and no swear words"
+    swear = "" if p.profanity and p.intensity == 3 else " and no swear words"
     system = (
         "You rewrite what a customer says to a travel booking assistant (hotels, restaurants, trains, taxis, "
-        f"attractions). {ROLE_PLAY[p['scenario']]} Say the same request the way that customer would: "
-        f"{TONE[p['intensity']]}, with no please, thanks, sorry, greeting or any other politeness{swear}. "
+        f"attractions). {ROLE_PLAY[p.scenario]} Say the same request the way that customer would: "
+        f"{TONE[p.intensity]}, with no please, thanks, sorry, greeting or any other politeness{swear}. "
         "Keep every name, place, day, time and number and every detail asked for (phone number, "
         "postcode, price, reference…) exactly as written, and add no new request. Reply with the rewritten "
         "message only: "
@@ -154,21 +148,21 @@ def recase(out: str, spans: Sequence[Span]) -> str:
 class OpenAIBackend:
     """One endpoint and model; the client is made at the first rewrite (thread-safe)."""
 
-    def __init__(self, name: str, p: Mapping[str, Any]) -> None:
+    def __init__(self, name: str, p: ImpoliteParams) -> None:
         self.p = p
-        self.url = str(p["url"])
-        self.model = str(p["model"])
+        self.url = str(p.url)
+        self.model = str(p.model)
         self.limits = limits(name, p)
-        self._client: Any = None
+        self._client: ChatClient | None = None
         self._lock = threading.Lock()
 
-    def client(self) -> Any:
+    def client(self) -> ChatClient:
         from parley.engine.openai_client import ChatClient
 
         with self._lock:
             if self._client is None:
-                self._client = ChatClient(self.url, self.model, key_env=self.p["key_env"], limits=self.limits,
-                                          temperature=0.0, max_tokens=int(self.p["max_tokens"]))
+                self._client = ChatClient(self.url, self.model, key_env=self.p.key_env, limits=self.limits,
+                                          temperature=0.0, max_tokens=self.p.max_tokens)
             return self._client
 
     def close(self) -> None:
@@ -178,19 +172,20 @@ class OpenAIBackend:
             client.close()
 
     def rewrite(self, text: str, spans: Sequence[Span],
-                ctx: RewriteContext) -> tuple[str | None, dict[str, Any]]:
+                ctx: RewriteContext) -> tuple[str | None, RewriteInfo]:
         """The checked rewrite and what to record, or ``None`` and why the rules must take over."""
         from parley.engine.openai_client import chat_url
 
-        meta: dict[str, Any] = {"url": chat_url(self.url), "model": self.model, "seed": ctx.seed,
-                                "temperature": 0.0}
-        info: dict[str, Any] = {"backend": "openai", "openai": meta}
+        meta: JSONObject = {"url": chat_url(self.url), "model": self.model, "seed": ctx.seed,
+                            "temperature": 0.0}
+        info = RewriteInfo(backend="openai", openai=meta)
         try:
             reply = self.client().complete(messages(text, spans, ctx, self.p), seed=ctx.seed)
         except TurnError as e:
             kind = getattr(e, "kind", "error")
             meta["status"] = getattr(e, "status", None)
-            info.update(fallback=f"the server failed ({kind}): {short(str(e), 200)}", fallback_kind=kind)
+            info["fallback"] = f"the server failed ({kind}): {short(str(e), 200)}"
+            info["fallback_kind"] = str(kind)
             return None, info
         meta.update(url=reply.url, status=reply.status, attempts=reply.attempts,
                     elapsed_ms=round(reply.elapsed_ms, 1), finish_reason=reply.finish_reason)
@@ -200,10 +195,11 @@ class OpenAIBackend:
             out = recase(clean(reply.text), spans)
             check_llm_rewrite(text, out, spans, sentences=True)
             rude = set(re.findall(r"[a-z']+", out.lower())) & L.OFFENSIVE_WORDS
-            if rude and not (self.p["profanity"] and self.p["intensity"] == 3):
+            if rude and not (self.p.profanity and self.p.intensity == 3):
                 raise ValueError("the LLM rewrite is offensive and profanity is off")
         except ValueError as e:
             meta["reply"] = short(reply.text, 300)
-            info.update(fallback=str(e), fallback_kind="check")
+            info["fallback"] = str(e)
+            info["fallback_kind"] = "check"
             return None, info
         return out, info

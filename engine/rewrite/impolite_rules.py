@@ -6,9 +6,10 @@ rule can touch them; the output's spans are read off the placeholders' positions
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.rewrite import impolite_lexicon as L
 from parley.engine.rewrite.courtesy import is_fragment, markers, scrub, sentences, tidy
@@ -16,7 +17,10 @@ from parley.engine.rewrite.impolite_parse import Clause, parse, split
 from parley.engine.rewrite.impolite_voice import cap, framed, plain
 from parley.engine.rewrite.numbers import spoken_ordinal
 from parley.engine.rewrite.util import relocate
-from parley.engine.types import Span
+from parley.engine.types import Message, Span
+
+if TYPE_CHECKING:
+    from parley.engine.rewrite.base import RewriteContext
 
 _PH0 = 0xF0000  # placeholder code points: U+F0000 + span index (Supplementary Private Use Area-A)
 
@@ -86,7 +90,7 @@ def _masked_spans(text: str, spans: Sequence[Span]) -> list[Span]:
     return sorted([*spans, *reqs], key=lambda s: s.start)
 
 
-def rewrite_rules(text: str, spans: Sequence[Span], ctx: Any, scenario: int, intensity: int,
+def rewrite_rules(text: str, spans: Sequence[Span], ctx: RewriteContext, scenario: int, intensity: int,
                   profanity: bool) -> tuple[str, tuple[Span, ...], list[str]]:
     """Apply the rules; returns (text, spans, names of the moves made).
 
@@ -203,14 +207,14 @@ def _clean(text: str) -> str:
     return " ".join(keep)
 
 
-def _history_fill(history: Sequence[Any]) -> dict[str, str]:
+def _history_fill(history: Sequence[Message]) -> dict[str, str]:
     from parley.engine.spans import find_spans
 
-    n_user = sum(1 for m in history if getattr(m, "role", "") == "user")
+    n_user = sum(1 for m in history if m.role == "user")
     n = max(3, n_user + 1)
     quote = ""
     for m in reversed(history):
-        if getattr(m, "role", "") == "system" and getattr(m, "text", "").strip():
+        if m.role == "system" and m.text.strip():
             words = re.sub(r"[\"“”]", "", m.text).split()[:5]
             snippet = " ".join(words).rstrip(".,!?;:")
             if snippet and not find_spans(snippet) and not re.search(r"\d", snippet):
@@ -221,7 +225,7 @@ def _history_fill(history: Sequence[Any]) -> dict[str, str]:
     return {"n": spoken_int(n), "nth": spoken_ordinal(n), "quote": quote}
 
 
-def _profane(out: list[str], rng: Any) -> list[str]:
+def _profane(out: list[str], rng: random.Random) -> list[str]:
     kind = rng.random()
     if kind < 0.45:
         first = out[0]

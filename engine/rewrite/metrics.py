@@ -25,9 +25,13 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
+from parley.jsontypes import JSONObject
 from parley.text import squash
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 _PUNCT = re.compile(r"[^\w\s']|(?<!\w)'|'(?!\w)")
 _CLITIC = re.compile(r"\s+'(?=(?:s|m|re|ve|ll|d|t)\b)")
@@ -49,7 +53,7 @@ class ChangeRates:
     n: int
     n_slots: int
 
-    def to_json(self) -> dict[str, float]:
+    def to_json(self) -> JSONObject:
         return {"char": round(self.char, 4), "word": round(self.word, 4), "slot": round(self.slot, 4)}
 
 
@@ -158,7 +162,8 @@ def bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float:
     return float(sacrebleu.corpus_bleu(list(hypotheses), [list(references)]).score)
 
 
-def perplexity(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *, batch_size: int = 16,
+def perplexity(texts: Sequence[str], model: PreTrainedModel | None = None,
+               tokenizer: PreTrainedTokenizerBase | None = None, *, batch_size: int = 16,
                max_length: int = 128) -> float:
     """Corpus perplexity exp(total NLL / total predicted tokens) of ``texts`` under a causal LM (see
     :func:`_nll`)."""
@@ -167,15 +172,16 @@ def perplexity(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *
     return math.exp(sum(nll) / total_tok) if total_tok else float("nan")
 
 
-def perplexities(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *, batch_size: int = 16,
+def perplexities(texts: Sequence[str], model: PreTrainedModel | None = None,
+                 tokenizer: PreTrainedTokenizerBase | None = None, *, batch_size: int = 16,
                  max_length: int = 128) -> list[float]:
     """Perplexity of each text on its own (nan for an empty text)."""
     nll, tok = _nll(texts, model, tokenizer, batch_size=batch_size, max_length=max_length, keep_empty=True)
     return [math.exp(n / t) if t else float("nan") for n, t in zip(nll, tok, strict=True)]
 
 
-def ppl_ratios(befores: Sequence[str], afters: Sequence[str], model: Any = None, tokenizer: Any = None
-               ) -> list[float]:
+def ppl_ratios(befores: Sequence[str], afters: Sequence[str], model: PreTrainedModel | None = None,
+               tokenizer: PreTrainedTokenizerBase | None = None) -> list[float]:
     """Per utterance: perplexity of the rewrite / perplexity of its original (both under the same LM).
 
     Above 1 the rewrite reads less like ordinary English than the text it came from; the median of these
@@ -187,7 +193,8 @@ def ppl_ratios(befores: Sequence[str], afters: Sequence[str], model: Any = None,
             if not (math.isnan(a) or math.isnan(b)) and b > 0]
 
 
-def _nll(texts: Sequence[str], model: Any = None, tokenizer: Any = None, *, batch_size: int = 16,
+def _nll(texts: Sequence[str], model: PreTrainedModel | None = None,
+         tokenizer: PreTrainedTokenizerBase | None = None, *, batch_size: int = 16,
          max_length: int = 128, keep_empty: bool = False) -> tuple[list[float], list[int]]:
     """Per text: (summed negative log-likelihood, tokens predicted) under a causal LM.
 

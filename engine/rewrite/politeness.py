@@ -17,9 +17,12 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.text import squash
+
+if TYPE_CHECKING:
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 BIAS = 0.4
 
@@ -92,7 +95,7 @@ class Politeness:
 
 
 @lru_cache(maxsize=1)
-def _vader() -> Any:
+def _vader() -> SentimentIntensityAnalyzer:
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
     return SentimentIntensityAnalyzer()

@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from parley.engine.params import check_params  # noqa: F401  (the rewriters import it from here)
 from parley.engine.types import Span
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import random
 import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.types import Span
+
+if TYPE_CHECKING:
+    from parley.engine.mwdb import MultiwozDB
 
 _NUM_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -66,7 +69,7 @@ def _other_count(value: str, rng: random.Random) -> str:
     return str(k) if low.isdigit() else _match_case(value, _NUM_WORDS[k])
 
 
-def other_value(span: Span, rng: random.Random, db: Any = None) -> str | None:
+def other_value(span: Span, rng: random.Random, db: MultiwozDB | None = None) -> str | None:
     """A plausible different value for ``span``'s slot (same case style), or None when there is none."""
     slot = span.slot
     value = span.value

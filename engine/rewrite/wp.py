@@ -13,13 +13,13 @@ download at run time).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import ClassVar, Literal
 
-from parley.engine.rewrite.base import Param, RewriteContext
-from parley.engine.rewrite.util import Tok, assemble, check_params, sort_spans, split_edges, tokenize
-from parley.engine.types import Rewrite, Span
+from parley.engine.params import Field, Params
+from parley.engine.rewrite.base import RewriteContext, WithParams
+from parley.engine.rewrite.util import Tok, assemble, sort_spans, split_edges, tokenize
+from parley.engine.types import Change, Rewrite, Span
 
 OPS: tuple[str, ...] = ("synonym", "insert", "swap", "delete")
 
@@ -49,36 +49,38 @@ def _case_like(template: str, word: str) -> str:
     return word
 
 
-class WordPerturbation:
+class WordPerturbationParams(Params):
+    alpha: float = Field(0.1, ge=0.0, le=1.0,
+                         description="share of words an EDA operation touches (at least one)")
+    op: Literal["random", "synonym", "insert", "swap", "delete"] = Field(
+        "random", description="EDA operation: one at random per utterance, or a fixed one")
+    slot: float = Field(0.39, ge=0.0, le=1.0,
+                        description="probability that a slot value is replaced by another DB value")
+
+
+class WordPerturbation(WithParams[WordPerturbationParams]):
     """LAUG SC-EDA word perturbation with slot-value replacement."""
 
     name = "wp"
-    PARAMS: ClassVar[tuple[Param, ...]] = (
-        Param("alpha", "float", 0.1, "share of words an EDA operation touches (at least one)",
-              lo=0.0, hi=1.0),
-        Param("op", "choice", "random", "EDA operation: one at random per utterance, or a fixed one",
-              choices=("random", *OPS)),
-        Param("slot", "float", 0.39, "probability that a slot value is replaced by another DB value",
-              lo=0.0, hi=1.0),
-    )
+    PARAMS: ClassVar[type[Params]] = WordPerturbationParams
 
-    def __init__(self, **params: Any) -> None:
-        self.params: Mapping[str, Any] = check_params(self.name, self.PARAMS, params)
+    def __init__(self, **given: object) -> None:
+        self.p = WordPerturbationParams.from_spec(self.name, given)
 
     def rewrite(self, text: str, ctx: RewriteContext) -> Rewrite:
-        p = self.params
+        p = self.p
         rng = ctx.rng
         spans = sort_spans(ctx.spans)
         toks = tokenize(text, spans)
         syn = synonyms()
-        changes: list[dict[str, Any]] = []
+        changes: list[Change] = []
         new_spans: list[Span] = list(spans)
 
         # slot-value replacement
         from parley.engine.rewrite.values import other_value
 
         for t in toks:
-            if t.span is None or p["slot"] <= 0 or rng.random() >= p["slot"]:
+            if t.span is None or p.slot <= 0 or rng.random() >= p.slot:
                 continue
             sp = spans[t.span]
             other = other_value(sp, rng)
@@ -91,8 +93,8 @@ class WordPerturbation:
 
         words = [i for i, t in enumerate(toks) if t.span is None and split_edges(t.text)[1].isalpha()]
         n_words = sum(1 for t in toks if split_edges(t.text)[1])
-        n = max(1, int(p["alpha"] * n_words)) if p["alpha"] > 0 else 0
-        op = p["op"] if p["op"] != "random" else rng.choice(OPS)
+        n = max(1, int(p.alpha * n_words)) if p.alpha > 0 else 0
+        op = p.op if p.op != "random" else rng.choice(OPS)
         done = 0
         if words and n:
             if op == "synonym":
@@ -122,5 +124,5 @@ class WordPerturbation:
                     toks[i].text = (lead + tail).strip()
                 done = len(drop)
         after, out_spans = assemble(toks, new_spans)
-        return Rewrite(self.name, dict(p), ctx.seed, text, after, out_spans, tuple(changes),
+        return Rewrite(self.name, self.params, ctx.seed, text, after, out_spans, tuple(changes),
                        {"op": op, "n": done, "replaced": len(changes)})

@@ -5,10 +5,10 @@ Build one with ``build_system("multiwoz")`` or ``build_system("hf-seq2seq:model=
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from parley import extras
+from parley.engine.params import params_of
 from parley.engine.registry import Registry
 from parley.engine.spec import Spec, SpecError, parse_spec
 from parley.engine.types import DialogueSystem
@@ -52,7 +52,7 @@ def build_system(spec: str | Spec, *, trust_remote_code: bool = False, **extra: 
     extras.require(extras.SYSTEMS.get(s.name), f"the `{s.name}` system")
     cls = entry.load()
     if trust_remote_code:
-        if "trust_remote_code" not in inspect.signature(cls).parameters:
+        if "trust_remote_code" not in params_of(cls).model_fields:
             raise SpecError(f"--trust-remote-code applies to checkpoint systems, not {s.name!r}")
         extra["trust_remote_code"] = True
     try:

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
-from parley.engine.params import checked
+from parley.engine.params import Field, Params, SystemParams
 from parley.engine.speculate import adopt_state, fork_copy
 from parley.engine.types import DialogueSystem, Message, SystemTurn
 from parley.params import Text
 
 
+class EchoParams(SystemParams):
+    prefix: Text = Field("You said: ", description="put before the user's words")
+
+
 class EchoSystem(DialogueSystem):
     name = "echo"
 
-    @checked
-    def __init__(self, prefix: Text = "You said: ") -> None:
-        self.prefix = prefix
+    PARAMS: ClassVar[type[Params]] = EchoParams
+
+    def __init__(self, **given: object) -> None:
+        p = EchoParams.from_spec(self.name, given)
+        self.prefix = p.prefix
         self.turns = 0
 
     def reset(self, seed: int | None = None) -> None:

@@ -19,13 +19,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import Field
+from typing import Any, ClassVar
 
 from parley.engine.loading import resolve
 from parley.engine.mwdb import MultiwozDB, load_db
-from parley.engine.params import checked
+from parley.engine.params import Field, Params, SystemParams
 from parley.engine.spec import SpecError
 from parley.engine.systems.hf_belief import parse_acts, parse_belief_checked
 from parley.engine.systems.hf_common import (
@@ -48,6 +46,20 @@ FORMAT_FILE = "parley-format.toml"
 FALLBACK = "Sorry, I did not understand that. Could you say it again, in other words?"
 
 
+class HFParams(SystemParams):
+    """The parameters of the checkpoint systems (``hf-seq2seq``, ``hf-causal``, ``neural``)."""
+
+    model: Text | None = Field(None, description="checkpoint folder or Hugging Face id")
+    format: Text | None = Field(None, description="a bundled format name or a parley-format.toml")
+    max_new_tokens: int | None = Field(None, ge=1, le=1024, description="longest generation, in tokens")
+    allow_pickle: bool = Field(False, description="load pickled weights (.bin) as well as safetensors")
+    trust_remote_code: bool = Field(False, description="run the checkpoint's own code (command line only)")
+    db: Text | None = Field(None, description="folder of MultiWOZ database files")
+    max_input_tokens: int | None = Field(None, ge=16, description="longest context, in tokens")
+    seed: int | None = None
+    threads: int = Field(0, ge=0, le=64, description="torch threads (0: one when the CPUs are busy)")
+
+
 class HFTODSystem:
     """Base class of the end-to-end checkpoint systems (not registered itself)."""
 
@@ -55,27 +67,26 @@ class HFTODSystem:
     kind = "seq2seq"
     default_format = "pptod"
 
-    @checked
-    def __init__(self, model: Text | None = None, format: Text | None = None,
-                 max_new_tokens: Annotated[int, Field(ge=1, le=1024)] | None = None,
-                 allow_pickle: bool = False, trust_remote_code: bool = False, db: Text | None = None,
-                 max_input_tokens: Annotated[int, Field(ge=16)] | None = None,
-                 seed: int | None = None, threads: Annotated[int, Field(ge=0, le=64)] = 0) -> None:
-        if model is None or not str(model).strip():
+    PARAMS: ClassVar[type[Params]] = HFParams
+
+    def __init__(self, **given: object) -> None:
+        p = HFParams.from_spec(self.name, given)
+        model = p.model
+        if model is None or not model.strip():
             raise SpecError(f"{self.name} needs model=PATH or a Hugging Face id, "
                             f"e.g. {self.name}:model=./pptod")
         self.model_ref = str(model).strip()
-        self.allow_pickle = allow_pickle
-        self.trust_remote_code = trust_remote_code
-        fmt_ref = format
+        self.allow_pickle = p.allow_pickle
+        self.trust_remote_code = p.trust_remote_code
+        fmt_ref = p.format
         if fmt_ref is None and Path(self.model_ref).expanduser().joinpath(FORMAT_FILE).is_file():
             fmt_ref = str(Path(self.model_ref).expanduser() / FORMAT_FILE)
         self.format: Format = load_format(str(fmt_ref or self.default_format), kind=self.kind)
-        self.max_new_tokens = int(max_new_tokens or self.format.max_new_tokens)
-        self.max_input_tokens = max_input_tokens
-        self.threads = threads
-        self.db_dir = db
-        self.seed = seed
+        self.max_new_tokens = int(p.max_new_tokens or self.format.max_new_tokens)
+        self.max_input_tokens = p.max_input_tokens
+        self.threads = p.threads
+        self.db_dir = p.db
+        self.seed = p.seed
         self.model: Any = None
         self.tokenizer: Any = None
         self._db: MultiwozDB | None = None

@@ -31,12 +31,10 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import date
-from typing import Annotated, Protocol
-
-from pydantic import Field
+from typing import ClassVar, Protocol
 
 from parley.engine.loading import say
-from parley.engine.params import checked
+from parley.engine.params import Field, Params, SystemParams
 from parley.engine.systems.llm_act import act_reason
 from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for callers and tests
     REFUSALS,
@@ -56,21 +54,40 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 MAX_TOKENS_LIMIT = 256
 
 
+class LLMParams(SystemParams):
+    model: Text | None = Field(DEFAULT_MODEL,
+                               description="chat model: bundled name, GGUF file, folder or Hugging Face id")
+    max_new_tokens: int = Field(40, ge=1, le=MAX_TOKENS_LIMIT, description="longest rewording, in tokens")
+    seed: int | Text | None = None
+    check: bool = Field(True, description="check each rewording by rules (false: show the model's words)")
+    trust_remote_code: bool = Field(False, description="run the checkpoint's own code (command line only)")
+    allow_pickle: bool = Field(False, description="load pickled weights (.bin) as well as safetensors")
+    db_dir: Text | None = Field(None, description="folder of MultiWOZ database files (default: bundled)")
+    threads: int = Field(0, ge=0, le=64, description="threads (0: 2 on an idle machine, 1 on a busy one)")
+    prefix_cache: bool = Field(True, description="reuse the prompt's common prefix between turns")
+    strict: bool = False
+    delex: bool = Field(True, description="the model rewords placeholders, not values")
+    copy_bias: float = Field(3.0, ge=0, le=20, description="added to the logits of the draft's tokens")
+    sentences: int = Field(0, ge=0, le=20, description="most sentences kept (0: as many as the template)")
+    read_system: bool = Field(False, description="also read system turns it did not write (corpus scoring)")
+    clock: bool | Text | Callable[[], date | None] | None = Field(
+        "today", description='the date "today" and "tomorrow" count from: today, off or YYYY-MM-DD')
+
+
 class LLMSystem:
     """``multiwoz`` decides, a small chat LLM rewords it, a rule check keeps the template where it must."""
 
     name = "llm"
 
-    @checked
-    def __init__(self, model: Text | None = DEFAULT_MODEL,
-                 max_new_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS_LIMIT)] = 40,
-                 seed: int | Text | None = None, check: bool = True, trust_remote_code: bool = False,
-                 allow_pickle: bool = False, db_dir: Text | None = None,
-                 threads: Annotated[int, Field(ge=0, le=64)] = 0, prefix_cache: bool = True,
-                 strict: bool = False, delex: bool = True,
-                 copy_bias: Annotated[float, Field(ge=0, le=20)] = 3.0,
-                 sentences: Annotated[int, Field(ge=0, le=20)] = 0, read_system: bool = False,
-                 clock: bool | Text | Callable[[], date | None] | None = "today") -> None:
+    PARAMS: ClassVar[type[Params]] = LLMParams
+
+    def __init__(self, **given: object) -> None:
+        p = LLMParams.from_spec(self.name, given)
+        model, max_new_tokens, seed, check = p.model, p.max_new_tokens, p.seed, p.check
+        trust_remote_code, allow_pickle = p.trust_remote_code, p.allow_pickle
+        db_dir, threads = p.db_dir, p.threads
+        prefix_cache, strict, delex, copy_bias = p.prefix_cache, p.strict, p.delex, p.copy_bias
+        sentences, read_system, clock = p.sentences, p.read_system, p.clock
         self.model_ref = str(model if model is not None else DEFAULT_MODEL).strip() or DEFAULT_MODEL
         self.max_new_tokens = max_new_tokens
         self.seed = seed

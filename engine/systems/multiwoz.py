@@ -28,10 +28,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import SupportsInt
+from typing import ClassVar, SupportsInt
 
 from parley.engine.mwdb import MultiwozDB, Row, load_db
-from parley.engine.params import checked
+from parley.engine.params import Field, Params, SystemParams
 from parley.engine.spec import SpecError
 from parley.engine.speculate import adopt_state, fork_copy
 from parley.engine.systems.mw.dst import Tracker
@@ -83,6 +83,14 @@ def _clock(clock: bool | str | Callable[[], date | None] | None) -> Callable[[],
     return lambda: fixed
 
 
+class MultiwozParams(SystemParams):
+    seed: int | Text | None = Field(None, description="the policy's seed (text is hashed to a number)")
+    db_dir: Text | None = Field(None, description="folder of MultiWOZ database files (default: bundled)")
+    read_system: bool = Field(False, description="also read system turns it did not write (corpus scoring)")
+    clock: bool | Text | Callable[[], date | None] | None = Field(
+        "today", description='the date "today" and "tomorrow" count from: today, off or YYYY-MM-DD')
+
+
 class MultiwozSystem:
     """Rule pipeline over the MultiWOZ DB. ``read_system=True`` also reads system turns it did not write
     (for scoring the tracker on corpus dialogues). ``clock`` gives the date "today", "tonight", "tomorrow" and
@@ -92,10 +100,11 @@ class MultiwozSystem:
 
     name = "multiwoz"
 
-    @checked
-    def __init__(self, seed: int | Text | None = None, db_dir: Text | None = None,
-                 read_system: bool = False,
-                 clock: bool | Text | Callable[[], date | None] | None = "today") -> None:
+    PARAMS: ClassVar[type[Params]] = MultiwozParams
+
+    def __init__(self, **given: object) -> None:
+        p = MultiwozParams.from_spec(self.name, given)
+        seed, db_dir, read_system, clock = p.seed, p.db_dir, p.read_system, p.clock
         self.seed = _seed(seed)
         self.clock = clock
         self.db_dir = db_dir

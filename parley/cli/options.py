@@ -9,9 +9,17 @@ refused before anything runs, in one line naming the option, and ``--help`` show
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol, TypeVar
 
 import click
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+class OptionDecorator(Protocol):
+    """What ``click.option(...)`` returns: it adds the option to a command function and gives it back."""
+
+    def __call__(self, f: F, /) -> F: ...
 
 
 class Number(click.ParamType):
@@ -24,7 +32,7 @@ class Number(click.ParamType):
         self.bounds = {"ge": ge, "gt": gt, "le": le, "lt": lt}
         self.name = "integer" if kind is int else "number"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
         from parley.params import check_number
 
         top = self.bounds["le"]
@@ -48,7 +56,7 @@ class Number(click.ParamType):
 class NumberOption(click.Option):
     """An option whose help shows its :class:`Number` range beside the default."""
 
-    def get_help_extra(self, ctx: click.Context) -> Any:
+    def get_help_extra(self, ctx: click.Context) -> click.types.OptionHelpExtra:
         extra = super().get_help_extra(ctx)
         if isinstance(self.type, Number):
             extra["range"] = self.type.describe()
@@ -57,7 +65,7 @@ class NumberOption(click.Option):
 
 def number(*decls: str, kind: type = float, unit: str = "", shown: str = "", ge: float | None = None,
            gt: float | None = None, le: float | None = None, lt: float | None = None, clamp: bool = False,
-           **kwargs: Any) -> Callable[[Any], Any]:
+           **kwargs: object) -> OptionDecorator:
     """``click.option`` for a checked number (see the module docstring); ``clamp``: a whole number above
     ``le`` is taken as ``le`` (a limit of "at most N" beyond any count)."""
     kind_type = Number(kind, unit=unit, shown=shown, ge=ge, gt=gt, le=le, lt=lt, clamp=clamp)
@@ -68,6 +76,6 @@ def number(*decls: str, kind: type = float, unit: str = "", shown: str = "", ge:
 SEED = Number(int, ge=-(2**63), le=2**63 - 1, shown="a 64-bit whole number")
 
 
-def seed_option(help: str, default: int | None = None, show_default: bool = False) -> Callable[[Any], Any]:
+def seed_option(help: str, default: int | None = None, show_default: bool = False) -> OptionDecorator:
     return click.option("--seed", type=SEED, cls=NumberOption, default=default, show_default=show_default,
                         help=help)

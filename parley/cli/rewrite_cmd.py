@@ -8,7 +8,6 @@ import json
 import math
 import statistics
 from collections.abc import Iterator
-from typing import Any
 
 import click
 
@@ -16,9 +15,11 @@ from parley.cli.common import iter_lines
 from parley.cli.options import SEED, NumberOption
 from parley.display import json_text
 from parley.errors import ParleyError
+from parley.jsontypes import JSONObject
 
 
 def _list_rewriters() -> None:
+    from parley.engine.params import params_of
     from parley.engine.rewrite import ORDER, REWRITERS
 
     for name in ORDER:
@@ -29,7 +30,7 @@ def _list_rewriters() -> None:
         except Exception as e:  # e.g. the audio channel without its extras
             click.echo(f"{'':<11}   (unavailable: {e})")
             continue
-        for p in getattr(cls, "PARAMS", ()):
+        for p in params_of(cls).listing():
             rng = (
                 f" [{p.lo:g}..{p.hi:g}]"
                 if p.lo is not None and p.hi is not None and p.kind != "choice"
@@ -40,7 +41,7 @@ def _list_rewriters() -> None:
             click.echo(f"{'':<11}   {p.name}={default}{ch}{rng}: {p.help}")
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     """A value as a spec writes it (true/false, none), so the list matches the README and the panel."""
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -99,7 +100,7 @@ def rewrite(specs: tuple[str, ...], seed: int, report: bool, no_ppl: bool, list_
 
 
 def make_report(befores: list[str], afters: list[str], *, ppl: bool = True, impolite: bool = True
-                ) -> dict[str, Any]:
+                ) -> JSONObject:
     """The --report object for parallel lists of inputs and outputs (ACC and G-Mean only for impoliteness)."""
     from parley.engine.rewrite.courtesy import markers
     from parley.engine.rewrite.metrics import (
@@ -129,7 +130,7 @@ def make_report(befores: list[str], afters: list[str], *, ppl: bool = True, impo
                        err=True)
         if p is not None and math.isnan(p):
             p = None
-    out: dict[str, Any] = {"n": len(afters), "bleu": round(b, 2),
+    out: JSONObject = {"n": len(afters), "bleu": round(b, 2),
                            "ppl": round(p, 3) if p is not None else None,
                            "ppl_ratio_median": round(ratio, 3) if ratio is not None else None,
                            "ppl_model": PPL_MODEL, "preserved": round(preserved(befores, afters), 2),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
@@ -30,6 +30,9 @@ from parley.errors import ParleyError
 
 #: the options that define a run (with --resume they must agree with the stored run, or be left out)
 RUN_DEFINING = ("system_spec", "dialogues", "conditions", "limit", "seed", "tester")
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, Task, TaskID
 
 
 def _slug(name: str) -> str:
@@ -56,7 +59,7 @@ def _check_resumable(db_path: str | None, run_id: str) -> None:
         raise RunError(f"no run {run_id} in {path}")
 
 
-def _progress_bar() -> Any:
+def _progress_bar() -> Progress:
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -70,7 +73,7 @@ def _progress_bar() -> Any:
     from rich.text import Text
 
     class Speed(ProgressColumn):
-        def render(self, task: Any) -> Text:
+        def render(self, task: Task) -> Text:
             return Text(f"{task.speed:.2f} dialogues/s" if task.speed else "– dialogues/s")
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Speed(),
@@ -315,7 +318,7 @@ def run(
         spec = WorkerSpec(params.system_spec, params.conditions, params.tester,
                           {"trust_remote_code": True} if trust_remote_code else {})
         with _progress_bar() as bar:
-            tasks: dict[str, Any] = {}
+            tasks: dict[str, TaskID] = {}
 
             def progress(name: str, k: int, total: int, fresh: bool) -> None:
                 if name not in tasks:

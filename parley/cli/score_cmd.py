@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,8 +12,13 @@ from parley.cli.common import OutputPath, db_option, force_option, open_db, refu
 from parley.display import json_text
 from parley.errors import ParleyError
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def _console() -> Any:
+    from parley.store import Store
+
+
+def _console() -> Console:
     """stdout console; wide enough for the tables when stdout is not a terminal (pipes, files)."""
     import sys
 
@@ -115,7 +120,7 @@ def score(db_path: str | None, satisfaction: bool, raters: tuple[str, ...], sour
     _emit(result, as_json, plot, html_out, title=f"parley scores — {Path(path).name}")
 
 
-def _stored_satisfaction(store: Any, raters: tuple[str, ...], sources: tuple[str, ...]) -> dict[str, Any]:
+def _stored_satisfaction(store: Store, raters: tuple[str, ...], sources: tuple[str, ...]) -> dict[str, Any]:
     """The satisfaction analysis of the stored ratings, kept to the raters and sources asked for (the
     selection is named in the result)."""
     from parley.engine.scoring.satisfaction import analyse, rows_from_store

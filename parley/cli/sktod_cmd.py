@@ -35,12 +35,14 @@ def _load_list(path: str, what: str) -> list[Any]:
         model_config = ConfigDict(strict=True, extra="allow")
         target: bool
         response: str | None = None
-        knowledge: list[dict[str, Any]] | None = None
+        knowledge: list[dict[str, object]] | None = None
 
     data = load_json_list(path, what)
-    shape: Any = list[list[Turn]] if what == "logs" else list[Label]
     try:
-        TypeAdapter(shape).validate_python(data)
+        if what == "logs":
+            TypeAdapter(list[list[Turn]]).validate_python(data)
+        else:
+            TypeAdapter(list[Label]).validate_python(data)
     except ValidationError as e:
         kind = "logs (dialogues of turns)" if what == "logs" else "labels-format"
         raise ParleyError(f"{path}: not a DSTC11 {kind} file: key {one_line(e)}") from None
@@ -100,7 +102,7 @@ def run(logs_path: str, knowledge_path: str | None, out_path: str, limit: int | 
     click.echo(f"wrote {len(out)} predictions ({n_t} knowledge-seeking) to {out_path}")
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     return "null" if v is None else f"{v:.4f}" if isinstance(v, float) else str(v)
 
 

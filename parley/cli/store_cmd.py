@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, cast
 
 import click
 
@@ -77,7 +77,7 @@ class _Shown:
     """A text stream that writes JSON with DEL, C1 controls and bidirectional overrides escaped
     (:func:`parley.display.json_controls`): each line decodes to the same value, and a terminal shows it."""
 
-    def __init__(self, fh: Any) -> None:
+    def __init__(self, fh: IO[str]) -> None:
         self.fh = fh
 
     def write(self, text: str) -> int:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from parley.errors import ParleyError
 from parley.formats import FormatError, read_json, stream_json
+from parley.jsontypes import JSONObject, JSONValue
 
 SPEAKERS = {"U": "user", "S": "system"}
 
 
-def read_object(path: str | Path, what: str, error: type[ParleyError] = FormatError) -> dict[str, Any]:
+def read_object(path: str | Path, what: str, error: type[ParleyError] = FormatError) -> JSONObject:
     """A JSON object file (``knowledge.json``, ``entity_mapping.json``)."""
     data = read_json(path, error)
     if not isinstance(data, dict):
@@ -26,7 +26,7 @@ def read_object(path: str | Path, what: str, error: type[ParleyError] = FormatEr
     return data
 
 
-def read_list(path: str | Path, what: str, error: type[ParleyError] = FormatError) -> list[Any]:
+def read_list(path: str | Path, what: str, error: type[ParleyError] = FormatError) -> list[JSONValue]:
     """A JSON list file (``logs.json``, ``labels.json``, predictions)."""
     data = read_json(path, error)
     if not isinstance(data, list):
@@ -34,8 +34,8 @@ def read_list(path: str | Path, what: str, error: type[ParleyError] = FormatErro
     return data
 
 
-def check_instance(path: str | Path, i: int, inst: Any, error: type[ParleyError] = FormatError
-                   ) -> list[dict[str, Any]]:
+def check_instance(path: str | Path, i: int, inst: object, error: type[ParleyError] = FormatError
+                   ) -> list[JSONObject]:
     """Log instance ``i``: speakers, texts, the last turn the user's."""
     if not isinstance(inst, list) or not inst:
         raise error(f"{path}: key [{i}]: an instance must be a non-empty list of turns")
@@ -50,7 +50,8 @@ def check_instance(path: str | Path, i: int, inst: Any, error: type[ParleyError]
     return inst
 
 
-def check_label(path: str | Path, i: int, lab: Any, error: type[ParleyError] = FormatError) -> dict[str, Any]:
+def check_label(path: str | Path, i: int, lab: object, error: type[ParleyError] = FormatError
+                ) -> JSONObject:
     """Entry ``i`` of ``labels.json`` or of predictions in its format."""
     if not isinstance(lab, dict) or not isinstance(lab.get("target"), bool):
         raise error(f"{path}: key [{i}].target: missing or not true/false")
@@ -67,7 +68,7 @@ def check_label(path: str | Path, i: int, lab: Any, error: type[ParleyError] = F
     return lab
 
 
-def iter_logs(path: str | Path, error: type[ParleyError] = FormatError) -> Iterator[list[dict[str, Any]]]:
+def iter_logs(path: str | Path, error: type[ParleyError] = FormatError) -> Iterator[list[JSONObject]]:
     """The instances of ``logs.json`` one at a time, each checked (memory holds one instance)."""
     shape = "a list of log instances"
     for i, inst in stream_json(path, error, top="array", what="instance", shape=shape):
@@ -75,13 +76,13 @@ def iter_logs(path: str | Path, error: type[ParleyError] = FormatError) -> Itera
 
 
 def iter_labels(path: str | Path, what: str = "labels", error: type[ParleyError] = FormatError
-                ) -> Iterator[dict[str, Any]]:
+                ) -> Iterator[JSONObject]:
     """The entries of ``labels.json`` (or predictions in its format) one at a time, each checked."""
     for i, lab in stream_json(path, error, top="array", what="entry", shape=f"{what}: a list of objects"):
         yield check_label(path, i, lab, error)
 
 
-def read_logs(path: str | Path, error: type[ParleyError] = FormatError) -> list[list[dict[str, Any]]]:
+def read_logs(path: str | Path, error: type[ParleyError] = FormatError) -> list[list[JSONObject]]:
     """``logs.json``, every instance checked (speakers, texts, the last turn the user's)."""
     logs = read_json(path, error)
     if not isinstance(logs, list):
@@ -94,7 +95,7 @@ def count_mismatch(path: str | Path, what: str, entries: int, instances: int) ->
 
 
 def read_labels(path: str | Path, n: int | None = None, what: str = "labels",
-                error: type[ParleyError] = FormatError) -> list[dict[str, Any]]:
+                error: type[ParleyError] = FormatError) -> list[JSONObject]:
     """``labels.json`` or predictions in its format, every entry checked; ``n``: the number of log
     instances."""
     data = read_list(path, what, error)

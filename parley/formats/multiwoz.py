@@ -42,7 +42,7 @@ def read_dialogues(path: str | Path, error: type[ParleyError] = FormatError, *, 
     return dict(iter_dialogues(path, error, single_in_zip=single_in_zip))
 
 
-def literal(value: Any, where: str = "") -> Any:
+def literal(value: object, where: str = "") -> object:
     """A field that may be a JSON object or a Python literal in a string (ConvLab-3); blank → ``{}``."""
     if not isinstance(value, str):
         return value
@@ -67,7 +67,7 @@ def normalise_time(value: str) -> str:
     return v
 
 
-def _value(slot: str, raw: Any) -> str | None:
+def _value(slot: str, raw: object) -> str | None:
     if not isinstance(raw, str | int | float) or isinstance(raw, bool):
         return None
     v = str(raw).strip().lower()
@@ -76,7 +76,7 @@ def _value(slot: str, raw: Any) -> str | None:
     return normalise_time(v) if slot in TIME_SLOTS else v
 
 
-def flatten_state(metadata: Any) -> dict[str, dict[str, str]]:
+def flatten_state(metadata: object) -> dict[str, dict[str, str]]:
     """The corpus belief state of one system turn as parley's ``{domain: {slot: value}}`` (module
     docstring)."""
     state: dict[str, dict[str, str]] = {}
@@ -99,7 +99,7 @@ def flatten_state(metadata: Any) -> dict[str, dict[str, str]]:
     return state
 
 
-def booked_domains(metadata: Any) -> tuple[str, ...]:
+def booked_domains(metadata: object) -> tuple[str, ...]:
     """Domains with a booking made by this point of the corpus dialogue (mwzeval's booked domains)."""
     if not isinstance(metadata, Mapping):
         return ()
@@ -107,6 +107,7 @@ def booked_domains(metadata: Any) -> tuple[str, ...]:
                  and (metadata[d].get("book") or {}).get("booked"))
 
 
-def user_turns(dialogue: Mapping[str, Any]) -> list[dict[str, Any]]:
+def user_turns(dialogue: Mapping[str, object]) -> list[object]:
     """The user turns (even positions) of a dialogue's log."""
-    return list(dialogue.get("log", [])[0::2])
+    log = dialogue.get("log", [])
+    return list(log[0::2]) if isinstance(log, list) else []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from parley.engine.params import SystemParams
 from parley.engine.systems import SYSTEMS
 from parley.engine.types import DialogueSystem, Message, SystemTurn, TurnError
 from parley.progress import Progress
@@ -80,15 +81,22 @@ class GateSystem(FakeSystem):
         return super().respond(history)
 
 
+class TrustingParams(SystemParams):
+    model: str = ""
+    trust_remote_code: bool = False
+
+
 class TrustingSystem(FakeSystem):
     """A checkpoint system stand-in: records whether it was allowed to run its checkpoint's code."""
 
     name = "tui-trust"
+    PARAMS = TrustingParams
 
-    def __init__(self, model: str = "", trust_remote_code: bool = False) -> None:
+    def __init__(self, **given: object) -> None:
         super().__init__()
-        self.model = model
-        self.trust_remote_code = trust_remote_code
+        p = TrustingParams.from_spec(self.name, given)
+        self.model = p.model
+        self.trust_remote_code = p.trust_remote_code
 
 
 def register() -> None:

@@ -95,3 +95,33 @@ async def test_the_transcript_stays_readable_beside_the_form_at_80_columns(tmp_p
         # side by side, not over each other; the whole dialogue is in the transcript
         assert transcript.region.right <= form.region.x and transcript.region.width >= 30
         assert "you are welcome , goodbye ." in " ".join(transcript.plain().split())
+
+
+async def test_progress_asked_while_a_rating_is_stored_shows_that_rating(tmp_path: Path, monkeypatch) -> None:
+    """``3 2 g`` typed at once: the view waits for the turn's rating to be stored and counts it."""
+    import threading
+
+    from parley.tui.screens.annotate_progress import ProgressScreen
+
+    ann = Annotation(corpus_store(tmp_path), "fast")
+    ann.mark_instructions_seen()
+    release = threading.Event()
+    rate_turn = Annotation.rate_turn
+
+    def slow(self: Annotation, *args: object, **kwargs: object) -> object:
+        release.wait(10)  # the database is slow (a loaded machine, a lock held elsewhere)
+        return rate_turn(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Annotation, "rate_turn", slow)
+    app = AnnotateApp(ann)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("3", "2", "g")
+        await pilot.pause()
+        assert not isinstance(app.screen, ProgressScreen)  # not before the rating is stored
+        release.set()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ProgressScreen)
+        first = screen.rows[0]
+        assert (first.rated_turns, first.total_turns) == (1, 3)

@@ -28,7 +28,7 @@ def test_registered_and_built_from_a_spec() -> None:
         "keep_audio": False,
         "fast": True,
     }
-    assert [p.name for p in RealASRChannel.PARAMS] == ["tts", "model", "snr", "speed", "keep_audio", "fast"]
+    assert list(RealASRChannel.PARAMS.model_fields) == ["tts", "model", "snr", "speed", "keep_audio", "fast"]
     assert build_rewriter("asr-real:snr=none").params["snr"] is None
     assert rw._asr is None and rw._tts is None  # nothing loads until the first rewrite
 

@@ -22,7 +22,7 @@ from parley.engine.rewrite import build_rewriter
 from parley.engine.rewrite.base import RewriteContext
 from parley.engine.rewrite.chain import Chain
 from parley.engine.rewrite.courtesy import markers, scrub, sentences
-from parley.engine.rewrite.impolite_openai import OPENAI_PARAMS, ROLE_PLAY, clean
+from parley.engine.rewrite.impolite_openai import KEYS, ROLE_PLAY, clean
 from parley.engine.spans import find_spans
 from parley.engine.spec import SpecError
 from parley.engine.types import Message
@@ -233,7 +233,7 @@ def test_key_is_sent_from_the_environment(server: ChatServer, monkeypatch: pytes
 def test_docs_document_the_backend() -> None:
     section = REWRITERS_DOC
     assert "backend=openai" in section
-    missing = [p.name for p in OPENAI_PARAMS if f"{p.name}=" not in section]
+    missing = [k for k in KEYS if f"{k}=" not in section]
     assert not missing, f"docs/rewriters.md lacks {missing}"
 
 

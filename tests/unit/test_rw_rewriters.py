@@ -202,14 +202,16 @@ def test_bad_params_raise_spec_error(spec: str, msg: str) -> None:
 
 @pytest.mark.parametrize("name", ("impolite", "disfluency", "wp", "asr-sim"))
 def test_params_metadata_matches_defaults(name: str) -> None:
+    from parley.engine.params import params_of
     from parley.engine.rewrite.impolite_openai import KEYS
 
     rw = build_rewriter(name)
-    listed = [p.name for p in type(rw).PARAMS]
+    listing = params_of(type(rw)).listing()
+    listed = [p.name for p in listing]
     # impolite lists its backend=openai keys too; with the default rules backend they are not in effect
     assert [n for n in listed if n in rw.params] == list(rw.params)
     assert set(listed) - set(rw.params) <= set(KEYS)
-    for p in type(rw).PARAMS:
+    for p in listing:
         assert rw.params.get(p.name, p.default) == p.default
         assert p.help
 

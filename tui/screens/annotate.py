@@ -95,6 +95,7 @@ class AnnotateScreen(Screen[None]):
         self.saving: set[str] = set()  # turns whose rating is being written
         self.kept: dict[str, DialogueRating] = {}  # dialogue answers held back by an unstored turn
         self.quitting = False
+        self.progress_asked = False  # `g` pressed while ratings were being stored: open it when they are
 
     def compose(self) -> ComposeResult:
         yield Static(id="ann-header")
@@ -210,8 +211,11 @@ class AnnotateScreen(Screen[None]):
     def _idle(self) -> None:
         if self.quitting:
             self.app.exit()
-        else:
-            self.show_panel()
+            return
+        self.show_panel()
+        if self.progress_asked:
+            self.progress_asked = False
+            self.action_progress()
 
     # -- actions --------------------------------------------------------------------------------------------
     def say(self, message: str) -> None:
@@ -364,8 +368,12 @@ class AnnotateScreen(Screen[None]):
         self.writes.write("skip", partial(self.ann.skip, sid, reason), stored)
 
     def action_progress(self) -> None:
+        """The progress view, once the ratings given before it are stored (it reads them back)."""
         from parley.tui.screens.annotate_progress import ProgressScreen
 
+        if self.writes.pending:
+            self.progress_asked = True
+            return
         self.app.push_screen(ProgressScreen(self.ann, blind=self.blind, current=self.sid), self._jump)
 
     def _jump(self, session_id: str | None) -> None:

@@ -1,6 +1,6 @@
 """The rewriter panel: toggle each rewriter and set its parameters → a new ``Chain``, or None (cancelled).
 
-Controls are built from each rewriter class's ``PARAMS`` (engine.rewrite.base.Param): a choice becomes a
+Controls are built from each rewriter class's ``PARAMS`` model (``engine.params``): a choice becomes a
 Select, a bool a Checkbox, a number an Input checked against ``lo``/``hi``. A rewriter whose module cannot be
 imported is shown disabled with the reason. A combination that cannot be built is reported in the panel, which
 stays open.
@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from parley.display import literal
-from parley.engine.rewrite.base import Param
+from parley.engine.params import Param, params_of
 from parley.engine.rewrite.chain import Chain
 from parley.engine.spec import Spec
 from parley.tui.notify import tell
@@ -55,7 +55,7 @@ def rewriter_infos() -> list[RewriterInfo]:
         entry = REWRITERS.get(name)
         try:
             cls = entry.load()
-            out.append(RewriterInfo(name, entry.summary, tuple(getattr(cls, "PARAMS", ()))))
+            out.append(RewriterInfo(name, entry.summary, params_of(cls).listing()))
         except Exception as e:  # ModuleNotFoundError while another engineer writes it, broken deps, ...
             reason = f"module {e.name} is not available" if isinstance(e, ModuleNotFoundError) else (
                 f"{type(e).__name__}: {e}")
