@@ -29,11 +29,15 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn
 from urllib.parse import urlsplit
 
 from parley.engine.types import TurnError
+from parley.jsontypes import JSONValue
 from parley.text import squash
+
+if TYPE_CHECKING:
+    import httpx
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_RETRIES = 5
@@ -115,7 +119,7 @@ def short(text: str, n: int = ERROR_SNIPPET) -> str:
     return text if len(text) <= n else text[:n] + "…"
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a number parley accepts")
 
 
@@ -126,10 +130,11 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def strict_loads(text: str | bytes) -> Any:
+def strict_loads(text: str | bytes) -> JSONValue:
     """``json.loads`` that refuses NaN, Infinity and numbers that overflow to ±inf (ValueError)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value: JSONValue = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return value
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
 
@@ -162,13 +167,13 @@ class BoundedClient:
     def __init__(self, limits: Limits, headers: Mapping[str, str] | None = None) -> None:
         self.limits = limits.check()
         self.headers = {"Accept-Encoding": "identity", **(headers or {})}
-        self._client: Any = None
-        self._inflight: set[concurrent.futures.Future[Any]] = set()
+        self._client: httpx.AsyncClient | None = None
+        self._inflight: set[concurrent.futures.Future[Reply]] = set()
         self._lock = threading.Lock()
         self._closed = False
 
     # -- public, blocking ---------------------------------------------------------------------------------
-    def post_json(self, url: str, body: Any, *, headers: Mapping[str, str] | None = None) -> Reply:
+    def post_json(self, url: str, body: object, *, headers: Mapping[str, str] | None = None) -> Reply:
         """POST ``body`` as JSON; return the 2xx reply or raise :class:`HttpFailure` (retries included)."""
         with self._lock:
             if self._closed:
@@ -214,7 +219,7 @@ class BoundedClient:
                 fut.result(timeout=2)
 
     # -- on the loop --------------------------------------------------------------------------------------
-    def _async_client(self) -> Any:
+    def _async_client(self) -> httpx.AsyncClient:
         import httpx
 
         if self._client is None:
@@ -309,7 +314,7 @@ class BoundedClient:
                 await resp.aclose()
         raise HttpFailure(f"{url}: more than {self.limits.max_redirects} redirects", "redirect", url=url)
 
-    async def _read(self, resp: Any) -> bytes:
+    async def _read(self, resp: httpx.Response) -> bytes:
         cap = self.limits.max_bytes
         declared = resp.headers.get("Content-Length")
         if declared is not None and declared.isdigit() and int(declared) > cap:

@@ -26,10 +26,10 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from parley.engine.loading import say
 from parley.engine.types import LoadError
+from parley.jsontypes import JSONObject, JSONValue
 from parley.progress import Progress
 
 log = logging.getLogger("parley.llm")
@@ -39,7 +39,7 @@ _servers_lock = threading.Lock()
 #: seconds :meth:`LlamaServer.close` waits for a server's HTTP side to listen before stopping it
 LISTEN_S = 30.0
 #: servers that never listened: kept referenced, so their destructor (which would wait for ever) never runs
-_abandoned: list[Any] = []
+_abandoned: list[object] = []
 DEFAULT_CTX = 4096
 
 
@@ -153,7 +153,7 @@ class LlamaServer:
         """``http://host:port`` (or ``unix://…`` in-process) of the OpenAI-compatible HTTP side."""
         return str(self._server.listening_address)
 
-    def request(self, body: dict[str, Any]) -> dict[str, Any]:
+    def request(self, body: JSONObject) -> JSONObject:
         """An OpenAI-style chat completion request, answered in-process (``error`` raised as RuntimeError)."""
         out = self._server.handle_chat_completions(body)
         if not isinstance(out, dict) or "error" in out:
@@ -167,8 +167,8 @@ class LlamaServer:
              temperature: float = 0.0, banned: tuple[str, ...] = ()) -> Completion:
         """Greedy (``temperature=0``) chat completion, at most ``max_tokens`` new tokens, constrained by a
         GBNF ``grammar`` when given; the tokens of the ``banned`` strings are never written."""
-        body: dict[str, Any] = {"messages": messages, "max_tokens": max_tokens, "temperature": temperature,
-                                "cache_prompt": cache_prompt}
+        body: JSONObject = {"messages": [{**m} for m in messages], "max_tokens": max_tokens,
+                            "temperature": temperature, "cache_prompt": cache_prompt}
         if banned:
             body["logit_bias"] = [[word, False] for word in banned]
         if temperature == 0:
@@ -176,17 +176,22 @@ class LlamaServer:
         if grammar:
             body["grammar"] = grammar
         if stop:
-            body["stop"] = stop
+            body["stop"] = [*stop]
         if seed is not None:
             body["seed"] = seed
         out = self.request(body)
-        choice = out["choices"][0]
-        timings, usage = out.get("timings") or {}, out.get("usage") or {}
-        return Completion(text=str(choice["message"].get("content") or ""),
-                          prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                          cached_tokens=int(timings.get("cache_n", 0)),
-                          new_tokens=int(usage.get("completion_tokens", 0)),
-                          ms=float(timings.get("prompt_ms", 0.0)) + float(timings.get("predicted_ms", 0.0)),
+        choices = out.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict) or not isinstance(message, dict):
+            raise RuntimeError("llama.cpp: the reply has no choices[0].message")
+        timings, usage = _object(out.get("timings")), _object(out.get("usage"))
+        return Completion(text=str(message.get("content") or ""),
+                          prompt_tokens=int(_number(usage.get("prompt_tokens", 0))),
+                          cached_tokens=int(_number(timings.get("cache_n", 0))),
+                          new_tokens=int(_number(usage.get("completion_tokens", 0))),
+                          ms=_number(timings.get("prompt_ms", 0.0))
+                          + _number(timings.get("predicted_ms", 0.0)),
                           finish=str(choice.get("finish_reason") or ""))
 
     def close(self) -> None:
@@ -241,3 +246,15 @@ def clear_servers() -> None:
         _servers.clear()
     for s in servers:
         s.close()
+
+
+def _object(value: JSONValue) -> JSONObject:
+    """``value`` if it is a JSON object, else an empty one (a reply's optional parts)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _number(value: JSONValue) -> float:
+    """A count or duration of a reply (a number, or a string holding one, as llama.cpp writes them)."""
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise ValueError(f"llama.cpp: not a number: {value!r}")

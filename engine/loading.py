@@ -22,13 +22,18 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.types import LoadError
 from parley.progress import Progress
+
+if TYPE_CHECKING:
+    from transformers import GenerationMixin, PreTrainedModel, PreTrainedTokenizerBase
+
+    from parley.engine.sizing import AutoClass
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 _TRUE = {"1", "true", "yes", "on"}
@@ -187,9 +192,9 @@ def _cached_snapshot(repo_id: str) -> Path | None:
 
 def pretrained_kwargs(
     src: Source, allow_pickle: bool = False, trust_remote_code: bool = False
-) -> dict[str, Any]:
+) -> dict[str, bool | str]:
     """Keyword arguments for ``from_pretrained`` that enforce the rules for ``src``."""
-    kw: dict[str, Any] = {
+    kw: dict[str, bool | str] = {
         "trust_remote_code": bool(trust_remote_code),
         "local_files_only": src.local_files_only,
     }
@@ -200,8 +205,9 @@ def pretrained_kwargs(
     return kw
 
 
-def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress: Progress = None,
-                    what: str | None = None, folder: Path | None = None) -> tuple[Any, Any]:
+def load_pretrained(ref: str, kwargs: Mapping[str, object], model_class: AutoClass, progress: Progress = None,
+                    what: str | None = None, folder: Path | None = None
+                    ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """``(model, tokenizer)`` from ``ref`` with ``kwargs`` from :func:`pretrained_kwargs`, in fp32 and eval
     mode.
 
@@ -227,8 +233,8 @@ def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress
         )
         say(progress, f"loading weights of {what}")
         with _load_report() as reports:
-            model, info = model_class.from_pretrained(ref, dtype=torch.float32, output_loading_info=True,
-                                                      **kwargs)
+            loaded = model_class.from_pretrained(ref, dtype=torch.float32, output_loading_info=True, **kwargs)
+        model, info = loaded if isinstance(loaded, tuple) else (loaded, {})
     except LoadError:
         raise
     except Exception as e:
@@ -242,7 +248,18 @@ def load_pretrained(ref: str, kwargs: dict[str, Any], model_class: Any, progress
     return model, tok
 
 
-def _size(ref: str, kwargs: dict[str, Any], model_class: Any, what: str, folder: Path | None) -> None:
+def generating(model: PreTrainedModel, what: str) -> GenerationMixin:
+    """``model`` as a text generator (a class with ``generate``: causal and seq2seq LMs); a LoadError naming
+    ``what`` for any other model."""
+    from transformers import GenerationMixin
+
+    if not isinstance(model, GenerationMixin):
+        raise LoadError(f"{what} cannot generate text (a {type(model).__name__})")
+    return model
+
+
+def _size(ref: str, kwargs: Mapping[str, object], model_class: AutoClass, what: str,
+          folder: Path | None) -> None:
     from transformers import AutoConfig
 
     from parley.engine.sizing import check_size
@@ -289,13 +306,14 @@ def reports_of(exc: BaseException) -> list[str]:
     return list(getattr(exc, "__dict__", {}).get("parley_reports", []))
 
 
-def report_line(info: dict[str, Any]) -> str:
+def report_line(info: Mapping[str, object]) -> str:
     """transformers' loading info (``output_loading_info``) as one line, or "" when all weights loaded."""
     parts = []
     for key, said in (("missing_keys", "not in the checkpoint, initialised at random"),
                       ("mismatched_keys", "of another shape in the checkpoint, initialised at random"),
                       ("unexpected_keys", "in the checkpoint but not in the model, ignored")):
-        n = len(info.get(key) or ())
+        got = info.get(key)
+        n = len(got) if isinstance(got, Sized) else 0
         if n:
             parts.append(f"{n} weight(s) {said}")
     if not parts:
@@ -339,7 +357,7 @@ def explain(exc: BaseException, what: str, reports: list[str] | None = None) -> 
     return LoadError(f"could not load {what}: {msg}")
 
 
-def safe_torch_load(path: str | os.PathLike[str], allow_pickle: bool = False) -> Any:
+def safe_torch_load(path: str | os.PathLike[str], allow_pickle: bool = False) -> object:
     """``torch.load`` with ``weights_only=True`` (tensors and plain containers only); refused unless
     allowed."""
     if not allow_pickle:

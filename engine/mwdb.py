@@ -15,9 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias
 
 from parley.formats.multiwoz import normalise_time
+from parley.jsontypes import JSONValue
 
 __all__ = [
     "BOOKABLE",
@@ -61,6 +62,16 @@ DONTCARE = frozenset({"dontcare", "don't care", "do n't care", "dont care", "any
 HOSPITAL: dict[str, str] = {"name": "addenbrookes hospital", "address": "Hills Rd, Cambridge",
                             "postcode": "cb20qq", "phone": "01223245151"}
 
+#: A database row: the MultiWOZ JSON object of a venue, train or department (values normalised on load).
+Row: TypeAlias = dict[str, JSONValue]
+
+
+def text(row: Mapping[str, JSONValue], slot: str) -> str:
+    """A row's value of ``slot`` as text ("" when the row has none): the values the policy compares and
+    says (train times and ids, names) are strings in every database."""
+    value = row.get(slot)
+    return "" if value is None else str(value)
+
 
 def default_db_dir() -> Path:
     from parley.assets import asset_path
@@ -74,7 +85,7 @@ class Venue:
 
     domain: str
     id: str
-    row: Mapping[str, Any]
+    row: Mapping[str, JSONValue]
 
 
 class MultiwozDB:
@@ -82,7 +93,7 @@ class MultiwozDB:
 
     def __init__(self, db_dir: Path | None = None) -> None:
         self.db_dir = Path(db_dir) if db_dir else default_db_dir()
-        self._tables: dict[str, list[dict[str, Any]]] = {}
+        self._tables: dict[str, list[Row]] = {}
         for domain in DOMAINS:
             path = self.db_dir / f"{domain}_db.json"
             rows = json.loads(path.read_text(encoding="utf-8"))
@@ -93,8 +104,8 @@ class MultiwozDB:
             self._tables[domain] = [self._normalise_row(domain, r) for r in rows]
 
     @staticmethod
-    def _normalise_row(domain: str, row: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def _normalise_row(domain: str, row: Mapping[str, JSONValue]) -> Row:
+        out: Row = {}
         for k, v in row.items():
             if isinstance(v, str):
                 v = v.strip()
@@ -111,18 +122,18 @@ class MultiwozDB:
             out["stars"] = str(out["stars"])
         return out
 
-    def rows(self, domain: str) -> list[dict[str, Any]]:
+    def rows(self, domain: str) -> list[Row]:
         return self._tables[domain]
 
     @staticmethod
-    def venue_id(domain: str, row: Mapping[str, Any]) -> str:
+    def venue_id(domain: str, row: Mapping[str, JSONValue]) -> str:
         if domain == "train":
             return str(row.get("trainID", ""))
         if domain == "hospital":
             return str(row.get("department", ""))
         return str(row.get("name", ""))
 
-    def query(self, domain: str, constraints: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def query(self, domain: str, constraints: Mapping[str, JSONValue]) -> list[Row]:
         """Rows of ``domain`` matching the informable constraints (MultiWOZ semantics).
 
         Unknown slots, empty values and don't-care values are ignored; ``leaveAt`` matches trains leaving at
@@ -148,7 +159,7 @@ class MultiwozDB:
         return out
 
     @staticmethod
-    def _match(domain: str, row: Mapping[str, Any], slot: str, value: str) -> bool:
+    def _match(domain: str, row: Mapping[str, JSONValue], slot: str, value: str) -> bool:
         if domain == "taxi":
             return True
         have = row.get(slot)
@@ -165,7 +176,7 @@ class MultiwozDB:
                 value in ("guesthouse", "guest house") and have_s == "guesthouse")
         return have_s == value
 
-    def find(self, domain: str, venue_id: str) -> dict[str, Any] | None:
+    def find(self, domain: str, venue_id: str) -> Row | None:
         key = venue_id.strip().lower()
         for row in self._tables.get(domain, []):
             if self.venue_id(domain, row).lower() == key:

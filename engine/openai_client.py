@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from parley.engine.http import BoundedClient, HttpFailure, Limits, Reply, short, strict_loads
+from parley.jsontypes import JSONObject, JSONValue
 
 
 def chat_url(url: str) -> str:
@@ -33,14 +33,14 @@ def chat_url(url: str) -> str:
 class ChatReply:
     text: str
     model: str | None
-    usage: Mapping[str, Any] | None
+    usage: JSONObject | None
     url: str
     status: int
     attempts: int
     elapsed_ms: float
     finish_reason: str | None = None
     chunks: int = 0
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: JSONObject = field(default_factory=dict)
 
 
 class ChatClient:
@@ -57,8 +57,8 @@ class ChatClient:
         self.http = BoundedClient(limits or Limits(), {"Accept": "text/event-stream" if stream else
                                                        "application/json"})
 
-    def payload(self, messages: Sequence[Mapping[str, str]], **extra: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages],
+    def payload(self, messages: Sequence[Mapping[str, str]], **extra: JSONValue) -> JSONObject:
+        body: JSONObject = {"model": self.model, "messages": [dict(m) for m in messages],
                                 "temperature": self.temperature}
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
@@ -72,7 +72,7 @@ class ChatClient:
             return {}
         return {"Authorization": f"Bearer {os.environ.get(self.key_env, '')}"}
 
-    def complete(self, messages: Sequence[Mapping[str, str]], **extra: Any) -> ChatReply:
+    def complete(self, messages: Sequence[Mapping[str, str]], **extra: JSONValue) -> ChatReply:
         """The assistant's reply to ``messages`` (raises :class:`~engine.http.HttpFailure`, a TurnError)."""
         reply = self.http.post_json(self.url, self.payload(messages, **extra), headers=self._headers())
         if not self.stream:
@@ -98,23 +98,38 @@ def parse_completion(reply: Reply) -> ChatReply:
         data = strict_loads(reply.content)
     except ValueError as e:
         raise _bad(reply, f"is not JSON ({e})") from None
-    try:
-        choice = data["choices"][0]
-        text = choice["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        raise _bad(reply, "has no choices[0].message.content") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    choice = _object(choices[0] if isinstance(choices, list) and choices else None)
+    message = choice.get("message")
+    if not isinstance(data, dict) or not isinstance(message, dict) or "content" not in message:
+        raise _bad(reply, "has no choices[0].message.content")
+    text = message["content"]
     if not isinstance(text, str):
         raise _bad(reply, "has a choices[0].message.content that is not a string")
     return ChatReply(
         text.strip(),
-        data.get("model"),
-        data.get("usage"),
+        _text(data.get("model")),
+        _usage(data.get("usage")),
         reply.url,
         reply.status,
         reply.attempts,
         reply.elapsed_ms,
-        choice.get("finish_reason") if isinstance(choice, dict) else None,
+        _text(choice.get("finish_reason")),
     )
+
+
+def _object(value: JSONValue) -> JSONObject:
+    """``value`` if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: JSONValue) -> str | None:
+    """A string field of a reply (a model name, a finish reason); None when missing or not a string."""
+    return value if isinstance(value, str) else None
+
+
+def _usage(value: JSONValue) -> JSONObject | None:
+    return value if isinstance(value, dict) else None
 
 
 class SSEParser:
@@ -124,7 +139,7 @@ class SSEParser:
         self._buf = b""
         self.parts: list[str] = []
         self.model: str | None = None
-        self.usage: Mapping[str, Any] | None = None
+        self.usage: JSONObject | None = None
         self.finish_reason: str | None = None
         self.events = 0
         self.done = False
@@ -145,18 +160,24 @@ class SSEParser:
             return
         try:
             event = strict_loads(payload)
-            choice = (event.get("choices") or [{}])[0]
-            piece = (choice.get("delta") or {}).get("content") or ""
-        except (ValueError, AttributeError, TypeError) as e:
+        except ValueError as e:
             self.error = f"a stream event is not valid ({type(e).__name__}: {e})"
             return
+        choices = (event.get("choices") or None) if isinstance(event, dict) else None
+        first = choices[0] if isinstance(choices, list) and choices else {}
+        delta = (first.get("delta") or None) if isinstance(first, dict) else None
+        if not isinstance(event, dict) or not isinstance(first, dict) or not isinstance(delta, dict | None) \
+                or not isinstance(choices, list | None):
+            self.error = "a stream event is not valid (not an object with choices[0].delta)"
+            return
+        piece = (delta or {}).get("content") or ""
         if not isinstance(piece, str):
             self.error = "a stream event's delta.content is not a string"
             return
         self.events += 1
-        self.model = event.get("model") or self.model
-        self.usage = event.get("usage") or self.usage
-        self.finish_reason = choice.get("finish_reason") or self.finish_reason
+        self.model = _text(event.get("model")) or self.model
+        self.usage = _usage(event.get("usage")) or self.usage
+        self.finish_reason = _text(first.get("finish_reason")) or self.finish_reason
         if piece:
             self.parts.append(piece)
 

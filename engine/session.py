@@ -24,13 +24,13 @@ import random
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from parley import __version__
 from parley.engine.locations import adopt_audio, turn_audio_path
 from parley.engine.rewrite.chain import Chain
 from parley.engine.speculate import Forkable, Speculation, answer, rewrite_turn
-from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
+from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn, json_data, json_dict
+from parley.jsontypes import JSONObject
 from parley.store import Store
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
@@ -50,7 +50,7 @@ class Exchange:
     reply: SystemTurn | None = None
     error: str | None = None
     audio_in: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JSONObject = field(default_factory=dict)
     cancelled: bool = False  # the tester quit first: stored as cancelled, never (or no longer) answered
     ahead: bool = False  # rewritten and answered ahead of time (Session.speculate), committed as it was
 
@@ -87,12 +87,12 @@ class Session:
         system: DialogueSystem | None = None,
         *,
         system_spec: str | None = None,
-        system_config: dict[str, Any] | None = None,
+        system_config: Mapping[str, object] | None = None,
         chain: Chain | None = None,
         tester: str = "",
         mode: str = "live",
         seed: int | None = None,
-        goal: dict[str, Any] | None = None,
+        goal: Mapping[str, object] | None = None,
         source: str | None = None,
     ) -> None:
         self.store = store
@@ -109,9 +109,9 @@ class Session:
             tester=tester,
             mode=mode,  # type: ignore[arg-type]
             system_name=str(system_spec or _name(system)),
-            system_config=system_config or {},
+            system_config=json_dict(system_config or {}),
             condition={"name": self.chain.name, "rewriters": self.chain.config()},
-            goal=goal,
+            goal=None if goal is None else json_dict(goal),
             seed=self.seed,
             app_version=__version__,
             source=source,
@@ -143,7 +143,7 @@ class Session:
         self.chain = chain
 
     def accept(self, text: str, *, audio_in: str | None = None,
-               input_info: Mapping[str, Any] | None = None) -> Pending:
+               input_info: Mapping[str, object] | None = None) -> Pending:
         """Commit ``text`` as a ``pending`` user turn (quick: call it when the tester presses enter). Each
         turn reserves two indices, its own and its answer's, so turns accepted while others wait keep their
         order."""
@@ -157,11 +157,11 @@ class Session:
                 audio_in = adopt_audio(audio_in, self.id, index, "user")
             rec = self.store.add_turn(TurnRecord(
                 session_id=self.id, index=index, role="user", text=text, audio_in=audio_in,
-                internals={"input": dict(input_info)} if input_info else {}, status="pending"))
+                internals={"input": json_dict(input_info)} if input_info else {}, status="pending"))
         return Pending(rec)
 
     def turn(self, text: str, *, audio_in: str | None = None,
-             input_info: Mapping[str, Any] | None = None) -> Exchange:
+             input_info: Mapping[str, object] | None = None) -> Exchange:
         """Accept and run one user turn (headless callers: ``parley chat``, replays)."""
         return self.run(self.accept(text, audio_in=audio_in, input_info=input_info))
 
@@ -187,8 +187,8 @@ class Session:
         self._runs += 1
         chain = self.chain
         text = user.text
-        condition = {"name": chain.name, "rewriters": chain.config()}
-        internals: dict[str, Any] = {"condition": condition, **user.internals}
+        condition: JSONObject = {"name": chain.name, "rewriters": json_data(chain.config())}
+        internals: JSONObject = {"condition": condition, **user.internals}
         rw = ahead.rewritten if ahead is not None else rewrite_turn(
             chain, text, seed=self.seed, index=user.index, history=self.history)
         steps, final, error = rw.steps, rw.final, rw.error
@@ -259,11 +259,11 @@ class Session:
             return None
         return str(turn_audio_path(self.id, exchange.system_index, "system"))
 
-    def record_speech(self, exchange: Exchange, audio_out: str | None, timings: dict[str, Any]) -> None:
+    def record_speech(self, exchange: Exchange, audio_out: str | None, timings: Mapping[str, object]) -> None:
         """Store the spoken reply's WAV and the voice stage latencies (``internals["voice"]``) on the system
         turn."""
         if exchange.system_turn_id is not None:
-            self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": timings})
+            self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": json_dict(timings)})
 
     # -- ratings -----------------------------------------------------------------------------------------
     def rate_turn(self, system_turn_id: str, rater: str, *, relevance: int | None = None,

@@ -161,7 +161,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     return path
 
 
-def update_settings(**changes: Any) -> Settings:
+def update_settings(**changes: object) -> Settings:
     """Load, change some top-level fields, save and return the new settings."""
     current = load_settings()
     new = current.model_copy(update=changes)

@@ -20,10 +20,24 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from parley.engine.types import LoadError
 from parley.limits import size
+
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig, PreTrainedModel
+
+
+class AutoClass(Protocol):
+    """A transformers auto class (``AutoModelForCausalLM``, ``AutoModelForSeq2SeqLM``, ...): what
+    :func:`check_size` and ``engine.loading.load_pretrained`` call."""
+
+    def from_config(self, config: PretrainedConfig, **kwargs: object) -> PreTrainedModel: ...
+
+    def from_pretrained(self, pretrained_model_name_or_path: str, *args: object, **kwargs: object) -> object:
+        """The model; with ``output_loading_info=True``, ``(model, loading report)``."""
+        ...
 
 #: a safetensors header is JSON of at most this many bytes (the format's own limit)
 MAX_HEADER = 100_000_000
@@ -89,8 +103,8 @@ def stored_values(folder: Path) -> tuple[int | None, tuple[str, ...]]:
     return sum(safetensors_values(f) for f in files), tuple(f.name for f in files)
 
 
-def config_parameters(config: Any, model_class: Any, trust_remote_code: bool = False, what: str = "the model"
-                      ) -> int:
+def config_parameters(config: PretrainedConfig, model_class: AutoClass, trust_remote_code: bool = False,
+                      what: str = "the model") -> int:
     """The parameters ``config`` describes for ``model_class``, counted on the ``meta`` device (no memory)."""
     import torch
 
@@ -138,7 +152,7 @@ def available_memory() -> int | None:
     return min(found) if found else None
 
 
-def check_size(what: str, folder: Path | None, config: Any, model_class: Any, *,
+def check_size(what: str, folder: Path | None, config: PretrainedConfig, model_class: AutoClass, *,
                trust_remote_code: bool = False, bytes_per_value: int = 4, extra: int = 0,
                use: str = "in float32") -> Sizing:
     """Refuse (LoadError, one line naming both numbers) a checkpoint whose config and weights disagree, or

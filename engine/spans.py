@@ -24,8 +24,9 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Protocol
 
 from parley.engine.types import Span
 
@@ -127,10 +128,16 @@ def _key(s: str) -> str:
     return "".join(m.group(0) for m in _WORD.finditer(s.lower()))
 
 
+class Values(Protocol):
+    """Where slot values come from (:class:`engine.mwdb.MultiwozDB`): ``(domain, slot, value)`` triples."""
+
+    def all_values(self) -> Iterable[tuple[str, str, str]]: ...
+
+
 class _Vocab:
     """Lookup tables built once per database."""
 
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Values) -> None:
         entries: dict[str, list[tuple[str, str]]] = defaultdict(list)
         nwords: dict[str, int] = {}
         for domain, slot, value in db.all_values():
@@ -163,10 +170,10 @@ def _aliases(value: str) -> list[str]:
 
 
 _vocab_lock = threading.Lock()
-_vocabs: dict[int, tuple[Any, _Vocab]] = {}
+_vocabs: dict[int, tuple[Values, _Vocab]] = {}
 
 
-def _vocab(db: Any) -> _Vocab:
+def _vocab(db: Values) -> _Vocab:
     with _vocab_lock:
         hit = _vocabs.get(id(db))
         if hit is None or hit[0] is not db:
@@ -175,13 +182,13 @@ def _vocab(db: Any) -> _Vocab:
         return hit[1]
 
 
-def _default_db() -> Any:
+def _default_db() -> Values:
     from parley.engine.mwdb import load_db
 
     return load_db()
 
 
-def find_spans(text: str, db: Any = None, *, fuzzy: bool = True) -> tuple[Span, ...]:
+def find_spans(text: str, db: Values | None = None, *, fuzzy: bool = True) -> tuple[Span, ...]:
     """Protected slot-value spans of ``text``, sorted by position and never overlapping."""
     if not text or not text.strip():
         return ()

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 from parley.errors import ParleyError
+from parley.jsontypes import JSONObject, JSONScalar
 
 
 class SpecError(ParleyError, ValueError):
     """A spec string that cannot be parsed; the message names the offending part."""
 
 
-def _coerce(key: str, raw: str) -> Any:
+def _coerce(key: str, raw: str) -> JSONScalar:
     low = raw.lower()
     if low in ("true", "yes", "on"):
         return True
@@ -41,18 +41,18 @@ def _coerce(key: str, raw: str) -> Any:
 @dataclass(frozen=True)
 class Spec:
     name: str
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, JSONScalar] = field(default_factory=dict)
 
     def __str__(self) -> str:
         if not self.params:
             return self.name
         return self.name + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params.items())
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "params": dict(self.params)}
+    def to_json(self) -> JSONObject:
+        return {"name": self.name, "params": {k: v for k, v in self.params.items()}}
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
@@ -66,7 +66,7 @@ def parse_spec(text: str) -> Spec:
     name = name.strip()
     if not name or any(c.isspace() for c in name):
         raise SpecError(f"bad name in spec {text!r}")
-    params: dict[str, Any] = {}
+    params: dict[str, JSONScalar] = {}
     if rest.strip():
         for part in rest.split(","):
             key, eq, value = part.partition("=")

@@ -20,32 +20,34 @@ import copy
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from parley.engine.rewrite.chain import Chain
 from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
+
+T = TypeVar("T")
 
 
 @runtime_checkable
 class Forkable(Protocol):
     """A system that can answer a turn on a copy of itself (see the module doc)."""
 
-    def fork(self) -> Any:
+    def fork(self) -> DialogueSystem:
         """An independent copy of the dialogue state (read-only parts shared); answering on it changes
         nothing here."""
         ...
 
-    def adopt(self, fork: Any) -> None:
+    def adopt(self, fork: DialogueSystem) -> None:
         """Take over the dialogue state of ``fork`` (made by :meth:`fork` from this state, then answered)."""
         ...
 
 
-def fork_copy(obj: Any, shared: Iterable[object]) -> Any:
+def fork_copy(obj: T, shared: Iterable[object]) -> T:
     """A deep copy of ``obj`` in which the objects in ``shared`` (databases, weights) are not copied."""
     return copy.deepcopy(obj, {id(o): o for o in shared})
 
 
-def adopt_state(target: Any, fork: Any) -> None:
+def adopt_state(target: object, fork: object) -> None:
     """``target`` takes every attribute of ``fork`` (a :func:`fork_copy` of it): the fork's state is its."""
     if type(fork) is not type(target):
         raise TypeError(f"cannot adopt a {type(fork).__name__} into a {type(target).__name__}")
@@ -103,7 +105,7 @@ class Speculation:
     chain: Chain
     rewritten: Rewritten
     answered: Answered | None
-    fork: Any
+    fork: DialogueSystem
 
     @property
     def reply(self) -> SystemTurn | None:

@@ -9,13 +9,93 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, Protocol, TypedDict, runtime_checkable
+from typing import Literal, NotRequired, Protocol, TypeAlias, TypedDict, TypeGuard, runtime_checkable
 
 from parley.errors import ParleyError
-from parley.jsontypes import JSONObject, JSONScalar, as_json_object
+from parley.jsontypes import JSONObject, JSONScalar, JSONValue, as_json_object
 from parley.progress import Progress
 
 Role = Literal["user", "system"]
+
+#: A belief state ``{domain: {slot: value}}`` (the rule systems' values are strings; a remote bot's are any
+#: JSON value).
+BeliefState: TypeAlias = Mapping[str, Mapping[str, JSONValue]]
+
+
+class DialogueAct(TypedDict, total=False):
+    """One dialogue act, e.g. ``{"act": "inform", "domain": "hotel", "slot": "name", "value": "acorn"}``.
+
+    The rule systems give all four keys (``slot`` and ``value`` None when the act has none, values as
+    strings); an act read from a model's act text has no value; a remote bot's acts are kept as it sent
+    them.
+    """
+
+    act: str
+    domain: str | None
+    slot: str | None
+    value: JSONValue
+
+
+class SystemInternals(TypedDict, total=False):
+    """What a system shows of a turn besides its text, state and acts (stored as JSON as it is).
+
+    The keys the rule, neural, ``llm``, ``sktod``, ``echo`` and ``remote`` systems give; each gives its own
+    subset."""
+
+    # the rule pipeline (``multiwoz``; ``llm`` and ``sktod`` include it)
+    db_count: dict[str, int]
+    offered: dict[str, str]
+    requested: dict[str, list[str]]
+    active_domain: str | None
+    nlu: JSONObject
+    venue: str | None
+    booked: dict[str, str]
+    bookings: list[dict[str, str]]
+    filters: dict[str, dict[str, str]]
+    error: str
+    # neural systems (``hf_base``)
+    model: str
+    format: str
+    belief_raw: str
+    db: JSONObject
+    db_segment: str
+    act_raw: str
+    delexicalised: str
+    filled: dict[str, str]
+    unfilled: list[str]
+    replaced: dict[str, str]
+    raw_output: dict[str, str]
+    fallback: bool
+    reason: str | None
+    invalid_belief: list[str]
+    missing_special_tokens: list[str]
+    # ``llm`` (a template reworded by a small language model)
+    backend: str
+    template: str
+    required: list[str]
+    llm_raw: str
+    prompt_tokens: int
+    new_tokens: int
+    cached_tokens: int
+    rewritten: str
+    delex_draft: str
+    delex_reply: str
+    values: dict[str, str]
+    threads: int
+    generation_ms: float
+    reworded: bool
+    # ``sktod``: which branch answered, the knowledge it selected
+    branch: str
+    knowledge: JSONObject
+    # ``echo``
+    turns: int
+    # ``remote``: the final URL, the API, the request's attempts and status, what the bot sent as internals
+    url: str
+    api: str
+    session_id: str
+    attempts: int
+    http_status: int
+    remote: JSONObject
 
 
 @dataclass(frozen=True)
@@ -36,7 +116,7 @@ class Span:
     value: str
     domain: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "start": self.start,
             "end": self.end,
@@ -138,19 +218,45 @@ class SystemTurn:
     """
 
     text: str
-    state: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    acts: tuple[Mapping[str, Any], ...] = ()
-    internals: Mapping[str, Any] = field(default_factory=dict)
+    state: BeliefState = field(default_factory=dict)
+    acts: tuple[DialogueAct, ...] = ()
+    internals: SystemInternals = field(default_factory=lambda: SystemInternals())
     latency_ms: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "text": self.text,
             "state": {d: dict(s) for d, s in self.state.items()},
-            "acts": [dict(a) for a in self.acts],
-            "internals": dict(self.internals),
+            "acts": [json_dict(a) for a in self.acts],
+            "internals": json_dict(self.internals),
             "latency_ms": self.latency_ms,
         }
+
+
+def is_dialogue_act(value: object) -> TypeGuard[DialogueAct]:
+    """Whether ``value`` is an act as :class:`DialogueAct` types it: an object whose ``act`` (if given) is
+    text and whose ``domain`` and ``slot`` (if given) are text or null; other keys are kept as they are."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        return False
+    return isinstance(value.get("act", ""), str) and all(
+        isinstance(value.get(k), str | None) for k in ("domain", "slot"))
+
+
+def json_data(value: object) -> JSONValue:
+    """``value`` (a TypedDict, a tuple of acts, ...) as plain JSON data: mappings become dicts with text keys,
+    tuples lists; another object becomes its ``str`` (as the store writes it)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return json_dict(value)
+    if isinstance(value, list | tuple):
+        return [json_data(v) for v in value]
+    return str(value)
+
+
+def json_dict(value: Mapping[str, object]) -> JSONObject:
+    """A mapping as a plain JSON object (a copy; see :func:`json_data`)."""
+    return {str(k): json_data(v) for k, v in value.items()}
 
 
 @runtime_checkable

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ class Vocabulary(Protocol):
         ...
 
 
-def vocabulary_of(system: Any) -> KnownNames | None:
+def vocabulary_of(system: object) -> KnownNames | None:
     """``system``'s names, or None when it has no vocabulary (or failed to give one: logged, not raised —
     biasing is a help, never a reason for a turn to fail)."""
     if not isinstance(system, Vocabulary):

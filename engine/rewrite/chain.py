@@ -10,6 +10,7 @@ from parley.engine.rewrite import ORDER, build_rewriter
 from parley.engine.rewrite.base import RewriteContext, Rewriter, step_seed
 from parley.engine.spec import Spec, SpecError, condition_name, parse_spec
 from parley.engine.types import Loadable, Message, Rewrite
+from parley.jsontypes import JSONObject
 from parley.progress import Progress
 
 
@@ -40,7 +41,7 @@ class Chain:
     def name(self) -> str:
         return condition_name(self.specs)
 
-    def config(self) -> list[dict[str, object]]:
+    def config(self) -> list[JSONObject]:
         return [s.to_json() for s in self.specs]
 
     def __bool__(self) -> bool:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 from pydantic import BeforeValidator
 
 from parley.engine.http import MAX_RETRIES
+from parley.engine.loading import generating
 from parley.engine.params import Field, Params
 from parley.engine.rewrite import impolite_lexicon as L
 from parley.engine.rewrite.base import RewriteContext
@@ -149,7 +150,7 @@ class ImpoliteRewriter:
         msgs = [{"role": "system", "content": "You play a rude customer talking to a booking assistant."},
                 {"role": "user", "content": f"You are {scen}. Say one short, rude sentence to the assistant "
                                             "about how you feel. Do not mention places, times or numbers."}]
-        text = _generate(model, tok, msgs, max_new_tokens=32)
+        text = _generate(generating(model, "the bundled LLM"), tok, msgs, max_new_tokens=32)
         m = re.match(r"^(.+?[.!?])(?:\s|$)", text)
         remark = (m.group(1) if m else text).strip().strip('"')
         n_words = len(remark.split())
@@ -182,8 +183,8 @@ class ImpoliteRewriter:
         else:
             from parley.engine.smollm import load_default_llm
 
-            model, tok = load_default_llm()
-            out = _llm_generate(model, tok, text, spans, self.p.scenario)
+            llm, llm_tok = load_default_llm()
+            out = _llm_generate(generating(llm, "the bundled LLM"), llm_tok, text, spans, self.p.scenario)
             check_llm_rewrite(text, out, spans)
             return out
         check_rewrite(text, out, spans)
@@ -201,8 +202,8 @@ def _load_seq2seq(ref: str) -> tuple[GenerationMixin, PreTrainedTokenizerBase]:
         src = resolve(ref)
         model, tok = load_pretrained(src.ref, pretrained_kwargs(src), AutoModelForSeq2SeqLM,
                                      what=f"seq2seq model {ref!r}")
-        _models[ref] = (model, tok)
-        return model, tok
+        _models[ref] = (generating(model, f"seq2seq model {ref!r}"), tok)
+        return _models[ref]
 
 
 def _generate(model: GenerationMixin, tok: PreTrainedTokenizerBase, msgs: list[dict[str, str]],

@@ -42,6 +42,7 @@ from parley.engine.scoring import factbook as B
 from parley.engine.scoring import factcheck as F
 from parley.engine.scoring.factdb import SEARCHED, meets, trains_by_id
 from parley.engine.scoring.factmemory import Entity, Memory, Resolver
+from parley.engine.types import DialogueAct, is_dialogue_act
 from parley.jsontypes import json_object
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class AuditTurn:
     user: str
     system: str
     state: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
-    acts: tuple[Mapping[str, object], ...] = ()
+    acts: tuple[DialogueAct, ...] = ()
     internals: Mapping[str, object] = field(default_factory=dict)
 
 
@@ -271,7 +272,8 @@ def _audit_turn(user: str, system: str, info: Mapping[str, object]) -> AuditTurn
     acts = info.get("acts")
     state = {str(d): json_object(s) for d, s in json_object(info.get("state")).items()}
     return AuditTurn(user, system, state,
-                     tuple(map(json_object, acts)) if isinstance(acts, list | tuple) else (),
+                     tuple(a if is_dialogue_act(a) else DialogueAct() for a in acts)
+                     if isinstance(acts, list | tuple) else (),
                      json_object(info.get("internals")))
 
 

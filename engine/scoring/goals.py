@@ -79,8 +79,8 @@ def _clock(minutes: int) -> str:
 
 def _train(rng: random.Random, db: MultiwozDB) -> tuple[dict[str, str], list[str]]:
     row = rng.choice(db.rows("train"))
-    info: dict[str, str] = {"departure": row["departure"], "destination": row["destination"],
-                            "day": row["day"]}
+    info: dict[str, str] = {"departure": str(row["departure"]), "destination": str(row["destination"]),
+                            "day": str(row["day"])}
     h, m = (int(x) for x in str(row["leaveAt"]).split(":"))
     # a train arriving after midnight meets no arrive-by time of its day: its goal is a departure time
     if rng.random() < 0.5 or str(row["arriveBy"]) < str(row["leaveAt"]):
@@ -118,7 +118,7 @@ def random_goal(seed: int | None = None, db: MultiwozDB | None = None) -> dict[s
             continue
         info, lines = _train(rng, db) if d == "train" else _venue(rng, db, d)
         if d != "train":
-            names.extend(r["name"] for r in db.query(d, info)[:1])
+            names.extend(str(r["name"]) for r in db.query(d, info)[:1])
         reqt = sorted(rng.sample(_REQUESTS[d], k=rng.randint(1, 2)))
         entry: dict[str, object] = {"info": info, "reqt": reqt}
         if d in ("restaurant", "hotel", "train") and rng.random() < 0.5:

@@ -31,7 +31,7 @@ class EchoSystem(DialogueSystem):
     def fork(self) -> EchoSystem:
         return fork_copy(self, ())
 
-    def adopt(self, fork: EchoSystem) -> None:
+    def adopt(self, fork: DialogueSystem) -> None:
         adopt_state(self, fork)
 
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:

@@ -36,7 +36,7 @@ from parley.engine.systems.hf_common import (
 )
 from parley.engine.systems.hf_lex import db_counts, lookup
 from parley.engine.systems.hf_lex import lexicalise as lex_fill
-from parley.engine.types import Message, SystemTurn, TurnError
+from parley.engine.types import Message, SystemInternals, SystemTurn, TurnError
 from parley.params import Text
 from parley.progress import Progress
 
@@ -215,7 +215,7 @@ class HFTODSystem:
         kept = belief if reason is None else ""
         self._records = [*records, TurnRecord(user, kept, db_text, act, response, text)]
         self._state = state
-        internals: dict[str, Any] = {
+        internals: SystemInternals = {
             "model": self.model_ref, "format": fmt.name, "belief_raw": belief, "db": result.to_json(),
             "db_segment": db_text, "act_raw": act, "delexicalised": response, "filled": dict(lex.filled),
             "unfilled": list(lex.unfilled), "replaced": dict(lex.replaced),
@@ -254,7 +254,7 @@ def torch_threads(threads: int = 0) -> Iterator[int]:
         torch.set_num_threads(previous)
 
 
-def check_special_tokens(fmt: Format, tokenizer: Any) -> list[str]:
+def check_special_tokens(fmt: Format, tokenizer: object) -> list[str]:
     """The format's special tokens the tokenizer does not know as single tokens (worth a warning)."""
     vocab = tokenizer.get_vocab() if hasattr(tokenizer, "get_vocab") else {}
     return [t for t in fmt.special_tokens if t not in vocab]

@@ -25,9 +25,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from parley.engine.types import TurnError
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import DynamicCache
+    from transformers.cache_utils import DynamicLayer
+    from typing_extensions import TypeIs
 
 
 class GatewayClosed(TurnError):
@@ -47,10 +53,10 @@ class Request:
     done: bool = False
 
 
-_FORWARD_KWARGS: dict[type, tuple[str, dict[str, Any]]] = {}
+_FORWARD_KWARGS: dict[type, tuple[str, dict[str, int]]] = {}
 
 
-def forward_kwargs(model: Any) -> tuple[str, dict[str, Any]]:
+def forward_kwargs(model: torch.nn.Module) -> tuple[str, dict[str, int]]:
     """The cache keyword of ``model.forward`` (transformers ≥ 5.2 renamed ``past_key_values`` to ``cache``)
     and the extra keywords that keep only the last logits; looked up once per model class."""
     cls = type(model)
@@ -68,49 +74,67 @@ def stopped(out: list[int], stop_ids: frozenset[int] | set[int], stop_text: str 
     return out[-1] in stop_ids or (stop_text is not None and stop_text in decode(out[-16:]))
 
 
+class Grown(Protocol):
+    """A layer of :func:`_layer_class`: the keys and values held in buffers with room to grow."""
+
+    kbuf: torch.Tensor | None
+    vbuf: torch.Tensor | None
+    keys: torch.Tensor | None
+    values: torch.Tensor | None
+
+    def set(self, kbuf: torch.Tensor, vbuf: torch.Tensor, n: int) -> None: ...
+
+
+def grown(layer: object) -> TypeIs[Grown]:
+    """Whether ``layer`` is a layer of :func:`_layer_class`."""
+    return isinstance(layer, _layer_class())
+
+
 @functools.cache
-def _layer_class() -> type:
+def _layer_class() -> type[DynamicLayer]:
     """A ``DynamicLayer`` writing into a preallocated buffer (capacity doubled when full) instead of
     concatenating: ``torch.cat`` of the whole cache at every step was 44 % of a batched step."""
     from transformers.cache_utils import DynamicLayer
 
     class GrowingLayer(DynamicLayer):
-        kbuf: Any = None
-        vbuf: Any = None
+        kbuf: torch.Tensor | None = None
+        vbuf: torch.Tensor | None = None
         n = 0
 
-        def set(self, kbuf: Any, vbuf: Any, n: int) -> None:
+        def set(self, kbuf: torch.Tensor, vbuf: torch.Tensor, n: int) -> None:
             self.kbuf, self.vbuf, self.n = kbuf, vbuf, n
             self.keys, self.values = kbuf[:, :, :n], vbuf[:, :, :n]
             self.device, self.is_initialized = kbuf.device, True
 
-        def update(self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: object, **kwargs: object
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
             n, q = self.n, key_states.shape[-2]
-            if self.kbuf is None or n + q > self.kbuf.shape[-2]:
+            kb, vb = self.kbuf, self.vbuf
+            if kb is None or vb is None or n + q > kb.shape[-2]:
                 shape = (*key_states.shape[:2], max(2 * (n + q), 64), key_states.shape[-1])
-                kb, vb = key_states.new_zeros(shape), value_states.new_zeros(shape)
-                if n:
-                    kb[:, :, :n], vb[:, :, :n] = self.kbuf[:, :, :n], self.vbuf[:, :, :n]
-                self.kbuf, self.vbuf = kb, vb
-            self.kbuf[:, :, n:n + q] = key_states
-            self.vbuf[:, :, n:n + q] = value_states
-            self.set(self.kbuf, self.vbuf, n + q)
-            return self.keys, self.values
+                grown_k, grown_v = key_states.new_zeros(shape), value_states.new_zeros(shape)
+                if n and kb is not None and vb is not None:
+                    grown_k[:, :, :n], grown_v[:, :, :n] = kb[:, :, :n], vb[:, :, :n]
+                kb, vb = grown_k, grown_v
+            kb[:, :, n:n + q] = key_states
+            vb[:, :, n:n + q] = value_states
+            self.set(kb, vb, n + q)
+            return kb[:, :, :n + q], vb[:, :, :n + q]
 
-        def batch_select_indices(self, indices: Any) -> None:
-            if self.kbuf is not None:
+        def batch_select_indices(self, indices: torch.Tensor) -> None:
+            if self.kbuf is not None and self.vbuf is not None:
                 self.set(self.kbuf[indices], self.vbuf[indices], self.n)
 
     return GrowingLayer
 
 
-def _new_cache(layers: list[Any] | None = None) -> Any:
+def _new_cache(layers: Sequence[DynamicLayer] | None = None) -> DynamicCache:
     from transformers import DynamicCache
 
     cache = DynamicCache()
     cache.layer_class_to_replicate = _layer_class()
     if layers:
-        cache.layers = layers
+        cache.layers = [*layers]
     return cache
 
 
@@ -120,16 +144,16 @@ class Rows:
     next input token and position."""
 
     reqs: list[Request | None]  # None: a row that stopped, still in the cache
-    cache: Any
-    mask: Any
-    nxt: Any
-    pos: Any
+    cache: DynamicCache
+    mask: torch.Tensor
+    nxt: torch.Tensor
+    pos: torch.Tensor
 
 
 class Decoder:
     """Prefill, step and merge batches of :class:`Request` on one causal LM."""
 
-    def __init__(self, model: Any, pad_id: int, decode: Callable[[list[int]], str]) -> None:
+    def __init__(self, model: torch.nn.Module, pad_id: int, decode: Callable[[list[int]], str]) -> None:
         self.model = model
         self.pad_id = pad_id
         self.decode = decode
@@ -140,7 +164,8 @@ class Decoder:
         self.last_pos = (getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
                          or 1 << 30) - 1
 
-    def _forward(self, x: Any, mask: Any, pos: Any, cache: Any) -> list[int]:
+    def _forward(self, x: torch.Tensor, mask: torch.Tensor, pos: torch.Tensor, cache: DynamicCache
+                 ) -> list[int]:
         res = self.model(input_ids=x, attention_mask=mask, position_ids=pos, use_cache=True,
                          **{self.cache_kw: cache}, **self.extra)
         return res.logits[:, -1].argmax(-1).tolist()
@@ -197,7 +222,8 @@ class Decoder:
         cache = _new_cache()
         with torch.inference_mode():
             nxt = self._forward(x, mask, pos, cache)
-        return self._take(Rows(list(reqs), cache, mask, None, pos[:, -1:] + 1), nxt)
+        # the next tokens are set by _take (a row's first token comes from this pass)
+        return self._take(Rows(list(reqs), cache, mask, x[:, -1:], pos[:, -1:] + 1), nxt)
 
     @staticmethod
     def live(rows: Rows | None) -> int:
@@ -225,13 +251,16 @@ class Decoder:
         ma, mb = a.mask[ia], b.mask[ib]
         la, lb = (int(m.shape[1] - m.any(0).int().argmax()) for m in (ma, mb))
         n, na = max(la, lb), len(ia)
-        layers = []
+        layers: list[DynamicLayer] = []
         for x, y in zip(a.cache.layers, b.cache.layers, strict=True):
+            layer = _layer_class()()
+            if not (grown(x) and grown(y) and grown(layer)) or x.kbuf is None or x.vbuf is None \
+                    or x.keys is None or x.values is None or y.keys is None or y.values is None:
+                raise TypeError("a batch cache holds a layer that is not a filled growing layer")
             shape = (na + len(ib), x.kbuf.shape[1], n + 64, x.kbuf.shape[3])
             kb, vb = x.kbuf.new_zeros(shape), x.vbuf.new_zeros(shape)
             kb[:na, :, n - la:n], vb[:na, :, n - la:n] = x.keys[ia, :, -la:], x.values[ia, :, -la:]
             kb[na:, :, n - lb:n], vb[na:, :, n - lb:n] = y.keys[ib, :, -lb:], y.values[ib, :, -lb:]
-            layer = _layer_class()()
             layer.set(kb, vb, n)
             layers.append(layer)
         mask = ma.new_zeros((shape[0], n))

@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from parley.engine.mwdb import BOOKABLE, DOMAINS, INFORMABLE, normalise_time
+from parley.engine.types import DialogueAct
 from parley.text import fold, squash
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def parse_belief(text: str, fmt: Format, previous: Mapping[str, Mapping[str, str
     return parse_belief_checked(text, fmt, previous).state
 
 
-def format_belief(state: Mapping[str, Mapping[str, Any]], fmt: Format, markers: bool = True) -> str:
+def format_belief(state: Mapping[str, Mapping[str, object]], fmt: Format, markers: bool = True) -> str:
     """Serialise a state the way the model writes it (training targets, ``full`` histories,
     ``{prev_belief}``)."""
     parts: list[str] = []
@@ -240,9 +241,9 @@ def format_acts(acts: list[tuple[str, str, str]], fmt: Format) -> str:
     return " ".join(out)
 
 
-def parse_acts(act: str, style: str = "bracket") -> tuple[Mapping[str, Any], ...]:
+def parse_acts(act: str, style: str = "bracket") -> tuple[DialogueAct, ...]:
     """Act text → act dicts ``{act, domain, slot, value}`` (best effort; values are not in the act text)."""
-    out: list[dict[str, Any]] = []
+    out: list[DialogueAct] = []
     if style == "triples":
         for part in act.split(","):
             words = part.split()

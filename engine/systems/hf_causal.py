@@ -19,13 +19,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.loading import Source, load_pretrained, pretrained_kwargs, say
 from parley.engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
 from parley.engine.systems.hf_common import State, between
 from parley.progress import Progress
 from parley.text import squash
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import Cache, PreTrainedModel, PreTrainedTokenizerBase
+
+    from parley.engine.systems.hf_batch import Gateway
 
 
 class CausalSystem(HFTODSystem):
@@ -35,8 +41,8 @@ class CausalSystem(HFTODSystem):
     kind = "causal"
     default_format = "ubar"
     prefix_cache = True
-    _kv: tuple[list[int], Any] | None = None
-    _gateway: Any = None  # hf_batch.Gateway shared by the systems of one batch group
+    _kv: tuple[list[int], Cache | None] | None = None
+    _gateway: Gateway | None = None  # hf_batch.Gateway shared by the systems of one batch group
     _vocab: dict[str, int] | None = None
 
     def batch_group(self, n: int) -> list[CausalSystem]:
@@ -70,7 +76,7 @@ class CausalSystem(HFTODSystem):
         if self._gateway is not None:
             self._gateway.close()
 
-    def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
+    def _load_model(self, src: Source, progress: Progress) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
         from transformers import AutoModelForCausalLM
 
         kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
@@ -110,7 +116,7 @@ class CausalSystem(HFTODSystem):
             out = out.split(eos, 1)[0]
         return squash(out)
 
-    def _decode(self, ids: Any, stop_ids: set[int], stop_text: str | None) -> list[int]:
+    def _decode(self, ids: torch.Tensor, stop_ids: set[int], stop_text: str | None) -> list[int]:
         """Greedy continuation of ``ids`` (1 × n) with the KV cache: the new token ids, stop token included.
 
         The cache of the previous call is reused for the longest prefix the two inputs share (the response
@@ -142,7 +148,7 @@ class CausalSystem(HFTODSystem):
         self._kv = (ids[0].tolist() + out[:-1], cache)  # the cache holds every token fed so far
         return out
 
-    def _reusable_cache(self, ids: list[int]) -> tuple[Any, int]:
+    def _reusable_cache(self, ids: list[int]) -> tuple[Cache | None, int]:
         """``(cache, n)``: the previous call's cache cropped to the ``n`` leading tokens it shares with
         ``ids``."""
         kv = getattr(self, "_kv", None)

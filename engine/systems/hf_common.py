@@ -217,7 +217,7 @@ class Format:
             return self.separator.join(p.strip() for p in parts if p and p.strip())
         return "".join(parts)
 
-    def db_domains(self, state: Mapping[str, Mapping[str, Any]], active: str | None) -> list[str]:
+    def db_domains(self, state: Mapping[str, Mapping[str, object]], active: str | None) -> list[str]:
         """The domains the DB segment reports on for ``state`` (see ``db_scope``)."""
         if self.db_scope == "belief":
             return [d for d in DB_DOMAINS if state.get(d)]
@@ -261,8 +261,8 @@ def between(text: str, start: str, end: str) -> str:
     return s.strip()
 
 
-def active_domain(state: Mapping[str, Mapping[str, Any]], previous: Mapping[str, Mapping[str, Any]] | None,
-                  hint: str | None = None) -> str | None:
+def active_domain(state: Mapping[str, Mapping[str, object]],
+                  previous: Mapping[str, Mapping[str, object]] | None, hint: str | None = None) -> str | None:
     """The domain the turn is about: one whose slots changed this turn, else ``hint``, else the last in the
     state."""
     prev = previous or {}

@@ -12,9 +12,14 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.mwdb import DOMAINS, VENUE_DOMAINS, MultiwozDB
+from parley.engine.types import BeliefState
+from parley.jsontypes import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from parley.engine.systems.hf_common import Format
 
 PLACEHOLDER = re.compile(r"\[(?:value_)?([a-z]+(?:[_ ][a-z]+)*)\]", flags=re.I)  # AuGPT: [price range]
 #: placeholder name → row/state attribute
@@ -36,9 +41,9 @@ class DBResult:
 
     domain: str | None
     count: int
-    rows: tuple[Mapping[str, Any], ...] = ()
+    rows: tuple[Mapping[str, JSONValue], ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"domain": self.domain, "count": self.count,
                 "venues": [str(r.get("name") or r.get("trainID") or r.get("department") or "")
                            for r in self.rows]}
@@ -52,7 +57,7 @@ class Lexicalised:
     replaced: Mapping[str, str] = field(default_factory=dict)  # … and the words that stand in for them
 
 
-def lookup(db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], domain: str | None) -> DBResult:
+def lookup(db: MultiwozDB, state: BeliefState, domain: str | None) -> DBResult:
     """Rows of ``domain`` matching its constraints in ``state`` (taxi: none; police: the one station)."""
     if not domain or domain not in DOMAINS:
         return DBResult(domain, 0)
@@ -62,7 +67,7 @@ def lookup(db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], domain: str |
     return DBResult(domain, len(rows), tuple(rows[:KEEP_ROWS]))
 
 
-def db_counts(fmt: Any, db: MultiwozDB, state: Mapping[str, Mapping[str, Any]], active: str | None,
+def db_counts(fmt: Format, db: MultiwozDB, state: BeliefState, active: str | None,
               result: DBResult | None = None) -> list[tuple[str | None, int | None]]:
     """``(domain, match count)`` for the domains a format's DB segment reports on (``Format.db_domains``); the
     count is None for a domain without constraints or without a database (no query, UBAR's ``[db_nores]``)."""
@@ -102,7 +107,7 @@ def _split(name: str) -> tuple[str | None, str]:
     return None, low
 
 
-def _from_row(row: Mapping[str, Any], key: str, domain: str | None) -> str | None:
+def _from_row(row: Mapping[str, JSONValue], key: str, domain: str | None) -> str | None:
     if key == "price" and domain == "attraction":
         key = "entrance fee"
     if key == "price" and domain in ("hotel", "restaurant"):
@@ -117,7 +122,7 @@ def _from_row(row: Mapping[str, Any], key: str, domain: str | None) -> str | Non
 
 
 def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
-               state: Mapping[str, Mapping[str, Any]], seed: int | None = None, turn: int = 0) -> Lexicalised:
+               state: BeliefState, seed: int | None = None, turn: int = 0) -> Lexicalised:
     """Fill every placeholder of ``text`` from ``result``'s rows, the belief state and made-up booking data.
 
     A placeholder that cannot be filled is never shown: it is listed in ``unfilled`` and replaced by a phrase
@@ -158,8 +163,8 @@ def lexicalise(text: str, db: MultiwozDB, domain: str | None, result: DBResult,
                 value = _from_row(row, key, dom)
             if value is None:
                 slots = state.get(dom or "", {})
-                value = slots.get(key) or slots.get(f"book_{key}") or slots.get(key.replace("book_", ""))
-                value = None if value in (None, "", "dontcare") else str(value)
+                said = slots.get(key) or slots.get(f"book_{key}") or slots.get(key.replace("book_", ""))
+                value = None if said in (None, "", "dontcare") else str(said)
         if value is None and key == "choice" and result.domain and result.count == 0:
             value = "no"
         if value is None:

@@ -13,7 +13,8 @@ folder is used when no ``format=`` is given.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from parley.engine.loading import Source, load_pretrained, pretrained_kwargs, say
 from parley.engine.systems.hf_base import HFTODSystem, TurnRecord, check_special_tokens
@@ -21,8 +22,12 @@ from parley.engine.systems.hf_common import State, between, format_belief, join
 from parley.progress import Progress
 from parley.text import squash
 
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-def strip_tokens(text: str, tokenizer: Any) -> str:
+
+def strip_tokens(text: str, tokenizer: object) -> str:
     """Remove pad/eos/bos/unk token strings a decode with special tokens kept leaves behind."""
     for attr in ("pad_token", "eos_token", "bos_token"):
         tok = getattr(tokenizer, attr, None)
@@ -38,7 +43,7 @@ class Seq2SeqSystem(HFTODSystem):
     kind = "seq2seq"
     default_format = "pptod"
 
-    def _load_model(self, src: Source, progress: Progress) -> tuple[Any, Any]:
+    def _load_model(self, src: Source, progress: Progress) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
         from transformers import AutoModelForSeq2SeqLM
 
         kwargs = pretrained_kwargs(src, self.allow_pickle, self.trust_remote_code)
@@ -58,7 +63,7 @@ class Seq2SeqSystem(HFTODSystem):
         import torch
 
         enc = self.tokenizer(text, return_tensors="pt", truncation=True, max_length=self._input_limit())
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, torch.Tensor] = {}
         if decoder_prefix:
             ids = self.tokenizer.convert_tokens_to_ids(decoder_prefix.split())
             kwargs["decoder_input_ids"] = torch.tensor([ids])
@@ -69,7 +74,7 @@ class Seq2SeqSystem(HFTODSystem):
         return strip_tokens(self.tokenizer.decode(seq, skip_special_tokens=False), self.tokenizer)
 
     def _inputs(self, template: str, prompt: str, user: str, prev: State, belief: str, db_text: str
-                ) -> Any:
+                ) -> Callable[[list[TurnRecord]], str]:
         fmt = self.format
 
         def build(records: list[TurnRecord]) -> str:

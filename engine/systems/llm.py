@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import date
-from typing import Any, ClassVar
+from typing import ClassVar, Protocol
 
 from parley.engine.loading import say
 from parley.engine.params import Field, Params, SystemParams
@@ -45,7 +45,7 @@ from parley.engine.systems.llm_check import (  # noqa: F401 - re-exported for ca
 )
 from parley.engine.systems.llm_delex import check_sentence, delexicalise, fill, rewrite, sentences
 from parley.engine.systems.llm_reword import reword_reason, sentence_problems
-from parley.engine.types import LoadError, Message, SystemTurn, TurnError
+from parley.engine.types import LoadError, Message, SystemInternals, SystemTurn, TurnError
 from parley.params import Text
 from parley.progress import Progress
 
@@ -102,7 +102,7 @@ class LLMSystem:
         self.copy_bias = float(copy_bias)
         self.sentences = sentences
         self.read_system = read_system
-        self.backend: Any = None
+        self.backend: Backend | None = None
         self._lock = threading.Lock()
         from parley.engine.systems.multiwoz import MultiwozSystem
 
@@ -110,12 +110,12 @@ class LLMSystem:
         self._pipeline = MultiwozSystem(seed=seed, db_dir=db_dir, read_system=read_system, clock=clock)
 
     @property
-    def clock(self) -> Any:
+    def clock(self) -> bool | str | Callable[[], date | None] | None:
         """The inner ``multiwoz`` pipeline's clock ("tomorrow" counts from it); None in replays."""
         return self._pipeline.clock
 
     @clock.setter
-    def clock(self, value: Any) -> None:
+    def clock(self, value: bool | str | Callable[[], date | None] | None) -> None:
         self._pipeline.clock = value
 
     @property
@@ -135,7 +135,7 @@ class LLMSystem:
             if gguf is not None:
                 from parley.engine.systems.llm_cpp import CppBackend
 
-                backend: Any = CppBackend(gguf, threads=self.threads, max_new_tokens=self.max_new_tokens,
+                backend: Backend = CppBackend(gguf, threads=self.threads, max_new_tokens=self.max_new_tokens,
                                           prefix_cache=self.prefix_cache, progress=progress)
             else:
                 from parley.engine.systems.llm_torch import TorchBackend
@@ -154,15 +154,17 @@ class LLMSystem:
             self._pipeline.reset(seed)
 
     def _reword(self, shown: str, mapping: dict[str, str],
-                internals: dict[str, Any]) -> tuple[str, list[str]]:
+                internals: SystemInternals) -> tuple[str, list[str]]:
         """The delexicalised draft reworded sentence by sentence (spoiled sentences keep the draft's words);
         ``(reply, reasons the model's words were refused)``."""
+        backend = self.backend
+        assert backend is not None  # respond() loads first
         counts = [0, 0, 0]
         raws: list[str] = []
-        cached = self.backend.cached_tokens
+        cached = backend.cached_tokens
 
         def one(sentence: str) -> str:
-            raw, n_prompt, n_new = self.backend.reword(sentence)
+            raw, n_prompt, n_new = backend.reword(sentence)
             raws.append(raw)
             counts[0] += n_prompt
             counts[1] += n_new
@@ -173,15 +175,15 @@ class LLMSystem:
         def judge(out: str, sentence: str) -> str | None:
             if not self.check:
                 return None if out.strip() else "empty output"
-            why = (check_sentence(out, sentence, lexical=getattr(self.backend, "lexical", False))
+            why = (check_sentence(out, sentence, lexical=getattr(backend, "lexical", False))
                    or reword_reason(out, sentence, mapping))
             if why is None and sentence != first:  # "Sure, ..." may open a reply, not follow a sentence
                 why = next(iter(sentence_problems(["", out])), None)
             return why
 
         reply, done, total, reasons = rewrite(shown, one, judge, limit=self.sentences)
-        internals.update(llm_raw=" | ".join(raws), prompt_tokens=counts[0], new_tokens=counts[1],
-                         cached_tokens=self.backend.cached_tokens - cached, rewritten=f"{done}/{total}")
+        internals.update({"llm_raw": " | ".join(raws), "prompt_tokens": counts[0], "new_tokens": counts[1],
+                          "cached_tokens": backend.cached_tokens - cached, "rewritten": f"{done}/{total}"})
         if done and self.check:
             why = reword_reason(reply, shown, mapping)
             if why:
@@ -193,6 +195,8 @@ class LLMSystem:
             raise TurnError("the dialogue history must end with a user message")
         if not self.loaded:
             self.load()
+        backend = self.backend
+        assert backend is not None  # load() sets it or raises
         t0 = time.perf_counter()
         pipeline = self._pipeline
         try:
@@ -206,8 +210,8 @@ class LLMSystem:
         # after "Booked! A [car] will pick you up") cannot be demanded of the rewrite, whose fallback is that
         # draft
         required = [p for p in required_values(decision.acts, self.strict) if not missing_values(draft, [p])]
-        internals: dict[str, Any] = {
-            "model": self.model_ref, "backend": self.backend.name, "template": draft,
+        internals: SystemInternals = {
+            "model": self.model_ref, "backend": backend.name, "template": draft,
             "required": [v for _, v in required], **pipeline.internals_of(decision),
         }
         t1 = time.perf_counter()
@@ -216,7 +220,7 @@ class LLMSystem:
             if self.delex:  # the model sees "[name] is a [stars] star [type]"; the values come back later
                 shown, mapping = delexicalise(draft, decision.acts, decision.venue)
                 reply_delex, reasons = self._reword(shown, mapping, internals)
-                internals.update(delex_draft=shown, delex_reply=reply_delex, values=mapping)
+                internals.update({"delex_draft": shown, "delex_reply": reply_delex, "values": mapping})
                 reply = fill(reply_delex, mapping)
                 if self.check and reply != draft:
                     why = check_reply(reply, draft, required, history[-1].text)
@@ -224,9 +228,9 @@ class LLMSystem:
                         reasons.append(f"the whole reply: {why}")
                         reply = draft
             else:
-                raw, n_prompt, n_new = self.backend.plain(history[-1].text, draft)
+                raw, n_prompt, n_new = backend.plain(history[-1].text, draft)
                 reply = tidy(raw)
-                internals.update(llm_raw=raw, prompt_tokens=n_prompt, new_tokens=n_new)
+                internals.update({"llm_raw": raw, "prompt_tokens": n_prompt, "new_tokens": n_new})
                 if self.check:
                     why = (check_reply(reply, draft, required, history[-1].text) or act_reason(reply, draft)
                            or reword_reason(reply, draft, {}))
@@ -236,10 +240,24 @@ class LLMSystem:
                     reply, reasons = draft, [why]
         except Exception as e:  # the template is always there to fall back on
             reply, reasons = draft, [f"generation failed: {type(e).__name__}: {e}"]
-        internals.update(threads=self.backend.threads,
-                         generation_ms=round((time.perf_counter() - t1) * 1000, 1), reworded=reply != draft,
-                         fallback=bool(reasons),
-                         reason="; ".join(dict.fromkeys(reasons)) or None)
+        internals.update({"threads": backend.threads,
+                          "generation_ms": round((time.perf_counter() - t1) * 1000, 1),
+                          "reworded": reply != draft, "fallback": bool(reasons),
+                          "reason": "; ".join(dict.fromkeys(reasons)) or None})
         return SystemTurn(text=reply, state={d: dict(s) for d, s in decision.state.items()},
-                          acts=tuple(dict(a) for a in decision.acts), internals=internals,
+                          acts=tuple(a.copy() for a in decision.acts), internals=internals,
                           latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+class Backend(Protocol):
+    """What ``llm`` asks of a model backend (llama.cpp or transformers)."""
+
+    name: str
+    cached_tokens: int
+
+    @property
+    def threads(self) -> int: ...
+
+    def reword(self, sentence: str) -> tuple[str, int, int]: ...
+
+    def plain(self, user: str, draft: str) -> tuple[str, int, int]: ...

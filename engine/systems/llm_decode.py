@@ -17,7 +17,11 @@ invented value.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import Cache, PreTrainedModel, PreTrainedTokenizerBase
 
 #: tokens a clerk's sentence is made of: words, spaces and ordinary punctuation (no code, no markup)
 _CLEAN = re.compile(r"^[ A-Za-z'’,.!?;:\-\[]*$")
@@ -26,10 +30,16 @@ BANNED_WORDS = ("sorry", "ai", "apologize", "apologise", "apologies", "confusion
                 "equipped")
 
 
+def text_of(tokenizer: PreTrainedTokenizerBase, ids: list[int] | torch.Tensor) -> str:
+    """The text of one sequence of token ids, special tokens left out."""
+    text = tokenizer.decode(ids, skip_special_tokens=True)
+    return text if isinstance(text, str) else "".join(text)  # a list only for a batch of sequences
+
+
 class Vocabulary:
     """Token classes of one tokenizer, computed once."""
 
-    def __init__(self, tokenizer: Any, stops: list[int]) -> None:
+    def __init__(self, tokenizer: PreTrainedTokenizerBase, stops: list[int]) -> None:
         import torch
 
         n = max(len(tokenizer), max(tokenizer.get_vocab().values()) + 1)
@@ -60,7 +70,8 @@ class Vocabulary:
         self.stop_mask = stop_mask
 
 
-def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: Any, start: int,
+def decode_delex(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, vocab: Vocabulary,
+                 ids: torch.Tensor, past: Cache | None, start: int,
                  placeholders: list[str], max_new_tokens: int, question: bool = False,
                  one_sentence: bool = False, copy: str = "", copy_bias: float = 0.0) -> tuple[str, int]:
     """Greedy decoding after the prompt ``ids`` (``past`` holds the KV cache of ``ids[:, :start]``, or None).
@@ -147,4 +158,4 @@ def decode_delex(model: Any, tokenizer: Any, vocab: Vocabulary, ids: Any, past: 
             logits = res.logits[0, -1]
             if inside is None and not remaining and free >= max_new_tokens and (asked or not question):
                 break
-    return tokenizer.decode(out, skip_special_tokens=True), len(out)
+    return text_of(tokenizer, out), len(out)

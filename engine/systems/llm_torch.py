@@ -13,12 +13,19 @@ import contextlib
 import re
 import warnings
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parley.engine.llamacpp import choose_threads, use_log
 from parley.engine.systems.llm_check import REFUSALS
+from parley.engine.systems.llm_decode import text_of
 from parley.engine.systems.llm_delex import placeholders
 from parley.progress import Progress
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import Cache, PreTrainedTokenizerBase, StoppingCriteriaList
+
+    from parley.engine.systems.llm_decode import Vocabulary
 
 DELEX_PROMPT = ("You are a friendly clerk at the Cambridge tourist office. Say the draft sentence in your "
                 "own words, with the same meaning. Copy every word in square brackets, such as [name], "
@@ -61,15 +68,15 @@ def warnings_to_log() -> Iterator[None]:
                 logger.warning("%s: %s", w.category.__name__, w.message)
 
 
-def _stop_on_refusal(tokenizer: Any, prompt_len: int) -> Any:
+def _stop_on_refusal(tokenizer: PreTrainedTokenizerBase, prompt_len: int) -> StoppingCriteriaList:
     """Stop generating as soon as the reply is a refusal: it will fall back anyway, so save the time."""
-    from transformers import StoppingCriteria, StoppingCriteriaList
+    from transformers import StoppingCriteriaList
 
-    class _Refusal(StoppingCriteria):
-        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+    class _Refusal:  # called as a StoppingCriteria is: (ids so far, scores) → one stop flag per row
+        def __call__(self, input_ids: torch.Tensor, scores: object, **kwargs: object) -> torch.Tensor:
             import torch
 
-            text = tokenizer.decode(input_ids[0, prompt_len:], skip_special_tokens=True)
+            text = text_of(tokenizer, input_ids[0, prompt_len:])
             return torch.full((input_ids.shape[0],), bool(REFUSALS.search(text)), dtype=torch.bool,
                               device=input_ids.device)
 
@@ -107,8 +114,8 @@ class TorchBackend:
         self.threads = 0
         self.cached_tokens = 0
         self._stops: list[int] | None = None
-        self._prefix: tuple[list[int], Any] | None = None
-        self._vocab: Any = None
+        self._prefix: tuple[list[int], Cache] | None = None
+        self._vocab: Vocabulary | None = None
 
     def _stop_ids(self) -> list[int]:
         """End-of-turn and line-break token ids (computed once per model)."""
@@ -119,7 +126,7 @@ class TorchBackend:
             self._stops = sorted(i for i in ids if isinstance(i, int) and i >= 0 and i != tok.unk_token_id)
         return list(self._stops)
 
-    def _encode(self, messages: list[dict[str, str]]) -> tuple[Any, int]:
+    def _encode(self, messages: list[dict[str, str]]) -> tuple[torch.Tensor, int]:
         """``(input ids, length of the static prefix — system prompt and example — or 0)``."""
         tok = self.tokenizer
         if not getattr(tok, "chat_template", None):  # a plain causal LM: a simple transcript
@@ -127,6 +134,8 @@ class TorchBackend:
             return tok(text, return_tensors="pt")["input_ids"], 0
         full = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
         prefix = tok.apply_chat_template(messages[:-1], tokenize=False)
+        if not isinstance(full, str) or not isinstance(prefix, str):
+            raise TypeError("the chat template gave tokens, not text (tokenize=False)")
         ids = tok(full, return_tensors="pt", add_special_tokens=False)["input_ids"]
         if not full.startswith(prefix):
             return ids, 0
@@ -135,7 +144,7 @@ class TorchBackend:
             return ids, -n  # cache not built yet for this prefix
         return ids, n
 
-    def _prefix_cache(self, ids: Any, n: int) -> Any:
+    def _prefix_cache(self, ids: torch.Tensor, n: int) -> Cache:
         """A copy of the KV cache of the static prompt prefix (computed once per prefix)."""
         import copy
 
@@ -169,23 +178,26 @@ class TorchBackend:
         """``(raw text, prompt tokens, new tokens)``: greedy, ≤ max_new_tokens, stopping at a line break."""
         import torch
 
-        tok = self.tokenizer
+        from parley.engine.loading import generating
+
+        tok, model = self.tokenizer, generating(self.model, "the model")
         eos = self._stop_ids()
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLE,
                     {"role": "user", "content": f"Customer: {user.strip()}\nDraft: {draft}"}]
         with self._torch_threads():
             ids, n = self._encode(messages)
-            kwargs: dict[str, Any] = {"stopping_criteria": _stop_on_refusal(tok, ids.shape[1])}
+            kwargs: dict[str, object] = {"stopping_criteria": _stop_on_refusal(tok, ids.shape[1])}
             if n and self.prefix_cache:
                 kwargs[_cache_kwarg()] = self._prefix_cache(ids, n)
             with torch.inference_mode():
-                out = self.model.generate(ids, attention_mask=torch.ones_like(ids),
+                out = model.generate(ids, attention_mask=torch.ones_like(ids),
                                           max_new_tokens=self.max_new_tokens, do_sample=False, num_beams=1,
                                           eos_token_id=eos or None, **kwargs,
                                           pad_token_id=tok.pad_token_id if tok.pad_token_id is not None
                                           else eos[0])
-        new = out[0, ids.shape[1]:]
-        return tok.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0])
+        seqs = out if isinstance(out, torch.Tensor) else out.sequences
+        new = seqs[0, ids.shape[1]:]
+        return text_of(tok, new), int(ids.shape[1]), int(new.shape[0])
 
     def reword(self, sentence: str) -> tuple[str, int, int]:
         """``(raw text, prompt tokens, new tokens)`` by constrained decoding (see :mod:`llm_decode`)."""

@@ -28,9 +28,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar, SupportsInt
 
-from parley.engine.mwdb import MultiwozDB, load_db
+from parley.engine.mwdb import MultiwozDB, Row, load_db
 from parley.engine.params import Field, Params, SystemParams
 from parley.engine.spec import SpecError
 from parley.engine.speculate import adopt_state, fork_copy
@@ -39,7 +39,7 @@ from parley.engine.systems.mw.lexicon import Lexicon, lexicon_for
 from parley.engine.systems.mw.nlg import realise as _realise
 from parley.engine.systems.mw.nlu import NluResult, parse
 from parley.engine.systems.mw.policy import Decision, Policy, _h
-from parley.engine.types import LoadError, Message, SystemTurn
+from parley.engine.types import DialogueSystem, LoadError, Message, SystemInternals, SystemTurn
 from parley.engine.vocabulary import KnownNames
 from parley.params import Text
 from parley.progress import Progress
@@ -49,14 +49,22 @@ __all__ = ["Decision", "MultiwozSystem"]
 FALLBACK = "Sorry, something went wrong on my side. Could you say that again?"
 
 
-def _seed(seed: Any) -> int:
+def _seed(seed: object) -> int:
     """Seeds are ints; any other value (a spec string, say) is mapped to one deterministically."""
     if seed is None:
         return 0
-    try:
-        return int(seed)
-    except (TypeError, ValueError):
-        return zlib.crc32(str(seed).encode()) & 0x7FFFFFFF
+    if isinstance(seed, str | bytes | SupportsInt):
+        try:
+            return int(seed)
+        except (TypeError, ValueError):
+            pass
+    return zlib.crc32(str(seed).encode()) & 0x7FFFFFFF
+
+
+def _venue_name(venue: Row | None) -> str | None:
+    """The name (a train's id) of the venue a turn is about."""
+    name = venue.get("name") or venue.get("trainID") if venue else None
+    return None if name is None else str(name)
 
 
 def _clock(clock: bool | str | Callable[[], date | None] | None) -> Callable[[], date | None] | None:
@@ -167,7 +175,7 @@ class MultiwozSystem:
         assert self.policy is not None
         return fork_copy(self, (self._db, self._lex, self.policy.db, self.policy.search))
 
-    def adopt(self, fork: MultiwozSystem) -> None:
+    def adopt(self, fork: DialogueSystem) -> None:
         """Take over the dialogue state of a fork that answered a turn."""
         adopt_state(self, fork)
 
@@ -214,7 +222,7 @@ class MultiwozSystem:
         return SystemTurn(text=text, state=decision.state, acts=decision.acts,
                           internals=self.internals_of(decision), latency_ms=(time.perf_counter() - t0) * 1000)
 
-    def internals_of(self, decision: Decision) -> dict[str, Any]:
+    def internals_of(self, decision: Decision) -> SystemInternals:
         """What a turn's internals show of ``decision`` and the tracker after it (the fact audit reads the
         venue and the filters)."""
         return {
@@ -223,7 +231,7 @@ class MultiwozSystem:
             "requested": {d: list(s) for d, s in decision.requested.items()},
             "active_domain": decision.active_domain,
             "nlu": self.last_nlu.to_json() if self.last_nlu else {},
-            "venue": decision.venue.get("name") or decision.venue.get("trainID") if decision.venue else None,
+            "venue": _venue_name(decision.venue),
             "booked": dict(self.tracker.booked),
             "bookings": [dict(b) for b in self.tracker.bookings],
             "filters": {d: dict(f) for d, f in self.tracker.filters.items() if f},

@@ -20,6 +20,9 @@ and expects HTTP 200 with a JSON object::
      "acts": [{"act": "inform", "domain": "hotel", "slot": "name", "value": "acorn guest house"}],  # optional
      "internals": {...}}                                          # optional, stored as is
 
+An act's ``act``, ``domain`` and ``slot``, when given, are strings (``domain`` and ``slot`` may be null); its
+``value`` and any other keys are stored as sent.
+
 **OpenAI-compatible** (``api=openai``): ``POST <url>/v1/chat/completions`` (``url`` may already end in
 ``/chat/completions`` or ``/v1``) with ``{"model", "messages", "temperature": 0}``; the user's messages are
 sent as ``user``, the system's as ``assistant``, after an optional ``system_prompt``. The reply is
@@ -46,8 +49,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from parley.engine.http import (
     DEFAULT_MAX_BYTES,
@@ -63,7 +65,16 @@ from parley.engine.loading import say
 from parley.engine.openai_client import ChatClient, chat_url
 from parley.engine.params import Field, Params, SystemParams
 from parley.engine.spec import SpecError
-from parley.engine.types import Message, SystemTurn, TurnError
+from parley.engine.types import (
+    BeliefState,
+    DialogueAct,
+    Message,
+    SystemInternals,
+    SystemTurn,
+    TurnError,
+    is_dialogue_act,
+)
+from parley.jsontypes import JSONObject
 from parley.params import Text
 from parley.progress import Progress
 
@@ -192,7 +203,7 @@ class RemoteSystem:
 
     def _parse(
         self, reply: Reply
-    ) -> tuple[str, Mapping[str, Any], tuple[Mapping[str, Any], ...], dict[str, Any]]:
+    ) -> tuple[str, BeliefState, tuple[DialogueAct, ...], JSONObject]:
         try:
             data = strict_loads(reply.content)
         except ValueError as e:
@@ -203,7 +214,8 @@ class RemoteSystem:
                 body=reply.text,
                 url=reply.url,
             ) from None
-        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+        text = data.get("text") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(text, str):
             raise TurnError(
                 f'remote: the answer from {reply.url} has no "text" string: {short(reply.text)!r}'
             )
@@ -211,12 +223,14 @@ class RemoteSystem:
         if not isinstance(state, dict) or not all(isinstance(v, dict) for v in state.values()):
             raise TurnError('remote: "state" must be an object of objects ({domain: {slot: value}})')
         acts = data.get("acts") or []
-        if not isinstance(acts, list) or not all(isinstance(a, dict) for a in acts):
-            raise TurnError('remote: "acts" must be a list of objects')
+        if not isinstance(acts, list) or not all(is_dialogue_act(a) for a in acts):
+            raise TurnError('remote: "acts" must be a list of objects whose "act", "domain" and "slot" are '
+                            "strings (or null)")
         internals = data.get("internals") or {}
         if not isinstance(internals, dict):
             raise TurnError('remote: "internals" must be an object')
-        return data["text"].strip(), state, tuple(acts), dict(internals)
+        beliefs = {d: s for d, s in state.items() if isinstance(s, dict)}
+        return text.strip(), beliefs, tuple(a for a in acts if is_dialogue_act(a)), dict(internals)
 
     def respond(self, history: tuple[Message, ...]) -> SystemTurn:
         if not history or history[-1].role != "user":
@@ -226,7 +240,7 @@ class RemoteSystem:
         client = self._client
         if isinstance(client, ChatClient):
             chat = client.complete(self._messages(history))
-            internals = {
+            internals: SystemInternals = {
                 "url": chat.url,
                 "api": self.api,
                 "session_id": self.session_id,

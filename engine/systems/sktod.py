@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from parley.engine.params import Field, Params, SystemParams
 from parley.engine.sktod.pipeline import Pipeline, Prediction
-from parley.engine.types import DialogueSystem, Message, SystemTurn, TurnError
+from parley.engine.types import BeliefState, DialogueSystem, Message, SystemInternals, SystemTurn, TurnError
 from parley.engine.vocabulary import KnownNames, vocabulary_of
 from parley.params import Text
 from parley.progress import Progress
@@ -60,7 +60,7 @@ class SKTODSystem:
                                  seed=self.seed or 0)
         self._base_factory = base or _default_base
         self._base: DialogueSystem | None = None
-        self._state: dict[str, Any] = {}
+        self._state: BeliefState = {}
 
     @property
     def base(self) -> DialogueSystem:
@@ -69,12 +69,12 @@ class SKTODSystem:
         return self._base
 
     @property
-    def clock(self) -> Any:
+    def clock(self) -> object:
         """The base system's clock ("tomorrow" counts from it), if it has one; None in corpus replays."""
         return getattr(self.base, "clock", None)
 
     @clock.setter
-    def clock(self, value: Any) -> None:
+    def clock(self, value: object) -> None:
         if hasattr(self.base, "clock"):
             self.base.clock = value
 
@@ -127,7 +127,7 @@ class SKTODSystem:
                               latency_ms=(time.perf_counter() - t0) * 1000)
         turn = self.base.respond(history)
         self._state = {d: dict(s) for d, s in turn.state.items()}
-        internals = {**dict(turn.internals), "branch": "multiwoz",
+        internals: SystemInternals = {**turn.internals, "branch": "multiwoz",
                      "knowledge": {"ktd": {"fired": False, "score": round(pred.ktd_score, 4)}}}
         return SystemTurn(text=turn.text, state=turn.state, acts=turn.acts, internals=internals,
                           latency_ms=(time.perf_counter() - t0) * 1000)

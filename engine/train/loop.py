@@ -143,7 +143,7 @@ def _tokenizer_and_model(cfg: TrainConfig, fmt: Format, texts: list[str]
             tok.pad_token = tok.eos_token
         torch.manual_seed(cfg.seed)
         model.resize_token_embeddings(len(tok))
-        model.to(torch.float32)
+        model.float()
         return tok, model
     from transformers import GPT2Config, GPT2LMHeadModel
 

@@ -18,6 +18,11 @@ HISTORY = (Message("user", "I need a cheap hotel"), Message("system", "Which are
            Message("user", "north"))
 
 
+#: acts as a bot may send them: a count as a number, a key parley does not know
+ACTS = [{"act": "inform", "domain": "hotel", "slot": "choice", "value": 2, "score": 0.9},
+        {"act": "request", "domain": None, "slot": "area"}]
+
+
 class Handler(BaseHTTPRequestHandler):
     seen: list[dict] = []
     flaky_failures = 0
@@ -41,6 +46,10 @@ class Handler(BaseHTTPRequestHandler):
             last = body["history"][-1]["text"]
             self._send(200, json.dumps({"text": f"Looking in the {last}.", "state": {"hotel": {"area": last}},
                                         "internals": {"bot": "test"}}))
+        elif self.path == "/acts":
+            self._send(200, json.dumps({"text": "Two places.", "acts": ACTS}))
+        elif self.path == "/badacts":
+            self._send(200, json.dumps({"text": "Two places.", "acts": [{"act": 5, "domain": "hotel"}]}))
         elif self.path == "/slow":
             time.sleep(10.0)
             self._send(200, json.dumps({"text": "late"}))
@@ -90,6 +99,14 @@ def test_parley_protocol_success(server: str) -> None:
     old = bot.session_id
     bot.reset()
     assert bot.session_id != old
+
+
+def test_acts_are_kept_as_sent_and_checked(server: str) -> None:
+    turn = build_system(f"remote:url={server}/acts").respond(HISTORY)
+    assert list(turn.acts) == ACTS
+    assert json.dumps(turn.to_json()["acts"]) == json.dumps(ACTS)
+    with pytest.raises(TurnError, match='"acts" must be a list of objects whose "act"'):
+        build_system(f"remote:url={server}/badacts").respond(HISTORY)
 
 
 def test_timeout_is_a_turn_error_fast(server: str) -> None:

@@ -112,14 +112,16 @@ _DB_KEYS = ("db_count", "db_matches", "matches", "n_matches", "count")
 
 def format_internals(reply: SystemTurn) -> str:
     """Belief state, DB count, acts, knowledge and the other internals of a SystemTurn, one fact per line."""
-    internals = reply.internals or {}
+    internals: Mapping[str, object] = reply.internals or {}  # any system's keys, shown as they are
     lines = [f"state      {format_state(reply.state or {})}"]
     db = next((internals[k] for k in _DB_KEYS if k in internals), None)
-    if db is None and isinstance(internals.get("db"), Mapping):
-        db = internals["db"].get("count", internals["db"])
+    stored = internals.get("db")
+    if db is None and isinstance(stored, Mapping):
+        db = stored.get("count", stored)
     if db is not None:
         lines.append(f"db         {_compact(db, 100)}")
-    acts = reply.acts or internals.get("acts")
+    listed = internals.get("acts")  # a remote bot may list its acts among its internals
+    acts = reply.acts or (listed if isinstance(listed, list | tuple) else None)
     lines.append(f"acts       {format_acts(acts)}")
     if "knowledge" in internals:
         lines.extend(format_knowledge(internals["knowledge"]))

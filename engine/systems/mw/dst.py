@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from parley.engine.mwdb import BOOKABLE, MultiwozDB
 from parley.engine.systems.mw.nlu import NluContext, NluResult
+from parley.engine.types import DialogueAct, json_dict
+from parley.jsontypes import JSONObject
 
 VENUE = ("restaurant", "hotel", "attraction")
 #: the user starts a search ("I need a cheap hotel", "find me another restaurant")
@@ -82,14 +83,15 @@ class Tracker:
                           bookings=tuple((b["domain"], b["key"]) for b in self.bookings), held=held,
                           asked=tuple(s for slots in self.requested.values() for s in slots))
 
-    def note_offers(self, acts: Iterable[Mapping[str, Any]]) -> None:
+    def note_offers(self, acts: Iterable[DialogueAct]) -> None:
         """Remember the venues the system just offered, so "the first one you said" can name one later."""
         for a in acts:
-            if a.get("act") == "offer" and a.get("slot") == "name" and a.get("domain") in VENUE \
-                    and a.get("value"):
-                seen = self.offer_history.setdefault(a["domain"], [])
-                if a["value"] not in seen:
-                    seen.append(a["value"])
+            domain, value = a.get("domain"), a.get("value")
+            if a.get("act") == "offer" and a.get("slot") == "name" and domain in VENUE and domain \
+                    and isinstance(value, str) and value:
+                seen = self.offer_history.setdefault(domain, [])
+                if value not in seen:
+                    seen.append(value)
 
     def snapshot(self) -> dict[str, dict[str, str]]:
         return copy.deepcopy({d: s for d, s in self.state.items() if s})
@@ -212,8 +214,7 @@ class Tracker:
                 self.wants_booking[dom] = False
                 self.booked_before.setdefault(dom, []).append(self.booked.pop(dom))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"state": self.snapshot(), "requested": copy.deepcopy(self.requested),
-                "offered": dict(self.offered), "booked": dict(self.booked),
-                "bookings": copy.deepcopy(self.bookings),
-                "active_domain": self.active_domain, "sys_requested": list(self.sys_requested)}
+    def to_json(self) -> JSONObject:
+        return json_dict({"state": self.snapshot(), "requested": self.requested, "offered": self.offered,
+                            "booked": self.booked, "bookings": self.bookings,
+                            "active_domain": self.active_domain, "sys_requested": self.sys_requested})

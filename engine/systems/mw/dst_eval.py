@@ -16,12 +16,13 @@ when a database is given — names mapped to their DB spelling), so a tracker is
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from parley.engine.mwdb import MultiwozDB
 from parley.formats.multiwoz import flatten_state, read_dialogues
+from parley.jsontypes import JSONObject
 from parley.text import fold
 
 EMPTY = frozenset({"", "not mentioned", "none", "not given"})
@@ -44,10 +45,14 @@ def _time(v: str) -> str:
     return v
 
 
+#: maps a name-like value to its database spelling (:func:`name_mapper`)
+Names = Callable[[str], str]
+
+
 class _Names:
     """Maps name-like values to DB spellings with rapidfuzz (cached)."""
 
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: MultiwozDB | None) -> None:
         self.choices: list[str] = []
         if db is not None:
             self.choices = list(dict.fromkeys(
@@ -68,7 +73,7 @@ class _Names:
         return self.cache[v]
 
 
-def normalise_value(domain: str, slot: str, value: Any, names: Any = None) -> str | None:
+def normalise_value(domain: str, slot: str, value: object, names: Names | None = None) -> str | None:
     """A comparable form of one slot value, or None when the value means "no value"."""
     v = fold(str(value))
     if v in EMPTY:
@@ -99,13 +104,14 @@ def normalise_value(domain: str, slot: str, value: Any, names: Any = None) -> st
     return v
 
 
-def gold_state(metadata: Mapping[str, Any], names: Any = None) -> dict[str, dict[str, str]]:
+def gold_state(metadata: Mapping[str, object], names: Names | None = None) -> dict[str, dict[str, str]]:
     """parley-named, normalised state from a MultiWOZ system turn's ``metadata`` (the one flattener of
     ``parley.formats.multiwoz``, then :func:`normalise_state`)."""
     return normalise_state(flatten_state(metadata), names)
 
 
-def normalise_state(state: Mapping[str, Mapping[str, Any]], names: Any = None) -> dict[str, dict[str, str]]:
+def normalise_state(state: Mapping[str, Mapping[str, object]], names: Names | None = None
+                    ) -> dict[str, dict[str, str]]:
     """The same normalisation applied to a predicted state."""
     out: dict[str, dict[str, str]] = {}
     for domain, slots in state.items():
@@ -163,25 +169,28 @@ class DstScores:
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"turns": self.turns, "jga": self.jga, "slot_precision": self.precision,
                 "slot_recall": self.recall, "slot_f1": self.f1}
 
 
-def load_multiwoz(path: Path | str) -> dict[str, Any]:
+def load_multiwoz(path: Path | str) -> JSONObject:
     """The ConvLab-3 ``test.json.zip`` (or a plain ``.json``) as ``{dialogue id: dialogue}``."""
     return read_dialogues(path)
 
 
-def iter_turns(dialogue: Mapping[str, Any]) -> Iterator[tuple[int, str, str | None, Mapping[str, Any]]]:
+def iter_turns(dialogue: Mapping[str, object]) -> Iterator[tuple[int, str, str | None, Mapping[str, object]]]:
     """``(turn index, user text, previous system text, gold metadata)`` for each user turn of a dialogue."""
-    log = dialogue["log"]
+    raw = dialogue["log"]
+    log = [t if isinstance(t, Mapping) else {} for t in raw] if isinstance(raw, list) else []
     for i in range(0, len(log) - 1, 2):
-        prev = log[i - 1]["text"] if i > 0 else None
-        yield i, log[i]["text"], prev, log[i + 1].get("metadata") or {}
+        prev = str(log[i - 1]["text"]) if i > 0 else None
+        meta = log[i + 1].get("metadata")
+        yield i, str(log[i]["text"]), prev, meta if isinstance(meta, Mapping) else {}
 
 
-def evaluate(tracker_fn: Any, dialogues: Mapping[str, Any], db: Any = None) -> DstScores:
+def evaluate(tracker_fn: Callable[[str, tuple[tuple[str, str], ...]], Mapping[str, Mapping[str, object]]],
+             dialogues: Mapping[str, Mapping[str, object]], db: MultiwozDB | None = None) -> DstScores:
     """Score ``tracker_fn(dialogue_id, history_tuple_of_(role, text)) -> state`` over ``dialogues``."""
     names = _Names(db)
     scores = DstScores()
@@ -196,6 +205,6 @@ def evaluate(tracker_fn: Any, dialogues: Mapping[str, Any], db: Any = None) -> D
     return scores
 
 
-def name_mapper(db: Any) -> Any:
+def name_mapper(db: MultiwozDB | None) -> Names:
     """The DB-spelling mapper :func:`normalise_value` accepts as ``names``."""
     return _Names(db)

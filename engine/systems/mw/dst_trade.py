@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 DOMAINS = ("hotel", "train", "restaurant", "attraction", "taxi")
 DONTCARE = frozenset({"dontcare", "dont care", "don't care", "do not care", "does not care", "any"})
@@ -85,7 +84,7 @@ def trade_text(value: str) -> str:
     return " ".join(joined)
 
 
-def trade_value(domain: str, slot: str, raw: Any) -> str | None:
+def trade_value(domain: str, slot: str, raw: object) -> str | None:
     """The value TRADE would compare for ``domain``-``slot`` (None: no value)."""
     v = trade_text(str(raw))
     if v in NOTHING:
@@ -101,7 +100,7 @@ def trade_value(domain: str, slot: str, raw: Any) -> str | None:
     return v
 
 
-def trade_gold(metadata: Mapping[str, Any]) -> set[tuple[str, str, str]]:
+def trade_gold(metadata: Mapping[str, object]) -> set[tuple[str, str, str]]:
     """The gold ``(domain, slot, value)`` set of one system turn's corpus metadata (``semi`` slots by name,
     ``book`` slots as ``book_<slot>``, ``booked`` left out)."""
     out: set[tuple[str, str, str]] = set()
@@ -119,7 +118,7 @@ def trade_gold(metadata: Mapping[str, Any]) -> set[tuple[str, str, str]]:
     return out
 
 
-def trade_pred(state: Mapping[str, Mapping[str, Any]]) -> set[tuple[str, str, str]]:
+def trade_pred(state: Mapping[str, Mapping[str, object]]) -> set[tuple[str, str, str]]:
     """A predicted belief state ``{domain: {slot: value}}`` as TRADE would compare it."""
     out: set[tuple[str, str, str]] = set()
     for domain in DOMAINS:
@@ -137,7 +136,7 @@ class TradeScores:
     turns: int = 0
     joint: int = 0
 
-    def add(self, pred: Mapping[str, Mapping[str, Any]], metadata: Mapping[str, Any]) -> bool:
+    def add(self, pred: Mapping[str, Mapping[str, object]], metadata: Mapping[str, object]) -> bool:
         ok = trade_pred(pred) == trade_gold(metadata)
         self.turns += 1
         self.joint += ok

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
 
 from parley.engine.mwdb import BOOKABLE, INFORMABLE
+from parley.jsontypes import JSONObject
 
 PRIMARY = ("taxi", "train", "police", "hospital")
 
@@ -54,8 +54,8 @@ class NluResult:
     #: constraints the belief state has no slot for, ``(domain, slot, value)``: a free entrance
     filters: tuple[tuple[str, str, str], ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"text": self.text, "domain": self.domain, "domains": list(self.domains),
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"text": self.text, "domain": self.domain, "domains": list(self.domains),
                "intents": list(self.intents), "inform": [list(x) for x in self.inform],
                "requests": [list(x) for x in self.requests], "checks": [list(x) for x in self.checks]}
         if self.about:

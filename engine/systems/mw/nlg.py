@@ -6,9 +6,10 @@ import random
 import re
 import string
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from parley.engine.systems.mw import templates as T
+from parley.engine.types import DialogueAct
+from parley.jsontypes import JSONValue
 
 
 class _Fill(dict[str, object]):
@@ -47,7 +48,7 @@ def _pretty(slot: str, value: str) -> str:
     return value
 
 
-def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, rng: random.Random) -> str:
+def realise(acts: Sequence[DialogueAct], venue: Mapping[str, JSONValue] | None, rng: random.Random) -> str:
     """Word the acts of one decision; deterministic for a given ``rng`` state."""
     out: list[str] = []
     fill = _Fill()
@@ -56,8 +57,9 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             if isinstance(v, str | int | float):
                 fill[k] = _pretty(k, str(v))
     for a in acts:
-        if a.get("slot") and a.get("value") is not None:
-            fill[a["slot"]] = _pretty(a["slot"], a["value"])
+        slot, value = a.get("slot"), a.get("value")
+        if slot and value is not None:
+            fill[slot] = _pretty(slot, str(value))
     asked: list[str] = []
     informs: list[str] = []
     # answers about a venue name it once when nothing else in the turn does (offers and bookings do)
@@ -66,7 +68,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
     i = 0
     while i < len(acts):
         a = acts[i]
-        act, dom, slot, value = a["act"], a["domain"], a.get("slot"), a.get("value")
+        act, dom, slot, value = a["act"], a["domain"] or "", a.get("slot"), a.get("value")
         i += 1
         if dom == "general" and act == "reqmore":
             tail.append(rng.choice(T.GENERAL["reqmore"]))
@@ -116,12 +118,12 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
             i += 1 if n != "some" else 0
             word = T.SLOT_WORDS.get(str(slot), str(slot))
             yesno = slot in ("parking", "internet")  # "change the parking to no" says nothing
-            value = value and ", ".join(_pretty(str(slot), v) for v in str(value).split(", "))
-            if value and n == "1":
+            values = ", ".join(_pretty(str(slot), v) for v in str(value).split(", ")) if value else ""
+            if values and n == "1":
                 frame = T.RELAX_ONE[-1] if yesno else rng.choice(T.RELAX_ONE)
-                out.append(frame.format(slot=word, values=value, instead=_instead(str(slot), value)))
-            elif value and not yesno:
-                out.append(rng.choice(T.RELAX).format(slot=word, n=n, values=value))
+                out.append(frame.format(slot=word, values=values, instead=_instead(str(slot), values)))
+            elif values and not yesno:
+                out.append(rng.choice(T.RELAX).format(slot=word, n=n, values=values))
             else:
                 out.append(rng.choice(T.RELAX_NOVALUES_ONE if n == "1" else T.RELAX_NOVALUES).format(
                     slot=word, n=n))
@@ -201,7 +203,7 @@ def realise(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None, 
 _VENUES = ("restaurant", "hotel", "attraction")
 
 
-def _subject(acts: Sequence[Mapping[str, Any]], venue: Mapping[str, Any] | None) -> str | None:
+def _subject(acts: Sequence[DialogueAct], venue: Mapping[str, JSONValue] | None) -> str | None:
     """The venue's name when this turn answers about it without offering or booking it (which name it)."""
     name = venue.get("name") or venue.get("trainID") if venue else None
     if not name or any(a["act"] in ("offer", "book") for a in acts):
@@ -230,9 +232,9 @@ def _instead(slot: str, value: str) -> str:
     return frame.format(value=value, a="an" if value[:1] in "aeiou" else "a")
 
 
-def _describe(domain: str, cons: list[Mapping[str, Any]]) -> str:
+def _describe(domain: str, cons: list[DialogueAct]) -> str:
     """'cheap italian restaurants in the north', 'trains from ely to cambridge on monday'."""
-    c = {a["slot"]: str(a["value"]) for a in cons}
+    c = {a.get("slot") or "": str(a.get("value")) for a in cons}
     if domain == "train":
         parts = ["trains"]
         if "departure" in c:

@@ -11,36 +11,36 @@ import copy
 import hashlib
 import random
 from dataclasses import dataclass, field
-from typing import Any
 
-from parley.engine.mwdb import BOOKABLE, HOSPITAL, MultiwozDB
+from parley.engine.mwdb import BOOKABLE, HOSPITAL, MultiwozDB, Row
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.nlu import NluResult
 from parley.engine.systems.mw.search import search_for
 from parley.engine.systems.mw.transport import act as _act
 from parley.engine.systems.mw.venue import ASK_ORDER, REQ_FIELDS, SHOW  # noqa: F401 - re-exported
+from parley.engine.types import DialogueAct, json_dict
+from parley.jsontypes import JSONObject
 
 
 @dataclass(frozen=True)
 class Decision:
     """What the system decided to say this turn, before wording (see ``realise``)."""
 
-    acts: tuple[dict[str, Any], ...]
+    acts: tuple[DialogueAct, ...]
     state: dict[str, dict[str, str]]
     requested: dict[str, list[str]] = field(default_factory=dict)
     db_count: dict[str, int] = field(default_factory=dict)
     offered: dict[str, str] = field(default_factory=dict)
-    venue: dict[str, Any] | None = None
+    venue: Row | None = None
     active_domain: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"acts": [dict(a) for a in self.acts], "state": copy.deepcopy(self.state),
-                "requested": copy.deepcopy(self.requested), "db_count": dict(self.db_count),
-                "offered": dict(self.offered), "venue": dict(self.venue) if self.venue else None,
-                "active_domain": self.active_domain}
+    def to_json(self) -> JSONObject:
+        return json_dict({"acts": self.acts, "state": self.state, "requested": self.requested,
+                            "db_count": self.db_count, "offered": self.offered, "venue": self.venue or None,
+                            "active_domain": self.active_domain})
 
 
-def venue_value(row: dict[str, Any], slot: str) -> str:
+def venue_value(row: Row, slot: str) -> str:
     """A venue's value of a checkable slot, lower-case ("" when the DB does not say)."""
     have = str(row.get(slot, "no" if slot in ("parking", "internet") else "") or "").lower()
     return "" if have == "?" else have
@@ -87,8 +87,8 @@ class Policy:
         self.pending_search = False
 
     def decide(self, tr: Tracker, nlu: NluResult) -> Decision:
-        acts: list[dict[str, Any]] = []
-        venue: dict[str, Any] | None = None
+        acts: list[DialogueAct] = []
+        venue: Row | None = None
         counts: dict[str, int] = {}
         intents = set(nlu.intents)
         d = tr.active_domain
@@ -146,14 +146,14 @@ class Policy:
     def _rng(self, tr: Tracker, domain: str) -> random.Random:
         return random.Random(_h("pick", self.seed, domain, tr.turns))
 
-    def _pick(self, tr: Tracker, domain: str, rows: list[dict[str, Any]], avoid: bool) -> dict[str, Any]:
+    def _pick(self, tr: Tracker, domain: str, rows: list[Row], avoid: bool) -> Row:
         seen = set(self.seen.get(domain, [])) if avoid else set()
         fresh = [r for r in rows if self.db.venue_id(domain, r) not in seen] or rows
         row = fresh[0]  # the first match in database order, as the corpus's wizards mostly did
         self.seen.setdefault(domain, []).append(self.db.venue_id(domain, row))
         return row
 
-    def _answer(self, domain: str, row: dict[str, Any] | None, slots: list[str], acts: list[dict[str, Any]],
+    def _answer(self, domain: str, row: Row | None, slots: list[str], acts: list[DialogueAct],
                 tr: Tracker) -> None:
         for slot in slots:
             if slot == "reference":
@@ -169,7 +169,8 @@ class Policy:
                 continue
             value = row.get(slot)
             if slot.startswith("price") and domain == "hotel":  # room prices: "how much is a double room?"
-                prices: dict[str, Any] = row["price"] if isinstance(row.get("price"), dict) else {}
+                price = row.get("price")
+                prices = price if isinstance(price, dict) else {}
                 kinds = [slot.split()[1]] if " " in slot else list(prices)
                 for kind in kinds:
                     have = prices.get(kind)
@@ -186,8 +187,8 @@ class Policy:
                 value = "unknown"
             acts.append(_act("inform", domain, slot, value))
 
-    def _check(self, domain: str, row: dict[str, Any], checks: list[tuple[str, str]],
-               acts: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    def _check(self, domain: str, row: Row, checks: list[tuple[str, str]],
+               acts: list[DialogueAct]) -> list[tuple[str, str]]:
         """Yes/no answers about the venue (``affirm``/``negate`` acts carrying the venue's own value); returns
         the ``(slot, value)`` asked about that the venue does not have."""
         asked: dict[str, list[str]] = {}
@@ -204,7 +205,7 @@ class Policy:
                 missed.append((slot, values[0]))
         return missed
 
-    def _book(self, domain: str, vid: str, tr: Tracker, acts: list[dict[str, Any]]) -> None:
+    def _book(self, domain: str, vid: str, tr: Tracker, acts: list[DialogueAct]) -> None:
         self.bookings += 1
         ref = reference(self.seed, domain, vid, self.bookings)
         tr.booked[domain] = ref
@@ -214,31 +215,31 @@ class Policy:
         acts.append(_act("book", domain, "reference", ref))
 
     # -- venues: restaurant, hotel, attraction ---------------------------------------------------------------
-    def _venue(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
-               sys_req: list[str]) -> dict[str, Any] | None:
+    def _venue(self, d: str, tr: Tracker, nlu: NluResult, acts: list[DialogueAct], counts: dict[str, int],
+               sys_req: list[str]) -> Row | None:
         from parley.engine.systems.mw.venue import venue_turn
 
         return venue_turn(self, d, tr, nlu, acts, counts, sys_req)
 
     # -- train, taxi, hospital, police -----------------------------------------------------------------------
-    def _train(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
-               sys_req: list[str]) -> dict[str, Any] | None:
+    def _train(self, d: str, tr: Tracker, nlu: NluResult, acts: list[DialogueAct], counts: dict[str, int],
+               sys_req: list[str]) -> Row | None:
         from parley.engine.systems.mw.transport import train_turn
 
         return train_turn(self, tr, nlu, acts, counts, sys_req)
 
-    def _taxi(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
-              sys_req: list[str]) -> dict[str, Any] | None:
+    def _taxi(self, d: str, tr: Tracker, nlu: NluResult, acts: list[DialogueAct], counts: dict[str, int],
+              sys_req: list[str]) -> Row | None:
         from parley.engine.systems.mw.transport import taxi_turn
 
         return taxi_turn(self, tr, nlu, acts, counts, sys_req)
 
-    def _hospital(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]],
-                  counts: dict[str, int], sys_req: list[str]) -> dict[str, Any] | None:
+    def _hospital(self, d: str, tr: Tracker, nlu: NluResult, acts: list[DialogueAct],
+                  counts: dict[str, int], sys_req: list[str]) -> Row | None:
         dept = tr.state.get("hospital", {}).get("department")
         rows = self.search.query("hospital", {"department": dept} if dept else {})
         counts["hospital"] = len(rows)
-        row = dict(rows[0]) if dept and rows else dict(HOSPITAL)
+        row = dict(rows[0]) if dept and rows else Row(HOSPITAL)
         rq = tr.requested.get("hospital") or ["address", "postcode", "phone"]
         acts.append(_act("inform", "hospital", "name", "addenbrookes hospital"))
         if dept and rows:
@@ -246,8 +247,8 @@ class Policy:
         self._answer("hospital", row, [s for s in rq if s not in ("name", "department")], acts, tr)
         return row
 
-    def _police(self, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
-                sys_req: list[str]) -> dict[str, Any] | None:
+    def _police(self, d: str, tr: Tracker, nlu: NluResult, acts: list[DialogueAct], counts: dict[str, int],
+                sys_req: list[str]) -> Row | None:
         rows = self.db.rows("police")
         counts["police"] = len(rows)
         row = dict(rows[0]) if rows else {}

@@ -9,12 +9,15 @@ Bookings are kept by the tracker (``Tracker.bookings``), oldest first, each a di
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from parley.engine.mwdb import BOOKABLE
+from parley.engine.mwdb import BOOKABLE, Row
 from parley.engine.systems.mw.asked import Asked
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.transport import act
+from parley.engine.types import DialogueAct
+from parley.jsontypes import JSONValue
 
 if TYPE_CHECKING:
     from parley.engine.systems.mw.policy import Policy
@@ -22,13 +25,13 @@ if TYPE_CHECKING:
 TAXI_INFO = ("departure", "destination", "leaveAt", "arriveBy")
 
 
-def booking_of(tr: Tracker, domain: str, key: str | None = None) -> dict[str, Any] | None:
+def booking_of(tr: Tracker, domain: str, key: str | None = None) -> dict[str, str] | None:
     """The latest booking of ``key`` (any in ``domain`` when None)."""
     return next((b for b in reversed(tr.bookings) if b["domain"] == domain
                  and (key is None or str(b["key"]).lower() == key.lower())), None)
 
 
-def answer(pol: Policy, tr: Tracker, asked: Asked, acts: list[dict[str, Any]]) -> dict[str, Any] | None:
+def answer(pol: Policy, tr: Tracker, asked: Asked, acts: list[DialogueAct]) -> Row | None:
     """Inform acts answering ``asked`` from its record; returns the venue talked about (for the wording)."""
     d = asked.domain
     if d == "taxi":
@@ -56,7 +59,8 @@ def answer(pol: Policy, tr: Tracker, asked: Asked, acts: list[dict[str, Any]]) -
     return venue
 
 
-def answer_taxi(taxi: dict[str, Any], slots: tuple[str, ...] | list[str], acts: list[dict[str, Any]]) -> None:
+def answer_taxi(taxi: Mapping[str, JSONValue], slots: tuple[str, ...] | list[str],
+                acts: list[DialogueAct]) -> None:
     """The booked taxi's car, driver's number and trip, as asked (the car and number when nothing is)."""
     want = [s for s in slots if s in ("car type", "phone", "reference", *TAXI_INFO)] or ["car type", "phone"]
     for s in dict.fromkeys("phone" if s == "reference" else s for s in want):
@@ -68,7 +72,7 @@ def answer_taxi(taxi: dict[str, Any], slots: tuple[str, ...] | list[str], acts: 
             acts.append(act("inform", "taxi", s, value))
 
 
-def train_row(pol: Policy, tr: Tracker, train_id: str) -> dict[str, Any] | None:
+def train_row(pol: Policy, tr: Tracker, train_id: str) -> Row | None:
     """The row of a train id that fits the dialogue (ids are not unique: some run on two days or routes)."""
     rows = [r for r in pol.db.rows("train") if str(r["trainID"]).lower() == train_id.lower()]
     want = {k: v for k, v in tr.state.get("train", {}).items() if k in ("day", "departure", "destination")}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
 
-from parley.engine.mwdb import MultiwozDB
+from parley.engine.mwdb import MultiwozDB, Row
+from parley.jsontypes import JSONValue
 
 _KEYS = ("departure", "destination", "day")
 
@@ -17,13 +17,13 @@ class Search:
 
     def __init__(self, db: MultiwozDB) -> None:
         self.db = db
-        self._memo: dict[tuple[str, tuple[tuple[str, str], ...]], list[dict[str, Any]]] = {}
-        self._trains: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        self._memo: dict[tuple[str, tuple[tuple[str, str], ...]], list[Row]] = {}
+        self._trains: dict[tuple[str, str, str], list[Row]] = {}
         for row in db.rows("train"):
             k = tuple(str(row.get(s, "")).lower() for s in _KEYS)
             self._trains.setdefault((k[0], k[1], k[2]), []).append(row)
 
-    def query(self, domain: str, constraints: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def query(self, domain: str, constraints: Mapping[str, JSONValue]) -> list[Row]:
         """Rows of ``domain`` matching ``constraints`` (same answer as ``MultiwozDB.query``)."""
         key = (domain, tuple(sorted((k, str(v)) for k, v in constraints.items() if v is not None)))
         hit = self._memo.get(key)
@@ -45,7 +45,7 @@ class Search:
         return rows
 
     @staticmethod
-    def _times(subset: list[dict[str, Any]], rest: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def _times(subset: list[Row], rest: Mapping[str, JSONValue]) -> list[Row]:
         from parley.engine.mwdb import DONTCARE, normalise_time
 
         out = []

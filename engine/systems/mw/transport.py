@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from parley.engine.mwdb import Row, text
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.nlu import NluResult
+from parley.engine.types import DialogueAct
 
 if TYPE_CHECKING:
     from parley.engine.systems.mw.policy import Policy
@@ -13,12 +15,12 @@ if TYPE_CHECKING:
 TRAIN_INFO = ("trainID", "price", "duration", "leaveAt", "arriveBy", "departure", "destination", "day")
 
 
-def act(name: str, domain: str, slot: str | None = None, value: Any = None) -> dict[str, Any]:
+def act(name: str, domain: str, slot: str | None = None, value: object = None) -> DialogueAct:
     """A dialogue act as the policy emits it (values as strings); shared with engine.systems.mw.policy."""
     return {"act": name, "domain": domain, "slot": slot, "value": None if value is None else str(value)}
 
 
-def _request(acts: list[dict[str, Any]], sys_req: list[str], domain: str, missing: list[str]) -> None:
+def _request(acts: list[DialogueAct], sys_req: list[str], domain: str, missing: list[str]) -> None:
     """Ask for (at most two of) the missing slots; asking for a departure time also accepts an arrival
     time."""
     for s in missing[:2]:
@@ -28,15 +30,15 @@ def _request(acts: list[dict[str, Any]], sys_req: list[str], domain: str, missin
         sys_req.append("arriveBy")
 
 
-def _best_train(rows: list[dict[str, Any]], cons: dict[str, str]) -> dict[str, Any]:
+def _best_train(rows: list[Row], cons: dict[str, str]) -> Row:
     arrive = cons.get("arriveBy")
     if arrive and arrive != "dontcare":
-        return max(rows, key=lambda r: r.get("arriveBy", ""))
-    return min(rows, key=lambda r: r.get("leaveAt", ""))
+        return max(rows, key=lambda r: text(r, "arriveBy"))
+    return min(rows, key=lambda r: text(r, "leaveAt"))
 
 
-def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
-               sys_req: list[str]) -> dict[str, Any] | None:
+def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[DialogueAct], counts: dict[str, int],
+               sys_req: list[str]) -> Row | None:
     d = "train"
     state = tr.state.get(d, {})
     cons = {s: v for s, v in state.items() if not s.startswith("book_")}
@@ -72,7 +74,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     if rq and venue is None and rows and cons.get("departure") and cons.get("destination"):
         # a question before every constraint is known: answer it for the best train so far
         venue = _best_train(rows, cons)
-        tr.offered[d] = venue["trainID"]
+        tr.offered[d] = text(venue, "trainID")
         acts.append(act("offer", d, "trainID", venue["trainID"]))
         for s in ("leaveAt", "arriveBy"):
             acts.append(act("inform", d, s, venue[s]))
@@ -91,12 +93,12 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
         # relax the time: the closest train the other way
         loose = {k: v for k, v in cons.items() if k not in ("leaveAt", "arriveBy")}
         # the same day's trains only (one arriving after midnight arrives the next day)
-        alt = [r for r in pol.search.query(d, loose) if r["arriveBy"] >= r["leaveAt"]]
+        alt = [r for r in pol.search.query(d, loose) if text(r, "arriveBy") >= text(r, "leaveAt")]
         if alt:
             # nothing leaves after the time: the last train; nothing arrives by it: the first to arrive
-            near = (max(alt, key=lambda r: r["leaveAt"]) if cons.get("leaveAt") else
-                    min(alt, key=lambda r: r["arriveBy"]))
-            tr.offered[d] = near["trainID"]
+            near = (max(alt, key=lambda r: text(r, "leaveAt")) if cons.get("leaveAt") else
+                    min(alt, key=lambda r: text(r, "arriveBy")))
+            tr.offered[d] = text(near, "trainID")
             acts.append(act("offer", d, "trainID", near["trainID"]))
             acts.append(act("inform", d, "leaveAt", near["leaveAt"]))
             acts.append(act("inform", d, "arriveBy", near["arriveBy"]))
@@ -107,7 +109,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     shown = True  # the user has heard of the train the turn is about
     if venue is None or "reqalts" in intents or (tr.changed & {(d, s) for s in cons}):
         venue = _best_train(rows, cons) if "reqalts" not in intents else pol._pick(tr, d, rows, avoid=True)
-        tr.offered[d] = venue["trainID"]
+        tr.offered[d] = text(venue, "trainID")
         shown = False
         if not booking:
             if len(rows) > 1:
@@ -131,7 +133,7 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
             sys_req.append("book_people")
             return venue
         pol._answer(d, venue, rq, acts, tr)
-        pol._book(d, venue["trainID"], tr, acts)
+        pol._book(d, text(venue, "trainID"), tr, acts)
         acts.append(act("inform", d, "trainID", venue["trainID"]))
         acts.append(act("inform", d, "book_people", people))
         try:
@@ -147,29 +149,29 @@ def train_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, An
     return venue
 
 
-def _next_train(tr: Tracker, venue: dict[str, Any], rows: list[dict[str, Any]], later: bool,
-                acts: list[dict[str, Any]]) -> dict[str, Any]:
+def _next_train(tr: Tracker, venue: Row, rows: list[Row], later: bool,
+                acts: list[DialogueAct]) -> Row:
     """"Is there an earlier one?" / "anything later?": the train that fits leaving just before / after the
     one on the table; none: that one is the first / last that fits."""
-    ordered = sorted(rows, key=lambda r: (r["leaveAt"], r["trainID"]))
+    ordered = sorted(rows, key=lambda r: (text(r, "leaveAt"), text(r, "trainID")))
     if later:
-        other = next((r for r in ordered if r["leaveAt"] > venue["leaveAt"]), None)
+        other = next((r for r in ordered if text(r, "leaveAt") > text(venue, "leaveAt")), None)
     else:
-        other = next((r for r in reversed(ordered) if r["leaveAt"] < venue["leaveAt"]), None)
+        other = next((r for r in reversed(ordered) if text(r, "leaveAt") < text(venue, "leaveAt")), None)
     if other is None:
         acts.append(act("nomore", "train", "later" if later else "earlier"))
         acts += [act("inform", "train", s, venue[s]) for s in ("trainID", "leaveAt", "arriveBy")]
         acts.append(act("request", "train", "book"))
         return venue
-    tr.offered["train"] = other["trainID"]
+    tr.offered["train"] = text(other, "trainID")
     acts.append(act("offer", "train", "trainID", other["trainID"]))
     acts += [act("inform", "train", s, other[s]) for s in ("leaveAt", "arriveBy")]
     acts.append(act("request", "train", "book"))
     return other
 
 
-def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]], counts: dict[str, int],
-              sys_req: list[str]) -> dict[str, Any] | None:
+def taxi_turn(pol: Policy, tr: Tracker, nlu: NluResult, acts: list[DialogueAct], counts: dict[str, int],
+              sys_req: list[str]) -> Row | None:
     d = "taxi"
     state = tr.state.get(d, {})
     rq = tr.requested.get(d, [])

@@ -5,12 +5,13 @@ Split from :mod:`policy` to keep modules short; functions take the :class:`polic
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from parley.engine.mwdb import BOOKABLE
+from parley.engine.mwdb import BOOKABLE, Row
 from parley.engine.systems.mw.dst import Tracker
 from parley.engine.systems.mw.nlu import NluResult
 from parley.engine.systems.mw.transport import act
+from parley.engine.types import DialogueAct
 
 if TYPE_CHECKING:
     from parley.engine.systems.mw.policy import Policy
@@ -25,8 +26,8 @@ REQ_FIELDS = {"phone", "address", "postcode", "area", "pricerange", "food", "sta
               "price family", "takesbookings"}
 
 
-def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict[str, Any]],
-               counts: dict[str, int], sys_req: list[str]) -> dict[str, Any] | None:
+def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[DialogueAct],
+               counts: dict[str, int], sys_req: list[str]) -> Row | None:
     """One turn about a restaurant, hotel or attraction."""
     cons = {s: v for s, v in tr.state.get(d, {}).items() if not s.startswith("book_")}
     rq = [s for s in tr.requested.get(d, []) if s in REQ_FIELDS or s in ("reference", "choice")]
@@ -109,19 +110,19 @@ def venue_turn(pol: Policy, d: str, tr: Tracker, nlu: NluResult, acts: list[dict
         acts.append(act("reqmore", d))  # "would you like the address or the entrance fee?"
     return venue
 
-def with_filters(rows: list[dict[str, Any]], filters: dict[str, str] | None) -> list[dict[str, Any]]:
+def with_filters(rows: list[Row], filters: dict[str, str] | None) -> list[Row]:
     """The rows that also meet the constraints the belief state has no slot for (a free entrance)."""
     if not filters:
         return rows
     return [r for r in rows if all(str(r.get(s, "")).lower() == v for s, v in filters.items())]
 
 
-def show(d: str, venue: dict[str, Any], acts: list[dict[str, Any]]) -> None:
+def show(d: str, venue: Row, acts: list[DialogueAct]) -> None:
     for s in SHOW.get(d, ()):
         if venue.get(s) not in (None, "", "?"):
             acts.append(act("inform", d, s, venue[s]))
 
-def no_match(pol: Policy, d: str, cons: dict[str, str], acts: list[dict[str, Any]],
+def no_match(pol: Policy, d: str, cons: dict[str, str], acts: list[DialogueAct],
              sys_req: list[str]) -> None:
     acts.append(act("nooffer", d))
     for s, v in {**cons, **pol.filters.get(d, {})}.items():
@@ -129,7 +130,7 @@ def no_match(pol: Policy, d: str, cons: dict[str, str], acts: list[dict[str, Any
             acts.append(act("inform", d, s, v))
     relax(pol, d, cons, acts, sys_req)
 
-def relax(pol: Policy, d: str, cons: dict[str, str], acts: list[dict[str, Any]], sys_req: list[str]) -> None:
+def relax(pol: Policy, d: str, cons: dict[str, str], acts: list[DialogueAct], sys_req: list[str]) -> None:
     """Find one constraint whose removal gives matches and offer that as an alternative."""
     order = ("area", "pricerange", "stars", "internet", "parking", "type", "food", "name")
     fresh = pol._fresh.get(d, set())
@@ -149,9 +150,9 @@ def relax(pol: Policy, d: str, cons: dict[str, str], acts: list[dict[str, Any]],
     acts.append(act("request", d, "constraints"))
 
 
-def book_turn(pol: Policy, d: str, tr: Tracker, rows: list[dict[str, Any]], venue: dict[str, Any] | None,
-              cons: dict[str, str], rq: list[str], acts: list[dict[str, Any]], sys_req: list[str],
-              ) -> dict[str, Any] | None:
+def book_turn(pol: Policy, d: str, tr: Tracker, rows: list[Row], venue: Row | None,
+              cons: dict[str, str], rq: list[str], acts: list[DialogueAct], sys_req: list[str],
+              ) -> Row | None:
     """The user wants a booking: offer a venue if none is on the table, ask for what is missing, or book;
     other questions of the same turn ("... and what's the address?") are answered too."""
     if venue is None:
