@@ -221,7 +221,10 @@ def fit_answer_style(pipe, logs, labels, idx) -> dict:
                              meteor=False)["generation"]
         return sc["bleu"], sc["rouge_l"], openings(outs)["max_share"]
 
+    # each kind of answer, then each kind about one aspect ("yn-all|view"), with 25 instances or more
+    by_aspect = [f"{kind(*plans[i][:2])}|{'+'.join(sorted(plans[i][0].aspects))}" for i in order]
     kinds = [k for k, n in collections.Counter(kind(*plans[i][:2]) for i in order).most_common() if n >= 25]
+    kinds += [k for k, n in collections.Counter(by_aspect).most_common() if n >= 25]
     start = {"who": {"guests": 1.0}, "say": {"said": 1.0}, "that": {"that ": 1.0}, "tense": {"present": 1.0},
              "adjectives": 2, "follow_up": 1.0, "follow": {"reserve": 1.0},
              "frame": {"plain": 0.6, "described": 0.4}}
@@ -256,6 +259,8 @@ def print_summary(r: dict) -> None:
         print(f"default: polarity agreement {pol.get('rate')} ({pol.get('agree')}/{pol.get('clearly_polar')} "
               f"clearly polar, {pol.get('judge')}); largest four-word opening {op['max_share']:.3f} "
               f"({op['top'][:2]})")
+        if "two_judges" in pol:
+            print("polarity on instances AFINN confirms polar:", json.dumps(pol["two_judges"]))
         if "official_scorer" in d:
             print("official scorer:", json.dumps(d["official_scorer"].get("scores", d["official_scorer"])))
     s = r["startup"]

@@ -177,7 +177,10 @@ class TemplateGenerator:
     def render(self, q: Ask, stances: Sequence[Stance], rng: random.Random) -> str:
         from parley.engine.sktod.wording import follow_up, kind, sentence
 
-        style = {**self.style, **dict(self.style.get("kinds", {})).get(kind(q, stances), {})}
+        kinds = dict(self.style.get("kinds", {}))
+        what = kind(q, stances)  # then the same kind about this aspect ("yn-all|view"), when fitted apart
+        about = f"{what}|{'+'.join(sorted(q.aspects))}"
+        style = {**self.style, **kinds.get(what, {}), **kinds.get(about, {})}
         parts: list[str] = []
         for k, st in enumerate(stances):
             if st.faq:
