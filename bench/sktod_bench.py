@@ -200,7 +200,7 @@ def fit_answer_style(pipe, logs, labels, idx) -> dict:
 
     from parley.engine.sktod.generation import TemplateGenerator
     from parley.engine.sktod.scoring import official_scores
-    from parley.engine.sktod.wording import STYLE, kind
+    from parley.engine.sktod.wording import STYLE, booked, kind
 
     pipe.load()
     plans = {}
@@ -216,7 +216,8 @@ def fit_answer_style(pipe, logs, labels, idx) -> dict:
         def rng(i: int) -> random.Random:
             return random.Random(zlib.crc32(f"0:{logs[i][-1]['text']}".encode()))
 
-        outs = [gen.render(plans[i][0], plans[i][1], rng(i)) for i in order]
+        outs = [gen.render(plans[i][0], plans[i][1], rng(i), booked([t["text"] for t in logs[i]]))
+                for i in order]
         sc = official_scores([labels[i] for i in order], [{"target": True, "response": o} for o in outs],
                              meteor=False)["generation"]
         return sc["bleu"], sc["rouge_l"], openings(outs)["max_share"]

@@ -90,3 +90,20 @@ def test_choices_fitted_per_kind_and_aspect() -> None:
     view = gen.render(ask("Is the view good at Juniper House?", frozenset({"view"})), st, random.Random(0))
     assert "said" in wifi or "say" in wifi, wifi  # the kind's frame
     assert view.startswith("Yes, the Juniper House's view is "), view  # the kind-and-aspect frame wins
+
+
+def test_no_booking_offer_right_after_a_booking() -> None:
+    from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
+
+    snips = [ScoredSnippet(Snippet("hotel", 1, "review", i, 0, t, "JUNIPER HOUSE"), 0.9)
+             for i, t in enumerate(["The wifi was fast.", "Reliable wifi in every room."])]
+    gen = TemplateGenerator(style={"follow_up": 1.0, "follow": {"reserve": 1.0}, "kinds": {}})
+    question = "Is the wifi good at Juniper House?"
+    plain = gen.generate(question, snips,
+                         context=["I need a hotel.", "Juniper House is nice.", question]).text
+    assert plain.endswith("Would you like to make a reservation?"), plain
+    after = gen.generate(question, snips, context=[
+        "Book it for two nights please.",
+        "Done, I have booked Juniper House. Your reference number is X1Y2Z3.", question]).text
+    assert not re.search(r"\b(?:book|reservation)\b", after), after
+    assert after.endswith("Would you like to know more about the Juniper House?"), after
