@@ -8,6 +8,11 @@ negation and intensifier rules): a lexicon and rules independent of the generato
 parley's own adjective lists). An instance is clearly polar when the judge scores the gold response at
 |polarity| ≥ 0.2; the answer agrees when the judge gives it a polarity of the same sign. Both texts are judged
 whole, as a user reads them. ``pip install textblob`` (bench-only; its lexicon ships in the package).
+
+TextBlob alone calls many factual gold responses polar ("serves alcoholic beverages" reads −0.25), so
+``two_judges`` also reports the agreement over the instances a second independent lexicon confirms: AFINN
+(Nielsen's word list, ``pip install afinn``; parley's generator uses neither) gives the gold response a score
+of the same sign. The answer is still judged by TextBlob alone.
 """
 
 from __future__ import annotations
@@ -33,7 +38,13 @@ def polarity_agreement(golds: Sequence[str], answers: Sequence[str], clear: floa
         from textblob import TextBlob
     except ImportError:
         return {"error": "textblob is not installed (pip install textblob)"}
-    polar = agree = 0
+    try:
+        from afinn import Afinn
+
+        afinn: Callable[[str], float] | None = Afinn().score
+    except ImportError:
+        afinn = None
+    polar = agree = polar2 = agree2 = 0
     confusion: collections.Counter[str] = collections.Counter()
     for g, a in zip(golds, answers, strict=True):
         pg = TextBlob(g).sentiment.polarity
@@ -44,9 +55,17 @@ def polarity_agreement(golds: Sequence[str], answers: Sequence[str], clear: floa
         ok = pa != 0 and (pa > 0) == (pg > 0)
         agree += ok
         confusion[f"gold {'+' if pg > 0 else '-'} / answer {'+' if pa > 0 else '-' if pa < 0 else '0'}"] += 1
-    return {"judge": f"textblob {version('textblob')} PatternAnalyzer", "clear_threshold": clear,
-            "instances": len(golds), "clearly_polar": polar, "agree": agree,
-            "rate": agree / polar if polar else None, "confusion": dict(confusion)}
+        if afinn is not None and afinn(g) * pg > 0:
+            polar2 += 1
+            agree2 += ok
+    out: dict[str, object] = {"judge": f"textblob {version('textblob')} PatternAnalyzer",
+                              "clear_threshold": clear, "instances": len(golds), "clearly_polar": polar,
+                              "agree": agree, "rate": agree / polar if polar else None,
+                              "confusion": dict(confusion)}
+    if afinn is not None:
+        out["two_judges"] = {"confirmed_by": f"afinn {version('afinn')}", "clearly_polar": polar2,
+                             "agree": agree2, "rate": agree2 / polar2 if polar2 else None}
+    return out
 
 
 def opening(text: str, n: int = 4) -> str:
@@ -81,10 +100,12 @@ def official_scorer(repo: Path, python: str, logs: Sequence[Any], labels: Sequen
 
 
 SLOTS: dict[str, tuple[Any, ...]] = {
-    "frame": ("plain", "say", "according", "described", "has", "reviews_say"),
-    "who": ("guests", "previous guests", "customers", "reviewers", "people"),
+    "frame": ("plain", "say", "according", "described", "has", "reviews_say", "past", "stayed", "possessive",
+              "describe", "offers", "majority", "reviews_of"),
+    "who": ("guests", "previous guests", "past guests", "customers", "reviewers", "people"),
     "say": ("say", "said", "have said"), "that": ("", "that "), "tense": ("present", "past"),
-    "minor": ("though", "but", "however"), "follow": ("more", "else", "book", "reserve"),
+    "minor": ("though", "but", "however", "person", "only"),
+    "follow": ("more", "else", "book", "reserve", "book_it", "them"),
     "follow_up": (0.0, 0.5, 1.0), "adjectives": (1, 2, 3),
 }
 

@@ -200,7 +200,7 @@ def fit_answer_style(pipe, logs, labels, idx) -> dict:
 
     from parley.engine.sktod.generation import TemplateGenerator
     from parley.engine.sktod.scoring import official_scores
-    from parley.engine.sktod.wording import STYLE, kind
+    from parley.engine.sktod.wording import STYLE, booked, kind
 
     pipe.load()
     plans = {}
@@ -216,12 +216,16 @@ def fit_answer_style(pipe, logs, labels, idx) -> dict:
         def rng(i: int) -> random.Random:
             return random.Random(zlib.crc32(f"0:{logs[i][-1]['text']}".encode()))
 
-        outs = [gen.render(plans[i][0], plans[i][1], rng(i)) for i in order]
+        outs = [gen.render(plans[i][0], plans[i][1], rng(i), booked([t["text"] for t in logs[i]]))
+                for i in order]
         sc = official_scores([labels[i] for i in order], [{"target": True, "response": o} for o in outs],
                              meteor=False)["generation"]
         return sc["bleu"], sc["rouge_l"], openings(outs)["max_share"]
 
+    # each kind of answer, then each kind about one aspect ("yn-all|view"), with 25 instances or more
+    by_aspect = [f"{kind(*plans[i][:2])}|{'+'.join(sorted(plans[i][0].aspects))}" for i in order]
     kinds = [k for k, n in collections.Counter(kind(*plans[i][:2]) for i in order).most_common() if n >= 25]
+    kinds += [k for k, n in collections.Counter(by_aspect).most_common() if n >= 25]
     start = {"who": {"guests": 1.0}, "say": {"said": 1.0}, "that": {"that ": 1.0}, "tense": {"present": 1.0},
              "adjectives": 2, "follow_up": 1.0, "follow": {"reserve": 1.0},
              "frame": {"plain": 0.6, "described": 0.4}}
@@ -256,6 +260,8 @@ def print_summary(r: dict) -> None:
         print(f"default: polarity agreement {pol.get('rate')} ({pol.get('agree')}/{pol.get('clearly_polar')} "
               f"clearly polar, {pol.get('judge')}); largest four-word opening {op['max_share']:.3f} "
               f"({op['top'][:2]})")
+        if "two_judges" in pol:
+            print("polarity on instances AFINN confirms polar:", json.dumps(pol["two_judges"]))
         if "official_scorer" in d:
             print("official scorer:", json.dumps(d["official_scorer"].get("scores", d["official_scorer"])))
     s = r["startup"]

@@ -174,10 +174,14 @@ class TemplateGenerator:
             ops = about
         return q, self.stances(ops, q.aspects), ops
 
-    def render(self, q: Ask, stances: Sequence[Stance], rng: random.Random) -> str:
+    def render(self, q: Ask, stances: Sequence[Stance], rng: random.Random,
+               after_booking: bool = False) -> str:
         from parley.engine.sktod.wording import follow_up, kind, sentence
 
-        style = {**self.style, **dict(self.style.get("kinds", {})).get(kind(q, stances), {})}
+        kinds = dict(self.style.get("kinds", {}))
+        what = kind(q, stances)  # then the same kind about this aspect ("yn-all|view"), when fitted apart
+        about = f"{what}|{'+'.join(sorted(q.aspects))}"
+        style = {**self.style, **kinds.get(what, {}), **kinds.get(about, {})}
         parts: list[str] = []
         for k, st in enumerate(stances):
             if st.faq:
@@ -189,15 +193,19 @@ class TemplateGenerator:
         if not parts:
             return "Sorry, the reviews say nothing about that."
         if rng.random() < float(style.get("follow_up", 0.0)):
-            parts.append(follow_up(stances, rng, style))
+            parts.append(follow_up(stances, rng, style, after_booking))
         return " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts)
 
     def generate(self, question: str, selected: Sequence[ScoredSnippet],
-                 pool: Sequence[Snippet] = ()) -> Answer:
-        """What reviewers say about the asked aspect, venue by venue (``pool``: see :meth:`plan`)."""
+                 pool: Sequence[Snippet] = (), context: Sequence[str] = ()) -> Answer:
+        """What reviewers say about the asked aspect, venue by venue (``pool``: see :meth:`plan`; ``context``:
+        the dialogue so far, the question last, so that no booking is offered right after one was made)."""
+        from parley.engine.sktod.wording import booked
+
         rng = random.Random(zlib.crc32(f"{self.seed}:{question}".encode()))
         q, stances, ops = self.plan(question, selected, pool)
-        return Answer(self.render(q, stances, rng), tuple(ops), tuple(sorted(q.aspects)), tuple(stances))
+        text = self.render(q, stances, rng, booked(context))
+        return Answer(text, tuple(ops), tuple(sorted(q.aspects)), tuple(stances))
 
 
 def absa_input(context: Sequence[str], opinions: Sequence[Opinion], aspects: frozenset[str]) -> str:

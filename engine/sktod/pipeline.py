@@ -189,7 +189,7 @@ class Pipeline:
             if isinstance(self.generator, ModelGenerator):
                 ans: Answer = self.generator.generate(turns[-1], chosen, turns)
             else:
-                ans = self.generator.generate(turns[-1], chosen, cands)
+                ans = self.generator.generate(turns[-1], chosen, cands, turns)
             return Prediction(True, score, ents, tuple(chosen), ans.opinions, ans.aspects, ans.text,
                               ans.stances)
 

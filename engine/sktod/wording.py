@@ -187,7 +187,8 @@ def plural(phrase: str) -> bool:
 
 def count(n: int, noun: str = "guest") -> str:
     words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-    return f"{words[n] if n < len(words) else n} {noun}{'' if n == 1 else 's'}"
+    many = "people" if noun == "person" else noun + "s"
+    return f"{words[n] if n < len(words) else n} {noun if n == 1 else many}"
 
 
 def draw(rng: random.Random, style: Style, slot: str, allowed: Sequence[str] | None = None) -> str:
@@ -253,7 +254,7 @@ def parts(q: Ask, st: Stance, rng: random.Random, style: Style) -> Parts:
 
 
 _PREDICATIVE = ("plain", "say", "according", "described", "past", "reviews_say", "stayed", "possessive",
-                "describe")
+                "describe", "majority", "reviews_of")
 
 
 def body(frame: str, p: Parts, desc: str, most: bool) -> str:
@@ -274,6 +275,10 @@ def body(frame: str, p: Parts, desc: str, most: bool) -> str:
                   f"{p.was} {desc}",
         "possessive": f"{p.name}'s {p.noun} {p.be} {desc}{', according to most guests' if most else ''}",
         "describe": f"{m}reviewers describe {p.subject} as {desc}",
+        "majority": f"{'the majority of' if most else 'all of the'} {p.who} {p.say} {p.that}{p.subject} "
+                    f"{p.was} {desc}",
+        "reviews_of": f"according to {'most of ' if most else ''}the reviews of {p.name}, {p.phrase} {p.be} "
+                      f"{desc}",
     }[frame]
 
 
@@ -341,13 +346,19 @@ def minority(st: Stance, p: Parts, rng: random.Random, style: Style) -> str:
     if other:
         said = {"though": f", though {who} found {p.pron} {other[0]}",
                 "but": f", but {who} said {p.they} {p.was} {other[0]}",
-                "however": f". However, {who} found {p.pron} {other[0]}"}
+                "however": f". However, {who} found {p.pron} {other[0]}",
+                "person": f", but {count(n, 'person')} said {p.they} {p.was} {other[0]}",
+                "only": f". Only {count(n, 'person')} found {p.pron} {other[0]}"}
     elif st.verdict == "positive":
         said = {"though": f", though {who} {'was' if n == 1 else 'were'} less impressed",
-                "but": f", but {who} did not like {p.pron}", "however": f". However, {who} disagreed"}
+                "but": f", but {who} did not like {p.pron}", "however": f". However, {who} disagreed",
+                "person": f", but {count(n, 'person')} did not like {p.pron}",
+                "only": f". Only {count(n, 'person')} did not like {p.pron}"}
     else:
         said = {"though": f", though {who} {'was' if n == 1 else 'were'} happy with {p.pron}",
-                "but": f", but {who} liked {p.pron}", "however": f". However, {who} disagreed"}
+                "but": f", but {who} liked {p.pron}", "however": f". However, {who} disagreed",
+                "person": f", but {count(n, 'person')} liked {p.pron}",
+                "only": f". Only {count(n, 'person')} liked {p.pron}"}
     return said[draw(rng, style, "minor")]
 
 
@@ -356,17 +367,33 @@ FOLLOW = {
     "else": "Is there anything else you would like to know?",
     "book": "Would you like me to book {what} there?",
     "reserve": "Would you like to make a reservation?",
+    "book_it": "Would you like to book {what}?",
     "other": "Would you like me to look for another {domain}?",
+    "them": "Would you like to know more about them?",
 }
 
 
-def follow_up(stances: Sequence[Stance], rng: random.Random, style: Style) -> str:
+#: a system turn that reports a booking made ("… booked. Your reference number is …")
+_BOOKED = re.compile(r"\b(?:booked|reserved|reference (?:number|no|code)|confirmation (?:number|code))\b",
+                     re.I)
+
+
+def booked(turns: Sequence[str]) -> bool:
+    """Whether the system's last turn (``turns`` alternate user/system, the last one the user's) reports a
+    booking made: then the answer does not offer another."""
+    return len(turns) >= 2 and bool(_BOOKED.search(turns[-2]))
+
+
+def follow_up(stances: Sequence[Stance], rng: random.Random, style: Style,
+              after_booking: bool = False) -> str:
     st = stances[0]
     what = "a room" if st.domain == "hotel" else "a table"
-    allowed: tuple[str, ...] = ("more", "else", "book", "reserve")
+    allowed: tuple[str, ...] = ("more", "else", "book", "reserve", "book_it")
     if len(stances) > 1:
-        allowed = ("else", "reserve")
+        allowed = ("else", "reserve", "them")
     key = draw(rng, style, "follow", allowed)
-    if len(stances) == 1 and st.verdict == "negative" and key in ("book", "reserve"):
+    if len(stances) == 1 and st.verdict == "negative" and key in ("book", "reserve", "book_it"):
         key = "other"  # no booking offer after complaints
+    if after_booking and key in ("book", "reserve", "book_it", "other"):
+        key = "more" if len(stances) == 1 else "them"  # nor right after a booking was made
     return FOLLOW[key].format(name=display_name(st.name), what=what, domain=st.domain)

@@ -141,7 +141,8 @@ def test_mixed_opinions_state_majority_and_minority() -> None:
            for s in range(30)}
     assert len(out) >= 2  # varied wording
     for t in out:
-        assert re.search(r"\bmost(?:ly)?\b", t.lower()) and re.search(r"\bone guest\b", t.lower()), t
+        assert re.search(r"\b(?:most(?:ly)?|majority)\b", t.lower()), t
+        assert re.search(r"\bone (?:guest|person)\b", t.lower()), t
         assert t.startswith("Yes, "), t
 
 
