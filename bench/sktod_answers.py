@@ -96,7 +96,9 @@ def official_scorer(repo: Path, python: str, logs: Sequence[Any], labels: Sequen
         run = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, timeout=1800, env=env)
         if run.returncode != 0:
             return {"error": run.stderr.strip().splitlines()[-1:] or ["failed"], "command": " ".join(cmd)}
-        return {"scores": json.loads((root / "scores.json").read_text()), "repo": str(repo)}
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True)
+        return {"scores": json.loads((root / "scores.json").read_text()), "repo": "alexa/dstc11-track5",
+                "commit": head.stdout.strip() or "unknown"}  # not the checkout's path: it names a machine
 
 
 SLOTS: dict[str, tuple[Any, ...]] = {
