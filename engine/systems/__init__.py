@@ -18,7 +18,8 @@ SYSTEMS.register("multiwoz", "parley.engine.systems.multiwoz:MultiwozSystem",
                  "embedded MultiWOZ pipeline: rule NLU, DST, DB query, policy, template NLG (default, "
                  "offline)")
 SYSTEMS.register("llm", "parley.engine.systems.llm:LLMSystem",
-                 "MultiWOZ pipeline verbalised by a small chat LLM (bundled SmolLM2-135M, offline)")
+                 "MultiWOZ pipeline reworded by a small chat LLM on llama.cpp (bundled Qwen2.5-Coder-0.5B, "
+                 "offline)")
 SYSTEMS.register("hf-seq2seq", "parley.engine.systems.hf_seq2seq:Seq2SeqSystem",
                  "PPTOD/MinTL-style T5/BART checkpoint (model=PATH|HUB_ID)")
 SYSTEMS.register("hf-causal", "parley.engine.systems.hf_causal:CausalSystem",

@@ -56,7 +56,7 @@ class HFParams(SystemParams):
     trust_remote_code: bool = Field(False, description="run the checkpoint's own code (command line only)")
     db: Text | None = Field(None, description="folder of MultiWOZ database files")
     max_input_tokens: int | None = Field(None, ge=16, description="longest context, in tokens")
-    seed: int | None = None
+    seed: int | None = Field(None, description="seed of the booking references it fills in")
     threads: int = Field(0, ge=0, le=64, description="torch threads (0: one when the CPUs are busy)")
 
 

@@ -58,14 +58,14 @@ class LLMParams(SystemParams):
     model: Text | None = Field(DEFAULT_MODEL,
                                description="chat model: bundled name, GGUF file, folder or Hugging Face id")
     max_new_tokens: int = Field(40, ge=1, le=MAX_TOKENS_LIMIT, description="longest rewording, in tokens")
-    seed: int | Text | None = None
+    seed: int | Text | None = Field(None, description="the pipeline's and the model's seed (text is hashed)")
     check: bool = Field(True, description="check each rewording by rules (false: show the model's words)")
     trust_remote_code: bool = Field(False, description="run the checkpoint's own code (command line only)")
     allow_pickle: bool = Field(False, description="load pickled weights (.bin) as well as safetensors")
     db_dir: Text | None = Field(None, description="folder of MultiWOZ database files (default: bundled)")
     threads: int = Field(0, ge=0, le=64, description="threads (0: 2 on an idle machine, 1 on a busy one)")
     prefix_cache: bool = Field(True, description="reuse the prompt's common prefix between turns")
-    strict: bool = False
+    strict: bool = Field(False, description="keep every value of the draft, not only names, numbers, times")
     delex: bool = Field(True, description="the model rewords placeholders, not values")
     copy_bias: float = Field(3.0, ge=0, le=20, description="added to the logits of the draft's tokens")
     sentences: int = Field(0, ge=0, le=20, description="most sentences kept (0: as many as the template)")

@@ -102,7 +102,7 @@ class RemoteParams(SystemParams):
     retries: int = Field(2, ge=0, le=MAX_RETRIES,
                          description="retries after a connection error, timeout, 429 or 5xx")
     system_prompt: Text | None = Field(None, description="api=openai: the system message")
-    seed: int | None = None
+    seed: int | None = Field(None, description="recorded with the session (the bot itself is not seeded)")
     turn_timeout: float | None = Field(None, gt=0, le=3600,
                                        description="seconds for a whole turn, retries included")
     max_bytes: int = Field(DEFAULT_MAX_BYTES, ge=1, description="largest reply, in bytes")

@@ -38,7 +38,7 @@ class SKTODParams(SystemParams):
     generator: Text | None = Field(None, description="the answer generator checkpoint")
     cross_encoder: Text | None = Field(None, description="the knowledge selection cross-encoder")
     ktd: Text | None = Field(None, description="the knowledge-seeking turn classifier")
-    seed: int | None = None
+    seed: int | None = Field(None, description="the task pipeline's seed (none: the session's)")
     base: Callable[[int | None], DialogueSystem] | None = Field(
         None, description="the system answering the task turns (code only; default multiwoz)")
 

@@ -128,8 +128,12 @@ def chat(system_spec: str, script: str | None, audio_script: str | None, asr_mod
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="JSON list of {name, summary}.")
-def systems(as_json: bool) -> None:
-    """List the registered dialogue systems."""
+@click.option("--params", "with_params", is_flag=True,
+              help="Also list each system's parameters (name=default {choices} [range]: help), as a spec "
+                   "such as `llm:model=smollm2,seed=3` sets them.")
+def systems(as_json: bool, with_params: bool) -> None:
+    """List the registered dialogue systems (* marks the default)."""
+    from parley.cli.common import param_lines
     from parley.engine.systems import DEFAULT_SYSTEM, SYSTEMS
 
     entries = [{"name": e.name, "summary": e.summary, "default": e.name == DEFAULT_SYSTEM} for e in SYSTEMS]
@@ -137,6 +141,9 @@ def systems(as_json: bool) -> None:
         click.echo(json.dumps(entries, indent=2))
         return
     width = max(len(str(e["name"])) for e in entries)
-    for e in entries:
+    for e, entry in zip(entries, SYSTEMS, strict=True):
         mark = "*" if e["default"] else " "
         click.echo(f"{mark} {e['name']:<{width}}  {e['summary']}")
+        if with_params:
+            for line in param_lines(entry, indent=width + 4):
+                click.echo(line)

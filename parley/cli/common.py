@@ -16,6 +16,7 @@ import click
 from parley.errors import ParleyError
 
 if TYPE_CHECKING:
+    from parley.engine.registry import Entry
     from parley.engine.types import DialogueSystem
     from parley.store import Store
 
@@ -208,3 +209,30 @@ def trust_option(f: CommandFn) -> CommandFn:
     return click.option("--trust-remote-code", "trust_remote_code", is_flag=True,
                         help="Let the Hugging Face checkpoint named by --system run its own Python code "
                              "(off by default; only for models you trust).")(f)
+
+
+def _spec_value(v: object) -> str:
+    """A value as a spec writes it (true/false, none), so a listing matches the docs and the TUI panel."""
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def param_lines(entry: Entry, indent: int) -> list[str]:
+    """A registered system's or rewriter's parameters, one line each (``name=default {choices} [lo..hi]:
+    help``), read from its parameter model; one line saying why when it cannot be loaded (a missing extra)."""
+    from parley.engine.params import params_of
+
+    pad = " " * indent
+    try:
+        cls = entry.load()
+    except Exception as e:  # e.g. a system or rewriter whose extra is not installed
+        return [f"{pad}(unavailable: {e})"]
+    lines = []
+    for p in params_of(cls).listing():
+        rng = f" [{p.lo:g}..{p.hi:g}]" if p.lo is not None and p.hi is not None and p.kind != "choice" else ""
+        choices = f" {{{'|'.join(map(str, p.choices))}}}" if p.choices else ""
+        lines.append(f"{pad}{p.name}={_spec_value(p.default)}{choices}{rng}: {p.help}")
+    return lines

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import click
 
-from parley.cli.common import iter_lines
+from parley.cli.common import iter_lines, param_lines
 from parley.cli.options import SEED, NumberOption
 from parley.display import json_text
 from parley.errors import ParleyError
@@ -19,33 +19,13 @@ from parley.jsontypes import JSONObject
 
 
 def _list_rewriters() -> None:
-    from parley.engine.params import params_of
     from parley.engine.rewrite import ORDER, REWRITERS
 
     for name in ORDER:
         entry = REWRITERS.get(name)
         click.echo(f"{name:<11} {entry.summary}")
-        try:
-            cls = entry.load()
-        except Exception as e:  # e.g. the audio channel without its extras
-            click.echo(f"{'':<11}   (unavailable: {e})")
-            continue
-        for p in params_of(cls).listing():
-            rng = (
-                f" [{p.lo:g}..{p.hi:g}]"
-                if p.lo is not None and p.hi is not None and p.kind != "choice"
-                else ""
-            )
-            ch = f" {{{'|'.join(map(str, p.choices))}}}" if p.choices else ""
-            default = "none" if p.default is None else _fmt(p.default)
-            click.echo(f"{'':<11}   {p.name}={default}{ch}{rng}: {p.help}")
-
-
-def _fmt(v: object) -> str:
-    """A value as a spec writes it (true/false, none), so the list matches the README and the panel."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
+        for line in param_lines(entry, indent=14):
+            click.echo(line)
 
 
 @click.command()

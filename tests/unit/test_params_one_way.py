@@ -76,3 +76,27 @@ def test_what_the_rewriters_record_fits_the_typed_change_and_info() -> None:
                 seen_changes += 1
             assert step.to_json()["changes"] == [dict(c) for c in step.changes]
     assert seen_changes
+
+
+def test_systems_params_lists_every_parameter_of_every_system_with_help() -> None:
+    """``parley systems --params`` reads the same models: each system's fields, each with a help text."""
+    from click.testing import CliRunner
+
+    from parley.cli import main
+
+    r = CliRunner().invoke(main, ["systems", "--params"])
+    assert r.exit_code == 0, r.output
+    blocks: dict[str, list[str]] = {}
+    for line in r.output.splitlines():
+        if line[:2] in ("* ", "  ") and not line.startswith("    "):
+            current = blocks.setdefault(line[2:].split()[0], [])
+        else:
+            current.append(line.strip())
+    for entry in SYSTEMS:
+        if not entry.target.startswith("parley."):
+            continue
+        fields = params_of(entry.load()).model_fields
+        names = [ln.split("=", 1)[0] for ln in blocks[entry.name]]
+        assert names == list(fields), entry.name
+        assert all(not ln.endswith(":") and ": " in ln for ln in blocks[entry.name]), blocks[entry.name]
+    assert "Qwen2.5-Coder" in r.output  # the llm default named as it is
