@@ -147,3 +147,8 @@ def test_the_system_no_match_reply_lists_the_acts_constraints(case: tuple[str, d
     assert describe(domain, what, []) == {s: v for s, v in listed.items() if s in SLOTS[domain]}, turn.text
     report = AUDIT.dialogue([AuditTurn(user, turn.text, turn.state, turn.acts, dict(turn.internals))])
     assert report.findings == [], (turn.text, report.findings)
+
+
+def test_the_audit_still_reads_the_older_wording_of_stored_replies() -> None:
+    assert describe("hotel", "cheap guesthouses in the north with parking without wifi", []) == {
+        "area": "north", "parking": "yes", "internet": "no", "pricerange": "cheap", "type": "guesthouse"}
