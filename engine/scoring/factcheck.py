@@ -232,9 +232,15 @@ def relaxed(text: str) -> tuple[str, str] | None:
     return SLOT_WORDS.get(word) or _RELAXED_SLOTS.get(word, word), examples
 
 
+_AMENITY = r"(?:free )?(?:parking|wifi|internet)"
+#: amenities a "no such venues" sentence asks for or rules out: "with parking", "with free parking and free
+#: wifi", "without free parking or free wifi"
+_AMENITIES = re.compile(r"\b(with|without) (" + _AMENITY + r"(?:(?:,| and| or) " + _AMENITY + r")*)\b")
+
+
 def describe(domain: str, text: str, stations: list[str]) -> dict[str, str]:
     """The constraints a "no such venues" sentence lists ("cheap 4-star guesthouses in the north with
-    parking", "trains from Ely to Cambridge on monday leaving after 10:00")."""
+    free parking and free wifi", "trains from Ely to Cambridge on monday leaving after 10:00")."""
     t = text.lower()
     cons: dict[str, str] = {}
     if domain == "train":
@@ -249,10 +255,10 @@ def describe(domain: str, text: str, stations: list[str]) -> dict[str, str]:
     m = re.search(r"\bin the (north|south|east|west|centre)\b", t)
     if m:
         cons["area"] = m.group(1)
-    for slot, word in (("parking", "parking"), ("internet", "wifi")):
-        m = re.search(r"\b(with|without) " + word + r"\b", t)
-        if m:
-            cons[slot] = "yes" if m.group(1) == "with" else "no"
+    for m in _AMENITIES.finditer(t):  # "with free parking and free wifi", "... but without free wifi"
+        for slot, word in (("parking", r"\bparking\b"), ("internet", r"\b(?:wifi|internet)\b")):
+            if re.search(word, m.group(2)):
+                cons[slot] = "yes" if m.group(1) == "with" else "no"
     m = re.search(r"\bcalled (.+?)(?= in the | with | without |$)", t)
     if m:
         cons["name"] = m.group(1)

@@ -19,6 +19,8 @@ REQUIRED_SLOTS = frozenset({"name", "phone", "ref", "reference", "trainid", "id"
                             "arriveby", "time", "book_time", "car"})
 STRICT_SKIP = frozenset({"yes", "no", "true", "false", "dontcare", "free", "none"})
 TIME_SLOTS = frozenset({"leaveat", "arriveby", "time", "book_time"})
+#: slots whose act value may be a list ("east, north, south": examples when a constraint is dropped)
+LIST_SLOTS = frozenset({"area", "pricerange", "food", "stars", "type"})
 REFUSALS = re.compile(r"\b(i'm not sure|i'm sorry for (the|any) (confusion|misunderstanding)|as an? (ai|"
                       r"language model|text-based)|i'?m (not able|unable) to|i (can ?not|can't) (help|assist|"
                       r"provide))\b",
@@ -58,7 +60,7 @@ def required_values(acts: tuple[Mapping[str, object], ...], strict: bool = False
 
 def missing_values(text: str, required: list[tuple[str, str]]) -> list[str]:
     """Required values not found in ``text`` (case-blind; phones ignoring spaces; times in 24h or 12h
-    form)."""
+    form; each item of a list value, in any order)."""
     low = _norm(text)
     digits = re.sub(r"[\s-]", "", low)
     missing = []
@@ -70,6 +72,8 @@ def missing_values(text: str, required: list[tuple[str, str]]) -> list[str]:
             ok = any(f in low for f in _time_forms(v))
         elif slot == "name":
             ok = v in low or v.removeprefix("the ") in low
+        elif slot in LIST_SLOTS and ", " in v:  # the values of a relaxed slot, said "east, north and south"
+            ok = all(x in low for x in v.split(", "))
         else:
             ok = v in low
         if not ok:

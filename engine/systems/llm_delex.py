@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from parley.engine.systems.llm_check import REFUSALS, shape_reason
+from parley.engine.systems.llm_check import LIST_SLOTS, REFUSALS, shape_reason
 
 #: act/venue slot → placeholder name (one word the small model copies easily)
 SLOT_NAMES = {"name": "name", "food": "food", "area": "area", "pricerange": "pricerange", "stars": "stars",
@@ -36,6 +36,10 @@ def _forms(slot: str, value: str) -> list[str]:
     forms = {v, v.lower(), v.upper(), v.title(), _TYPE_WORDS.get(v.lower(), v)}
     if slot in ("name", "departure", "destination", "address", "department"):
         forms.add(" ".join(w[:1].upper() + w[1:] for w in v.split()))
+    items = v.split(", ")
+    if slot in LIST_SLOTS and len(items) > 1:  # a list of values, said "east, north and south"
+        said = ", ".join(_TYPE_WORDS.get(x.lower(), x) for x in items[:-1])
+        forms.add(said + " and " + _TYPE_WORDS.get(items[-1].lower(), items[-1]))
     return sorted((f for f in forms if f), key=len, reverse=True)
 
 

@@ -118,7 +118,7 @@ def realise(acts: Sequence[DialogueAct], venue: Mapping[str, JSONValue] | None, 
             i += 1 if n != "some" else 0
             word = T.SLOT_WORDS.get(str(slot), str(slot))
             yesno = slot in ("parking", "internet")  # "change the parking to no" says nothing
-            values = ", ".join(_pretty(str(slot), v) for v in str(value).split(", ")) if value else ""
+            values = and_list([_pretty(str(slot), v) for v in str(value).split(", ")]) if value else ""
             if values and n == "1":
                 frame = T.RELAX_ONE[-1] if yesno else rng.choice(T.RELAX_ONE)
                 out.append(frame.format(slot=word, values=values, instead=_instead(str(slot), values)))
@@ -190,8 +190,7 @@ def realise(acts: Sequence[DialogueAct], venue: Mapping[str, JSONValue] | None, 
     if informs:
         out.extend(informs)
     if asked:
-        what = asked[0] if len(asked) == 1 else ", ".join(asked[:-1]) + " and " + asked[-1]
-        out.append(rng.choice(T.ASK_FRAME).format(what=what))
+        out.append(rng.choice(T.ASK_FRAME).format(what=and_list(asked)))
     out.extend(tail)
     text = " ".join(s for s in out if s)
     text = text.replace(" 0-star ", " unrated ").replace("with 0 stars", "with no star rating")
@@ -262,7 +261,16 @@ def _describe(domain: str, cons: list[DialogueAct]) -> str:
         tail.append(f"called {_title(c['name'])}")
     if "area" in c:
         tail.append(f"in the {c['area']}")
-    for slot, what in (("parking", "parking"), ("internet", "wifi")):
-        if c.get(slot) in ("yes", "no"):
-            tail.append(f"with {what}" if c[slot] == "yes" else f"without {what}")
+    has = [what for slot, what in T.AMENITIES.items() if c.get(slot) == "yes"]
+    lacks = [what for slot, what in T.AMENITIES.items() if c.get(slot) == "no"]
+    if has:  # "with free parking and free wifi", "with free parking but without free wifi"
+        tail.append("with " + and_list(has))
+    if lacks:
+        tail.append(("but " if has else "") + "without " + and_list(lacks, "or"))
     return " ".join(x for x in (adj, noun, *tail) if x)
+
+
+def and_list(items: Sequence[str], last: str = "and") -> str:
+    """Items as an English list: "east", "east and west", "east, west and north" (``last``: the word before
+    the last item, "or" after a negation)."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]

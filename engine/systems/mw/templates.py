@@ -94,6 +94,8 @@ INSTEAD = {"area": "one in the {value}", "pricerange": "one in the {value} price
            "food": "one serving {value} food", "stars": "a {value}-star one", "type": "{a} {value}",
            "parking:yes": "one with free parking", "parking:no": "one without free parking",
            "internet:yes": "one with free wifi", "internet:no": "one without free wifi"}
+#: the amenities a search can ask for, as a no-match reply words them ("with free parking and free wifi")
+AMENITIES = {"parking": "free parking", "internet": "free wifi"}
 RELAX_NOVALUES = ["There are {n} if we change the {slot}. Would you like that?"]
 RELAX_NOVALUES_ONE = ["There is one if we change the {slot}. Would you like that?"]
 CONSTRAINTS = ["Could you try different requirements?", "Would you like to change something and try again?"]
