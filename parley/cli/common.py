@@ -227,11 +227,11 @@ def param_lines(entry: Entry, indent: int) -> list[str]:
 
     pad = " " * indent
     try:
-        cls = entry.load()
+        listing = params_of(entry.load()).listing()
     except Exception as e:  # e.g. a system or rewriter whose extra is not installed
         return [f"{pad}(unavailable: {e})"]
     lines = []
-    for p in params_of(cls).listing():
+    for p in listing:
         rng = f" [{p.lo:g}..{p.hi:g}]" if p.lo is not None and p.hi is not None and p.kind != "choice" else ""
         choices = f" {{{'|'.join(map(str, p.choices))}}}" if p.choices else ""
         lines.append(f"{pad}{p.name}={_spec_value(p.default)}{choices}{rng}: {p.help}")
