@@ -62,6 +62,20 @@ def aspects_of(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+#: "worth it", "worthwhile": a cue of value naming no aspect ("is the decor worth it?" asks about the decor)
+_VALUE_CUE = re.compile(r"\bworth(?:while|y)?\b", re.I)
+
+
+def named_aspects(question: str) -> frozenset[str]:
+    """The aspects a question names: a value cue ("worth it") reads as the prices only when the question
+    names nothing else ("is the decor worth it?" asks about the decor; "is it worth the money?" about the
+    prices)."""
+    found = aspects_of(question)
+    if "price" in found and len(found) > 1 and "price" not in aspects_of(_VALUE_CUE.sub(" ", question)):
+        return found - {"price"}
+    return found
+
+
 def snippet_aspects(text: str, name: str = "") -> frozenset[str]:
     """Aspects of a review sentence or FAQ, not counting the venue's own name ("Dojo Noodle Bar" is no
     food)."""

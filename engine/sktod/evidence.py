@@ -280,3 +280,15 @@ _GENERIC = _words("good great nice excellent amazing wonderful fantastic lovely 
 def _generic(word: str) -> int:
     """Aspect words before all-purpose ones ("fast" before "great")."""
     return int(word in _GENERIC)
+
+
+def distinct(words: Sequence[str]) -> list[str]:
+    """The reviewers' words that each say something new: one all-purpose word at most ("great and good"
+    says nothing twice), and no word twice ("clean", "very clean")."""
+    out: list[str] = []
+    for w in words:
+        base = w.split()[-1]
+        if any(base == o.split()[-1] or _generic(base) and _generic(o.split()[-1]) for o in out):
+            continue
+        out.append(w)
+    return out

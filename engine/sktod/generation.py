@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from parley.engine.loading import explain, load_pretrained, pretrained_kwargs, resolve
-from parley.engine.sktod.aspects import ASPECTS, aspect_word, aspects_of, snippet_aspects
+from parley.engine.sktod.aspects import ASPECTS, aspect_word, named_aspects, snippet_aspects
 from parley.engine.sktod.evidence import Stance
 from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
 from parley.engine.sktod.wording import Ask
@@ -115,7 +115,7 @@ class TemplateGenerator:
         from parley.engine.sktod.evidence import focus, question_text
 
         question = question_text(question, sorted({s.snippet.entity_name for s in selected}))
-        asp = aspects_of(question)
+        asp = named_aspects(question)
         if not asp:
             counts: dict[str, int] = {}
             for s in selected:

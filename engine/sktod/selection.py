@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parley.engine.sktod.aspects import aspects_of, snippet_aspects
+from parley.engine.sktod.aspects import aspects_of, named_aspects, snippet_aspects
 from parley.engine.sktod.embed import Encoder
 from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
 from parley.engine.types import LoadError
@@ -201,7 +201,7 @@ def on_aspect(question: str, chosen: Sequence[ScoredSnippet], ranked: Sequence[S
     """Snippets about the asked aspect win over those about a neighbouring one ("is the food good?": the
     reviews of the food, not the FAQ about vegetarian options). Without a known aspect in the question,
     unchanged."""
-    asked = aspects_of(question)
+    asked = named_aspects(question)
     if not asked:
         return list(chosen)
     hits = [s for s in chosen if snippet_aspects(s.snippet.text, s.snippet.entity_name) & asked]

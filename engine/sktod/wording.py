@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parley.engine.sktod.aspects import ASPECTS
-from parley.engine.sktod.evidence import BAD, GOOD, Stance, eligible, mentions
+from parley.engine.sktod.evidence import BAD, GOOD, Stance, distinct, eligible, mentions
 
 Style = Mapping[str, Any]
 
@@ -299,9 +299,9 @@ def sentence(q: Ask, st: Stance, rng: random.Random, style: Style, first: bool =
         return split(st, p)
     words = list(st.praise if v == "positive" else st.complaints)
     side = GOOD if v == "positive" else BAD
-    if q.adjective in side and not any(w.split()[-1] == q.adjective for w in words):
-        words.insert(0, q.adjective)  # the user's word for what most reviews say
-    words = words[: int(style.get("adjectives", 2))]
+    if q.adjective in side:  # the user's word first when the reviews use it too; never a word of the user's
+        words.sort(key=lambda w: w.split()[-1] != q.adjective)
+    words = distinct(words)[: int(style.get("adjectives", 2))]
     most = not st.unanimous
     lead = opening(q, st) if first else ""
     if q.exists and p.noun != "it" and first:

@@ -114,11 +114,11 @@ class SKTODSystem:
             elif _off_topic(history[-1].text, pred):
                 # the question names an aspect no selected snippet talks about: say so rather than answer
                 # with the nearest unrelated FAQ or review
-                from parley.engine.sktod.aspects import aspect_phrase, aspects_of
+                from parley.engine.sktod.aspects import aspect_phrase, named_aspects
                 from parley.engine.sktod.evidence import focus
 
                 name = pred.entities[0].name.title()
-                asked = focus(aspects_of(history[-1].text), history[-1].text)
+                asked = focus(named_aspects(history[-1].text), history[-1].text)
                 phrase = ("the view" if "view" in asked else "the size" if "size" in asked
                           else aspect_phrase(asked))
                 text = f"None of the reviews or facts about {name} mention {phrase}."
@@ -136,8 +136,8 @@ class SKTODSystem:
 def _off_topic(question: str, pred: Prediction) -> bool:
     """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions
     it."""
-    from parley.engine.sktod.aspects import aspects_of
+    from parley.engine.sktod.aspects import named_aspects
     from parley.engine.sktod.evidence import focus, mentions
 
-    asked = focus(aspects_of(question), question)
+    asked = focus(named_aspects(question), question)
     return bool(asked) and not any(mentions(s.snippet.text, asked) for s in pred.selected)

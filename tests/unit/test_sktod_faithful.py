@@ -192,3 +192,70 @@ def test_answers_follow_the_evidence_of_the_embedded_kb(tmp_path: Path) -> None:
         check(answer, verdict, pos > 0 and neg > 0, [s.text for s in sentences])
     firsts = [" ".join(re.findall(r"[a-z']+", a.lower())[:4]) for a in answers]
     assert max(firsts.count(f) for f in firsts) <= len(answers) // 3, firsts  # the wording varies
+
+
+#: team-written reviews for the asked-aspect tests: decor praised and prices blamed at one venue, only prices
+#: at another; views praised in all-purpose words at one hotel, blamed at another
+ASKED_KB = {
+    "hotel": {
+        "0": venue("HAWTHORN HALL", [
+            ["The view from the top floor over the river was great.", "The beds were comfortable."],
+            ["A good view of the hills from the breakfast room.", "Parking was easy."],
+            ["Our view across the valley was great at sunset.", "The lift was slow."],
+        ]),
+        "1": venue("BRAMBLE COURT", [
+            ["The view was bad, just a wall of bins.", "The shower was hot."],
+            ["A poor view of the car park from every window.", "The staff were friendly."],
+            ["Terrible view of a building site.", "Check-in was quick."],
+        ]),
+    },
+    "restaurant": {
+        "2": venue("COPPER LANTERN", [
+            ["The decor is elegant with lots of old wood.", "The prices are steep."],
+            ["A stylish interior with velvet chairs.", "It was expensive for two."],
+            ["Overpriced for small plates.", "The decor felt elegant and calm."],
+        ]),
+        "3": venue("MOSS AND MORTAR", [
+            ["The bill was expensive for two people.", "The waiter was friendly."],
+            ["Prices are high, not worth the money.", "The chips were soggy."],
+            ["Overpriced drinks.", "Dessert arrived quickly."],
+        ]),
+    },
+}
+PRICE_WORDS = re.compile(r"\b(?:expensive|overpriced|pricey|steep|cheap|affordable|prices?|cost\w*|value|"
+                         r"money|bill)\b", re.I)
+
+
+def adjectives(text: str) -> set[str]:
+    from parley.engine.sktod.evidence import BAD, GOOD
+
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if w in GOOD | BAD}
+
+
+def test_the_aspect_a_question_names_wins_over_a_value_cue(tmp_path: Path) -> None:
+    kb = tmp_path / "knowledge.json"
+    kb.write_text(json.dumps(ASKED_KB), encoding="utf-8")
+    turns = chat(tmp_path, kb, ["Is the nice indoor decor at Copper Lantern worth it?",
+                                "Is the nice indoor decor at Moss and Mortar worth it?"])
+    decor, none = (statements(t["system"]) for t in turns)
+    assert turns[0]["internals"]["knowledge"]["aspects"] == ["atmosphere"], turns[0]["internals"]
+    assert not PRICE_WORDS.search(decor), decor  # what the reviews say of the decor, not of the prices
+    assert adjectives(decor) and adjectives(decor) <= {"elegant", "stylish", "calm"}, decor
+    assert not PRICE_WORDS.search(none), none  # no review talks of the decor: the answer says so
+    assert re.search(r"\b(?:no|none|not|nothing)\b", none.lower()), none
+
+
+def test_view_answers_use_the_reviews_words_never_an_empty_pair(tmp_path: Path) -> None:
+    kb = tmp_path / "knowledge.json"
+    kb.write_text(json.dumps(ASKED_KB), encoding="utf-8")
+    questions = ["Does Hawthorn Hall have a nice view?", "Is the view at Hawthorn Hall lovely?",
+                 "How is the view at Hawthorn Hall?", "Is the view at Bramble Court nice?",
+                 "What is the view like at Bramble Court?", "Do guests like the view at Bramble Court?"]
+    said = {"HAWTHORN HALL": {"great", "good"}, "BRAMBLE COURT": {"bad", "poor", "terrible"}}
+    for turn, question in zip(chat(tmp_path, kb, questions), questions, strict=True):
+        answer = statements(turn["system"])
+        venue_said = said["HAWTHORN HALL" if "Hawthorn" in question else "BRAMBLE COURT"]
+        # adjectives come from the reviews of the view (not the user's "nice", not "comfortable" or "slow")
+        assert adjectives(answer) and adjectives(answer) <= venue_said, (question, answer)
+        # all-purpose words say the same thing: never two of them ("great and good", "bad and poor")
+        assert len(adjectives(answer)) == 1, (question, answer)

@@ -107,3 +107,28 @@ def test_no_booking_offer_right_after_a_booking() -> None:
         "Done, I have booked Juniper House. Your reference number is X1Y2Z3.", question]).text
     assert not re.search(r"\b(?:book|reservation)\b", after), after
     assert after.endswith("Would you like to know more about the Juniper House?"), after
+
+
+@pytest.mark.parametrize(("text", "aspects"), [
+    ("Is the nice indoor decor worth it?", {"atmosphere"}),
+    ("Is the breakfast worthwhile?", {"breakfast"}),
+    ("Is it worth it?", {"price"}),  # nothing else named: a value question
+    ("Is the breakfast worth the money?", {"breakfast", "price"}),  # the money is named
+    ("Is the food good value?", {"food", "price"}),
+])
+def test_a_value_cue_yields_to_the_aspect_a_question_names(text: str, aspects: set[str]) -> None:
+    from parley.engine.sktod.aspects import named_aspects
+
+    assert named_aspects(text) == frozenset(aspects)
+
+
+def test_adjectives_come_from_the_reviews_and_say_different_things() -> None:
+    q = ask("Is the view nice at Juniper House?", frozenset({"view"}))
+    pair = {**STYLE, "adjectives": 2, "frame": {"plain": 1.0}, "tense": {"present": 1.0}}
+    generic = Stance("JUNIPER HOUSE", "hotel", positive=3, praise=("great", "good", "very good"))
+    text = sentence(q, generic, random.Random(0), pair)
+    assert text == "Yes, the view at the Juniper House is great.", text
+    # the user's word leads when the reviews use it too
+    varied = Stance("JUNIPER HOUSE", "hotel", positive=3, praise=("stunning", "great", "nice"))
+    text = sentence(q, varied, random.Random(0), pair)
+    assert text == "Yes, the view at the Juniper House is nice and stunning.", text
