@@ -21,6 +21,9 @@ from tests.corpora import write_corpus
 from tests.unit.clihelpers import REPO, cli, env_in, shared_dir
 from tests.unit.limited import one_error, run_limited
 
+#: each test runs the real command in a child process under a memory limit
+pytestmark = pytest.mark.subprocess
+
 #: address space for every command below (MB): far above what each needs, far below the machine
 MEM = 1500
 #: the audio path loads the speech recogniser's libraries, which reserve more address space

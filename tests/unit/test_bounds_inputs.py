@@ -16,6 +16,9 @@ import pytest
 from tests.corpora import write_corpus
 from tests.unit.limited import one_error, run_limited
 
+#: each test runs the real command in a child process under a memory limit
+pytestmark = pytest.mark.subprocess
+
 GIB = 1 << 30
 
 
