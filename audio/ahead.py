@@ -57,7 +57,7 @@ class Prepared:
 class AheadReply:
     """The future of a :class:`Prepared`, as a spoken turn hands it on; every read waits for it (bounded)."""
 
-    def __init__(self, future: Future[object]) -> None:
+    def __init__(self, future: Future[Any]) -> None:
         self._future = future
 
     def _prepared(self) -> Prepared | None:

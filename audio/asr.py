@@ -146,9 +146,6 @@ def resample(audio: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
 _FRAMES_PER_S = 100
 _FULL_FRAMES = 3000
 _MIN_FRAMES = 1000
-#: Whisper's timestamp tokens: one per 20 ms, 0.00 to 30.00 s
-_TIMESTAMP_S = 0.02
-_LAST_TIMESTAMP = 1500
 
 
 def window_frames(seconds: float, short: bool) -> int | None:
@@ -217,7 +214,7 @@ class ASR:
             whisper_class = _whisper_class()
         except ImportError:
             raise LoadError("faster-whisper is not installed (pip install faster-whisper)") from None
-        kw: dict[str, bool] = {}
+        kw: dict[str, Any] = {}
         if not local:
             from parley.engine.loading import hub_offline
 
@@ -244,25 +241,8 @@ class ASR:
             raise LoadError(f"Whisper model {self.model!r} loaded but failed a test decode: {e}") from None
         return whisper
 
-    def _late_timestamps(self, seconds: float) -> list[int]:
-        """The timestamp tokens past the end of ``seconds`` of audio, which the decoder may not emit.
-
-        faster-whisper reads the decoder's last timestamp as where the speech it has said ends and moves on
-        from there; a timestamp past the end of the audio (tiny.en gives one after a pause, or into a short
-        window's padding: "I'd like to book the A<12.58>") makes it skip the rest of the audio unsaid. With
-        those timestamps suppressed the decoder goes on with the words. Audio of 30 s or more is decoded in
-        several windows: nothing is suppressed there."""
-        last = int(seconds / _TIMESTAMP_S) + 2  # the audio's end, rounded up
-        if seconds >= _FULL_FRAMES / _FRAMES_PER_S or last > _LAST_TIMESTAMP:
-            return []
-        from faster_whisper.tokenizer import Tokenizer
-
-        begin = Tokenizer(self._whisper.hf_tokenizer, False).timestamp_begin
-        return list(range(begin + last + 1, begin + _LAST_TIMESTAMP + 1))
-
-    def _language(self, whisper: object) -> str | None:
-        model = getattr(whisper, "model", None)
-        if not model or not model.is_multilingual:
+    def _language(self, whisper: Any) -> str | None:
+        if not getattr(whisper, "model", None) or not whisper.model.is_multilingual:
             return None
         return self.language
 
@@ -287,7 +267,7 @@ class ASR:
         samples = load_audio(audio, sample_rate)
         seconds = samples.size / SAMPLE_RATE
         self.load()
-        temperature: float | list[float] = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+        temperature: Any = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
         segments: list[dict] = []
         words: list[tuple[str, float]] = []
         short = self.short_window if short_window is None else short_window
@@ -299,8 +279,7 @@ class ASR:
                         samples, beam_size=self.beam_size, language=self._language(self._whisper),
                         condition_on_previous_text=False, temperature=temperature, vad_filter=use_vad,
                         hotwords=hotwords or None, initial_prompt=initial_prompt or None,
-                        word_timestamps=word_probs, max_new_tokens=max_new_tokens,
-                        suppress_tokens=[-1, *self._late_timestamps(seconds)])
+                        word_timestamps=word_probs, max_new_tokens=max_new_tokens)
                     for s in segs:  # a lazy generator: decoding happens here
                         if not any(ch.isalnum() for ch in s.text):
                             continue  # ". . . ." decoded from the silence after the speech: no words

@@ -1,6 +1,6 @@
 """Clean-up of what a prompted or hotword-biased Whisper pass said (:mod:`parley.audio.bias`): a second pass
-cut to the first's length, made-up words after the last sentence dropped, a run of punctuation or a sentence
-repeated by a decoding loop tidied, and spoken times Whisper writes as bare digits given their colon.
+cut to the first's length, made-up words after the last sentence dropped, a run of punctuation from a decoding
+loop tidied, and spoken times Whisper writes as bare digits given their colon.
 
 >>> fix_times("leaving at 915, half pass 7")
 ('leaving at 9:15, half past 7', 2)
@@ -75,33 +75,3 @@ def fix_times(text: str) -> tuple[str, int]:
     text, n1 = _BARE_TIME.subn(lambda m: f"{m.group(1)} {m.group(2)}:{m.group(3)}", text)
     text, n2 = _PASS.subn(lambda m: f"{m.group(1)} past ", text)
     return text, n1 + n2
-
-
-_SENTENCE = re.compile(r"[^.?!]+[.?!]*\s*")
-#: a sentence said this many times in a row is a decoding loop ("Please. Please. Please. …"), not speech
-LOOP = 3
-
-
-def drop_loops(text: str) -> str:
-    """``text`` with a sentence repeated ``LOOP`` or more times in a row kept once, and a cut-off repeat of it
-    at the end dropped (greedy decoding at temperature 0 has no fallback when Whisper loops).
-
-    >>> drop_loops("Can you find me a train? Leaving at 9. Leaving at 9. Leaving at 9. Leaving a")
-    'Can you find me a train? Leaving at 9.'
-    """
-    parts = [m.group(0) for m in _SENTENCE.finditer(text)]
-    out: list[str] = []
-    i = 0
-    while i < len(parts):
-        j = i
-        while j + 1 < len(parts) and plain(parts[j + 1]) == plain(parts[i]):
-            j += 1
-        if j - i + 1 >= LOOP:
-            out.append(parts[i])
-            tail = plain("".join(parts[j + 1:]))
-            if tail and plain(parts[i]).startswith(tail):  # the loop's last repeat, cut off by the budget
-                break
-        else:
-            out.extend(parts[i:j + 1])
-        i = j + 1
-    return "".join(out).strip()

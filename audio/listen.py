@@ -6,20 +6,16 @@ after), when speech started and ended (monotonic seconds, from the block times),
 its transcript.
 
 End-pointing is Silero VAD (:mod:`parley.audio.vad`): an utterance ends ``end_silence_s`` after the last
-voiced window, or, with the ``semantic`` end-of-turn policy (:mod:`parley.audio.turn_end`), sooner when the
-transcript made during the pause is a complete turn and later when it is plainly unfinished; each
-:class:`Heard` says why it ended (``end_reason``). Speech that resumes before the turn ends belongs to the
-same utterance, however long the pause was.
-
-Transcription does not wait for that silence: as soon as ``post_roll_s`` of quiet has been heard, the
-utterance's audio is final unless the speaker resumes, so it is transcribed at once in a background thread
-(*speculatively*); if speech resumes the result is dropped. The audio transcribed is the same either way, so
-the transcript does not depend on timing. With ``prepare``, the speculation goes on past the transcript:
-``prepare(transcript, cancelled)`` runs in the same background thread right after it (e.g. the turn's reply
-computed and its first sentence synthesised ahead, :mod:`parley.audio.ahead`) and the :class:`Heard` of the
-utterance carries its future as ``ahead``; when speech resumes, ``cancelled`` is set and the result is
-dropped. ``on_speech`` is called (from the feeding thread) the moment speech starts, e.g. to stop a reply
-being played (barge-in)."""
+voiced window. Transcription does not wait for that silence: as soon as ``post_roll_s`` of quiet has been
+heard, the utterance's audio is final unless the speaker resumes, so it is transcribed at once in a background
+thread (*speculatively*); if speech resumes the result is dropped. The audio transcribed is the same either
+way, so the transcript does not depend on timing. With ``prepare``, the speculation goes on past the
+transcript: ``prepare(transcript, cancelled)`` runs in the same background thread right after it (e.g. the
+turn's reply computed and its first sentence synthesised ahead, :mod:`parley.audio.ahead`) and the
+:class:`Heard` of the utterance carries its future as ``ahead``; when speech resumes, ``cancelled`` is set and
+the result is dropped. ``on_speech`` is called (from the feeding thread) the moment speech starts, e.g. to
+stop a reply being played (barge-in).
+"""
 
 from __future__ import annotations
 
@@ -30,15 +26,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from parley.audio.asr import Transcript
-from parley.audio.turn_end import Completeness, TurnEndPolicy, completeness
 from parley.audio.vad import SAMPLE_RATE, WINDOW, EndPointer, SileroStream
 
-Transcribe = Callable[[np.ndarray], Transcript]
-Prepare = Callable[[Transcript, threading.Event], object]  # (transcript, cancelled) → what the turn can use
+Transcribe = Callable[[np.ndarray], Any]  # audio → audio.asr.Transcript
+Prepare = Callable[[Any, threading.Event], Any]  # (transcript, cancelled) → whatever the turn can use
 log = logging.getLogger(__name__)
 #: audio kept after the last voiced window; speculation starts once it has been heard. The VAD's last voiced
 #: window already ends ~0.1 s after the true end of speech (Silero's tail), so 0.1 s more leaves Whisper
@@ -51,15 +46,14 @@ class Heard:
     """One utterance and its transcript; times are ``time.monotonic()`` seconds."""
 
     audio: np.ndarray
-    transcript: Transcript
+    transcript: Any  # audio.asr.Transcript
     speech_start: float
     speech_end: float
     endpoint: float
     transcribed: float
     speculative: bool
-    ahead: Future[object] | None = None  # prepare()'s result for this transcript (speculative turns only)
+    ahead: Future[Any] | None = None  # prepare()'s result for this transcript (speculative turns only)
     silence_heard: float | None = None  # when the last sample of the end-of-turn silence was captured
-    end_reason: str = "silence"  # audio.turn_end.REASONS
 
     @property
     def ready(self) -> float:
@@ -72,7 +66,7 @@ class Heard:
             "endpoint_lag_ms": round((self.endpoint - self.silence_heard) * 1000, 1)}  # the silence → decided
         return {**lag, "endpoint_ms": round((self.endpoint - self.speech_end) * 1000, 1),
                 "end_to_transcript_ms": round((self.ready - self.speech_end) * 1000, 1),
-                "asr_ms": float(self.transcript.latency_ms),
+                "asr_ms": float(getattr(self.transcript, "latency_ms", 0.0)),
                 "speech_s": round(self.audio.size / SAMPLE_RATE, 3)}
 
 
@@ -81,8 +75,8 @@ class _Job:
     """A speculation under way for the utterance ``span`` (start, end samples)."""
 
     span: tuple[int, int]
-    asr: Future[tuple[Transcript, float]]
-    ahead: Future[object] | None
+    asr: Future[Any]
+    ahead: Future[Any] | None
     cancelled: threading.Event
 
 
@@ -92,20 +86,11 @@ class Listener:
     def __init__(self, transcribe: Transcribe, *, end_silence_s: float = 0.5, pre_roll_s: float = 0.3,
                  post_roll_s: float = POST_ROLL_S, max_seconds: float = 30.0,
                  on_speech: Callable[[], None] | None = None, speculative: bool = True,
-                 prepare: Prepare | None = None, turn_end: TurnEndPolicy | None = None,
-                 wait_for_transcript: bool = False) -> None:
-        """``turn_end`` is the end-of-turn policy (default: ``end_silence_s`` of silence ends every turn).
-        ``wait_for_transcript`` (audio fed from a file, faster than real time): a decision that rests on the
-        transcript made during a pause waits for it, so the turns do not depend on the machine's speed."""
+                 prepare: Prepare | None = None) -> None:
         self.transcribe = transcribe
         self.prepare = prepare
         self.vad = SileroStream()
-        self.policy = turn_end or TurnEndPolicy("silence", round(end_silence_s * 1000),
-                                                round(end_silence_s * 1000), round(end_silence_s * 1000))
-        end_silence_s = self.policy.end_silence_ms / 1000
         self.endpointer = EndPointer(end_silence_s=end_silence_s)
-        self.wait_for_transcript = wait_for_transcript
-        self._judged: tuple[tuple[int, int], Completeness] | None = None  # the pause's transcript, judged
         self.pre_roll = int(pre_roll_s * SAMPLE_RATE)
         self.post_roll = int(min(post_roll_s, end_silence_s) * SAMPLE_RATE)
         self.max_samples = int(max_seconds * SAMPLE_RATE)
@@ -118,7 +103,6 @@ class Listener:
         self._start: int | None = None
         self._pause: int | None = None
         self._job: _Job | None = None
-        self._reason = "silence"
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-asr")
         self._lock = threading.Lock()
 
@@ -143,22 +127,21 @@ class Listener:
         heard: list[Heard] = []
         for ev in self.endpointer.push(self.vad(block)):
             if ev.kind == "start":
-                self._start, self._pause, self._reason = ev.sample, None, "silence"
+                self._start, self._pause = ev.sample, None
                 if self.on_speech is not None:
                     self.on_speech()
             elif ev.kind == "pause":
                 self._pause = ev.sample
             elif ev.kind == "resume":
-                self._pause, self._reason = None, "silence"
+                self._pause = None
                 self._drop()
             elif ev.kind == "end" and self._start is not None:
-                heard.append(self._ended(ev.sample))
+                silence = self.time_of(ev.sample + self.endpointer.end_windows * WINDOW)
+                heard.append(self._finish(self._start, ev.sample, silence))
         if self._start is not None and self._pause is not None and self.speculative:
             self._maybe_speculate(self._start, self._pause)
-            if self.policy.semantic and self._judge() and self._start is not None:
-                heard.append(self._ended(self.endpointer.end_now().sample))
         if self._start is not None and self._seen - self._start > self.max_samples:  # too long: cut here
-            heard.append(self._finish(self._start, self._seen, reason="max"))
+            heard.append(self._finish(self._start, self._seen))
             self.endpointer.next_turn()
         if self._start is None:
             self._trim(self._seen - self.pre_roll - SAMPLE_RATE)
@@ -169,37 +152,11 @@ class Listener:
         if self._start is None:
             return []
         end = self.endpointer.last_voiced if self.endpointer.in_speech else self._seen
-        out = [self._finish(self._start, min(end, self._seen), reason="input-end")]
+        out = [self._finish(self._start, min(end, self._seen))]
         self.endpointer.next_turn()
         return out
 
     # -- internals -----------------------------------------------------------------------------------------
-    def _ended(self, end: int) -> Heard:
-        """The end-pointer ended the turn whose speech ended at sample ``end``."""
-        assert self._start is not None
-        silence = self.time_of(end + self.endpointer.ended_after * WINDOW)
-        return self._finish(self._start, end, silence, reason=self._reason)
-
-    def _judge(self) -> bool:
-        """Semantic end of turn, in a pause: once the speculative transcript is there, set the silence that
-        ends this turn by how complete it is; True when that silence has already passed."""
-        job, ep = self._job, self.endpointer
-        if job is None or not ep.paused or job.span != (self._start, self._pause):
-            return False
-        if self._judged is None or self._judged[0] != job.span:
-            if not (job.asr.done() or self.wait_for_transcript):
-                return False
-            try:
-                kind = completeness(job.asr.result()[0].text)
-            except Exception:  # noqa: BLE001 - the transcript failed: the turn ends by silence, and says why
-                kind = Completeness.UNKNOWN
-            self._judged = (job.span, kind)
-        kind = self._judged[1]
-        if kind is Completeness.COMPLETE and ep.silence_peak >= self.policy.quiet_probability:
-            kind = Completeness.UNKNOWN  # not a quiet pause (a breath, a filled pause): no early end
-        ep.wait = self.policy.wait_windows(kind)
-        self._reason = "silence" if kind is Completeness.UNKNOWN else kind.value
-        return ep.silent >= ep.wait
     def _span(self, start: int, end: int) -> np.ndarray:
         a = max(self._buf_start, start - self.pre_roll) - self._buf_start
         b = min(self._seen, end + self.post_roll) - self._buf_start
@@ -225,11 +182,11 @@ class Listener:
             if job.ahead is not None:
                 job.ahead.cancel()
 
-    def _timed(self, audio: np.ndarray) -> tuple[Transcript, float]:
+    def _timed(self, audio: np.ndarray) -> tuple[Any, float]:
         tr = self.transcribe(audio)
         return tr, time.monotonic()
 
-    def _ahead(self, asr: Future[tuple[Transcript, float]], cancelled: threading.Event) -> object:
+    def _ahead(self, asr: Future[Any], cancelled: threading.Event) -> Any:
         if cancelled.is_set() or self.prepare is None:
             return None
         try:
@@ -238,8 +195,7 @@ class Listener:
             log.warning("preparing the turn ahead failed: %s", e)
             return None
 
-    def _finish(self, start: int, end: int, silence_heard: float | None = None, *,
-                reason: str = "silence") -> Heard:
+    def _finish(self, start: int, end: int, silence_heard: float | None = None) -> Heard:
         endpoint = time.monotonic()
         job = self._job
         audio = self._span(start, end)
@@ -254,7 +210,7 @@ class Listener:
             transcript, done = self._pool.submit(self._timed, audio).result()
         heard = Heard(audio=audio, transcript=transcript, speech_start=self.time_of(start),
                       speech_end=self.time_of(end), endpoint=endpoint, transcribed=done,
-                      speculative=speculative, ahead=ahead, silence_heard=silence_heard, end_reason=reason)
+                      speculative=speculative, ahead=ahead, silence_heard=silence_heard)
         self._start = self._pause = None
         self._trim(end + self.post_roll)
         return heard

@@ -8,20 +8,15 @@ next, so feeding a recording block by block gives the same probabilities as fast
 :class:`EndPointer` reads those probabilities and says where speech starts and where the turn ends: speech
 starts after ``min_speech_s`` of windows at or above ``threshold``, and a turn ends once ``end_silence_s``
 (default 0.5 s) has passed since the last window at or above ``neg_threshold`` (hysteresis as in
-faster-whisper's VAD). The listener may set another silence for the pause under way (``wait``, in windows:
-:mod:`parley.audio.turn_end`) and end the turn at once (:meth:`EndPointer.end_now`); ``silence_peak`` is the
-highest probability heard since the pause began.
+faster-whisper's VAD).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    import onnxruntime
 
 SAMPLE_RATE = 16000
 WINDOW = 512
@@ -29,7 +24,7 @@ CONTEXT = 64
 _STATE = (1, 1, 128)
 
 
-def silero_session() -> onnxruntime.InferenceSession:
+def silero_session() -> Any:
     """faster-whisper's Silero VAD ONNX session (one per process, shared with its own VAD filter)."""
     from faster_whisper.vad import get_vad_model
 
@@ -94,22 +89,11 @@ class EndPointer:
         self.start = 0           # first sample of the current utterance's speech
         self.last_voiced = 0     # end sample of the last window at or above neg_threshold
         self.silent = 0          # windows since then
-        self.wait = self.end_windows  # silent windows that end the turn in the pause under way
-        self.silence_peak = 0.0  # the highest probability since the pause began
-        self.ended_after = 0     # silent windows before the last turn ended
 
     def next_turn(self) -> None:
         """After an "end": listen for the next utterance, keeping the position count."""
         self.in_speech = self.paused = False
         self.run = self.silent = 0
-        self.wait, self.silence_peak = self.end_windows, 0.0
-
-    def end_now(self) -> VadEvent:
-        """End the turn in the pause under way now (the listener decided it is over)."""
-        event = VadEvent("end", self.last_voiced)
-        self.ended_after = self.silent
-        self.next_turn()
-        return event
 
     def push(self, probs: np.ndarray) -> list[VadEvent]:
         events: list[VadEvent] = []
@@ -133,11 +117,9 @@ class EndPointer:
                 continue
             self.silent += 1
             if not self.paused:
-                self.paused, self.wait, self.silence_peak = True, self.end_windows, 0.0
+                self.paused = True
                 events.append(VadEvent("pause", self.last_voiced))
-            self.silence_peak = max(self.silence_peak, float(p))
-            if self.silent >= self.wait:
+            if self.silent >= self.end_windows:
                 events.append(VadEvent("end", self.last_voiced))
-                self.ended_after = self.silent
                 self.next_turn()
         return events

@@ -22,18 +22,12 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from parley.audio.asr import SAMPLE_RATE, Transcript
-
-if TYPE_CHECKING:
-    from parley.audio.ahead import AheadReply
-    from parley.audio.asr import ASR
-    from parley.audio.listen import Heard
-    from parley.audio.speaker import SpokenReply
+from parley.audio.asr import SAMPLE_RATE
 
 #: the stages stored per turn, in order, with their labels (the latency tables use them)
 STAGES = (("end_to_transcript_ms", "end of speech → transcript"),
@@ -42,8 +36,8 @@ STAGES = (("end_to_transcript_ms", "end of speech → transcript"),
           ("end_to_audio_ms", "end of speech → first audio"))
 
 
-def transcriber(asr: ASR, *, short_window: bool = True,
-                session: Callable[[], object] | None = None) -> Callable[[np.ndarray], Transcript]:
+def transcriber(asr: Any, *, short_window: bool = True,
+                session: Callable[[], Any] | None = None) -> Callable[[np.ndarray], Any]:
     """The recogniser call every spoken turn uses: 16 kHz speech span → Transcript, deterministic (temperature
     0, so the same audio always gives the same text), no second VAD pass (the span is already cut by VAD).
 
@@ -53,18 +47,11 @@ def transcriber(asr: ASR, *, short_window: bool = True,
     are snapped to those names; ``Transcript.bias`` keeps what was heard before and what changed. A system
     without a vocabulary is transcribed as without ``session``."""
 
-    def plain(audio: np.ndarray, **options: Any) -> Transcript:
+    def plain(audio: np.ndarray, **options: Any) -> Any:
         return asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=short_window,
                               **options)
 
-    def transcribe(audio: np.ndarray) -> Transcript:
-        from parley.audio.cleanup import drop_loops
-
-        tr = recognise(audio)
-        text = drop_loops(tr.text)
-        return tr if text == tr.text else replace(tr, text=text)
-
-    def recognise(audio: np.ndarray) -> Transcript:
+    def transcribe(audio: np.ndarray) -> Any:
         current = session() if session is not None else None
         if current is None:
             return plain(audio)
@@ -73,9 +60,8 @@ def transcriber(asr: ASR, *, short_window: bool = True,
         biaser = biaser_for(getattr(current, "system", None))
         if biaser is None:
             return plain(audio)
-        result: Transcript = biaser.transcribe(lambda **kw: plain(audio, word_probs=True, **kw),
-                                               recent_turns(getattr(current, "history", ())))
-        return result
+        return biaser.transcribe(lambda **kw: plain(audio, word_probs=True, **kw),
+                                 recent_turns(getattr(current, "history", ())))
 
     return transcribe
 
@@ -89,7 +75,7 @@ class SpokenInput:
     info: dict[str, Any]
     speech_end: float | None
     transcribed: float
-    ahead: AheadReply | None = None  # the turn and its reply made during the end-of-turn silence
+    ahead: Any = None  # audio.ahead.AheadReply: the turn and its reply made during the end-of-turn silence
 
 
 def pending_path() -> str:
@@ -99,7 +85,7 @@ def pending_path() -> str:
     return str(ensure_dir(audio_dir() / "pending") / f"{uuid.uuid4().hex}.wav")
 
 
-def from_heard(heard: Heard) -> SpokenInput:
+def from_heard(heard: Any) -> SpokenInput:
     """A :class:`parley.audio.listen.Heard` as a user turn: audio saved, timings and ASR details kept."""
     from parley.audio.capture import write_wav
 
@@ -107,17 +93,16 @@ def from_heard(heard: Heard) -> SpokenInput:
     tr = heard.transcript
     info = {"asr": tr.to_json(), "recording": {"seconds": round(heard.audio.size / SAMPLE_RATE, 3),
                                                "sample_rate": SAMPLE_RATE},
-            "voice": {**heard.timings(), "speculative": heard.speculative, "end_reason": heard.end_reason,
-                      "source": "microphone"}}
+            "voice": {**heard.timings(), "speculative": heard.speculative, "source": "microphone"}}
     ahead = None
-    if heard.ahead is not None:
+    if getattr(heard, "ahead", None) is not None:
         from parley.audio.ahead import AheadReply
 
         ahead = AheadReply(heard.ahead)
     return SpokenInput(tr.text.strip(), path, info, heard.speech_end, heard.ready, ahead)
 
 
-def from_file(path: str, transcribe: Callable[[np.ndarray], Transcript]) -> SpokenInput:
+def from_file(path: str, transcribe: Callable[[np.ndarray], Any]) -> SpokenInput:
     """A WAV file (any rate and length) as a user turn: the same speech span and recogniser as the mic."""
     from parley.audio.asr import load_audio
     from parley.audio.listen import speech_span
@@ -131,19 +116,18 @@ def from_file(path: str, transcribe: Callable[[np.ndarray], Transcript]) -> Spok
                                                "speech_s": round(span.size / SAMPLE_RATE, 3),
                                                "sample_rate": SAMPLE_RATE, "file": str(path)},
             "voice": {"end_to_transcript_ms": round((done - t0) * 1000, 1), "asr_ms": tr.latency_ms,
-                      "end_reason": "file", "source": "script"}}
+                      "source": "script"}}
     return SpokenInput(tr.text.strip(), str(path), info, t0, done)
 
 
-def reply_timings(spoken_in: SpokenInput | None, replied: float, spoken: SpokenReply) -> dict[str, Any]:
+def reply_timings(spoken_in: SpokenInput | None, replied: float, spoken: Any) -> dict[str, Any]:
     """The stage latencies of one exchange (see the module doc); ``replied`` is when the reply text was ready,
     ``spoken`` the :class:`parley.audio.speaker.SpokenReply` (its timings are merged in)."""
     out: dict[str, Any] = {}
     first = spoken.first_audio if spoken.first_audio is not None else spoken.first_ready
     if spoken_in is not None:
         voice = spoken_in.info.get("voice", {})
-        keys = ("end_to_transcript_ms", "endpoint_ms", "endpoint_lag_ms", "asr_ms", "speculative",
-                "end_reason", "source")
+        keys = ("end_to_transcript_ms", "endpoint_ms", "endpoint_lag_ms", "asr_ms", "speculative", "source")
         out.update({k: voice[k] for k in keys if k in voice})
         out["transcript_to_reply_ms"] = round((replied - spoken_in.transcribed) * 1000, 1)
         if spoken_in.speech_end is not None and first is not None:
@@ -167,8 +151,7 @@ def format_timings(voice: dict[str, Any]) -> list[str]:
         chain.append(f"(total {ms('end_to_audio_ms')})")
     parts = []
     if ms("endpoint_ms"):
-        why = voice.get("end_reason")
-        parts.append(f"silence waited {ms('endpoint_ms')}" + (f" (ended: {why})" if why else ""))
+        parts.append(f"silence waited {ms('endpoint_ms')}")
     if ms("asr_ms"):
         parts.append(f"ASR {ms('asr_ms')}" + (" (speculative)" if voice.get("speculative") else ""))
     if ms("tts_ahead_ms"):

@@ -1,8 +1,8 @@
 """Speech benchmarks: TTS and ASR real-time factors, the warm TTS→ASR channel, and ASR latency on a 5 s file.
 
 Run: .venv/bin/python bench/audio_bench.py [--quick] [--reps N] [--out FILE.json]
-     .venv/bin/python bench/audio_bench.py --rig [--rounds N] [--model tiny.en] [--silence-ms 500]
-         [--end-of-turn semantic|silence] [--complete-ms 400] [--incomplete-ms 1000] [--out F.json]
+     .venv/bin/python bench/audio_bench.py --rig [--rounds N] [--model tiny.en] [--silence-ms 500] [--out
+     F.json]
 
 ``--rig`` measures spoken turn-taking on the loopback rig (audio.rig, through PortAudio → ALSA → PulseAudio):
 our own dialogues, piper speech with background noise at 15 dB SNR spoken in real time over the rig's room
@@ -111,10 +111,6 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="--rig: times through the dialogues (default 2)")
     ap.add_argument("--model", default="tiny.en", help="--rig: Whisper model (default tiny.en)")
     ap.add_argument("--silence-ms", type=int, default=500, help="--rig: end-of-turn silence (default 500)")
-    ap.add_argument("--end-of-turn", choices=("semantic", "silence"), default="semantic",
-                    help="--rig: end-of-turn policy (default semantic, as audio.end_of_turn)")
-    ap.add_argument("--complete-ms", type=int, default=400, help="--rig: silence after complete words")
-    ap.add_argument("--incomplete-ms", type=int, default=1000, help="--rig: silence after unfinished words")
     ap.add_argument("--long-window", action="store_true", help="--rig: Whisper's 30 s window for the turns")
     ap.add_argument("--no-speculative", action="store_true", help="--rig: transcribe only after the silence")
     ap.add_argument("--no-ahead", action="store_true",
@@ -267,7 +263,6 @@ def rig_main(args: argparse.Namespace) -> None:
     from parley.audio.rig import MIC_RATE, Rig
     from parley.audio.speaker import speak_reply
     from parley.audio.tts import get_tts
-    from parley.audio.turn_end import TurnEndPolicy
     from parley.audio.utterances import pink_noise
     from parley.audio.voice import from_heard, reply_timings, transcriber
     from parley.audio.wer import wer
@@ -280,8 +275,6 @@ def rig_main(args: argparse.Namespace) -> None:
     res: dict[str, Any] = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, no GPU",
                            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "model": args.model,
                            "silence_ms": args.silence_ms, "short_window": not args.long_window,
-                           "end_of_turn": args.end_of_turn, "complete_ms": args.complete_ms,
-                           "incomplete_ms": args.incomplete_ms,
                            "speculative": not args.no_speculative, "ahead": not args.no_ahead,
                            "loadavg_start": list(os.getloadavg())}
     asr, tts = get_asr(args.model), get_tts("piper")
@@ -298,11 +291,9 @@ def rig_main(args: argparse.Namespace) -> None:
         stop = threading.Event()
         current: dict[str, Any] = {}
         prepare = None if args.no_ahead else preparer(lambda: current.get("session"), tts)
-        policy = TurnEndPolicy.of(args.end_of_turn, args.silence_ms, args.complete_ms, args.incomplete_ms,
-                                  0.4)
-        listener = Listener(transcriber(asr, short_window=not args.long_window), turn_end=policy,
-                            speculative=not args.no_speculative, prepare=prepare)
-        pieces: list[Any] = []  # every utterance heard, in order (a sentence heard as two was cut early)
+        listener = Listener(transcriber(asr, short_window=not args.long_window),
+                            end_silence_s=args.silence_ms / 1000, speculative=not args.no_speculative,
+                            prepare=prepare)
 
         def answer(h: Any) -> None:  # parley's side, as in the TUI: stored turn, spoken reply, latencies
             session = current["session"]
@@ -324,7 +315,6 @@ def rig_main(args: argparse.Namespace) -> None:
                 for t, block in mic.blocks(stop):
                     current["lag"] = time.monotonic() - t - block.size / MIC_RATE  # audio waiting for parley
                     for h in listener.feed(t, block):
-                        pieces.append(h)
                         threading.Thread(target=answer, args=(h,), daemon=True).start()
 
         threading.Thread(target=listen, daemon=True).start()
@@ -338,20 +328,14 @@ def rig_main(args: argparse.Namespace) -> None:
                     last = int(np.flatnonzero(np.abs(clean) > 0.01 * np.abs(clean).max())[-1]) + 1
                     power = float(np.mean(clean.astype(np.float64) ** 2))
                     said = clean + pink_noise(clean.size, rng) * np.sqrt(power / 10 ** 1.5)  # 15 dB SNR
-                    before = len(pieces)
                     t_end = rig.say(said.astype(np.float32)) - (clean.size - last) / MIC_RATE
                     h, spoken_in, timings = done_q.get(timeout=120)
-                    cut = 0
-                    while len(pieces) - before > 1 + cut:  # heard as several turns: answer each
-                        done_q.get(timeout=120)
-                        cut += 1
                     heard_at = rig.first_sound_after(t_end)
                     gap = None if heard_at is None else round((heard_at - t_end) * 1000, 1)
                     turns.append({"text": text, "heard": spoken_in.text,
                                   "wer": round(wer(text, spoken_in.text), 3), "rig_end_to_audio_ms": gap,
                                   "vad_end_minus_true_end_ms": round((h.speech_end - t_end) * 1000, 1),
                                   "speech_s": round(last / MIC_RATE, 2), "load1": os.getloadavg()[0],
-                                  "end_reason": h.end_reason, "cut_early": cut,
                                   "mic_overflows": current["mic"].overflows,
                                   "capture_lag_ms": round(current["lag"] * 1000, 1),
                                   **timings})
@@ -368,9 +352,6 @@ def rig_main(args: argparse.Namespace) -> None:
     res["speech_ahead_share"] = round(sum("tts_ahead_ms" in t for t in turns) / max(1, len(turns)), 2)
     res["wer"] = round(wer([t["text"] for t in turns], [t["heard"] for t in turns]), 4)
     res["turns"] = len(turns)
-    res["cut_early"] = sum(t["cut_early"] for t in turns)
-    reasons = [t["end_reason"] for t in turns]
-    res["end_reasons"] = {r: reasons.count(r) for r in sorted(set(reasons))}
     res["loadavg_end"] = list(os.getloadavg())
     text = json.dumps(res, indent=2)
     print(text)

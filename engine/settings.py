@@ -8,7 +8,7 @@ the database.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import (
@@ -35,21 +35,7 @@ class AudioSettings(BaseModel):
     vad: bool = Field(True, description="End a spoken turn when the speaker stops (Silero voice activity "
                                         "detection); off: the voice key ends each turn.")
     end_silence_ms: int = Field(500, ge=100, le=5000,
-                                description="A spoken turn ends this long after the speaker stops (ms); "
-                                            "with end_of_turn = semantic, when the words say neither way.")
-    end_of_turn: Literal["semantic", "silence"] = Field(
-        "semantic", description="semantic: a turn whose words are complete ends after complete_silence_ms, "
-                                "one that plainly is not ('a table for…') after incomplete_silence_ms; "
-                                "silence: every turn after end_silence_ms.")
-    complete_silence_ms: int = Field(400, ge=100, le=5000,
-                                     description="Silence that ends a spoken turn whose words are "
-                                                 "complete (ms; at most end_silence_ms).")
-    incomplete_silence_ms: int = Field(1000, ge=100, le=10000,
-                                       description="Silence that ends a spoken turn whose words are "
-                                                   "not (ms; at least end_silence_ms).")
-    quiet_probability: float = Field(0.4, ge=0.0, le=1.0,
-                                     description="A turn ends early only if the voice-activity probability "
-                                                 "stayed below this during the silence.")
+                                description="A spoken turn ends this long after the speaker stops (ms).")
     hands_free: bool = Field(True, description="Voice mode keeps listening after each turn and speaks the "
                                                "replies; off: one utterance per voice key press.")
     barge_in: bool = Field(True, description="Speaking while a reply plays stops the reply (use headphones: "
@@ -62,7 +48,6 @@ class AudioSettings(BaseModel):
     bias_names: bool = Field(True, description="Bias Whisper towards the names the system knows (prompt with "
                                                "the last turns, hotwords, near-misses snapped); off: faster, "
                                                "names as Whisper hears them.")
-
 
 
 class AnnotationSettings(BaseModel):

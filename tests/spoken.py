@@ -46,30 +46,3 @@ def restaurant_wavs(folder: Path, snr_db: float = 15.0) -> list[Path]:
             make_utterance(text, path, snr_db=snr_db, seed=i)
         out.append(path)
     return out
-
-
-def espeak(text: str, voice: str = "en-us") -> np.ndarray:
-    """``text`` spoken by espeak-ng (16 kHz float32)."""
-    import io
-    import subprocess
-
-    import soundfile
-
-    from parley.audio.asr import resample
-
-    wav = subprocess.run(["espeak-ng", "-v", voice, "--stdout", text], capture_output=True, check=True).stdout
-    audio, sr = soundfile.read(io.BytesIO(wav), dtype="float32")
-    return resample(audio, sr, 16000)
-
-
-def paused(parts: tuple[str, ...], pause_s: float, *, voice: str = "espeak", lead_s: float = 0.0,
-           trail_s: float = 0.5) -> np.ndarray:
-    """One utterance said in ``parts`` with ``pause_s`` of digital silence between them (a speaker who stops
-    to think), by espeak-ng (en-us) or the bundled piper voice."""
-    say = espeak if voice == "espeak" else speech
-    gap = np.zeros(int(pause_s * 16000), np.float32)
-    pieces = [np.zeros(int(lead_s * 16000), np.float32)]
-    for i, part in enumerate(parts):
-        pieces += [gap] if i else []
-        pieces.append(say(part))
-    return np.concatenate([*pieces, np.zeros(int(trail_s * 16000), np.float32)]).astype(np.float32)

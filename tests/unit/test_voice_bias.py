@@ -163,16 +163,3 @@ def test_a_second_pass_that_runs_on_is_cut_to_the_first_ones_length() -> None:
                    "Can you find me the phone number of Wigamama?") == \
         "Can you find me the phone number of Wagamama?"
     assert trim_to("a room at Cityroomz", "a room at Citrohers") == "a room at Cityroomz"
-
-
-@pytest.mark.parametrize(("heard", "kept"), [
-    ("Please. Please. Please. Please. Pl", "Please."),
-    ("Can you find me a train? Leaving after 9 15. Leaving after 9 15. Leaving after 9 15. Leaving after",
-     "Can you find me a train? Leaving after 9 15."),
-    ("No. No. I said the north.", "No. No. I said the north."),  # said twice is speech, not a loop
-    ("Italian food, please.", "Italian food, please."),
-])
-def test_a_sentence_repeated_by_a_decoding_loop_is_kept_once(heard: str, kept: str) -> None:
-    from parley.audio.cleanup import drop_loops
-
-    assert drop_loops(heard) == kept

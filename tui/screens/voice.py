@@ -139,7 +139,6 @@ class VoiceInput(Widget):
         from parley.audio.capture import MicStream, level_of
         from parley.audio.devices import AudioUnavailable
         from parley.audio.listen import Listener
-        from parley.audio.turn_end import TurnEndPolicy
         from parley.audio.voice import from_heard, transcriber
 
         asr = get_asr(settings.asr_model, progress=self._progress)
@@ -150,11 +149,8 @@ class VoiceInput(Widget):
             tts = get_tts(settings.tts, self._progress)
         end_silence = settings.end_silence_ms / 1000 if settings.vad else settings.max_seconds + 1
         context = self._session_any if getattr(settings, "bias_names", True) else None
-        policy = TurnEndPolicy.of(settings.end_of_turn if settings.vad else "silence",
-                                  round(end_silence * 1000), settings.complete_silence_ms,
-                                  settings.incomplete_silence_ms, settings.quiet_probability)
         listener = Listener(transcriber(asr, short_window=settings.short_window, session=context),
-                            turn_end=policy,
+                            end_silence_s=end_silence,
                             max_seconds=settings.max_seconds,
                             on_speech=self._barge_in if settings.barge_in else None,
                             prepare=preparer(self._session_now, tts) if settings.reply_ahead else None)
