@@ -46,13 +46,14 @@ class Spec:
     def __str__(self) -> str:
         if not self.params:
             return self.name
-        return self.name + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params.items())
+        return self.name + ":" + ",".join(f"{k}={spec_value(v)}" for k, v in self.params.items())
 
     def to_json(self) -> JSONObject:
         return {"name": self.name, "params": {k: v for k, v in self.params.items()}}
 
 
-def _fmt(v: object) -> str:
+def spec_value(v: object) -> str:
+    """A parameter value as a spec writes it (``true``/``false`` for booleans)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)

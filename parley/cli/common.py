@@ -211,19 +211,11 @@ def trust_option(f: CommandFn) -> CommandFn:
                              "(off by default; only for models you trust).")(f)
 
 
-def _spec_value(v: object) -> str:
-    """A value as a spec writes it (true/false, none), so a listing matches the docs and the TUI panel."""
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
 def param_lines(entry: Entry, indent: int) -> list[str]:
     """A registered system's or rewriter's parameters, one line each (``name=default {choices} [lo..hi]:
     help``), read from its parameter model; one line saying why when it cannot be loaded (a missing extra)."""
     from parley.engine.params import params_of
+    from parley.engine.spec import spec_value
 
     pad = " " * indent
     try:
@@ -234,5 +226,6 @@ def param_lines(entry: Entry, indent: int) -> list[str]:
     for p in listing:
         rng = f" [{p.lo:g}..{p.hi:g}]" if p.lo is not None and p.hi is not None and p.kind != "choice" else ""
         choices = f" {{{'|'.join(map(str, p.choices))}}}" if p.choices else ""
-        lines.append(f"{pad}{p.name}={_spec_value(p.default)}{choices}{rng}: {p.help}")
+        default = "none" if p.default is None else spec_value(p.default)
+        lines.append(f"{pad}{p.name}={default}{choices}{rng}: {p.help}")
     return lines

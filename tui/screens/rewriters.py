@@ -22,17 +22,11 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from parley.display import literal
 from parley.engine.params import Param, params_of
 from parley.engine.rewrite.chain import Chain
-from parley.engine.spec import Spec
+from parley.engine.spec import Spec, spec_value
 from parley.tui.notify import tell
 
 #: parameter controls per line of the panel (impolite's backend=openai ones wrap onto a second line)
 PARAMS_PER_ROW = 5
-
-
-def _fmt(v: object) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
 
 
 @dataclass(frozen=True)
@@ -122,11 +116,11 @@ class RewriterScreen(ModalScreen[Chain | None]):
                     if p.kind == "bool":
                         yield Checkbox("on", value=bool(value), id=cid, tooltip=p.help)
                     elif p.kind == "choice" or p.choices:
-                        options = [(_fmt(c), c) for c in p.choices]
+                        options = [(spec_value(c), c) for c in p.choices]
                         yield Select(options, value=value if value in p.choices else p.default,
                                      allow_blank=False, id=cid, tooltip=p.help)
                     else:
-                        shown = "" if value is None else _fmt(value)
+                        shown = "" if value is None else spec_value(value)
                         if p.kind == "int":
                             yield Input(shown, type="integer", id=cid, tooltip=p.help, classes="num",
                                         placeholder="none")
@@ -148,7 +142,8 @@ class RewriterScreen(ModalScreen[Chain | None]):
                 raw = self.query_one(f"#{cid}", Input).value.strip()
                 if not raw:
                     if p.default is not None:
-                        raise ValueError(f"{info.name}: {p.name} needs a value (default {_fmt(p.default)})")
+                        shown_default = spec_value(p.default)
+                        raise ValueError(f"{info.name}: {p.name} needs a value (default {shown_default})")
                     value = None
                 elif p.kind not in ("int", "float"):
                     value = raw
