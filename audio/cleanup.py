@@ -1,6 +1,8 @@
-"""Clean-up of what a prompted or hotword-biased Whisper pass said (:mod:`parley.audio.bias`): a second pass
-cut to the first's length, made-up words after the last sentence dropped, a run of punctuation from a decoding
-loop tidied, and spoken times Whisper writes as bare digits given their colon.
+"""Clean-up of what Whisper said: for a prompted or hotword-biased pass (:mod:`parley.audio.bias`) a second
+pass cut to the first's length, made-up words after the last sentence dropped, a run of punctuation from a
+decoding loop tidied, and spoken times Whisper writes as bare digits given their colon; for every spoken turn
+(:func:`parley.audio.voice.transcriber`) a stock phrase appended where nothing was said dropped
+(:func:`drop_unheard`) and a sentence repeated by a decoding loop kept once (:func:`drop_loops`).
 
 >>> fix_times("leaving at 915, half pass 7")
 ('leaving at 9:15, half past 7', 2)
@@ -10,7 +12,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from parley.audio.asr import Transcript
 
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'&\-]*")
 #: words after the last sentence this unlikely were made up from the prompt or hotwords ("please. this.")
@@ -75,3 +82,77 @@ def fix_times(text: str) -> tuple[str, int]:
     text, n1 = _BARE_TIME.subn(lambda m: f"{m.group(1)} {m.group(2)}:{m.group(3)}", text)
     text, n2 = _PASS.subn(lambda m: f"{m.group(1)} past ", text)
     return text, n1 + n2
+
+
+#: what Whisper writes over silence or noise (its training data's subtitles), normalised by :func:`plain`
+STOCK = frozenset((
+    "thank you", "thank you very much", "thanks", "thanks for watching", "thank you for watching",
+    "thanks for listening", "thank you for listening", "please subscribe", "subscribe", "bye", "bye bye",
+    "goodbye", "you", "see you next time", "ill see you next time", "thats all", "the end",
+))
+#: seconds of speech (Silero windows at or above ``SPOKEN``) the VAD must hear after the words before a stock
+#: phrase for the phrase to be kept; the first ``TAIL_S`` after those words is Silero's tail of them
+HEARD_S = 0.25
+TAIL_S = 0.1
+SPOKEN = 0.5
+
+
+def stock_tail(text: str) -> int:
+    """How many words at the end of ``text`` are a stock phrase appended as a sentence of its own after
+    other words ("Can I have the phone number? Thank you." → 2); 0 when there is none."""
+    toks = text.split()
+    for k in range(min(5, len(toks) - 1), 0, -1):
+        if toks[-k - 1].endswith((".", "?", "!")) and plain(" ".join(toks[-k:])) in STOCK:
+            return k
+    return 0
+
+
+def drop_unheard(tr: Transcript, audio: np.ndarray) -> Transcript | None:
+    """``tr`` without a stock phrase appended to it (:func:`stock_tail`) for which the VAD heard no speech in
+    ``audio`` (16 kHz, the audio ``tr`` was decoded from): less than ``HEARD_S`` of it after the words
+    before the phrase. None when the check needs word times ``tr`` lacks (decode with ``word_probs``)."""
+    from parley.audio.vad import SAMPLE_RATE, WINDOW, speech_probabilities
+
+    k = stock_tail(tr.text)
+    if not k:
+        return tr
+    toks = tr.text.split()
+    if len(tr.words) != len(toks) or len(tr.word_spans) != len(toks):
+        return None
+    probs = speech_probabilities(audio)
+    after = int((tr.word_spans[-k - 1][1] + TAIL_S) * SAMPLE_RATE / WINDOW)
+    if float(np.count_nonzero(probs[max(0, after):] >= SPOKEN)) * WINDOW / SAMPLE_RATE >= HEARD_S:
+        return tr
+    cut = " ".join(toks[:-k])
+    segments = tuple(s for s in tr.segments if s["start"] < tr.word_spans[-k][0]) or tr.segments[:1]
+    return replace(tr, text=cut, words=tr.words[:-k], word_spans=tr.word_spans[:-k], segments=segments)
+
+
+_SENTENCE = re.compile(r"[^.?!]+[.?!]*\s*")
+#: a sentence said this many times in a row is a decoding loop ("Please. Please. Please. …"), not speech
+LOOP = 3
+
+
+def drop_loops(text: str) -> str:
+    """``text`` with a sentence repeated ``LOOP`` or more times in a row kept once, and a cut-off repeat of it
+    at the end dropped (what is left of a decoding loop the recogniser's own retry did not stop).
+
+    >>> drop_loops("Can you find me a train? Leaving at 9. Leaving at 9. Leaving at 9. Leaving a")
+    'Can you find me a train? Leaving at 9.'
+    """
+    parts = [m.group(0) for m in _SENTENCE.finditer(text)]
+    out: list[str] = []
+    i = 0
+    while i < len(parts):
+        j = i
+        while j + 1 < len(parts) and plain(parts[j + 1]) == plain(parts[i]):
+            j += 1
+        if j - i + 1 >= LOOP:
+            out.append(parts[i])
+            tail = plain("".join(parts[j + 1:]))
+            if tail and plain(parts[i]).startswith(tail):  # the loop's last repeat, cut off by the budget
+                break
+        else:
+            out.extend(parts[i:j + 1])
+        i = j + 1
+    return "".join(out).strip()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -45,22 +45,49 @@ def transcriber(asr: Any, *, short_window: bool = True,
     the transcript is biased towards the names its system knows (:mod:`parley.audio.bias`): Whisper is
     prompted with the dialogue's last turns, given the names it came close to as hotwords, and near-misses
     are snapped to those names; ``Transcript.bias`` keeps what was heard before and what changed. A system
-    without a vocabulary is transcribed as without ``session``."""
+    without a vocabulary is transcribed as without ``session``.
 
-    def plain(audio: np.ndarray, **options: Any) -> Any:
-        return asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=short_window,
-                              **options)
+    The whole turn is transcribed: a span with a pause of ``audio.vad.PAUSE_MS`` or more inside it is decoded
+    with its pauses shortened (Whisper would otherwise end at the pause and drop the rest). What Whisper made
+    up is dropped: a stock phrase ("Thank you.") appended where the VAD heard no speech
+    (:func:`parley.audio.cleanup.drop_unheard`) and a sentence repeated by a decoding loop
+    (:func:`parley.audio.cleanup.drop_loops`)."""
+
+    def plain(audio: np.ndarray, squeeze: bool, **options: Any) -> Any:
+        from parley.audio.cleanup import drop_unheard
+
+        if squeeze:
+            options["squeeze_pauses"] = True
+        tr = asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=short_window,
+                            **options)
+        checked = drop_unheard(tr, audio)
+        if checked is None:  # a stock phrase at the end, and no word times to check it by: decode with them
+            timed = asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True,
+                                   short_window=short_window, **{**options, "word_probs": True})
+            checked = drop_unheard(timed, audio) or timed
+            if checked.text == timed.text:
+                return tr
+            return replace(checked, latency_ms=round(tr.latency_ms + timed.latency_ms, 1))
+        return checked
 
     def transcribe(audio: np.ndarray) -> Any:
+        from parley.audio.cleanup import drop_loops
+        from parley.audio.vad import has_long_pause
+
+        tr = recognise(audio, has_long_pause(audio))
+        text = drop_loops(tr.text)
+        return tr if text == tr.text else replace(tr, text=text)
+
+    def recognise(audio: np.ndarray, squeeze: bool) -> Any:
         current = session() if session is not None else None
         if current is None:
-            return plain(audio)
+            return plain(audio, squeeze)
         from parley.audio.bias import biaser_for, recent_turns
 
         biaser = biaser_for(getattr(current, "system", None))
         if biaser is None:
-            return plain(audio)
-        return biaser.transcribe(lambda **kw: plain(audio, word_probs=True, **kw),
+            return plain(audio, squeeze)
+        return biaser.transcribe(lambda **kw: plain(audio, squeeze, word_probs=True, **kw),
                                  recent_turns(getattr(current, "history", ())))
 
     return transcribe
