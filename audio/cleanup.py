@@ -2,7 +2,7 @@
 pass cut to the first's length, made-up words after the last sentence dropped, a run of punctuation from a
 decoding loop tidied, and spoken times Whisper writes as bare digits given their colon; for every spoken turn
 (:func:`parley.audio.voice.transcriber`) a stock phrase appended where nothing was said dropped
-(:func:`drop_unheard`) and a sentence repeated by a decoding loop kept once (:func:`drop_loops`).
+(:func:`drop_unsaid`) and a sentence repeated by a decoding loop kept once (:func:`drop_loops`).
 
 >>> fix_times("leaving at 915, half pass 7")
 ('leaving at 9:15, half past 7', 2)
@@ -11,6 +11,7 @@ decoding loop tidied, and spoken times Whisper writes as bare digits given their
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -107,25 +108,50 @@ def stock_tail(text: str) -> int:
     return 0
 
 
-def drop_unheard(tr: Transcript, audio: np.ndarray) -> Transcript | None:
-    """``tr`` without a stock phrase appended to it (:func:`stock_tail`) for which the VAD heard no speech in
-    ``audio`` (16 kHz, the audio ``tr`` was decoded from): less than ``HEARD_S`` of it after the words
-    before the phrase. None when the check needs word times ``tr`` lacks (decode with ``word_probs``)."""
+def heard_tail(tr: Transcript, audio: np.ndarray) -> bool | None:
+    """Whether the VAD heard speech for the stock phrase at the end of ``tr`` (:func:`stock_tail`) in
+    ``audio`` (16 kHz, what ``tr`` was decoded from): ``HEARD_S`` or more of it after the words before the
+    phrase. None when ``tr`` lacks the word times to tell (decode with ``word_probs``)."""
     from parley.audio.vad import SAMPLE_RATE, WINDOW, speech_probabilities
 
     k = stock_tail(tr.text)
-    if not k:
-        return tr
-    toks = tr.text.split()
-    if len(tr.words) != len(toks) or len(tr.word_spans) != len(toks):
+    if len(tr.word_spans) != len(tr.text.split()) or not 0 < k < len(tr.word_spans):
         return None
     probs = speech_probabilities(audio)
-    after = int((tr.word_spans[-k - 1][1] + TAIL_S) * SAMPLE_RATE / WINDOW)
-    if float(np.count_nonzero(probs[max(0, after):] >= SPOKEN)) * WINDOW / SAMPLE_RATE >= HEARD_S:
+    after = max(0, int((tr.word_spans[-k - 1][1] + TAIL_S) * SAMPLE_RATE / WINDOW))
+    return float(np.count_nonzero(probs[after:] >= SPOKEN)) * WINDOW / SAMPLE_RATE >= HEARD_S
+
+
+def without_tail(tr: Transcript, k: int) -> Transcript:
+    """``tr`` without its last ``k`` words (and their probabilities and times, when it has them)."""
+    toks = tr.text.split()
+    if not 0 < k < len(toks):
         return tr
-    cut = " ".join(toks[:-k])
-    segments = tuple(s for s in tr.segments if s["start"] < tr.word_spans[-k][0]) or tr.segments[:1]
-    return replace(tr, text=cut, words=tr.words[:-k], word_spans=tr.word_spans[:-k], segments=segments)
+    text = " ".join(toks[:-k])
+    if len(tr.words) != len(toks):
+        return replace(tr, text=text)
+    spans = tr.word_spans[:-k] if len(tr.word_spans) == len(toks) else tr.word_spans
+    segments = tuple(s for s in tr.segments if not spans or s["start"] <= spans[-1][0]) or tr.segments[:1]
+    return replace(tr, text=text, words=tr.words[:-k], word_spans=spans, segments=segments)
+
+
+def drop_unsaid(tr: Transcript, audio: np.ndarray, decode: Callable[..., Transcript],
+                options: dict[str, Any]) -> Transcript:
+    """``tr`` (``decode(**options)`` of ``audio``) without a stock phrase at its end that was not said: the
+    VAD heard no speech for it (:func:`heard_tail`; decoded again with word times when ``tr`` lacks them),
+    or, for a pass prompted with the dialogue or given hotwords, Whisper does not say it without them."""
+    k = stock_tail(tr.text)
+    if not k:
+        return tr
+    heard = heard_tail(tr, audio)
+    if heard is None:
+        heard = heard_tail(decode(**{**options, "word_probs": True}), audio)
+    if heard is False:
+        return without_tail(tr, k)
+    prompted = bool(options.get("initial_prompt") or options.get("hotwords"))
+    if prompted and not stock_tail(decode(**{**options, "initial_prompt": None, "hotwords": None}).text):
+        return without_tail(tr, k)
+    return tr
 
 
 _SENTENCE = re.compile(r"[^.?!]+[.?!]*\s*")

@@ -50,25 +50,19 @@ def transcriber(asr: Any, *, short_window: bool = True,
     The whole turn is transcribed: a span with a pause of ``audio.vad.PAUSE_MS`` or more inside it is decoded
     with its pauses shortened (Whisper would otherwise end at the pause and drop the rest). What Whisper made
     up is dropped: a stock phrase ("Thank you.") appended where the VAD heard no speech
-    (:func:`parley.audio.cleanup.drop_unheard`) and a sentence repeated by a decoding loop
+    (:func:`parley.audio.cleanup.drop_unsaid`) and a sentence repeated by a decoding loop
     (:func:`parley.audio.cleanup.drop_loops`)."""
 
     def plain(audio: np.ndarray, squeeze: bool, **options: Any) -> Any:
-        from parley.audio.cleanup import drop_unheard
+        from parley.audio.cleanup import drop_unsaid
+
+        def decode(**kw: Any) -> Any:
+            return asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True,
+                                  short_window=short_window, **kw)
 
         if squeeze:
             options["squeeze_pauses"] = True
-        tr = asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=short_window,
-                            **options)
-        checked = drop_unheard(tr, audio)
-        if checked is None:  # a stock phrase at the end, and no word times to check it by: decode with them
-            timed = asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True,
-                                   short_window=short_window, **{**options, "word_probs": True})
-            checked = drop_unheard(timed, audio) or timed
-            if checked.text == timed.text:
-                return tr
-            return replace(checked, latency_ms=round(tr.latency_ms + timed.latency_ms, 1))
-        return checked
+        return drop_unsaid(decode(**options), audio, decode, options)
 
     def transcribe(audio: np.ndarray) -> Any:
         from parley.audio.cleanup import drop_loops

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from parley.audio.asr import Transcript
-from parley.audio.cleanup import drop_loops, drop_unheard, stock_tail
+from parley.audio.cleanup import drop_loops, heard_tail, stock_tail, without_tail
 from parley.audio.listen import Heard, Listener, Transcribe, speech_span
 from parley.audio.vad import has_long_pause
 from parley.audio.wer import normalise
@@ -117,10 +117,12 @@ def test_which_endings_are_stock_phrases() -> None:
     assert stock_tail("I said thank you") == 0 and stock_tail("Italian food, please.") == 0
     tr = Transcript("Yes. Thank you.", (), None, 1.0, 1.0, "t", words=(("Yes.", 0.9), ("Thank", 0.9),
                                                                         ("you.", 0.9)))
-    assert drop_unheard(tr, np.zeros(SR, np.float32)) is None  # no word times: cannot tell
+    assert heard_tail(tr, np.zeros(SR, np.float32)) is None  # no word times: cannot tell
     timed = replace(tr, word_spans=((0.0, 0.3), (0.4, 0.6), (0.6, 0.9)))
-    dropped = drop_unheard(timed, np.zeros(SR, np.float32))
-    assert dropped is not None and dropped.text == "Yes." and dropped.words == (("Yes.", 0.9),)
+    assert heard_tail(timed, np.zeros(SR, np.float32)) is False
+    dropped = without_tail(timed, stock_tail(timed.text))
+    assert dropped.text == "Yes." and dropped.words == (("Yes.", 0.9),)
+    assert dropped.word_spans == ((0.0, 0.3),)
 
 
 @pytest.mark.parametrize(("heard", "kept"), [
@@ -132,3 +134,20 @@ def test_which_endings_are_stock_phrases() -> None:
 ])
 def test_a_sentence_repeated_by_a_decoding_loop_is_kept_once(heard: str, kept: str) -> None:
     assert drop_loops(heard) == kept
+
+
+def test_a_stock_phrase_a_prompted_pass_made_up_is_dropped() -> None:
+    from parley.audio.asr import get_asr
+    from parley.audio.cleanup import drop_unsaid
+
+    asr = get_asr("tiny.en")
+    audio = np.concatenate([np.zeros(3000, np.float32), speech("Yes please."), noise(0.2, -50.0, 2)])
+
+    def decode(**options: object) -> Transcript:
+        return asr.transcribe(audio, SR, vad=False, deterministic=True, short_window=True, **options)
+
+    options: dict[str, object] = {"word_probs": True, "initial_prompt": (
+        "I need a train to Cambridge on Saturday. Where will you be departing from? From London Kings Cross.")}
+    prompted = decode(**options)
+    assert normalise(prompted.text) == "yes please thanks"  # tiny.en, prompted with the dialogue so far
+    assert normalise(drop_unsaid(prompted, audio, decode, options).text) == "yes please"
