@@ -146,7 +146,8 @@ def test_a_stock_phrase_a_prompted_pass_made_up_is_dropped() -> None:
     def decode(**options: object) -> Transcript:
         return asr.transcribe(audio, SR, vad=False, deterministic=True, short_window=True, **options)
 
-    prompt = "I need a train to Cambridge on Saturday. Where will you be departing from? From London Kings Cross."
+    prompt = ("I need a train to Cambridge on Saturday. Where will you be departing from? "
+              "From London Kings Cross.")
     options: dict[str, object] = {"word_probs": True, "initial_prompt": prompt}
     prompted = decode(**options)
     assert normalise(prompted.text) == "yes please thanks"  # tiny.en, prompted with the dialogue so far
