@@ -152,3 +152,15 @@ def test_a_stock_phrase_a_prompted_pass_made_up_is_dropped() -> None:
     prompted = decode(**options)
     assert normalise(prompted.text) == "yes please thanks"  # tiny.en, prompted with the dialogue so far
     assert normalise(drop_unsaid(prompted, audio, decode, options).text) == "yes please"
+
+
+def test_a_decoding_loop_is_decoded_again_without_repeats() -> None:
+    from parley.audio.asr import get_asr
+
+    audio = np.concatenate([np.zeros(3000, np.float32), speech("Please."), noise(0.2, -50.0, 2)])
+    prompt = ("I need a train to Cambridge on Saturday. Where will you be departing from? "
+              "From London Kings Cross.")
+    tr = get_asr("tiny.en").transcribe(audio, SR, vad=False, deterministic=True, short_window=True,
+                                       initial_prompt=prompt)  # greedy tiny.en says "Please?" 25 times here
+    assert normalise(tr.text).split().count("please") <= 3, tr.text
+    assert normalise(drop_loops(tr.text)) == "please"
