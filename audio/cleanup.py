@@ -136,7 +136,7 @@ def without_tail(tr: Transcript, k: int) -> Transcript:
 
 
 def drop_unsaid(tr: Transcript, audio: np.ndarray, decode: Callable[..., Transcript],
-                options: dict[str, Any]) -> Transcript:
+                options: dict[str, object]) -> Transcript:
     """``tr`` (``decode(**options)`` of ``audio``) without a stock phrase at its end that was not said: the
     VAD heard no speech for it (:func:`heard_tail`; decoded again with word times when ``tr`` lacks them),
     or, for a pass prompted with the dialogue or given hotwords, Whisper does not say it without them."""

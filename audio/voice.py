@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from parley.audio.asr import SAMPLE_RATE
+from parley.audio.asr import SAMPLE_RATE, Transcript
 
 #: the stages stored per turn, in order, with their labels (the latency tables use them)
 STAGES = (("end_to_transcript_ms", "end of speech → transcript"),
@@ -53,12 +53,13 @@ def transcriber(asr: Any, *, short_window: bool = True,
     (:func:`parley.audio.cleanup.drop_unsaid`) and a sentence repeated by a decoding loop
     (:func:`parley.audio.cleanup.drop_loops`)."""
 
-    def plain(audio: np.ndarray, squeeze: bool, **options: Any) -> Any:
+    def plain(audio: np.ndarray, squeeze: bool, **options: object) -> Transcript:
         from parley.audio.cleanup import drop_unsaid
 
-        def decode(**kw: Any) -> Any:
-            return asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True,
-                                  short_window=short_window, **kw)
+        def decode(**kw: object) -> Transcript:
+            tr: Transcript = asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True,
+                                            short_window=short_window, **kw)
+            return tr
 
         if squeeze:
             options["squeeze_pauses"] = True
@@ -72,7 +73,7 @@ def transcriber(asr: Any, *, short_window: bool = True,
         text = drop_loops(tr.text)
         return tr if text == tr.text else replace(tr, text=text)
 
-    def recognise(audio: np.ndarray, squeeze: bool) -> Any:
+    def recognise(audio: np.ndarray, squeeze: bool) -> Transcript:
         current = session() if session is not None else None
         if current is None:
             return plain(audio, squeeze)
@@ -81,8 +82,9 @@ def transcriber(asr: Any, *, short_window: bool = True,
         biaser = biaser_for(getattr(current, "system", None))
         if biaser is None:
             return plain(audio, squeeze)
-        return biaser.transcribe(lambda **kw: plain(audio, squeeze, word_probs=True, **kw),
-                                 recent_turns(getattr(current, "history", ())))
+        biased: Transcript = biaser.transcribe(lambda **kw: plain(audio, squeeze, word_probs=True, **kw),
+                                               recent_turns(getattr(current, "history", ())))
+        return biased
 
     return transcribe
 
