@@ -1,8 +1,10 @@
-"""Fixtures of the integration tests: the loopback rig (one per test module that asks for it)."""
+"""Fixtures of the integration tests: the loopback rig (one per test module that asks for it), with room noise
+or in a quiet room."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -10,11 +12,11 @@ from parley.audio import devices
 from parley.audio.rig import Rig
 
 
-@pytest.fixture(scope="module")
-def rig() -> Iterator[Rig]:
-    """A started rig whose PulseAudio server is the default device for PortAudio while the module runs."""
+@contextmanager
+def started(noise_dbfs: float) -> Iterator[Rig]:
+    """A rig with room noise at ``noise_dbfs`` whose PulseAudio server is PortAudio's default device."""
     mp = pytest.MonkeyPatch()
-    with Rig(noise_dbfs=-45.0) as r:
+    with Rig(noise_dbfs=noise_dbfs) as r:
         for key, value in r.env.items():
             mp.setenv(key, value)
         devices.rescan()  # PortAudio may have started before the rig existed
@@ -23,3 +25,17 @@ def rig() -> Iterator[Rig]:
         finally:
             mp.undo()
             devices.rescan()
+
+
+@pytest.fixture(scope="module")
+def rig() -> Iterator[Rig]:
+    """A started rig in a room with some noise (-45 dBFS)."""
+    with started(-45.0) as r:
+        yield r
+
+
+@pytest.fixture(scope="module")
+def quiet_rig() -> Iterator[Rig]:
+    """A started rig in a quiet room (-70 dBFS): the pauses in what is said are nearly silent."""
+    with started(-70.0) as r:
+        yield r

@@ -1,15 +1,15 @@
 """Paused turns on the PulseAudio loopback rig (real audio through sounddevice → PortAudio → ALSA → the pulse
-plugin, spoken in real time over the rig's room noise): a speaker who stops to think for 0.3–1.2 s inside a
-turn and resumes within the end-of-turn silence stays in that turn, and the words after the pause are in its
-transcript, with nothing appended. Counts turns and words, not milliseconds. Needs the Debian packages
-pulseaudio, pulseaudio-utils and libasound2-plugins; skips naming them where they are missing."""
+plugin, spoken in real time in a quiet room): a speaker who stops to think for 0.3–1.2 s inside a turn and
+resumes within the end-of-turn silence stays in that turn, and the words after the pause are in its
+transcript, with nothing appended. Before, Whisper could end the transcript at the pause ("I'd like to move
+the A"). Counts turns and words, not milliseconds. Needs the Debian packages pulseaudio, pulseaudio-utils and
+libasound2-plugins; skips naming them where they are missing."""
 
 from __future__ import annotations
 
 import shutil
 import threading
 
-import numpy as np
 import pytest
 
 from parley.audio.cleanup import stock_tail
@@ -20,20 +20,26 @@ from tests.spoken import paused
 
 pytestmark = [pytest.mark.rig,
               pytest.mark.skipif(bool(missing()), reason=f"the audio rig needs {' '.join(missing())} "
-                                                         "(./setup.sh test as root)")]
+                                                         "(./setup.sh test as root)"),
+              pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")]
 
-#: (parts, the pause between them in seconds, voice)
+BOOK = ("I'd like to book the Acorn Guest House", "for two nights.")
+BOOK_THE = ("I'd like to book the", "Acorn Guest House for two nights.")
+#: (parts, the pause between them in seconds, voice): espeak-ng puts its own quiet around each part, piper's
+#: parts are trimmed to the pause asked for
 SAID = (
-    (("I'd like to book the Acorn Guest House", "for two nights."), 1.2,
-     "espeak" if shutil.which("espeak-ng") else "piper"),
+    (BOOK_THE, 0.6, "espeak"),
+    (BOOK, 1.2, "espeak"),
+    (BOOK_THE, 1.2, "espeak"),
     (("I need a cheap hotel", "in the north", "with free parking please."), 0.7, "piper"),
     (("I would like a table for two", "at seven thirty on Friday."), 0.3, "piper"),
 )
-#: the end-of-turn silence a tester who pauses sets (audio.end_silence_ms = 1500): every pause is shorter
-END_SILENCE_S = 1.5
+#: the end-of-turn silence a tester who pauses to think sets (audio.end_silence_ms = 2000): every pause, with
+#: the voice's own quiet around it, is shorter
+END_SILENCE_S = 2.0
 
 
-def test_paused_turns_through_the_rig_are_heard_whole(rig: Rig) -> None:
+def test_paused_turns_through_the_rig_are_heard_whole(quiet_rig: Rig) -> None:
     from parley.audio.asr import get_asr
     from parley.audio.capture import MicStream
     from parley.audio.listen import Listener
@@ -53,7 +59,7 @@ def test_paused_turns_through_the_rig_are_heard_whole(rig: Rig) -> None:
     try:
         for parts, pause, voice in SAID:
             n = len(heard)
-            rig.say(paused(parts, pause, voice=voice, trail_s=0.0, trim=True).astype(np.float32))
+            quiet_rig.say(paused(parts, pause, voice=voice, trail_s=0.0, trim=voice == "piper"))
             for _ in range(300):  # the turn ends END_SILENCE_S after the speech, and is transcribed
                 if len(heard) > n:
                     break
@@ -69,4 +75,4 @@ def test_paused_turns_through_the_rig_are_heard_whole(rig: Rig) -> None:
         said, got = normalise(" ".join(parts)).split(), normalise(text).split()
         assert said[-1] in got and len(got) >= len(said) - 2, (parts, text)  # the words after the pause
         assert stock_tail(text) == 0, text  # nothing made up appended
-    assert wer(" ".join(" ".join(p) for p, _, _ in SAID), " ".join(texts)) <= 0.2, texts
+    assert wer(" ".join(" ".join(p) for p, _, _ in SAID), " ".join(texts)) <= 0.25, texts
