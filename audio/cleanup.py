@@ -154,6 +154,38 @@ def drop_unsaid(tr: Transcript, audio: np.ndarray, decode: Callable[..., Transcr
     return tr
 
 
+#: speech the VAD heard after the last word Whisper wrote (s) that is decoded on its own and appended
+UNSAID_S = 0.3
+
+
+def untranscribed(tr: Transcript, audio: np.ndarray) -> float | None:
+    """Where speech the VAD heard in ``audio`` after the last word of ``tr`` starts (s), when there is
+    ``UNSAID_S`` or more of it (Whisper ended its transcript early); None when the speech is covered or ``tr``
+    has no word times."""
+    from parley.audio.vad import SAMPLE_RATE, WINDOW, speech_probabilities
+
+    if not tr.word_spans:
+        return None
+    start = max(0, int((tr.word_spans[-1][1] + TAIL_S) * SAMPLE_RATE / WINDOW))
+    voiced = np.flatnonzero(speech_probabilities(audio)[start:] >= SPOKEN)
+    if voiced.size * WINDOW / SAMPLE_RATE < UNSAID_S:
+        return None
+    return float((start + voiced[0]) * WINDOW / SAMPLE_RATE)
+
+
+def joined(tr: Transcript, rest: Transcript, offset: float) -> Transcript:
+    """``tr`` followed by ``rest``, the transcript of the audio from ``offset`` seconds on."""
+    def shifted(span: tuple[float, float]) -> tuple[float, float]:
+        return round(span[0] + offset, 3), round(span[1] + offset, 3)
+
+    segments = tuple({**sg, "start": round(sg["start"] + offset, 3), "end": round(sg["end"] + offset, 3)}
+                     for sg in rest.segments)
+    spans = tr.word_spans + tuple(map(shifted, rest.word_spans))
+    return replace(tr, text=f"{tr.text} {rest.text}".strip(), segments=tr.segments + segments,
+                   words=tr.words + rest.words, word_spans=spans,
+                   latency_ms=round(tr.latency_ms + rest.latency_ms, 1))
+
+
 _SENTENCE = re.compile(r"[^.?!]+[.?!]*\s*")
 #: a sentence said this many times in a row is a decoding loop ("Please. Please. Please. …"), not speech
 LOOP = 3

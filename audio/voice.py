@@ -48,22 +48,41 @@ def transcriber(asr: Any, *, short_window: bool = True,
     without a vocabulary is transcribed as without ``session``.
 
     The whole turn is transcribed: a span with a pause of ``audio.vad.PAUSE_MS`` or more inside it is decoded
-    with its pauses shortened (Whisper would otherwise end at the pause and drop the rest). What Whisper made
+    with its pauses shortened (Whisper would otherwise end at the pause and drop the rest), and speech the VAD
+    heard after the transcript's last word is decoded on its own and appended. What Whisper made
     up is dropped: a stock phrase ("Thank you.") appended where the VAD heard no speech
     (:func:`parley.audio.cleanup.drop_unsaid`) and a sentence repeated by a decoding loop
     (:func:`parley.audio.cleanup.drop_loops`)."""
 
+    def decode(audio: np.ndarray, **kw: object) -> Transcript:
+        tr: Transcript = asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True,
+                                        short_window=short_window, **kw)
+        return tr
+
     def plain(audio: np.ndarray, squeeze: bool, **options: object) -> Transcript:
         from parley.audio.cleanup import drop_unsaid
 
-        def decode(**kw: object) -> Transcript:
-            tr: Transcript = asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True,
-                                            short_window=short_window, **kw)
-            return tr
+        if squeeze:  # word times, to check that the transcript covers the speech after the pause
+            options.update(squeeze_pauses=True, word_probs=True)
+        tr = drop_unsaid(decode(audio, **options), audio, lambda **kw: decode(audio, **kw), options)
+        return whole(tr, audio, options) if squeeze else tr
 
-        if squeeze:
-            options["squeeze_pauses"] = True
-        return drop_unsaid(decode(**options), audio, decode, options)
+    def whole(tr: Transcript, audio: np.ndarray, options: dict[str, object]) -> Transcript:
+        """``tr`` with the speech after its last word that Whisper left out decoded on its own and appended
+        (Whisper can end a transcript at a pause even when the pause is shortened)."""
+        from parley.audio.cleanup import joined, untranscribed
+        from parley.audio.vad import has_long_pause
+
+        for _ in range(3):
+            at = untranscribed(tr, audio)
+            if at is None:
+                break
+            cut = max(0, int((at - 0.2) * SAMPLE_RATE))
+            rest = decode(audio[cut:], **{**options, "squeeze_pauses": has_long_pause(audio[cut:])})
+            if not rest.text:
+                break
+            tr = joined(tr, rest, cut / SAMPLE_RATE)
+        return tr
 
     def transcribe(audio: np.ndarray) -> Any:
         from parley.audio.cleanup import drop_loops

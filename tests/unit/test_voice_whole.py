@@ -164,3 +164,32 @@ def test_a_decoding_loop_is_decoded_again_without_repeats() -> None:
                                        initial_prompt=prompt)  # greedy tiny.en says "Please?" 25 times here
     assert normalise(tr.text).split().count("please") <= 3, tr.text
     assert normalise(drop_loops(tr.text)) == "please"
+
+
+class StopsAtThePause:
+    """tiny.en, except that the first decode of the whole turn ends at its pause, as Whisper's sometimes does
+    even with the pause shortened (its word times are those of the whole turn)."""
+
+    def __init__(self, whole: np.ndarray, pause_at: int) -> None:
+        from parley.audio.asr import get_asr
+
+        self.asr, self.whole, self.pause_at, self.calls = get_asr("tiny.en"), whole, pause_at, 0
+
+    def transcribe(self, audio: np.ndarray, sample_rate: int, **options: bool) -> Transcript:
+        self.calls += 1
+        if audio.size == self.whole.size:
+            return self.asr.transcribe(audio[:self.pause_at], sample_rate, **options)
+        return self.asr.transcribe(audio, sample_rate, **options)
+
+
+@needs_espeak
+def test_speech_the_transcript_left_out_after_a_pause_is_decoded_and_appended() -> None:
+    from parley.audio.voice import transcriber
+
+    first = paused(BOOK[:1], 0.0, lead_s=0.3, trail_s=0.0)
+    audio = np.concatenate([first, paused(BOOK[1:], 0.0, lead_s=1.0)])
+    asr = StopsAtThePause(audio, first.size + SR // 2)
+    text = transcriber(asr)(audio).text
+    got = normalise(text).split()
+    assert "house" in got and "2" in got[got.index("house"):] and len(got) >= 10, text  # the part after it
+    assert asr.calls >= 2
