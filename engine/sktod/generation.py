@@ -18,7 +18,7 @@ from parley.engine.loading import explain, load_pretrained, pretrained_kwargs, r
 from parley.engine.sktod.aspects import ASPECTS, aspect_word, named_aspects, snippet_aspects
 from parley.engine.sktod.evidence import Stance
 from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
-from parley.engine.sktod.wording import Ask
+from parley.engine.sktod.question import Ask
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
@@ -93,11 +93,11 @@ class Answer:
 class TemplateGenerator:
     """Answers from the selected snippets: per venue, what its reviews say about the asked aspect
     (:mod:`engine.sktod.evidence`) in parley's words (:mod:`engine.sktod.wording`); deterministic per question
-    and seed. ``style`` overrides :data:`engine.sktod.wording.STYLE` (frame weights, follow-up rate)."""
+    and seed. ``style`` overrides :data:`engine.sktod.style.STYLE` (frame weights, follow-up rate)."""
 
     def __init__(self, seed: int = 0, follow_up: float | None = None,
                  style: Mapping[str, Any] | None = None) -> None:
-        from parley.engine.sktod.wording import fitted_style
+        from parley.engine.sktod.style import fitted_style
 
         self.seed = seed
         self.style = {**fitted_style(), **(style or {})}
@@ -157,7 +157,7 @@ class TemplateGenerator:
         reviews in ``pool`` of the same venues that talk about the asked aspect (an answer counts every
         review of it, not only the best matches)."""
         from parley.engine.sktod.evidence import mentions, question_text
-        from parley.engine.sktod.wording import ask
+        from parley.engine.sktod.question import ask
 
         ops, asp = self.opinions(question, selected)
         q = ask(question_text(question, sorted({s.snippet.entity_name for s in selected})), asp)
@@ -176,7 +176,8 @@ class TemplateGenerator:
 
     def render(self, q: Ask, stances: Sequence[Stance], rng: random.Random,
                after_booking: bool = False) -> str:
-        from parley.engine.sktod.wording import follow_up, kind, sentence
+        from parley.engine.sktod.closing import follow_up
+        from parley.engine.sktod.wording import kind, sentence
 
         kinds = dict(self.style.get("kinds", {}))
         what = kind(q, stances)  # then the same kind about this aspect ("yn-all|view"), when fitted apart
@@ -200,7 +201,7 @@ class TemplateGenerator:
                  pool: Sequence[Snippet] = (), context: Sequence[str] = ()) -> Answer:
         """What reviewers say about the asked aspect, venue by venue (``pool``: see :meth:`plan`; ``context``:
         the dialogue so far, the question last, so that no booking is offered right after one was made)."""
-        from parley.engine.sktod.wording import booked
+        from parley.engine.sktod.closing import booked
 
         rng = random.Random(zlib.crc32(f"{self.seed}:{question}".encode()))
         q, stances, ops = self.plan(question, selected, pool)
