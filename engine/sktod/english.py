@@ -16,20 +16,30 @@ _COUNTABLE = frozenset(["view", "location", "room", "bathroom", "atmosphere", "s
                         "terrace", "garden", "bar", "lobby", "pool", "gym", "spa", "area", "shower", "bed"])
 
 
+def a_noun(phrase: str) -> str:
+    """"view" → "a view", "great view" → "a great view"; "views", "wifi", "clean rooms" stay as they are."""
+    if phrase.split()[-1] not in _COUNTABLE:
+        return phrase
+    return f"{'an' if phrase[:1] in 'aeiou' else 'a'} {phrase}"
+
+
 def with_article(words: str, noun: str) -> str:
     """"great view" → "a great view"; "fast wifi", "clean rooms" stay as they are."""
-    if noun.split()[-1] not in _COUNTABLE:
-        return f"{words} {noun}"
-    return f"{'an' if words[:1] in 'aeiou' else 'a'} {words} {noun}"
+    return a_noun(f"{words} {noun}")
 
 
 def display_name(raw: str) -> str:
-    """"ACORN GUEST HOUSE" → "the Acorn Guest House"; "PIZZA HUT CITY CENTRE" → "Pizza Hut City Centre"."""
-    words = raw.lower().split()
-    if words and words[0] == "the":
+    """The knowledge base's own spelling of a venue, with "the" before names that take it; a name written
+    in one case only ("ACORN GUEST HOUSE") is written as a reader would ("the Acorn Guest House", "Pizza Hut
+    City Centre", "Alpha-Milton Guest House", "Moss and Mortar")."""
+    words = raw.split()
+    if words and words[0].lower() == "the":
         words = words[1:]
-    out = " ".join(w if (i and w in _SMALL) else (w[:1].upper() + w[1:]) for i, w in enumerate(words))
-    if raw.lower().startswith("the ") or (words and words[-1] in _ARTICLE_LAST):
+    if raw.isupper() or raw.islower():
+        words = ["-".join(p[:1].upper() + p[1:] for p in w.lower().split("-"))
+                 if not (i and w.lower() in _SMALL) else w.lower() for i, w in enumerate(words)]
+    out = " ".join(words)
+    if raw.lower().startswith("the ") or (words and words[-1].lower() in _ARTICLE_LAST):
         out = "the " + out
     return out or "this place"
 

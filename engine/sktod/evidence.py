@@ -38,7 +38,7 @@ BAD = _words("slow unreliable patchy spotty weak noisy loud dirty filthy stained
              "outdated worn shabby tired expensive overpriced pricey costly limited poor bad terrible "
              "awful horrible disappointing mediocre subpar crowded busy dark difficult inconvenient far "
              "remote broken disruptive frustrating confusing chaotic dull drab lacking tight awkward "
-             "unpleasant disgusting inedible tasteless average")
+             "unpleasant disgusting inedible tasteless average lackluster lacklustre unkempt steep")
 _ONLY_FOR: dict[frozenset[str], frozenset[str]] = {
     _words("friendly helpful attentive welcoming polite courteous professional kind accommodating rude "
            "unhelpful unfriendly inattentive"): frozenset({"staff", "checkin"}),
@@ -50,7 +50,7 @@ _ONLY_FOR: dict[frozenset[str], frozenset[str]] = {
     _words("quiet peaceful silent noisy loud disruptive"): frozenset({"noise", "room", "atmosphere",
            "location"}),
     _words("central convenient handy accessible remote far"): frozenset({"location", "parking"}),
-    _words("affordable reasonable cheap inexpensive expensive overpriced pricey costly"):
+    _words("affordable reasonable cheap inexpensive expensive overpriced pricey costly steep"):
         frozenset({"price", "drinks", "food", "parking", "breakfast", "wifi"}),
     _words("fast quick speedy prompt reliable unreliable spotty patchy stable strong weak"):
         frozenset({"wifi", "wait", "checkin", "staff", "drinks"}),
@@ -66,11 +66,13 @@ _SIZE_WORDS = _words("spacious roomy cramped tiny small large big huge generous 
 _INTENSIFIERS = _words("very really extremely super incredibly quite so truly pretty always absolutely "
                        "perfectly "
                        "genuinely exceptionally particularly")
+_HIGH_GOOD = _words("quality standard standards end class marks praise")
+_AMOUNTS = _words("few couple half hour hours minute minutes while one two three four five ten twenty")
 _NEGATORS = _words("not never no hardly barely without nothing none nor nobody neither")
 #: aspects that hold others (a question about the rooms' cleanliness is about the cleanliness)
 _CONTAINERS = frozenset({"room", "food", "drinks", "bathroom", "location"})
 _CLAUSE = re.compile(r"\s*(?:[;:!?]|\.\s|,?\s+\b(?:but|however|although|though|whereas|while|yet|except|"
-                     r"apart from|other than)\b)\s*", re.I)
+                     r"apart from|other than|since|because)\b)\s*", re.I)
 
 
 _VIEW = re.compile(r"\b(?:views?|viewing|scenery|scenic|sights?|vistas?|overlook\w*|panoram\w*|window)\b",
@@ -81,14 +83,36 @@ _SIZE = re.compile(r"\b(?:big|bigger|large|larger|huge|spacious|roomy|small|smal
                    r"sized|space)\b", re.I)
 
 
+#: parts of the atmosphere a question may ask about alone ("is the music good?"): answered from the reviews
+#: that talk about that part, not from those that praise the decor or the vibe
+FINE = {
+    "music": re.compile(r"\b(?:music|musicians?|songs?|band|playlist|dj|tunes?|singers?|jazz)\b", re.I),
+    "decor": re.compile(r"\b(?:d[eé]cor|decorat\w*|interiors?|furnish\w*|paintings?|artwork)\b", re.I),
+    "lighting": re.compile(r"\b(?:lighting|lights?|lit|dim|dimly|candle\w*|lamps?)\b", re.I),
+}
+
+
+_AMOUNT_GOOD = re.compile(r"\bgood\s+(?=(?:\d+|few|couple|half|hour|hours|minute|minutes|while|one|two|three|"
+                          r"four|five|ten|twenty)\b)", re.I)
+
+
+def amounts_plain(text: str) -> str:
+    """``text`` without the "good" of an amount ("it took a good 15 minutes"), which praises nothing."""
+    return _AMOUNT_GOOD.sub("", text)
+
+
 def focus(aspects: frozenset[str], text: str = "") -> frozenset[str]:
     """The aspects an answer is about: a question naming a container and a quality ("are the rooms clean?")
     is about the quality; one about the view ("view" is a room keyword of the aspect lexicon) or the size of
-    the rooms or portions is about that."""
+    the rooms or portions is about that; one about the music, decor or lighting (all "atmosphere" in the
+    lexicon) is about that part alone."""
     if text and _VIEW.search(text) and not aspects - _CONTAINERS:
         return frozenset({"view"})
     if text and _SIZE.search(text) and not aspects - _CONTAINERS:
         return frozenset({"size"})
+    fine = frozenset(a for a, rx in FINE.items() if text and rx.search(text))
+    if fine and not aspects - _CONTAINERS - {"atmosphere"}:
+        return fine
     inner = aspects - _CONTAINERS
     return inner if inner else aspects
 
@@ -130,6 +154,8 @@ def mentions(text: str, aspects: frozenset[str]) -> bool:
     """Whether ``text`` talks about one of ``aspects``."""
     if "view" in aspects and _VIEW.search(text) or "size" in aspects and _SIZE.search(text):
         return True
+    if any(FINE[a].search(text) for a in aspects & FINE.keys()):
+        return True
     also = aspects & _ALSO_RE.keys()
     return bool(aspects_of(text) & aspects) or any(_ALSO_RE[a].search(text) for a in also)
 
@@ -138,6 +164,8 @@ def eligible(word: str, aspects: frozenset[str]) -> bool:
     """Whether ``word`` may describe ``aspects`` ("friendly" describes staff, never a location)."""
     if "size" in aspects and word not in _SIZE_WORDS and word not in _GENERIC:
         return False
+    if aspects & FINE.keys():
+        aspects = aspects | {"atmosphere"}  # a part of the atmosphere takes the atmosphere's words
     for group, allowed in _ONLY_FOR.items():
         if word in group:
             return not aspects or bool(allowed & aspects)
@@ -161,6 +189,11 @@ def descriptors(clause: str, aspects: frozenset[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for i, w in enumerate(words):
         pol = "positive" if w in GOOD else "negative" if w in BAD else ""
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if w == "high" and "price" in aspects and after not in _HIGH_GOOD:
+            pol = "negative"  # "the prices were high", never "high quality"
+        if w == "good" and (after.isdigit() or after in _AMOUNTS):
+            continue  # "a good 15 minutes", "a good few hours": an amount, not praise
         if not pol or not eligible(w, aspects):
             continue
         before = words[max(0, i - 5):i]
@@ -200,6 +233,7 @@ class Stance:
     praise: tuple[str, ...] = ()  # the words of positive reviews, most used first
     complaints: tuple[str, ...] = ()
     faq: str = ""  # the best FAQ's answer, when an FAQ is the best snippet
+    unmentioned: bool = False  # the question names an aspect that no review or FAQ of the venue talks about
 
     @property
     def reviews(self) -> int:
@@ -208,7 +242,10 @@ class Stance:
     @property
     def verdict(self) -> str:
         """"positive" / "negative" (more reviews one way), "split" (as many each way), "neutral" (no
-        opinion either way) or "none" (no review)."""
+        opinion either way), "unmentioned" (nothing of the venue talks about the asked aspect) or "none" (no
+        review)."""
+        if self.unmentioned:
+            return "unmentioned"
         if self.positive > self.negative:
             return "positive"
         if self.negative > self.positive:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from parley.engine.sktod.aspects import ASPECTS
-from parley.engine.sktod.evidence import BAD, GOOD, eligible, mentions
+from parley.engine.sktod.evidence import BAD, FINE, GOOD, eligible, mentions
 
 
 def _words(text: str) -> frozenset[str]:
@@ -30,7 +30,11 @@ dessert desserts drinks drink beer beers wine wines cocktails coffee bar selecti
 terrace garden atmosphere ambience ambiance decor music vibe location area neighbourhood neighborhood price
 prices value cost
 rates noise level cleanliness hygiene pool gym spa amenities facilities lobby check-in checkout check-out wait
-waiting times queue accommodation accommodations restroom restrooms toilet toilets alcohol portion sizes""")
+waiting times queue accommodation accommodations restroom restrooms toilet toilets alcohol portion sizes
+lighting lights decoration decorations interior""")
+#: aspects nothing "has" ("does it have a good location?" asks about the location, not whether there is one)
+_NOT_HAD = frozenset({"location", "price", "noise", "cleanliness", "staff", "wait", "checkin", "atmosphere"})
+_PERFECT = re.compile(r"\b(?:has|have)\b[^?]*\bbeen\b", re.I)  # "has this area been liked?"
 _BARE = (["level"], ["car"], ["park"], ["bar"], ["area"], ["value"], ["selection"], ["times"])
 
 
@@ -70,15 +74,17 @@ def ask(question: str, aspects: frozenset[str]) -> Ask:
     yes_no = bool(_YESNO.match(question))
     verb = _EXISTS.search(question)
     exists = ""
-    if yes_no and sense == 0 and verb:
+    if yes_no and sense == 0 and verb and aspects - _NOT_HAD and not _PERFECT.search(question):
         v = verb.group(0).lower()
         exists = "has" if v in ("have", "has", "is there", "are there") else v if v.endswith("s") else v + "s"
     return Ask(question, aspects, noun_phrase(question, aspects), yes_no, sense,
                bool(_COMPARE.search(question)), exists, adjective)
 
 
-def noun_phrase(question: str, aspects: frozenset[str]) -> str:
-    """The aspect as the user named it ("the room views", "the wifi"), else the lexicon's phrase."""
+def noun_phrase(question: str, aspects: frozenset[str], of_place: bool = True) -> str:
+    """The aspect as the user named it ("the room views", "the wifi"), else the lexicon's phrase; "it" for
+    what reviews say of the place itself ("the noise level": "it is quiet") unless ``of_place`` is False
+    ("none of the reviews mention the noise level")."""
     words = re.findall(r"[a-z][a-z\-]*", question.lower())
     runs: list[list[str]] = []
     run: list[str] = []
@@ -93,15 +99,19 @@ def noun_phrase(question: str, aspects: frozenset[str]) -> str:
         best = max(runs, key=lambda r: (mentions(" ".join(r), aspects), len(r)))
         if "view" in aspects and not any(w.startswith("view") for w in best):
             return "the view"
-        if " ".join(best) in _OF_PLACE:
+        fine = sorted(aspects & FINE.keys())
+        if fine and not mentions(" ".join(best), aspects):
+            return "the " + fine[0]
+        if " ".join(best) in _OF_PLACE and of_place:
             return "it"
         return "the " + (" ".join(best) if len(best) > 1 else _PLURAL.get(best[0], best[0]))
-    if "view" in aspects:
-        return "the view"
+    if "view" in aspects or aspects & FINE.keys():
+        return "the " + ("view" if "view" in aspects else sorted(aspects & FINE.keys())[0])
     for name in ASPECTS:
         if name in aspects:
-            return "it" if name in ("noise", "cleanliness", "price", "atmosphere") else ASPECTS[name][0]
-    return "it"
+            place = name in ("noise", "cleanliness", "price", "atmosphere") and of_place
+            return "it" if place else ASPECTS[name][0]
+    return "it" if of_place else "that"
 
 
 #: what a question may name that reviews say of the place itself ("the noise level" → "it is quiet")

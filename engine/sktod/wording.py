@@ -16,10 +16,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from parley.engine.sktod.english import cap, count, display_name, join, plural, with_article
+from parley.engine.sktod.english import a_noun, cap, count, display_name, join, plural, with_article
 from parley.engine.sktod.evidence import BAD, GOOD, Stance, distinct
-from parley.engine.sktod.question import Ask
+from parley.engine.sktod.question import Ask, noun_phrase
 from parley.engine.sktod.style import Style, draw
+
+
+def unmentioned(q: Ask, stances: Sequence[Stance]) -> str:
+    """That nothing known of these venues talks about what was asked, in the user's words ("the music")."""
+    names = [display_name(st.name) for st in stances]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    what = noun_phrase(q.text, q.aspects, of_place=False)
+    return f"None of the reviews or facts about {listed} mention {what}."
 
 
 def kind(q: Ask, stances: Sequence[Stance]) -> str:
@@ -125,9 +133,9 @@ def sentence(q: Ask, st: Stance, rng: random.Random, style: Style, first: bool =
     lead = opening(q, st) if first else ""
     if q.exists and p.noun != "it" and first:
         if v == "negative":
-            lead = f"{cap(p.name)} {q.exists} {p.noun}, but "
+            lead = f"{cap(p.name)} {q.exists} {a_noun(p.noun)}, but "
         else:
-            text = f"{lead}{p.name if lead else cap(p.name)} {q.exists} {p.noun}"
+            text = f"{lead}{p.name if lead else cap(p.name)} {q.exists} {a_noun(p.noun)}"
             if words:
                 m = "most " if most else ""
                 text += f", and {m}{p.who} {p.say} {p.that}{p.they} {p.was} {join(words)}"
