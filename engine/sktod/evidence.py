@@ -38,11 +38,13 @@ BAD = _words("slow unreliable patchy spotty weak noisy loud dirty filthy stained
              "outdated worn shabby tired expensive overpriced pricey costly limited poor bad terrible "
              "awful horrible disappointing mediocre subpar crowded busy dark difficult inconvenient far "
              "remote broken disruptive frustrating confusing chaotic dull drab lacking tight awkward "
-             "unpleasant disgusting inedible tasteless average lackluster lacklustre unkempt steep")
+             "unpleasant disgusting inedible tasteless average lackluster lacklustre unkempt steep "
+             "questionable")
 _ONLY_FOR: dict[frozenset[str], frozenset[str]] = {
     _words("friendly helpful attentive welcoming polite courteous professional kind accommodating rude "
            "unhelpful unfriendly inattentive"): frozenset({"staff", "checkin"}),
-    _words("delicious tasty flavourful flavorful authentic bland stale overcooked undercooked greasy "
+    _words("bland"): frozenset({"food", "breakfast", "drinks", "dietary", "atmosphere"}),
+    _words("delicious tasty flavourful flavorful authentic stale overcooked undercooked greasy "
            "soggy salty inedible tasteless disgusting fresh cold lukewarm"):
         frozenset({"food", "breakfast", "drinks", "dietary"}),
     _words("limited extensive varied plentiful ample"):
@@ -150,6 +152,16 @@ _ALSO = {
 _ALSO_RE = {a: re.compile(rf"\b(?:{p})\b", re.I) for a, p in _ALSO.items()}
 
 
+def elsewhere(text: str, question: str, aspects: frozenset[str]) -> bool:
+    """Whether ``text`` talks about the prices of another thing than the one the question asks the prices
+    of ("affordable food prices" for "is their beer good value?")."""
+    if aspects != {"price"}:
+        return False
+    things = aspects_of(question) & {"food", "drinks"}
+    said = aspects_of(text) & {"food", "drinks"}
+    return bool(things and said and not said & things)
+
+
 def mentions(text: str, aspects: frozenset[str]) -> bool:
     """Whether ``text`` talks about one of ``aspects``."""
     if "view" in aspects and _VIEW.search(text) or "size" in aspects and _SIZE.search(text):
@@ -198,6 +210,8 @@ def descriptors(clause: str, aspects: frozenset[str]) -> list[tuple[str, str]]:
             continue
         before = words[max(0, i - 5):i]
         negated = any(b in _NEGATORS or b.endswith("n't") for b in before)
+        if negated and any(b in ("wish", "wished", "hoped") for b in before):
+            negated = False  # "I only wish it wasn't so far": it is far
         phrase = w
         if i and words[i - 1] in _INTENSIFIERS and not negated:
             phrase = f"{words[i - 1]} {w}"

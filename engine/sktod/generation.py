@@ -159,7 +159,7 @@ class TemplateGenerator:
         """What was asked and what each venue's reviews say about it: the selected snippets, plus the other
         reviews in ``pool`` of the same venues that talk about the asked aspect (an answer counts every
         review of it, not only the best matches)."""
-        from parley.engine.sktod.evidence import mentions, question_text
+        from parley.engine.sktod.evidence import elsewhere, mentions, question_text
         from parley.engine.sktod.question import ask
 
         ops, asp = self.opinions(question, selected)
@@ -180,8 +180,8 @@ class TemplateGenerator:
             mentions(o.snippet.snippet.text, q.aspects) for o in ops if o.snippet.snippet.key[:2] == v)}
         ops = [o for o in ops if o.snippet.snippet.key[:2] not in silent]
         # reviews that do not talk about the asked aspect say nothing about it (when some do)
-        about = [o for o in ops
-                 if o.snippet.snippet.doc_type == "faq" or mentions(o.snippet.snippet.text, q.aspects)]
+        about = [o for o in ops if o.snippet.snippet.doc_type == "faq"
+                 or mentions(t := o.snippet.snippet.text, q.aspects) and not elsewhere(t, text, q.aspects)]
         if any(o.snippet.snippet.doc_type == "review" for o in about):
             ops = about
         said = self.stances(ops, q.aspects)
