@@ -82,7 +82,9 @@ _VIEW = re.compile(r"\b(?:views?|viewing|scenery|scenic|sights?|vistas?|overlook
 
 
 _SIZE = re.compile(r"\b(?:big|bigger|large|larger|huge|spacious|roomy|small|smaller|tiny|cramped|size|sizes|"
-                   r"sized|space)\b", re.I)
+                   r"sized|space|spaces)\b", re.I)
+#: a question about the range on offer ("a large selection of beers") asks how much choice, not how big
+_RANGE = re.compile(r"\b(?:selection|selections|variety|range|choice|choices|options?|number of)\b", re.I)
 
 
 #: parts of the atmosphere a question may ask about alone ("is the music good?"): answered from the reviews
@@ -110,7 +112,7 @@ def focus(aspects: frozenset[str], text: str = "") -> frozenset[str]:
     lexicon) is about that part alone."""
     if text and _VIEW.search(text) and not aspects - _CONTAINERS:
         return frozenset({"view"})
-    if text and _SIZE.search(text) and not aspects - _CONTAINERS:
+    if text and _SIZE.search(text) and not _RANGE.search(text) and not aspects - _CONTAINERS:
         return frozenset({"size"})
     fine = frozenset(a for a, rx in FINE.items() if text and rx.search(text))
     if fine and not aspects - _CONTAINERS - {"atmosphere"}:

@@ -40,7 +40,7 @@ KB = {
         "3": venue("HOLLY TAVERN", [
             ["The beer was overpriced.", "Food prices were very affordable and the portions were huge."],
             ["The beer was expensive for a pint."],
-            ["Cheap beer on Mondays."],
+            ["Cheap beer on Mondays, served in a large glass."],
         ]),
         "4": venue("FLINT ROOM", [
             ["The decor was bland.", "The pasta was good."],
@@ -75,3 +75,13 @@ def test_reviews_are_read_as_a_reader_reads_them(tmp_path: Path) -> None:
             assert not PRAISE.search(main), (question, answer)
     area = turns[-1]["system"]
     assert not re.search(r"\bhas (?:an? )?(?:location|area)\b", area), area  # it asks how, not whether
+
+
+def test_a_question_about_the_choice_is_not_about_size(tmp_path: Path) -> None:
+    kb = tmp_path / "knowledge.json"
+    kb.write_text(json.dumps(KB), encoding="utf-8")
+    turns = chat(tmp_path, kb, ["Does Holly Tavern have a large selection of beers?"])
+    answer = statements(turns[0]["system"])
+    assert turns[0]["internals"]["knowledge"]["aspects"] != ["size"], turns[0]["internals"]["knowledge"]
+    assert not re.search(r"\b(?:large|big|huge|small|tiny) beers?\b|\bbeers? [^.,]*\b(?:is|are|was|were) "
+                         r"(?:large|big|huge|small|tiny)\b", answer), answer
