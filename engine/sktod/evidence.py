@@ -87,6 +87,9 @@ _SIZE = re.compile(r"\b(?:big|bigger|large|larger|huge|spacious|roomy|small|smal
 _RANGE = re.compile(r"\b(?:selection|selections|variety|range|choice|choices|options?|number of)\b", re.I)
 
 
+_SAFE = re.compile(r"\bsafe\b(?!\s+(?:box|boxes|deposit|in (?:the|our|my) room))", re.I)
+
+
 #: parts of the atmosphere a question may ask about alone ("is the music good?"): answered from the reviews
 #: that talk about that part, not from those that praise the decor or the vibe
 FINE = {
@@ -110,6 +113,8 @@ def focus(aspects: frozenset[str], text: str = "") -> frozenset[str]:
     is about the quality; one about the view ("view" is a room keyword of the aspect lexicon) or the size of
     the rooms or portions is about that; one about the music, decor or lighting (all "atmosphere" in the
     lexicon) is about that part alone."""
+    if "amenities" in aspects and "amenities" not in aspects_of(_SAFE.sub(" ", text)):
+        aspects = aspects - {"amenities"}  # "a safe neighbourhood" asks about safety, not about a safe
     if text and _VIEW.search(text) and not aspects - _CONTAINERS:
         return frozenset({"view"})
     if text and _SIZE.search(text) and not _RANGE.search(text) and not aspects - _CONTAINERS:

@@ -28,6 +28,7 @@ KB = {
         "1": venue("OSIER HOUSE", [
             ["The wifi was fast in every corner.", "Breakfast had fresh bread."],
             ["Fast wifi, handy for emails.", "The bed was comfortable."],
+            ["The location was central and the street felt safe at night."],
         ]),
         "2": venue("BLACKTHORN YARD", [
             ["The view was drab, only a brick wall.", "The shower was hot."],
@@ -131,3 +132,9 @@ def test_venues_that_disagree_get_no_single_yes_or_no(tmp_path: Path) -> None:
         answer = statements(turn["system"])
         assert not re.match(r"(?:yes|no|unfortunately)\b", answer.lower()), (question, answer)
         assert "stunning" in answer and "drab" in answer, (question, answer)
+
+
+def test_a_safe_neighbourhood_is_about_the_location(tmp_path: Path) -> None:
+    turn = turns_of(tmp_path, ["Is Osier House in a safe neighbourhood?"])[0]
+    assert turn["internals"]["knowledge"]["aspects"] == ["location"], turn["internals"]["knowledge"]
+    assert not NONE.search(turn["system"]) and "central" in turn["system"], turn["system"]
