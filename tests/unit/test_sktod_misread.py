@@ -17,38 +17,41 @@ from tests.unit.test_sktod_faithful import chat, statements, venue
 
 pytestmark = pytest.mark.slow
 
-#: team-written reviews
-KB = {
+#: team-written reviews, by domain and venue
+REVIEWS = {
     "hotel": {
-        "0": venue("WILLOW LODGE", [
+        "WILLOW LODGE": [
             ["I only wish the hotel wasn't so far from the centre.", "The beds were soft."],
             ["The location is far from everything.", "Breakfast was fine."],
             ["Great location by the river.", "The lift was slow."],
-        ]),
+        ],
     },
     "restaurant": {
-        "1": venue("PEBBLE AND PINE", [
+        "PEBBLE AND PINE": [
             ["The service was lackluster all night.", "The soup was hot."],
             ["The waiter came over after a good 20 minutes.", "Service felt lackluster."],
             ["Our server was friendly.", "The bread was fresh."],
-        ]),
-        "2": venue("SLATE KITCHEN", [
+        ],
+        "SLATE KITCHEN": [
             ["The waiters were great, which is a pity since the food was awful."],
             ["Service was attentive.", "We sat by the door."],
             ["The staff were rude.", "The chairs were hard."],
-        ]),
-        "3": venue("HOLLY TAVERN", [
+        ],
+        "HOLLY TAVERN": [
             ["The beer was overpriced.", "Food prices were very affordable and the portions were huge."],
             ["The beer was expensive for a pint."],
             ["Cheap beer on Mondays, served in a large glass."],
-        ]),
-        "4": venue("FLINT ROOM", [
+        ],
+        "FLINT ROOM": [
             ["The decor was bland.", "The pasta was good."],
             ["Bland decor, but the food made up for it."],
             ["Lovely decor.", "We waited a while."],
-        ]),
+        ],
     },
 }
+
+KB = {domain: {str(i): venue(name, reviews) for i, (name, reviews) in enumerate(venues.items(), start=n)}
+      for n, (domain, venues) in zip((0, 1), REVIEWS.items(), strict=True)}
 
 #: (question, how the answer must open: the side most reviews take, never the other side)
 QUESTIONS = [
