@@ -172,6 +172,11 @@ class TemplateGenerator:
         seen = {s.snippet.key for s in selected}
         extra = [ScoredSnippet(s, 0.0) for s in pool if s.doc_type == "review" and s.key[:2] in venues
                  and s.key not in seen and mentions(s.text, q.aspects)]
+        # a fact (FAQ) about the aspect answers for a venue whose selected snippets do not talk about it
+        told = {s.snippet.key[:2] for s in selected if mentions(s.snippet.text, q.aspects)}
+        best = max((s.score for s in selected), default=0.0) + 1.0
+        extra += [ScoredSnippet(s, best) for s in pool if s.doc_type == "faq" and s.key[:2] in venues
+                  and s.key[:2] not in told and s.key not in seen and mentions(s.text, q.aspects)]
         if extra:
             ops = ops + self.opinions(question, extra)[0]
         # a venue of which nothing talks about the aspect the question names is said to be silent on it: the
@@ -182,8 +187,8 @@ class TemplateGenerator:
         # reviews that do not talk about the asked aspect say nothing about it (when some do)
         about = [o for o in ops if o.snippet.snippet.doc_type == "faq"
                  or mentions(t := o.snippet.snippet.text, q.aspects) and not elsewhere(t, text, q.aspects)]
-        if any(o.snippet.snippet.doc_type == "review" for o in about):
-            ops = about
+        if any(o.snippet.snippet.doc_type == "review" for o in about) or named_aspects(text) and about:
+            ops = about  # (when the question names the aspect, an FAQ about it alone may answer)
         said = self.stances(ops, q.aspects)
         quiet = {v: Stance(known[v].entity_name or "this place", v[0], unmentioned=True) for v in silent}
         stances = [said.get(v) or quiet[v] for v in venues if v in said or v in quiet]

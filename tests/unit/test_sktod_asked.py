@@ -138,3 +138,18 @@ def test_a_safe_neighbourhood_is_about_the_location(tmp_path: Path) -> None:
     turn = turns_of(tmp_path, ["Is Osier House in a safe neighbourhood?"])[0]
     assert turn["internals"]["knowledge"]["aspects"] == ["location"], turn["internals"]["knowledge"]
     assert not NONE.search(turn["system"]) and "central" in turn["system"], turn["system"]
+
+
+def test_a_fact_the_selection_missed_is_not_called_missing() -> None:
+    from parley.engine.sktod.generation import TemplateGenerator
+    from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
+
+    review = Snippet("hotel", 7, "review", 0, 0, "The kettle worked fine.", "REED COTTAGE")
+    fact = Snippet("hotel", 7, "faq", 0, None, "Is there parking? Reed Cottage has free parking on site.",
+                   "REED COTTAGE", "Reed Cottage has free parking on site.")
+    gen = TemplateGenerator(0)
+    gen.load()
+    answer = gen.generate("Is there parking at Reed Cottage?", [ScoredSnippet(review, 0.9)], [review, fact])
+    assert answer.stances and answer.stances[0].verdict != "unmentioned", answer.stances
+    assert "free parking" in answer.text and not NONE.search(answer.text), answer.text
+    assert "fine" not in answer.text, answer.text  # the review of the kettle says nothing of the parking
