@@ -15,8 +15,8 @@ language prior), but the right name costs far less than the wrong ones. So a nam
   a little like the name (``TRY_SCORE``), are about as long, keep any of the name's own words where the name
   has them, and the name is neither plain English nor a food or area (ordinary words Whisper spells well).
 
-A sentence whose words the recogniser was all sure of is never changed. On the spoken set's sentences that name nothing
-(bench/spoken_set.py) no name came within ``DELTA``.
+A sentence whose words the recogniser was all sure of is never changed. On the spoken set's sentences that
+name nothing (bench/spoken_set.py) no name came within ``DELTA``.
 """
 
 from __future__ import annotations

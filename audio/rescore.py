@@ -10,15 +10,19 @@ both sides except for the name's own tokens.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from faster_whisper import WhisperModel
 
 #: the least token probability counted (a token the decoder rules out costs this much, not infinity)
 _FLOOR = 1e-9
 
 
-def text_logprobs(whisper: Any, samples: np.ndarray, texts: list[str], frames: int | None) -> list[float]:
+def text_logprobs(whisper: WhisperModel, samples: np.ndarray, texts: list[str],
+                  frames: int | None) -> list[float]:
     """The summed token log-probability of each of ``texts`` given ``samples`` (16 kHz) under ``whisper`` (a
     faster-whisper ``WhisperModel``; ``frames`` is its short encoder window, or None for 30 s)."""
     from faster_whisper.audio import pad_or_trim
@@ -31,7 +35,7 @@ def text_logprobs(whisper: Any, samples: np.ndarray, texts: list[str], frames: i
                           language="en" if multilingual else None)
     features = whisper.feature_extractor(samples)
     num_frames = min(int(features.shape[-1]), whisper.feature_extractor.nb_max_frames)
-    whisper.frames = frames
+    whisper.frames = frames  # the short encoder window (audio.asr's WhisperModel subclass)
     try:
         encoded = whisper.encode(pad_or_trim(features))
     finally:
