@@ -196,16 +196,19 @@ class Biaser:
         return [(float(score), self._index[i]) for _, score, i in hits]
 
     def _exact(self, windows: list[_Window]) -> list[tuple[int, int, str]]:
-        """Where the text already says a name as it is, and the name (letters only)."""
-        return [(w.start, w.end, _squash(w.phrase)) for w in windows if _squash(w.phrase) in self._by_plain]
+        """Where the text already says a name as it is, and the name (letters only) when it is one word
+        (a town such as "Cambridge" begins many longer names), else ""."""
+        return [(w.start, w.end, _squash(w.phrase) if " " not in w.phrase else "") for w in windows
+                if _squash(w.phrase) in self._by_plain]
 
     @staticmethod
     def _blocked(w: _Window, exact: list[tuple[int, int, str]], n: _Name) -> bool:
-        """Whether a name said as it is keeps ``w`` from becoming ``n``: it overlaps ``w`` — unless it lies
-        inside ``w`` and is part of ``n`` ("Cambridge Belt Free" may become "Cambridge Belfry")."""
+        """Whether a name said as it is keeps ``w`` from becoming ``n``: it overlaps ``w`` — unless it is one
+        word, lies inside ``w`` and is part of ``n`` ("Cambridge Belt Free" may become "Cambridge Belfry";
+        "book Worth House" stays "Worth House", not "Warkworth House")."""
         whole = _squash(" ".join(n.words))
         return any(w.start < e and s < w.end
-                   and not (w.start <= s and e <= w.end and said in whole and said != whole)
+                   and not (said and w.start <= s and e <= w.end and said in whole and said != whole)
                    for s, e, said in exact)
 
     def candidates(self, text: str, probs: list[float | None] | None = None,

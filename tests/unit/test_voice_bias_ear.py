@@ -155,3 +155,10 @@ def test_the_real_recogniser_hears_the_right_name_likelier_than_others() -> None
         "Please reserve Meghna for four people.", "Please reserve Nandos for four people.",
         "Please reserve Rajmahal for four people."])
     assert got[0] > got[1] + 5 and got[0] > got[2] + 5
+
+
+def test_a_name_of_two_words_said_as_it_is_is_not_taken_for_a_longer_one(biaser: Biaser) -> None:
+    heard = "Please book worth house for three people."
+    probs: list[float | None] = [0.95, 0.95, 0.4, 0.4, 0.95, 0.95, 0.95]
+    assert "warkworth house" not in biaser.candidates(heard, probs)
+    assert biaser.snap(heard, probs)[0] == heard
