@@ -13,6 +13,9 @@ foods, areas). For each spoken turn (:func:`parley.audio.voice.transcriber`):
    well, clearly better than any other name, and the words replaced are not plain English the tester may
    have meant (a sentence that names nothing is left as it is). Spoken times Whisper writes as bare digits
    ("at 915") get their colon, and "half pass 7" its "past".
+4. With the turn's audio at hand, unsure words that sound too unlike any name to snap may still become one
+   Whisper itself confirms by ear, and a time's "-teen"/"-ty" minutes are checked the same way
+   (:mod:`parley.audio.confirm`).
 
 Every change is kept with the transcript (``heard`` before, the snaps made), so a stored turn shows what the
 recogniser said and what was changed.
