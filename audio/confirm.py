@@ -12,7 +12,9 @@ language prior), but the right name costs far less than the wrong ones. So a nam
   wrote, its prior aside), and
 - at least ``MARGIN`` above the same words replaced by any other name, and
 - the words replaced include one the recogniser was unsure of, overlap no name said as it is, sound at least
-  a little like the name (``TRY_SCORE``), are about as long, keep any of the name's own words where the name
+  a little like the name (``TRY_SCORE``; clearly, ``PLAIN_SOUND``, when they are all common English), are
+  about as long, hold no word heard very surely (``VERY_SURE``) other than the name's own, keep any of the
+  name's own words where the name
   has them, and the name is neither plain English nor a food or area (ordinary words Whisper spells well).
 
 A sentence whose words the recogniser was all sure of is never changed. On the spoken set's sentences that
@@ -39,6 +41,11 @@ TIME_GAIN = 0.0
 TRY_SCORE = 50.0
 PER_WINDOW = 3
 MAX_TRIED = 16
+#: the least sound-alike score when every word replaced is common English the tester may have said ("far to"
+#: is not "Cotto"; "our way house" may be "Archway House")
+PLAIN_SOUND = 75.0
+#: a word heard this surely is kept unless it is one of the name's own words ("a taxi" is not "Curry King")
+VERY_SURE = 0.9
 #: kinds of names that are ordinary words (Whisper spells foods and areas well; they are never tried by ear)
 PLAIN_KINDS = frozenset({"food", "area"})
 #: the most the heard words' sounds may be longer (or shorter) than the name's
@@ -73,8 +80,9 @@ def _aligned(words: list[str], name: tuple[str, ...]) -> bool:
 
 def _tries(biaser: Biaser, text: str, probs: list[float | None]) -> list[_Try]:
     from parley.audio.bias import _is_plain_english
-    from parley.audio.cleanup import WORD
+    from parley.audio.cleanup import WORD, plain
 
+    starts = {m.start(): i for i, m in enumerate(WORD.finditer(text))}
     windows = biaser._windows(text, probs)
     exact = biaser._exact(windows)
     out = []
@@ -82,8 +90,12 @@ def _tries(biaser: Biaser, text: str, probs: list[float | None]) -> list[_Try]:
         if not w.unsure or len(w.key) < 3:
             continue
         span = WORD.findall(text[w.start:w.end])
-        for sound, n in biaser._scored(w.key, PER_WINDOW, TRY_SCORE):
+        sure = [plain(word) for word, p in zip(span, probs[starts[w.start]:], strict=False)
+                if p is not None and p >= VERY_SURE and plain(word) not in _SMALL]
+        least = PLAIN_SOUND if _is_plain_english(w.phrase) else TRY_SCORE
+        for sound, n in biaser._scored(w.key, PER_WINDOW, least):
             if n.kind in PLAIN_KINDS or len(span) > len(n.words) + 1 or biaser._blocked(w, exact, n) \
+                    or any(word not in [plain(x) for x in n.words] for word in sure) \
                     or not 1 / MAX_STRETCH <= len(w.key) / len(n.key) <= MAX_STRETCH \
                     or _is_plain_english(" ".join(n.words)) or not _aligned(span, n.words):
                 continue

@@ -162,3 +162,19 @@ def test_a_name_of_two_words_said_as_it_is_is_not_taken_for_a_longer_one(biaser:
     probs: list[float | None] = [0.95, 0.95, 0.4, 0.4, 0.95, 0.95, 0.95]
     assert "warkworth house" not in biaser.candidates(heard, probs)
     assert biaser.snap(heard, probs)[0] == heard
+
+
+@pytest.mark.parametrize(("said", "probs", "ear"), [
+    # "taxi" was heard surely: "a taxi" is not "Curry King", however the audio scores it
+    ("I will need a taxi as well.", {"a": 0.55, "taxi": 0.96}, {"Curry King": -2.0}),
+    # every word common English and only a little like the name: "far to" is not "Cotto"
+    ("Is it far to walk from the station?", {"far": 0.19, "to": 0.79}, {"Cotto": -3.0}),
+])
+def test_plain_words_heard_surely_or_only_a_little_like_a_name_stay(biaser: Biaser, said: str,
+                                                                     probs: dict[str, float],
+                                                                     ear: dict[str, float]) -> None:
+    words = said.split()
+    heard: list[float | None] = [probs.get(w.strip(".?"), 0.95) for w in words]
+    score = lambda texts: [0.0] + [next((v for k, v in ear.items() if k in t), -20.0)  # noqa: E731
+                                   for t in texts[1:]]
+    assert confirm(biaser, said, heard, score) == (said, ())
