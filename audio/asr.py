@@ -295,6 +295,18 @@ class ASR:
                           latency_ms=round((time.perf_counter() - t0) * 1000, 1), model=self.model,
                           words=tuple(words))
 
+    def score(self, audio: np.ndarray, texts: list[str], *, short_window: bool | None = None) -> list[float]:
+        """How likely each of ``texts`` is as the transcript of ``audio`` (16 kHz): summed token
+        log-probabilities, for the acoustic check of a snapped name (:mod:`parley.audio.rescore`)."""
+        from parley.audio.rescore import text_logprobs
+
+        samples = load_audio(audio, SAMPLE_RATE)
+        self.load()
+        short = self.short_window if short_window is None else short_window
+        frames = window_frames(samples.size / SAMPLE_RATE, short)
+        with self._lock:
+            return text_logprobs(self._whisper, samples, texts, frames)
+
 
 def _weighted_logprob(segments: list[dict]) -> float | None:
     if not segments:
