@@ -329,6 +329,18 @@ class ASR:
                                  "no_speech_prob": float(s.no_speech_prob)})
         return out
 
+    def score(self, audio: np.ndarray, texts: list[str], *, short_window: bool | None = None) -> list[float]:
+        """How likely each of ``texts`` is as the transcript of ``audio`` (16 kHz): summed token
+        log-probabilities, for the acoustic check of a snapped name (:mod:`parley.audio.rescore`)."""
+        from parley.audio.rescore import text_logprobs
+
+        samples = load_audio(audio, SAMPLE_RATE)
+        self.load()
+        short = self.short_window if short_window is None else short_window
+        frames = window_frames(samples.size / SAMPLE_RATE, short)
+        with self._lock:
+            return text_logprobs(self._whisper, samples, texts, frames)
+
 
 @dataclass
 class _Decoded:

@@ -13,6 +13,9 @@ foods, areas). For each spoken turn (:func:`parley.audio.voice.transcriber`):
    well, clearly better than any other name, and the words replaced are not plain English the tester may
    have meant (a sentence that names nothing is left as it is). Spoken times Whisper writes as bare digits
    ("at 915") get their colon, and "half pass 7" its "past".
+4. With the turn's audio at hand, unsure words that sound too unlike any name to snap may still become one
+   Whisper itself confirms by ear, and a time's "-teen"/"-ty" minutes are checked the same way
+   (:mod:`parley.audio.confirm`).
 
 Every change is kept with the transcript (``heard`` before, the snaps made), so a stored turn shows what the
 recogniser said and what was changed.
@@ -27,6 +30,7 @@ from typing import Any
 
 from parley.audio.cleanup import WORD, drop_tail, fix_times, plain, tidy, trim_to
 from parley.audio.phonetics import Phonetics, phonetics
+from parley.audio.times import tidy_times
 from parley.engine.vocabulary import KnownNames, vocabulary_of
 
 #: defaults of the matching thresholds (0-100, rapidfuzz ratios of phonetic keys)
@@ -45,20 +49,24 @@ MAX_PROMPT_CHARS = 300
 #: a word the recogniser gave less than this probability is one it was unsure of
 UNSURE = 0.6
 Recognise = Callable[..., Any]  # (hotwords=, initial_prompt=) → audio.asr.Transcript
+Score = Callable[[list[str]], list[float]]  # texts → how likely each is for the turn's audio
 _SMALL = {"and", "of", "the", "a", "at", "on", "in", "by", "de", "du", "la"}
 
 
 @dataclass(frozen=True)
 class Snap:
-    """One change: ``heard`` (the recogniser's words) became ``name`` (``kind``), at ``score``."""
+    """One change: ``heard`` (the recogniser's words) became ``name`` (``kind``), at ``score``: how alike they
+    sound (0-100) when ``by`` is ``sound``; by ``ear``, how much less likely Whisper found the sentence with
+    the name than as heard (log-probability, :mod:`parley.audio.confirm`)."""
 
     heard: str
     name: str
     kind: str | None
     score: float
+    by: str = "sound"
 
     def to_json(self) -> dict[str, Any]:
-        return {"heard": self.heard, "name": self.name, "kind": self.kind, "score": self.score}
+        return {"heard": self.heard, "name": self.name, "kind": self.kind, "score": self.score, "by": self.by}
 
 
 @dataclass(frozen=True)
@@ -102,13 +110,21 @@ class Biaser:
         for n in index:
             self._by_plain.setdefault(_squash(" ".join(n.words)), []).append(n)
         self._max_words = max((len(n.words) for n in index), default=1) + 1
+        self._named = {n.name: n for n in index}
+
+    def named(self, name: str) -> _Name:
+        """The indexed entry of a known ``name``."""
+        return self._named[name]
 
     # -- one spoken turn -------------------------------------------------------------------------------------
-    def transcribe(self, recognise: Recognise, recent: tuple[str, ...] = ()) -> Any:
+    def transcribe(self, recognise: Recognise, recent: tuple[str, ...] = (),
+                   score: Score | None = None) -> Any:
         """A biased transcript: ``recognise(hotwords=…, initial_prompt=…)`` (an :class:`audio.asr.Transcript`
         with word probabilities) once with the dialogue's ``recent`` turns as the prompt, again with the names
         the first pass came close to as hotwords when there are any (kept only if it :meth:`took`), then
-        :meth:`snap` and :func:`fix_times`. ``Transcript.bias`` records each step."""
+        :meth:`snap`, :func:`fix_times` and :func:`parley.audio.times.tidy_times`; with ``score`` (the turn's
+        audio scoring texts) names and times are also confirmed by ear (:mod:`parley.audio.confirm`).
+        ``Transcript.bias`` records each step."""
         prompt = self.prompt(recent)
         first = recognise(hotwords=None, initial_prompt=prompt)
         first = drop_tail(first) if prompt else first
@@ -123,11 +139,24 @@ class Biaser:
             kept = second if self.took(first.text, second.text, cands, scores) else first
             chosen = replace(kept, latency_ms=round(first.latency_ms + second.latency_ms, 1))
         text, snaps = self.snap(chosen.text, word_probs(chosen.text, chosen.words))
+        tried: list[dict[str, object]] = []
+        by_ear: tuple[tuple[str, str], ...] = ()
+        if score is not None:
+            from parley.audio.confirm import confirm
+
+            text, heard = confirm(self, text, word_probs(text, chosen.words), score, tried)
+            snaps += heard
         text, times = fix_times(text)
+        text, tidied = tidy_times(text)
+        if score is not None:
+            from parley.audio.confirm import confirm_times
+
+            text, by_ear = confirm_times(text, score)
         kept_second = second_text is not None and chosen.text == second_text
         info = {"heard": first.text, "prompt": prompt is not None, "hotwords": cands,
                 "second_pass": second_text, "kept_second": kept_second,
-                "snaps": [sn.to_json() for sn in snaps], "times_fixed": times}
+                "snaps": [sn.to_json() for sn in snaps], "times_fixed": times + tidied,
+                "times_by_ear": [list(c) for c in by_ear], "tried_by_ear": tried}
         return replace(chosen, text=text, bias=info)
 
     # -- Whisper's prompt ------------------------------------------------------------------------------------
@@ -162,16 +191,28 @@ class Biaser:
                 out.append(_Window(spans[i][0], spans[j - 1][1], phrase, self.phon.key(phrase), unsure))
         return out
 
-    def _scored(self, key: str, limit: int) -> list[tuple[float, _Name]]:
+    def _scored(self, key: str, limit: int, cutoff: float | None = None) -> list[tuple[float, _Name]]:
         from rapidfuzz import fuzz, process
 
-        hits = process.extract(key, self._keys, scorer=fuzz.ratio, limit=limit,
-                               score_cutoff=min(self.candidate_score, self.snap_score))
+        least = min(self.candidate_score, self.snap_score) if cutoff is None else cutoff
+        hits = process.extract(key, self._keys, scorer=fuzz.ratio, limit=limit, score_cutoff=least)
         return [(float(score), self._index[i]) for _, score, i in hits]
 
-    def _exact(self, windows: list[_Window]) -> list[tuple[int, int]]:
-        """Where the text already says a name as it is (those words are never snapped)."""
-        return [(w.start, w.end) for w in windows if _squash(w.phrase) in self._by_plain]
+    def _exact(self, windows: list[_Window]) -> list[tuple[int, int, str]]:
+        """Where the text already says a name as it is, and the name (letters only) when it is one word
+        (a town such as "Cambridge" begins many longer names), else ""."""
+        return [(w.start, w.end, _squash(w.phrase) if " " not in w.phrase else "") for w in windows
+                if _squash(w.phrase) in self._by_plain]
+
+    @staticmethod
+    def _blocked(w: _Window, exact: list[tuple[int, int, str]], n: _Name) -> bool:
+        """Whether a name said as it is keeps ``w`` from becoming ``n``: it overlaps ``w`` — unless it is one
+        word, lies inside ``w`` and is part of ``n`` ("Cambridge Belt Free" may become "Cambridge Belfry";
+        "book Worth House" stays "Worth House", not "Warkworth House")."""
+        whole = _squash(" ".join(n.words))
+        return any(w.start < e and s < w.end
+                   and not (said and w.start <= s and e <= w.end and said in whole and said != whole)
+                   for s, e, said in exact)
 
     def candidates(self, text: str, probs: list[float | None] | None = None,
                    limit: int = MAX_HOTWORDS) -> list[str]:
@@ -187,11 +228,12 @@ class Biaser:
         exact = self._exact(windows)
         best: dict[str, float] = {}
         for w in windows:
-            if len(w.key) < 4 or (probs is not None and not w.unsure) or _overlaps(w, exact):
+            if len(w.key) < 4 or (probs is not None and not w.unsure):
                 continue
             for score, n in self._scored(w.key, 3):
-                if score >= max(self.candidate_score, 80.0 if len(n.key) < 5 else 0.0) \
-                        and score > best.get(n.name, 0.0) and not _is_plain_english(" ".join(n.words)):
+                least = max(self.candidate_score, 80.0 if len(n.key) < 5 else 0.0)
+                if score >= least and score > best.get(n.name, 0.0) and not self._blocked(w, exact, n) \
+                        and not _is_plain_english(" ".join(n.words)):
                     best[n.name] = score
         return {n: best[n] for n in sorted(best, key=lambda n: -best[n])[:limit]}
 
@@ -242,10 +284,10 @@ class Biaser:
             if len(named) == 1 and plain(w.phrase) != plain(" ".join(named[0].words)) and " " in w.phrase:
                 found.append((100.0, w, named[0]))
         for w in windows:
-            if len(w.key) < 4 or _overlaps(w, exact):
+            if len(w.key) < 4:
                 continue
             scored = self._scored(w.key, 4)
-            if not scored or scored[0][0] < self.snap_score:
+            if not scored or scored[0][0] < self.snap_score or self._blocked(w, exact, scored[0][1]):
                 continue
             score, n = scored[0]
             rival = next((s for s, other in scored[1:] if other.name != n.name), 0.0)
@@ -300,10 +342,6 @@ class _Window:
     phrase: str
     key: str
     unsure: bool
-
-
-def _overlaps(w: _Window, spans: list[tuple[int, int]]) -> bool:
-    return any(w.start < e and s < w.end for s, e in spans)
 
 
 def word_probs(text: str, words: tuple[tuple[str, float], ...] | list[tuple[str, float]]

@@ -101,8 +101,10 @@ def transcriber(asr: Any, *, short_window: bool = True,
         biaser = biaser_for(getattr(current, "system", None))
         if biaser is None:
             return plain(audio, squeeze)
+        score = getattr(asr, "score", None)  # names confirmed by ear when the recogniser can score texts
+        by_ear = (lambda texts: score(audio, texts, short_window=short_window)) if score else None
         biased: Transcript = biaser.transcribe(lambda **kw: plain(audio, squeeze, word_probs=True, **kw),
-                                               recent_turns(getattr(current, "history", ())))
+                                               recent_turns(getattr(current, "history", ())), by_ear)
         return biased
 
     return transcribe

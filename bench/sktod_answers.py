@@ -68,6 +68,35 @@ def polarity_agreement(golds: Sequence[str], answers: Sequence[str], clear: floa
     return out
 
 
+def answer_records(logs: Sequence[Any], labels: Sequence[Any], preds: Sequence[Any],
+                   idx: Sequence[int]) -> list[dict[str, Any]]:
+    """One row per instance that is knowledge-seeking in the gold labels and answered by parley: the
+    question, the gold and parley's response with the judges' polarities (TextBlob; AFINN when installed),
+    the gold and selected knowledge and what parley counted of each venue's reviews."""
+    from textblob import TextBlob
+
+    try:
+        from afinn import Afinn
+
+        afinn: Callable[[str], float] | None = Afinn().score
+    except ImportError:
+        afinn = None
+    rows = []
+    for i, log, lab, p in zip(idx, logs, labels, preds, strict=True):
+        if lab.get("target") is not True or not p.target:
+            continue
+        gold, answer = lab["response"], p.response
+        pg, pa = TextBlob(gold).sentiment.polarity, TextBlob(answer).sentiment.polarity
+        rows.append({"instance": i, "question": log[-1]["text"], "gold": gold, "answer": answer,
+                     "gold_polarity": pg, "answer_polarity": pa, "gold_afinn": afinn(gold) if afinn else None,
+                     "clearly_polar": abs(pg) >= CLEAR,
+                     "agree": pa != 0 and (pa > 0) == (pg > 0) if abs(pg) >= CLEAR else None,
+                     "gold_knowledge": lab["knowledge"], "aspects": list(p.aspects),
+                     "selected": [{**s.snippet.ref(), "text": s.snippet.text} for s in p.selected],
+                     "evidence": [s.to_json() for s in p.stances]})
+    return rows
+
+
 def opening(text: str, n: int = 4) -> str:
     return " ".join(re.findall(r"[a-z0-9']+", text.lower())[:n])
 

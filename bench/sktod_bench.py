@@ -69,11 +69,11 @@ def ks_eval(pipe, logs, labels, idx, tracked: bool) -> dict:
     return out
 
 
-def evaluate(pipe, logs, labels, idx, official: tuple[str, str] | None = None) -> dict:
+def evaluate(pipe, logs, labels, idx, official: tuple[str, str] | None = None, answers: str = "") -> dict:
     """End-to-end predictions on ``idx`` + official scores (parley's, and the track's own scorer when
     ``official`` = (repo, python)) + breakdowns + KS with gold/tracked entities + what the answers' text does
     (polarity agreement, openings)."""
-    from sktod_answers import official_scorer, openings, polarity_agreement
+    from sktod_answers import answer_records, official_scorer, openings, polarity_agreement
 
     from parley.engine.sktod.scoring import official_scores, report
 
@@ -96,6 +96,9 @@ def evaluate(pipe, logs, labels, idx, official: tuple[str, str] | None = None) -
         plain = [{k: v for k, v in o.items() if k != "entities"} for o in out_labels]
         out["official_scorer"] = official_scorer(Path(official[0]), official[1], [logs[i] for i in idx],
                                                  sub_labels, plain)
+    if answers:
+        rows = answer_records([logs[i] for i in idx], sub_labels, preds, idx)
+        Path(answers).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return out
 
 
@@ -125,6 +128,9 @@ def main() -> None:
     ap.add_argument("--official-python", default="python3", help="the Python (with summ_eval) for it")
     ap.add_argument("--skip-untrained", action="store_true", help="only the default pipeline")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "sktod.json"))
+    ap.add_argument("--answers", default="", help="write each answered knowledge-seeking instance of the "
+                    "default pipeline (question, gold and parley's answer, both polarities, the evidence) to "
+                    "this JSON-lines file")
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"no data at {DATA}")
@@ -175,7 +181,7 @@ def main() -> None:
     if default_model_dir() is not None:
         print("default (shipped) pipeline on half 1 …", flush=True)
         result["default"] = evaluate(Pipeline(knowledge=DATA / "knowledge.json"), logs, labels, halves[1],
-                                     official)
+                                     official, args.answers)
     if args.swap:
         with tempfile.TemporaryDirectory() as tmp:
             train(logs, labels, kb, Path(tmp) / "h1", encoder=enc, train_indices=halves[1])
@@ -198,9 +204,11 @@ def fit_answer_style(pipe, logs, labels, idx) -> dict:
 
     from sktod_answers import fit_style, openings
 
+    from parley.engine.sktod.closing import booked
     from parley.engine.sktod.generation import TemplateGenerator
     from parley.engine.sktod.scoring import official_scores
-    from parley.engine.sktod.wording import STYLE, booked, kind
+    from parley.engine.sktod.style import STYLE
+    from parley.engine.sktod.wording import kind
 
     pipe.load()
     plans = {}

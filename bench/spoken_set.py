@@ -1,8 +1,9 @@
 """The spoken set of the speech benchmarks: sentences written for parley (MultiWOZ-style requests naming
 venues, stations, foods, areas, times and counts, and sentences that name nothing), each with the values a
 recogniser must get right. Run as a script, it synthesises them (piper, espeak-ng), transcribes them with
-Whisper with and without biasing (:mod:`parley.audio.bias`, the multiwoz system's names) and scores slot
-values and WER.
+Whisper with and without biasing (:mod:`parley.audio.bias`, the multiwoz system's names; names and times
+confirmed by ear, :mod:`parley.audio.confirm`, since the real recogniser scores texts) and scores slot values
+and WER.
 
 A slot is ``kind=value``: ``name`` (a venue or station as the MultiWOZ database spells it), ``food``,
 ``area``, ``time`` (``HH:MM`` as ``engine/systems/mw/normalise.find_times`` reads the sentence),

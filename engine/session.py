@@ -29,8 +29,8 @@ from parley import __version__
 from parley.engine.locations import adopt_audio, turn_audio_path
 from parley.engine.rewrite.chain import Chain
 from parley.engine.speculate import Forkable, Speculation, answer, rewrite_turn
-from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn, json_data, json_dict
-from parley.jsontypes import JSONObject
+from parley.engine.types import DialogueSystem, Message, Rewrite, SystemTurn
+from parley.jsontypes import JSONObject, as_json, as_json_object
 from parley.store import Store
 from parley.store.records import DialogueRating, SessionRecord, TurnRating, TurnRecord
 
@@ -109,9 +109,9 @@ class Session:
             tester=tester,
             mode=mode,  # type: ignore[arg-type]
             system_name=str(system_spec or _name(system)),
-            system_config=json_dict(system_config or {}),
+            system_config=as_json_object(system_config or {}, other="text"),
             condition={"name": self.chain.name, "rewriters": self.chain.config()},
-            goal=None if goal is None else json_dict(goal),
+            goal=None if goal is None else as_json_object(goal, other="text"),
             seed=self.seed,
             app_version=__version__,
             source=source,
@@ -157,7 +157,8 @@ class Session:
                 audio_in = adopt_audio(audio_in, self.id, index, "user")
             rec = self.store.add_turn(TurnRecord(
                 session_id=self.id, index=index, role="user", text=text, audio_in=audio_in,
-                internals={"input": json_dict(input_info)} if input_info else {}, status="pending"))
+                internals={"input": as_json_object(input_info, other="text")} if input_info else {},
+                status="pending"))
         return Pending(rec)
 
     def turn(self, text: str, *, audio_in: str | None = None,
@@ -187,7 +188,7 @@ class Session:
         self._runs += 1
         chain = self.chain
         text = user.text
-        condition: JSONObject = {"name": chain.name, "rewriters": json_data(chain.config())}
+        condition: JSONObject = {"name": chain.name, "rewriters": as_json(chain.config(), other="text")}
         internals: JSONObject = {"condition": condition, **user.internals}
         rw = ahead.rewritten if ahead is not None else rewrite_turn(
             chain, text, seed=self.seed, index=user.index, history=self.history)
@@ -263,7 +264,8 @@ class Session:
         """Store the spoken reply's WAV and the voice stage latencies (``internals["voice"]``) on the system
         turn."""
         if exchange.system_turn_id is not None:
-            self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": json_dict(timings)})
+            voice = as_json_object(timings, other="text")
+            self.store.set_turn_audio(exchange.system_turn_id, audio_out, {"voice": voice})
 
     # -- ratings -----------------------------------------------------------------------------------------
     def rate_turn(self, system_turn_id: str, rater: str, *, relevance: int | None = None,

@@ -227,8 +227,8 @@ class SystemTurn:
         return {
             "text": self.text,
             "state": {d: dict(s) for d, s in self.state.items()},
-            "acts": [json_dict(a) for a in self.acts],
-            "internals": json_dict(self.internals),
+            "acts": [as_json_object(a, other="text") for a in self.acts],
+            "internals": as_json_object(self.internals, other="text"),
             "latency_ms": self.latency_ms,
         }
 
@@ -240,23 +240,6 @@ def is_dialogue_act(value: object) -> TypeGuard[DialogueAct]:
         return False
     return isinstance(value.get("act", ""), str) and all(
         isinstance(value.get(k), str | None) for k in ("domain", "slot"))
-
-
-def json_data(value: object) -> JSONValue:
-    """``value`` (a TypedDict, a tuple of acts, ...) as plain JSON data: mappings become dicts with text keys,
-    tuples lists; another object becomes its ``str`` (as the store writes it)."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, Mapping):
-        return json_dict(value)
-    if isinstance(value, list | tuple):
-        return [json_data(v) for v in value]
-    return str(value)
-
-
-def json_dict(value: Mapping[str, object]) -> JSONObject:
-    """A mapping as a plain JSON object (a copy; see :func:`json_data`)."""
-    return {str(k): json_data(v) for k, v in value.items()}
 
 
 @runtime_checkable

@@ -38,11 +38,13 @@ BAD = _words("slow unreliable patchy spotty weak noisy loud dirty filthy stained
              "outdated worn shabby tired expensive overpriced pricey costly limited poor bad terrible "
              "awful horrible disappointing mediocre subpar crowded busy dark difficult inconvenient far "
              "remote broken disruptive frustrating confusing chaotic dull drab lacking tight awkward "
-             "unpleasant disgusting inedible tasteless average")
+             "unpleasant disgusting inedible tasteless average lackluster lacklustre unkempt steep "
+             "questionable")
 _ONLY_FOR: dict[frozenset[str], frozenset[str]] = {
     _words("friendly helpful attentive welcoming polite courteous professional kind accommodating rude "
            "unhelpful unfriendly inattentive"): frozenset({"staff", "checkin"}),
-    _words("delicious tasty flavourful flavorful authentic bland stale overcooked undercooked greasy "
+    _words("bland"): frozenset({"food", "breakfast", "drinks", "dietary", "atmosphere"}),
+    _words("delicious tasty flavourful flavorful authentic stale overcooked undercooked greasy "
            "soggy salty inedible tasteless disgusting fresh cold lukewarm"):
         frozenset({"food", "breakfast", "drinks", "dietary"}),
     _words("limited extensive varied plentiful ample"):
@@ -50,7 +52,7 @@ _ONLY_FOR: dict[frozenset[str], frozenset[str]] = {
     _words("quiet peaceful silent noisy loud disruptive"): frozenset({"noise", "room", "atmosphere",
            "location"}),
     _words("central convenient handy accessible remote far"): frozenset({"location", "parking"}),
-    _words("affordable reasonable cheap inexpensive expensive overpriced pricey costly"):
+    _words("affordable reasonable cheap inexpensive expensive overpriced pricey costly steep"):
         frozenset({"price", "drinks", "food", "parking", "breakfast", "wifi"}),
     _words("fast quick speedy prompt reliable unreliable spotty patchy stable strong weak"):
         frozenset({"wifi", "wait", "checkin", "staff", "drinks"}),
@@ -66,11 +68,13 @@ _SIZE_WORDS = _words("spacious roomy cramped tiny small large big huge generous 
 _INTENSIFIERS = _words("very really extremely super incredibly quite so truly pretty always absolutely "
                        "perfectly "
                        "genuinely exceptionally particularly")
+_HIGH_GOOD = _words("quality standard standards end class marks praise")
+_AMOUNTS = _words("few couple half hour hours minute minutes while one two three four five ten twenty")
 _NEGATORS = _words("not never no hardly barely without nothing none nor nobody neither")
 #: aspects that hold others (a question about the rooms' cleanliness is about the cleanliness)
 _CONTAINERS = frozenset({"room", "food", "drinks", "bathroom", "location"})
 _CLAUSE = re.compile(r"\s*(?:[;:!?]|\.\s|,?\s+\b(?:but|however|although|though|whereas|while|yet|except|"
-                     r"apart from|other than)\b)\s*", re.I)
+                     r"apart from|other than|since|because)\b)\s*", re.I)
 
 
 _VIEW = re.compile(r"\b(?:views?|viewing|scenery|scenic|sights?|vistas?|overlook\w*|panoram\w*|window)\b",
@@ -78,17 +82,46 @@ _VIEW = re.compile(r"\b(?:views?|viewing|scenery|scenic|sights?|vistas?|overlook
 
 
 _SIZE = re.compile(r"\b(?:big|bigger|large|larger|huge|spacious|roomy|small|smaller|tiny|cramped|size|sizes|"
-                   r"sized|space)\b", re.I)
+                   r"sized|space|spaces)\b", re.I)
+#: a question about the range on offer ("a large selection of beers") asks how much choice, not how big
+_RANGE = re.compile(r"\b(?:selection|selections|variety|range|choice|choices|options?|number of)\b", re.I)
+
+
+_SAFE = re.compile(r"\bsafe\b(?!\s+(?:box|boxes|deposit|in (?:the|our|my) room))", re.I)
+
+
+#: parts of the atmosphere a question may ask about alone ("is the music good?"): answered from the reviews
+#: that talk about that part, not from those that praise the decor or the vibe
+FINE = {
+    "music": re.compile(r"\b(?:music|musicians?|songs?|band|playlist|dj|tunes?|singers?|jazz)\b", re.I),
+    "decor": re.compile(r"\b(?:d[eé]cor|decorat\w*|interiors?|furnish\w*|paintings?|artwork)\b", re.I),
+    "lighting": re.compile(r"\b(?:lighting|lights?|lit|dim|dimly|candle\w*|lamps?)\b", re.I),
+}
+
+
+_AMOUNT_GOOD = re.compile(r"\bgood\s+(?=(?:\d+|few|couple|half|hour|hours|minute|minutes|while|one|two|three|"
+                          r"four|five|ten|twenty)\b)", re.I)
+
+
+def amounts_plain(text: str) -> str:
+    """``text`` without the "good" of an amount ("it took a good 15 minutes"), which praises nothing."""
+    return _AMOUNT_GOOD.sub("", text)
 
 
 def focus(aspects: frozenset[str], text: str = "") -> frozenset[str]:
     """The aspects an answer is about: a question naming a container and a quality ("are the rooms clean?")
     is about the quality; one about the view ("view" is a room keyword of the aspect lexicon) or the size of
-    the rooms or portions is about that."""
+    the rooms or portions is about that; one about the music, decor or lighting (all "atmosphere" in the
+    lexicon) is about that part alone."""
+    if "amenities" in aspects and "amenities" not in aspects_of(_SAFE.sub(" ", text)):
+        aspects = aspects - {"amenities"}  # "a safe neighbourhood" asks about safety, not about a safe
     if text and _VIEW.search(text) and not aspects - _CONTAINERS:
         return frozenset({"view"})
-    if text and _SIZE.search(text) and not aspects - _CONTAINERS:
+    if text and _SIZE.search(text) and not _RANGE.search(text) and not aspects - _CONTAINERS:
         return frozenset({"size"})
+    fine = frozenset(a for a, rx in FINE.items() if text and rx.search(text))
+    if fine and not aspects - _CONTAINERS - {"atmosphere"}:
+        return fine
     inner = aspects - _CONTAINERS
     return inner if inner else aspects
 
@@ -126,9 +159,21 @@ _ALSO = {
 _ALSO_RE = {a: re.compile(rf"\b(?:{p})\b", re.I) for a, p in _ALSO.items()}
 
 
+def elsewhere(text: str, question: str, aspects: frozenset[str]) -> bool:
+    """Whether ``text`` talks about the prices of another thing than the one the question asks the prices
+    of ("affordable food prices" for "is their beer good value?")."""
+    if aspects != {"price"}:
+        return False
+    things = aspects_of(question) & {"food", "drinks"}
+    said = aspects_of(text) & {"food", "drinks"}
+    return bool(things and said and not said & things)
+
+
 def mentions(text: str, aspects: frozenset[str]) -> bool:
     """Whether ``text`` talks about one of ``aspects``."""
     if "view" in aspects and _VIEW.search(text) or "size" in aspects and _SIZE.search(text):
+        return True
+    if any(FINE[a].search(text) for a in aspects & FINE.keys()):
         return True
     also = aspects & _ALSO_RE.keys()
     return bool(aspects_of(text) & aspects) or any(_ALSO_RE[a].search(text) for a in also)
@@ -138,6 +183,8 @@ def eligible(word: str, aspects: frozenset[str]) -> bool:
     """Whether ``word`` may describe ``aspects`` ("friendly" describes staff, never a location)."""
     if "size" in aspects and word not in _SIZE_WORDS and word not in _GENERIC:
         return False
+    if aspects & FINE.keys():
+        aspects = aspects | {"atmosphere"}  # a part of the atmosphere takes the atmosphere's words
     for group, allowed in _ONLY_FOR.items():
         if word in group:
             return not aspects or bool(allowed & aspects)
@@ -161,10 +208,17 @@ def descriptors(clause: str, aspects: frozenset[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for i, w in enumerate(words):
         pol = "positive" if w in GOOD else "negative" if w in BAD else ""
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if w == "high" and "price" in aspects and after not in _HIGH_GOOD:
+            pol = "negative"  # "the prices were high", never "high quality"
+        if w == "good" and (after.isdigit() or after in _AMOUNTS):
+            continue  # "a good 15 minutes", "a good few hours": an amount, not praise
         if not pol or not eligible(w, aspects):
             continue
         before = words[max(0, i - 5):i]
         negated = any(b in _NEGATORS or b.endswith("n't") for b in before)
+        if negated and any(b in ("wish", "wished", "hoped") for b in before):
+            negated = False  # "I only wish it wasn't so far": it is far
         phrase = w
         if i and words[i - 1] in _INTENSIFIERS and not negated:
             phrase = f"{words[i - 1]} {w}"
@@ -200,6 +254,7 @@ class Stance:
     praise: tuple[str, ...] = ()  # the words of positive reviews, most used first
     complaints: tuple[str, ...] = ()
     faq: str = ""  # the best FAQ's answer, when an FAQ is the best snippet
+    unmentioned: bool = False  # the question names an aspect that no review or FAQ of the venue talks about
 
     @property
     def reviews(self) -> int:
@@ -208,7 +263,10 @@ class Stance:
     @property
     def verdict(self) -> str:
         """"positive" / "negative" (more reviews one way), "split" (as many each way), "neutral" (no
-        opinion either way) or "none" (no review)."""
+        opinion either way), "unmentioned" (nothing of the venue talks about the asked aspect) or "none" (no
+        review)."""
+        if self.unmentioned:
+            return "unmentioned"
         if self.positive > self.negative:
             return "positive"
         if self.negative > self.positive:

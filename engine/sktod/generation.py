@@ -18,7 +18,7 @@ from parley.engine.loading import explain, load_pretrained, pretrained_kwargs, r
 from parley.engine.sktod.aspects import ASPECTS, aspect_word, named_aspects, snippet_aspects
 from parley.engine.sktod.evidence import Stance
 from parley.engine.sktod.knowledge import ScoredSnippet, Snippet
-from parley.engine.sktod.wording import Ask
+from parley.engine.sktod.question import Ask
 from parley.engine.types import LoadError
 from parley.progress import Progress
 
@@ -34,6 +34,7 @@ EXTRA_LEXICON: dict[str, float] = {
     "dropping": -1.3, "dropped": -1.1, "disconnected": -1.4, "disconnecting": -1.4, "flaky": -1.5,
     "lukewarm": -1.0, "overcooked": -1.5, "sticky": -1.0, "dated": -0.8, "sagged": -1.2, "harsh": -1.2,
     "spoiled": -1.6, "warned": -1.0, "grubby": -1.6, "curt": -1.2, "disorganised": -1.6, "undrinkable": -2.0,
+    "lackluster": -1.5, "lacklustre": -1.5, "unkempt": -1.4, "letdown": -1.6, "drab": -1.2,
 }
 
 @dataclass(frozen=True)
@@ -75,9 +76,11 @@ class Sentiment:
 
     def score(self, text: str, aspects: frozenset[str] = frozenset()) -> tuple[str, float, str]:
         """(label, compound, clause) for one snippet; |compound| < 0.05 is neutral."""
+        from parley.engine.sktod.evidence import amounts_plain
+
         self.load()
         c = self.clause(text, aspects)
-        compound = float(self._vader.polarity_scores(c)["compound"])
+        compound = float(self._vader.polarity_scores(amounts_plain(c))["compound"])
         label = "positive" if compound >= 0.05 else "negative" if compound <= -0.05 else "neutral"
         return label, compound, c
 
@@ -93,11 +96,11 @@ class Answer:
 class TemplateGenerator:
     """Answers from the selected snippets: per venue, what its reviews say about the asked aspect
     (:mod:`engine.sktod.evidence`) in parley's words (:mod:`engine.sktod.wording`); deterministic per question
-    and seed. ``style`` overrides :data:`engine.sktod.wording.STYLE` (frame weights, follow-up rate)."""
+    and seed. ``style`` overrides :data:`engine.sktod.style.STYLE` (frame weights, follow-up rate)."""
 
     def __init__(self, seed: int = 0, follow_up: float | None = None,
                  style: Mapping[str, Any] | None = None) -> None:
-        from parley.engine.sktod.wording import fitted_style
+        from parley.engine.sktod.style import fitted_style
 
         self.seed = seed
         self.style = {**fitted_style(), **(style or {})}
@@ -131,15 +134,15 @@ class TemplateGenerator:
             out.append(Opinion(s, label, comp, clause))
         return out, asp
 
-    def stances(self, opinions: Sequence[Opinion], aspects: frozenset[str]) -> list[Stance]:
-        """One :class:`Stance` per venue, in the order of the snippets."""
+    def stances(self, opinions: Sequence[Opinion], aspects: frozenset[str]) -> dict[tuple[str, int], Stance]:
+        """One :class:`Stance` per venue (by domain and entity id), in the order of the snippets."""
         from parley.engine.sktod.evidence import review_view, stance
 
         venues: dict[tuple[str, int], list[Opinion]] = {}
         for o in opinions:
             venues.setdefault(o.snippet.snippet.key[:2], []).append(o)
-        out = []
-        for mine in venues.values():
+        out = {}
+        for v, mine in venues.items():
             snip = mine[0].snippet.snippet
             top = max(mine, key=lambda o: o.snippet.score).snippet.snippet
             faq = (top.answer or top.text).strip() if top.doc_type == "faq" else ""
@@ -148,7 +151,7 @@ class TemplateGenerator:
                 if o.snippet.snippet.doc_type == "review":
                     docs.setdefault(o.snippet.snippet.doc_id, []).append((o.snippet.snippet.text, o.compound))
             views = [review_view(d, aspects) for d in docs.values()]
-            out.append(stance(snip.entity_name or "this place", snip.domain, views, faq))
+            out[v] = stance(snip.entity_name or "this place", snip.domain, views, faq)
         return out
 
     def plan(self, question: str, selected: Sequence[ScoredSnippet],
@@ -156,51 +159,76 @@ class TemplateGenerator:
         """What was asked and what each venue's reviews say about it: the selected snippets, plus the other
         reviews in ``pool`` of the same venues that talk about the asked aspect (an answer counts every
         review of it, not only the best matches)."""
-        from parley.engine.sktod.evidence import mentions, question_text
-        from parley.engine.sktod.wording import ask
+        from parley.engine.sktod.evidence import elsewhere, mentions, question_text
+        from parley.engine.sktod.question import ask
 
         ops, asp = self.opinions(question, selected)
-        q = ask(question_text(question, sorted({s.snippet.entity_name for s in selected})), asp)
-        venues = {s.snippet.key[:2] for s in selected}
+        text = question_text(question, sorted({s.snippet.entity_name for s in selected}))
+        q = ask(text, asp)
+        known = {s.snippet.key[:2]: s.snippet for s in selected} | {s.key[:2]: s for s in reversed(pool)}
+        venues = list(dict.fromkeys(s.snippet.key[:2] for s in selected))
+        if q.compare:  # "which has the best view?" is about every venue under discussion
+            venues += [v for v in dict.fromkeys(s.key[:2] for s in pool) if v not in venues]
         seen = {s.snippet.key for s in selected}
         extra = [ScoredSnippet(s, 0.0) for s in pool if s.doc_type == "review" and s.key[:2] in venues
                  and s.key not in seen and mentions(s.text, q.aspects)]
+        # a fact (FAQ) about the aspect answers for a venue whose selected snippets do not talk about it
+        told = {s.snippet.key[:2] for s in selected if mentions(s.snippet.text, q.aspects)}
+        best = max((s.score for s in selected), default=0.0) + 1.0
+        extra += [ScoredSnippet(s, best) for s in pool if s.doc_type == "faq" and s.key[:2] in venues
+                  and s.key[:2] not in told and s.key not in seen and mentions(s.text, q.aspects)]
         if extra:
             ops = ops + self.opinions(question, extra)[0]
+        # a venue of which nothing talks about the aspect the question names is said to be silent on it: the
+        # one decision for an answer, whether about one venue or a comparison
+        silent = {v for v in venues if named_aspects(text) and not any(
+            mentions(o.snippet.snippet.text, q.aspects) for o in ops if o.snippet.snippet.key[:2] == v)}
+        ops = [o for o in ops if o.snippet.snippet.key[:2] not in silent]
         # reviews that do not talk about the asked aspect say nothing about it (when some do)
-        about = [o for o in ops
-                 if o.snippet.snippet.doc_type == "faq" or mentions(o.snippet.snippet.text, q.aspects)]
-        if any(o.snippet.snippet.doc_type == "review" for o in about):
-            ops = about
-        return q, self.stances(ops, q.aspects), ops
+        about = [o for o in ops if o.snippet.snippet.doc_type == "faq"
+                 or mentions(t := o.snippet.snippet.text, q.aspects) and not elsewhere(t, text, q.aspects)]
+        if any(o.snippet.snippet.doc_type == "review" for o in about) or named_aspects(text) and about:
+            ops = about  # (when the question names the aspect, an FAQ about it alone may answer)
+        said = self.stances(ops, q.aspects)
+        quiet = {v: Stance(known[v].entity_name or "this place", v[0], unmentioned=True) for v in silent}
+        stances = [said.get(v) or quiet[v] for v in venues if v in said or v in quiet]
+        return q, stances, ops
 
     def render(self, q: Ask, stances: Sequence[Stance], rng: random.Random,
                after_booking: bool = False) -> str:
-        from parley.engine.sktod.wording import follow_up, kind, sentence
+        from parley.engine.sktod.closing import follow_up
+        from parley.engine.sktod.wording import kind, sentence, unmentioned
 
+        said = [st for st in stances if not st.unmentioned]
+        if stances and not said:
+            return unmentioned(q, stances)
         kinds = dict(self.style.get("kinds", {}))
-        what = kind(q, stances)  # then the same kind about this aspect ("yn-all|view"), when fitted apart
+        what = kind(q, said)  # then the same kind about this aspect ("yn-all|view"), when fitted apart
         about = f"{what}|{'+'.join(sorted(q.aspects))}"
         style = {**self.style, **kinds.get(what, {}), **kinds.get(about, {})}
+        if len({st.verdict for st in said if st.reviews}) > 1:
+            q = replace(q, yes_no=False)  # venues the reviews judge differently: no single yes or no
         parts: list[str] = []
         for k, st in enumerate(stances):
-            if st.faq:
+            if st.unmentioned:
+                parts.append(unmentioned(q, [st]))
+            elif st.faq:
                 faq = sentence(q, replace(st, positive=0, negative=0, neutral=0), rng, style)
                 parts.append(faq.split(": ", 1)[-1] if len(stances) == 1 else faq)
-            if st.reviews or not st.faq:
+            if not st.unmentioned and (st.reviews or not st.faq):
                 parts.append(sentence(q, st, rng, style, first=k == 0 and not st.faq))
         parts = list(dict.fromkeys(p for p in parts if p))  # never the same sentence twice
         if not parts:
             return "Sorry, the reviews say nothing about that."
         if rng.random() < float(style.get("follow_up", 0.0)):
-            parts.append(follow_up(stances, rng, style, after_booking))
+            parts.append(follow_up(said, rng, style, after_booking))
         return " ".join(p if p.endswith((".", "!", "?")) else p + "." for p in parts)
 
     def generate(self, question: str, selected: Sequence[ScoredSnippet],
                  pool: Sequence[Snippet] = (), context: Sequence[str] = ()) -> Answer:
         """What reviewers say about the asked aspect, venue by venue (``pool``: see :meth:`plan`; ``context``:
         the dialogue so far, the question last, so that no booking is offered right after one was made)."""
-        from parley.engine.sktod.wording import booked
+        from parley.engine.sktod.closing import booked
 
         rng = random.Random(zlib.crc32(f"{self.seed}:{question}".encode()))
         q, stances, ops = self.plan(question, selected, pool)
@@ -254,7 +282,12 @@ class ModelGenerator:
                  context: Sequence[str] = ()) -> Answer:
         import torch
 
+        from parley.engine.sktod.wording import unmentioned
+
         self.load()
+        q, stances, _ = self.templates.plan(question, selected)
+        if stances and all(st.unmentioned for st in stances):  # the same decision as the template answers
+            return Answer(unmentioned(q, stances), (), tuple(sorted(q.aspects)), tuple(stances))
         ops, asp = self.templates.opinions(question, selected)
         prompt = absa_input(list(context) or [question], ops, asp)
         enc = self._tok(prompt, return_tensors="pt", truncation=True, max_length=512)

@@ -5,202 +5,29 @@ it quiet?"), "no" when most are negative; a question about a fault ("is it noisy
 round, never with a "yes" over complaints. When reviews disagree the answer says so ("most guests …, but one
 guest said it was slow"; "opinions are mixed"). Reviewers' words appear only as their adjectives ("fast and
 reliable"). Several frames say the same thing; each answer draws its frame, its words for the reviewers and
-its follow-up question per question, with the weights in :data:`STYLE` and ``assets/sktod/style.json`` (chosen
-on half of DSTC11 val's dialogues by ``bench/sktod_bench.py --fit-style``; the other half scores them).
+its follow-up question per question, with the weights of :mod:`engine.sktod.style`. What the question asks is
+read by :mod:`engine.sktod.question`; the closing question comes from :mod:`engine.sktod.closing`.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from parley.engine.sktod.aspects import ASPECTS
-from parley.engine.sktod.evidence import BAD, GOOD, Stance, distinct, eligible, mentions
-
-Style = Mapping[str, Any]
-
-#: weights of each choice (see the module docstring); ``follow_up`` is the share of answers that end on one
-STYLE: dict[str, Any] = {
-    "frame": {"plain": 1.0, "say": 1.0, "according": 1.0, "described": 1.0, "has": 1.0},
-    "who": {"guests": 1.0, "previous guests": 1.0, "customers": 1.0, "reviewers": 1.0},
-    "say": {"say": 1.0, "said": 1.0, "have said": 1.0},
-    "that": {"": 1.0, "that ": 1.0},
-    "tense": {"present": 1.0, "past": 1.0},
-    "minor": {"though": 1.0, "but": 1.0, "however": 1.0},
-    "follow": {"more": 1.0, "else": 1.0, "book": 1.0, "reserve": 1.0},
-    "follow_up": 0.5,
-    "adjectives": 2,
-}
+from parley.engine.sktod.english import a_noun, cap, count, display_name, join, plural, with_article
+from parley.engine.sktod.evidence import BAD, GOOD, Stance, distinct
+from parley.engine.sktod.question import Ask, noun_phrase
+from parley.engine.sktod.style import Style, draw
 
 
-def fitted_style() -> dict[str, Any]:
-    """:data:`STYLE` with the choices fitted on DSTC11 val half 0 (``assets/sktod/style.json``, written by
-    ``bench/sktod_bench.py --fit-style``) over it."""
-    import json
-
-    from parley.assets import asset_path
-
-    f = asset_path("sktod", "style.json")
-    try:
-        fitted = json.loads(f.read_text(encoding="utf-8")) if f.is_file() else {}
-    except (OSError, ValueError):
-        fitted = {}
-    return {**STYLE, **(fitted if isinstance(fitted, dict) else {})}
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_YESNO = re.compile(r"^\s*(?:(?:so|and|but|also|ok|okay|well|great|thanks|thank you|hi|hello)[,!.]?\s+)*"
-                    r"(?:is|are|does|do|did|has|have|can|could|will|would|was|were|should|shall)\b", re.I)
-_EXISTS = re.compile(r"\b(?:have|has|serve|serves|offer|offers|provide|provides|sell|sells|is there|"
-                     r"are there)\b", re.I)
-_COMPARE = re.compile(r"\b(?:which|better|best|worse|worst|compare|comparison|either|both|neither)\b", re.I)
-_FAULT_NOUNS = _words("noise traffic smell smells dirt dust stains problem problems issue issues complaint "
-                      "complaints bugs mould mold")
-#: nouns a question names its aspect with (team-written); compounds of them ("room views") are kept whole
-NOUNS = _words("""view views scenery sights room rooms bed beds bathroom bathrooms shower showers wifi wi-fi
-internet connection breakfast buffet parking car park garage staff service employees waiters waiter servers
-server reception receptionist host hosts owner owners food meal meals dishes dish menu portions portion
-dessert desserts drinks drink beer beers wine wines cocktails coffee bar selection outdoor seating patio
-terrace garden atmosphere ambience ambiance decor music vibe location area neighbourhood neighborhood price
-prices value cost
-rates noise level cleanliness hygiene pool gym spa amenities facilities lobby check-in checkout check-out wait
-waiting times queue accommodation accommodations restroom restrooms toilet toilets alcohol portion sizes""")
-_BARE = (["level"], ["car"], ["park"], ["bar"], ["area"], ["value"], ["selection"], ["times"])
-_ARTICLE_LAST = _words("hotel house lodge inn breakfast guesthouse belfry restaurant arms")
-_SMALL = _words("and of the by du de la")
-
-
-@dataclass(frozen=True)
-class Ask:
-    """What a question asks: the aspects, the words it names them with, whether it wants a yes or no (and
-    whether about something existing: "do they serve beer?"), and whether it asks about a quality (+1, "is it
-    quiet?") or a fault (-1, "is it noisy?")."""
-
-    text: str
-    aspects: frozenset[str]
-    phrase: str
-    yes_no: bool
-    sense: int
-    compare: bool
-    exists: str = ""  # the verb of a question about something existing ("serves"), else ""
-    adjective: str = ""  # the quality or fault asked about, when it may describe the aspect ("quiet")
-
-
-def ask(question: str, aspects: frozenset[str]) -> Ask:
-    """``aspects``: what the answer is about (``evidence.focus`` of the question's or the snippets')."""
-    words = re.findall(r"[a-z]+(?:'[a-z]+)?", question.lower())
-    sense = 0
-    adjective = ""
-    for i, w in enumerate(words):
-        neg = i > 0 and (words[i - 1] in ("not", "no") or words[i - 1].endswith("n't"))
-        if w in BAD or w in _FAULT_NOUNS:
-            sense = 1 if neg else -1
-        elif w in GOOD:
-            sense = -1 if neg else 1
-        else:
-            continue
-        if not neg and w not in _FAULT_NOUNS and eligible(w, aspects) and (w not in ("free", "big", "large")
-                                                                          or "size" in aspects):
-            adjective = w
-        break
-    yes_no = bool(_YESNO.match(question))
-    verb = _EXISTS.search(question)
-    exists = ""
-    if yes_no and sense == 0 and verb:
-        v = verb.group(0).lower()
-        exists = "has" if v in ("have", "has", "is there", "are there") else v if v.endswith("s") else v + "s"
-    return Ask(question, aspects, noun_phrase(question, aspects), yes_no, sense,
-               bool(_COMPARE.search(question)), exists, adjective)
-
-
-def noun_phrase(question: str, aspects: frozenset[str]) -> str:
-    """The aspect as the user named it ("the room views", "the wifi"), else the lexicon's phrase."""
-    words = re.findall(r"[a-z][a-z\-]*", question.lower())
-    runs: list[list[str]] = []
-    run: list[str] = []
-    for w in [*words, ""]:
-        if w in NOUNS:
-            run.append(w)
-            continue
-        if run and run not in _BARE:
-            runs.append(run[-2:])
-        run = []
-    if runs:  # the run about the answer's aspect, else the longest, else the first
-        best = max(runs, key=lambda r: (mentions(" ".join(r), aspects), len(r)))
-        if "view" in aspects and not any(w.startswith("view") for w in best):
-            return "the view"
-        if " ".join(best) in _OF_PLACE:
-            return "it"
-        return "the " + (" ".join(best) if len(best) > 1 else _PLURAL.get(best[0], best[0]))
-    if "view" in aspects:
-        return "the view"
-    for name in ASPECTS:
-        if name in aspects:
-            return "it" if name in ("noise", "cleanliness", "price", "atmosphere") else ASPECTS[name][0]
-    return "it"
-
-
-#: what a question may name that reviews say of the place itself ("the noise level" → "it is quiet")
-_PLURAL = {"drink": "drinks", "beverage": "beverages", "cocktail": "cocktails", "outdoor": "outdoor seating"}
-_OF_PLACE = frozenset(["noise", "noise level", "level", "cleanliness", "hygiene", "value", "price", "cost",
-                       "atmosphere", "ambience", "ambiance", "vibe"])
-_COUNTABLE = frozenset(["view", "location", "room", "bathroom", "atmosphere", "selection", "menu", "patio",
-                        "terrace", "garden", "bar", "lobby", "pool", "gym", "spa", "area", "shower", "bed"])
-
-
-def with_article(words: str, noun: str) -> str:
-    """"great view" → "a great view"; "fast wifi", "clean rooms" stay as they are."""
-    if noun.split()[-1] not in _COUNTABLE:
-        return f"{words} {noun}"
-    return f"{'an' if words[:1] in 'aeiou' else 'a'} {words} {noun}"
-
-
-def display_name(raw: str) -> str:
-    """"ACORN GUEST HOUSE" → "the Acorn Guest House"; "PIZZA HUT CITY CENTRE" → "Pizza Hut City Centre"."""
-    words = raw.lower().split()
-    if words and words[0] == "the":
-        words = words[1:]
-    out = " ".join(w if (i and w in _SMALL) else (w[:1].upper() + w[1:]) for i, w in enumerate(words))
-    if raw.lower().startswith("the ") or (words and words[-1] in _ARTICLE_LAST):
-        out = "the " + out
-    return out or "this place"
-
-
-def cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def join(words: Sequence[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def plural(phrase: str) -> bool:
-    last = phrase.split()[-1]
-    return (last.endswith("s") and not last.endswith("ss")) or last in ("staff", "people")
-
-
-def count(n: int, noun: str = "guest") -> str:
-    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-    many = "people" if noun == "person" else noun + "s"
-    return f"{words[n] if n < len(words) else n} {noun if n == 1 else many}"
-
-
-def draw(rng: random.Random, style: Style, slot: str, allowed: Sequence[str] | None = None) -> str:
-    """One choice of ``slot``, drawn with the style's weights (among ``allowed`` when given)."""
-    weights: Mapping[str, float] = style.get(slot) or STYLE[slot]
-    keys = [k for k in weights if allowed is None or k in allowed]
-    ws = [max(float(weights[k]), 0.0) for k in keys]
-    if not keys:
-        return allowed[0] if allowed else ""
-    if sum(ws) <= 0:
-        return keys[0]
-    return rng.choices(keys, weights=ws)[0]
+def unmentioned(q: Ask, stances: Sequence[Stance]) -> str:
+    """That nothing known of these venues talks about what was asked, in the user's words ("the music")."""
+    names = [display_name(st.name) for st in stances]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    what = noun_phrase(q.text, q.aspects, of_place=False)
+    return f"None of the reviews or facts about {listed} mention {what}."
 
 
 def kind(q: Ask, stances: Sequence[Stance]) -> str:
@@ -306,9 +133,9 @@ def sentence(q: Ask, st: Stance, rng: random.Random, style: Style, first: bool =
     lead = opening(q, st) if first else ""
     if q.exists and p.noun != "it" and first:
         if v == "negative":
-            lead = f"{cap(p.name)} {q.exists} {p.noun}, but "
+            lead = f"{cap(p.name)} {q.exists} {a_noun(p.noun)}, but "
         else:
-            text = f"{lead}{p.name if lead else cap(p.name)} {q.exists} {p.noun}"
+            text = f"{lead}{p.name if lead else cap(p.name)} {q.exists} {a_noun(p.noun)}"
             if words:
                 m = "most " if most else ""
                 text += f", and {m}{p.who} {p.say} {p.that}{p.they} {p.was} {join(words)}"
@@ -361,39 +188,3 @@ def minority(st: Stance, p: Parts, rng: random.Random, style: Style) -> str:
                 "only": f". Only {count(n, 'person')} liked {p.pron}"}
     return said[draw(rng, style, "minor")]
 
-
-FOLLOW = {
-    "more": "Would you like to know more about {name}?",
-    "else": "Is there anything else you would like to know?",
-    "book": "Would you like me to book {what} there?",
-    "reserve": "Would you like to make a reservation?",
-    "book_it": "Would you like to book {what}?",
-    "other": "Would you like me to look for another {domain}?",
-    "them": "Would you like to know more about them?",
-}
-
-
-#: a system turn that reports a booking made ("… booked. Your reference number is …")
-_BOOKED = re.compile(r"\b(?:booked|reserved|reference (?:number|no|code)|confirmation (?:number|code))\b",
-                     re.I)
-
-
-def booked(turns: Sequence[str]) -> bool:
-    """Whether the system's last turn (``turns`` alternate user/system, the last one the user's) reports a
-    booking made: then the answer does not offer another."""
-    return len(turns) >= 2 and bool(_BOOKED.search(turns[-2]))
-
-
-def follow_up(stances: Sequence[Stance], rng: random.Random, style: Style,
-              after_booking: bool = False) -> str:
-    st = stances[0]
-    what = "a room" if st.domain == "hotel" else "a table"
-    allowed: tuple[str, ...] = ("more", "else", "book", "reserve", "book_it")
-    if len(stances) > 1:
-        allowed = ("else", "reserve", "them")
-    key = draw(rng, style, "follow", allowed)
-    if len(stances) == 1 and st.verdict == "negative" and key in ("book", "reserve", "book_it"):
-        key = "other"  # no booking offer after complaints
-    if after_booking and key in ("book", "reserve", "book_it", "other"):
-        key = "more" if len(stances) == 1 else "them"  # nor right after a booking was made
-    return FOLLOW[key].format(name=display_name(st.name), what=what, domain=st.domain)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from parley.engine.params import Field, Params, SystemParams
-from parley.engine.sktod.pipeline import Pipeline, Prediction
+from parley.engine.sktod.pipeline import Pipeline
 from parley.engine.types import BeliefState, DialogueSystem, Message, SystemInternals, SystemTurn, TurnError
 from parley.engine.vocabulary import KnownNames, vocabulary_of
 from parley.params import Text
@@ -110,18 +110,9 @@ class SKTODSystem:
                 names = [str(self._state.get(d, {}).get("name", "")) for d in ("restaurant", "hotel")]
                 names = [n for n in names if n and n not in ("dontcare", "not mentioned")]
                 if names:
-                    text = f"Sorry, I don't have any guest reviews of {names[0].title()}."
-            elif _off_topic(history[-1].text, pred):
-                # the question names an aspect no selected snippet talks about: say so rather than answer
-                # with the nearest unrelated FAQ or review
-                from parley.engine.sktod.aspects import aspect_phrase, named_aspects
-                from parley.engine.sktod.evidence import focus
+                    from parley.engine.sktod.english import display_name
 
-                name = pred.entities[0].name.title()
-                asked = focus(named_aspects(history[-1].text), history[-1].text)
-                phrase = ("the view" if "view" in asked else "the size" if "size" in asked
-                          else aspect_phrase(asked))
-                text = f"None of the reviews or facts about {name} mention {phrase}."
+                    text = f"Sorry, I don't have any guest reviews of {display_name(names[0])}."
             return SystemTurn(text=text, state=self._state,
                               internals={"branch": "sktod", "knowledge": pred.internals()},
                               latency_ms=(time.perf_counter() - t0) * 1000)
@@ -132,12 +123,3 @@ class SKTODSystem:
         return SystemTurn(text=turn.text, state=turn.state, acts=turn.acts, internals=internals,
                           latency_ms=(time.perf_counter() - t0) * 1000)
 
-
-def _off_topic(question: str, pred: Prediction) -> bool:
-    """True when the question asks about an aspect (wifi, parking, ...) and no selected snippet mentions
-    it."""
-    from parley.engine.sktod.aspects import named_aspects
-    from parley.engine.sktod.evidence import focus, mentions
-
-    asked = focus(named_aspects(question), question)
-    return bool(asked) and not any(mentions(s.snippet.text, asked) for s in pred.selected)

@@ -1,4 +1,8 @@
-"""Helpers for driving ParleyApp with Pilot: settle workers, type turns, send key bursts, read toasts."""
+"""Helpers for driving ParleyApp with Pilot: settle workers, type turns, send key bursts, read toasts.
+
+A burst hands every key to the app at once, as a fast typist, a paste or a loaded machine delivers them
+(``pilot.press`` waits for the app to go idle after each key, which hides any key handled out of order). For
+a busy CPU beside it, see ``tests/load.py``."""
 
 from __future__ import annotations
 
@@ -64,6 +68,24 @@ def burst(pilot: Pilot[Any], *parts: str) -> None:
         for event in made:
             event.set_sender(app)
             app.post_message(event)
+
+
+#: Pilot's key names for the keys the tests send, as a terminal writes them (a character is itself)
+TERMINAL = {"enter": "\r", "escape": ESCAPE, "tab": "\t", "shift+tab": "\x1b[Z", "up": "\x1b[A",
+            "down": "\x1b[B", "ctrl+r": "\x12", "ctrl+s": "\x13"}
+
+
+async def burst_keys(pilot: Pilot[Any], *keys: str) -> None:
+    """:func:`burst` of ``keys`` named as for ``pilot.press`` (a character, or a name in :data:`TERMINAL`),
+    then wait until the app has handled them and the work they started (or quit)."""
+    burst(pilot, *(TERMINAL.get(key, key) for key in keys))
+    app = pilot.app
+    for _ in range(3):
+        if app.return_code is not None:  # the keys quit the app
+            return
+        await pilot.pause()
+    if app.return_code is None:
+        await settle(pilot)
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str, seconds: float = 120) -> None:

@@ -244,3 +244,26 @@ async def test_a_dialogue_rating_that_cannot_be_stored_keeps_the_answers(tmp_pat
         sid = chat.session.id
     (dr,) = open_store(tmp_path / "t.db").dialogue_ratings(sid)
     assert (dr.understanding, dr.overall, dr.justification) == (3, 4, "a long reason typed with care")
+
+
+async def test_the_dialogue_form_leaves_the_latest_turns_readable_and_takes_every_key(tmp_path: Path) -> None:
+    """ctrl+r and the whole rating pressed with no pause: the form opens on the right half, the transcript
+    narrows to the left half showing its latest system turn, and every key lands in the stored rating."""
+    app = make_app(tmp_path, "tui-fake")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for text in ("a cheap place in the centre", "italian food, please", "book it for two"):
+            await say(pilot, text)
+        await pilot.press("ctrl+r", "3", "2", "1", "0", "4", *"it booked", "enter", *"a table")
+        assert isinstance(app.screen, DialogueRatingScreen)
+        form, log = app.screen.query_one("#dialog"), app.screen_stack[-2].query_one(ChatLog)
+        latest = log.system_views()[-1]
+        assert log.region.right <= form.region.x and log.region.width >= 45  # side by side, not under it
+        assert latest.region.area and log.region.contains_region(latest.region)  # the latest turn in view
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, DialogueRatingScreen) and app.screen.locked
+        assert log.region.width == 100  # the transcript takes the whole width again
+    (r,) = open_store(tmp_path / "t.db").dialogue_ratings()
+    given = (r.understanding, r.task_completion, r.interest_arousal, r.efficiency, r.overall, r.justification)
+    assert given == (3, 2, 1, 0, 4, "it booked\na table")

@@ -238,7 +238,7 @@ def test_the_aspect_a_question_names_wins_over_a_value_cue(tmp_path: Path) -> No
     turns = chat(tmp_path, kb, ["Is the nice indoor decor at Copper Lantern worth it?",
                                 "Is the nice indoor decor at Moss and Mortar worth it?"])
     decor, none = (statements(t["system"]) for t in turns)
-    assert turns[0]["internals"]["knowledge"]["aspects"] == ["atmosphere"], turns[0]["internals"]
+    assert turns[0]["internals"]["knowledge"]["aspects"] == ["decor"], turns[0]["internals"]
     assert not PRICE_WORDS.search(decor), decor  # what the reviews say of the decor, not of the prices
     assert adjectives(decor) and adjectives(decor) <= {"elegant", "stylish", "calm"}, decor
     assert not PRICE_WORDS.search(none), none  # no review talks of the decor: the answer says so

@@ -11,9 +11,12 @@ import re
 
 import pytest
 
+from parley.engine.sktod.closing import FOLLOW, follow_up
 from parley.engine.sktod.evidence import Stance
 from parley.engine.sktod.generation import TemplateGenerator
-from parley.engine.sktod.wording import FOLLOW, STYLE, Ask, ask, follow_up, sentence
+from parley.engine.sktod.question import Ask, ask
+from parley.engine.sktod.style import STYLE
+from parley.engine.sktod.wording import sentence
 
 SLOTS = {
     "frame": ("plain", "say", "according", "described", "has", "reviews_say", "past", "stayed", "possessive",

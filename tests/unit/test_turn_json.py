@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parley.engine.types import DialogueAct, SystemInternals, SystemTurn, is_dialogue_act, json_data
+from parley.engine.types import DialogueAct, SystemInternals, SystemTurn, is_dialogue_act
+from parley.jsontypes import as_json
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -19,7 +21,17 @@ json_values = st.recursive(
 
 @given(json_values)
 def test_json_data_keeps_json_as_it_is(value: object) -> None:
-    assert json.dumps(json_data(value)) == json.dumps(value)
+    for other in ("raise", "text"):
+        assert json.dumps(as_json(value, other=other)) == json.dumps(value)
+
+
+def test_what_is_not_json_is_refused_or_made_text_as_asked() -> None:
+    odd: dict[object, object] = {"file": Path("/tmp/db.json"), 3: ("a", {4: None})}
+    with pytest.raises(TypeError, match="not JSON data: PosixPath"):
+        as_json(odd)
+    with pytest.raises(TypeError, match="a JSON key must be text, got int"):
+        as_json({3: ("a", {4: None})})
+    assert as_json(odd, other="text") == {"file": "/tmp/db.json", "3": ["a", {"4": None}]}
 
 
 def test_to_json_writes_what_the_store_wrote() -> None:

@@ -312,7 +312,7 @@ class AnnotateScreen(Screen[None]):
         from parley.tui.screens.rating import DialogueRatingScreen
 
         title = f"Rate dialogue {self.ann.position(sid)} of {len(self.ann.queue)} as a whole"
-        screen = DialogueRatingScreen(sid, self.ann.rater, title=title, initial=initial, beside=True)
+        screen = DialogueRatingScreen(sid, self.ann.rater, title=title, initial=initial)
         self.add_class("-rating-dialogue")  # the transcript on the left half, the form on the right
         self.app.push_screen(screen, self._dialogue_rated)
 

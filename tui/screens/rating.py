@@ -12,8 +12,8 @@ given it asks first (``y`` discards them, ``n`` or ``escape`` goes back to the f
 
 The screen only returns a complete record (the caller stores it), so nothing half-written can land; when the
 caller cannot store it, it opens the screen again with ``initial=`` that record, so the answers are not lost.
-Reused by the annotation screens, which open it ``beside=True``: docked on the right half, over a transparent
-background, so the transcript stays readable on the left.
+The form is docked on the right half over a transparent background, so the dialogue being rated stays readable
+on the left: the chat and the annotation screens narrow their transcript to that half while it is open.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
 
     HELP_GROUP: ClassVar[str] = "dialogue rating"
     DEFAULT_CSS = """
-    DialogueRatingScreen.-beside { align: right top; background: $background 0%; }
-    DialogueRatingScreen.-beside #dialog { width: 50%; height: 100%; border: thick $primary;
+    DialogueRatingScreen { align: right top; background: $background 0%; }
+    DialogueRatingScreen #dialog { width: 50%; height: 100%; border: thick $primary;
         background: $surface; padding: 0 1; }
     """
     BINDINGS = [
@@ -61,20 +61,18 @@ class DialogueRatingScreen(ModalScreen[DialogueRating | None]):
     ]
 
     def __init__(self, session_id: str, rater: str, *, title: str = "Rate the whole dialogue",
-                 require_justification: bool = True, initial: DialogueRating | None = None,
-                 beside: bool = False) -> None:
-        super().__init__(classes="-beside" if beside else "modal")
+                 require_justification: bool = True, initial: DialogueRating | None = None) -> None:
+        super().__init__()
         self.session_id = session_id
         self.rater = rater
         self.title_text = title
         self.require_justification = require_justification
         self.initial = initial  # the answers of a rating that could not be stored: offered again, not lost
-        self.beside = beside
         self._shown = ""  # what #rating-error holds: "missing", "refused" or nothing
         self._form_closed = False
 
     def compose(self) -> ComposeResult:
-        with FormScroll(id="dialog", classes="rating-dialog" if self.beside else "dialog rating-dialog"):
+        with FormScroll(id="dialog"):
             yield Label(self.title_text, classes="dialog-title")
             yield Static("a digit picks a value and moves on · tab / shift+tab move · enter starts a new "
                          "line · ctrl+s submits · escape cancels", classes="hint")

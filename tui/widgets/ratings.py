@@ -5,12 +5,12 @@ The chat screen's rating keys and the log's :class:`ChatLog.Rate` end here. Rati
 worker, one at a time and in the order given (a database locked by another process never freezes the UI):
 a turn rating is shown "saving…" until its write committed, then as given (both aspects as they stand in
 the database go into each write, so two quick ratings of one turn never undo each other). The dialogue
-rating (:class:`DialogueRatingScreen`) is stored after every turn rating given before it; while it is being
-saved the session takes no turns and no ratings, and only once it committed does the session lock
-(:attr:`Dialogue.locked`) and the screen hear of it (:class:`Ratings.Rated`). When it cannot be stored, its
-form opens again holding the tester's answers. The tester name and the session's end time on quitting
-(``set_tester``, ``end_session``) go through the same queue. :attr:`Ratings.saving` counts the writes not
-committed yet (quitting waits for them).
+rating (:class:`DialogueRatingScreen`, on the right half while the transcript narrows to the left) is stored
+after every turn rating given before it; while it is being saved the session takes no turns and no ratings,
+and only once it committed does the session lock (:attr:`Dialogue.locked`) and the screen hear of it
+(:class:`Ratings.Rated`). When it cannot be stored, its form opens again holding the tester's answers. The
+tester name and the session's end time on quitting (``set_tester``, ``end_session``) go through the same
+queue. :attr:`Ratings.saving` counts the writes not committed yet (quitting waits for them).
 """
 
 from __future__ import annotations
@@ -152,12 +152,26 @@ class Ratings(Writes):
             def failed(error: str) -> None:
                 kept = "Your answers are kept: ctrl+s tries again."
                 tell(self, f"Dialogue rating not stored: {error}. {kept}", severity="error")
-                self.app.push_screen(DialogueRatingScreen(session.id, rater, initial=rating), rated)
+                self._open_form(DialogueRatingScreen(session.id, rater, initial=rating), rated)
 
             write = partial(session.rate_dialogue, rating)
             self.submit(Write("dialogue rating", lambda: write, stored, failed))
 
-        self.app.push_screen(DialogueRatingScreen(session.id, rater), rated)
+        self._open_form(DialogueRatingScreen(session.id, rater), rated)
+
+    def _open_form(self, form: DialogueRatingScreen,
+                   rated: Callable[[DialogueRating | None], None]) -> None:
+        """The form on the right half; the transcript on the left half, at its latest turn, stays readable
+        (it narrows while the form is open: ``ChatScreen.-rating-dialogue`` in app.tcss)."""
+        chat = self.chat
+        chat.add_class("-rating-dialogue")
+        chat.log_view.follow()
+
+        def closed(rating: DialogueRating | None) -> None:
+            chat.remove_class("-rating-dialogue")
+            rated(rating)
+
+        self.app.push_screen(form, closed)
 
     # -- the session's other writes -----------------------------------------------------------------------
     def set_tester(self, session: Session, tester: str) -> None:

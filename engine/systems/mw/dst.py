@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 from parley.engine.mwdb import BOOKABLE, MultiwozDB
 from parley.engine.systems.mw.nlu import NluContext, NluResult
-from parley.engine.types import DialogueAct, json_dict
-from parley.jsontypes import JSONObject
+from parley.engine.types import DialogueAct
+from parley.jsontypes import JSONObject, as_json_object
 
 VENUE = ("restaurant", "hotel", "attraction")
 #: the user starts a search ("I need a cheap hotel", "find me another restaurant")
@@ -215,6 +215,7 @@ class Tracker:
                 self.booked_before.setdefault(dom, []).append(self.booked.pop(dom))
 
     def to_json(self) -> JSONObject:
-        return json_dict({"state": self.snapshot(), "requested": self.requested, "offered": self.offered,
-                            "booked": self.booked, "bookings": self.bookings,
-                            "active_domain": self.active_domain, "sys_requested": self.sys_requested})
+        return as_json_object({"state": self.snapshot(), "requested": self.requested, "offered": self.offered,
+                               "booked": self.booked, "bookings": self.bookings,
+                               "active_domain": self.active_domain, "sys_requested": self.sys_requested},
+                              other="text")

@@ -18,8 +18,8 @@ from parley.engine.systems.mw.nlu import NluResult
 from parley.engine.systems.mw.search import search_for
 from parley.engine.systems.mw.transport import act as _act
 from parley.engine.systems.mw.venue import ASK_ORDER, REQ_FIELDS, SHOW  # noqa: F401 - re-exported
-from parley.engine.types import DialogueAct, json_dict
-from parley.jsontypes import JSONObject
+from parley.engine.types import DialogueAct
+from parley.jsontypes import JSONObject, as_json_object
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,10 @@ class Decision:
     active_domain: str | None = None
 
     def to_json(self) -> JSONObject:
-        return json_dict({"acts": self.acts, "state": self.state, "requested": self.requested,
-                            "db_count": self.db_count, "offered": self.offered, "venue": self.venue or None,
-                            "active_domain": self.active_domain})
+        return as_json_object({"acts": self.acts, "state": self.state, "requested": self.requested,
+                               "db_count": self.db_count, "offered": self.offered,
+                               "venue": self.venue or None, "active_domain": self.active_domain},
+                              other="text")
 
 
 def venue_value(row: Row, slot: str) -> str:
