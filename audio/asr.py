@@ -24,7 +24,7 @@ import logging
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,8 @@ class Transcript:
     model: str
     words: tuple[tuple[str, float], ...] = ()
     bias: dict[str, Any] | None = None
+    #: each word's (start, end) in seconds of the audio, in step with ``words`` (with ``word_probs``)
+    word_spans: tuple[tuple[float, float], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "segments": [dict(s) for s in self.segments],
@@ -146,6 +148,13 @@ def resample(audio: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
 _FRAMES_PER_S = 100
 _FULL_FRAMES = 3000
 _MIN_FRAMES = 1000
+#: improbable words with this much silence (s) around them are dropped (faster-whisper's own check, which
+#: needs word timestamps)
+HALLUCINATION_SILENCE_S = 1.0
+#: text that compresses more than this is a decoding loop (faster-whisper's threshold for its fallback) ...
+LOOP_COMPRESSION = 2.4
+#: ... and is decoded again with no run of this many tokens said twice
+LOOP_NGRAM = 4
 
 
 def window_frames(seconds: float, short: bool) -> int | None:
@@ -250,7 +259,7 @@ class ASR:
                    vad: bool | None = None, deterministic: bool = False,
                    short_window: bool | None = None, hotwords: str | None = None,
                    initial_prompt: str | None = None, word_probs: bool = False,
-                   max_new_tokens: int | None = None) -> Transcript:
+                   max_new_tokens: int | None = None, squeeze_pauses: bool = False) -> Transcript:
         """Transcribe a file or an array (any sample rate; resampled to 16 kHz).
 
         ``vad`` filters silence with Silero VAD (default: on for files, i.e. recordings; off for arrays, i.e.
@@ -260,40 +269,65 @@ class ASR:
         speaker may say) and ``initial_prompt`` (text that came before, e.g. the dialogue's last turns) bias
         the decoder (faster-whisper's options of those names; :mod:`parley.audio.bias`). ``word_probs`` keeps
         each word's probability (``Transcript.words``; Whisper's word alignment, about a fifth more time).
-        ``max_new_tokens`` bounds each segment's text (a decoding loop stops there).
+        ``max_new_tokens`` bounds each segment's text (a decoding loop stops there). ``squeeze_pauses``
+        shortens the silences inside the audio before decoding (:func:`parley.audio.vad.pause_options`; word
+        and segment times stay those of the audio given), so Whisper does not end the transcript at a pause.
+
+        Guards against made-up text: with ``word_probs``, faster-whisper's ``hallucination_silence_threshold``
+        drops improbable words surrounded by silence; a deterministic decode that loops (its text compresses
+        more than ``LOOP_COMPRESSION``) is decoded again without repeating itself (``no_repeat_ngram_size``).
         """
         t0 = time.perf_counter()
         use_vad = isinstance(audio, (str, os.PathLike)) if vad is None else vad
         samples = load_audio(audio, sample_rate)
         seconds = samples.size / SAMPLE_RATE
         self.load()
-        temperature: Any = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
-        segments: list[dict] = []
-        words: list[tuple[str, float]] = []
+        temperature: float | list[float] = 0.0 if deterministic else [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
         short = self.short_window if short_window is None else short_window
+        options: dict[str, object] = {
+            "beam_size": self.beam_size, "language": self._language(self._whisper),
+            "condition_on_previous_text": False, "temperature": temperature,
+            "vad_filter": use_vad or squeeze_pauses, "hotwords": hotwords or None,
+            "initial_prompt": initial_prompt or None, "word_timestamps": word_probs,
+            "max_new_tokens": max_new_tokens}
+        if squeeze_pauses:
+            from parley.audio.vad import pause_options
+
+            options["vad_parameters"] = pause_options()
+        if word_probs:
+            options["hallucination_silence_threshold"] = HALLUCINATION_SILENCE_S
         with self._lock:
             self._whisper.frames = window_frames(seconds, short)
             try:
-                if samples.size:
-                    segs, _info = self._whisper.transcribe(
-                        samples, beam_size=self.beam_size, language=self._language(self._whisper),
-                        condition_on_previous_text=False, temperature=temperature, vad_filter=use_vad,
-                        hotwords=hotwords or None, initial_prompt=initial_prompt or None,
-                        word_timestamps=word_probs, max_new_tokens=max_new_tokens)
-                    for s in segs:  # a lazy generator: decoding happens here
-                        if not any(ch.isalnum() for ch in s.text):
-                            continue  # ". . . ." decoded from the silence after the speech: no words
-                        words += [(w.word.strip(), float(w.probability)) for w in (s.words or ())]
-                        segments.append({"start": round(float(s.start), 3), "end": round(float(s.end), 3),
-                                         "text": s.text.strip(), "avg_logprob": float(s.avg_logprob),
-                                         "no_speech_prob": float(s.no_speech_prob)})
+                decoded = self._decode(samples, options)
+                if deterministic and decoded.looped:
+                    decoded = self._decode(samples, {**options, "no_repeat_ngram_size": LOOP_NGRAM})
             finally:
                 self._whisper.frames = None
+        segments = decoded.segments
         text = " ".join(s["text"] for s in segments if s["text"]).strip()
         return Transcript(text=text, segments=tuple(segments), avg_logprob=_weighted_logprob(segments),
                           audio_seconds=round(seconds, 3),
                           latency_ms=round((time.perf_counter() - t0) * 1000, 1), model=self.model,
-                          words=tuple(words))
+                          words=tuple(decoded.words), word_spans=tuple(decoded.spans))
+
+    def _decode(self, samples: np.ndarray, options: dict[str, object]) -> _Decoded:
+        """One faster-whisper pass over ``samples`` (the lock is held)."""
+        out = _Decoded()
+        if not samples.size:
+            return out
+        segs, _info = self._whisper.transcribe(samples, **options)
+        for s in segs:  # a lazy generator: decoding happens here
+            out.looped = out.looped or float(s.compression_ratio) > LOOP_COMPRESSION
+            if not any(ch.isalnum() for ch in s.text):
+                continue  # ". . . ." decoded from the silence after the speech: no words
+            for w in s.words or ():
+                out.words.append((w.word.strip(), float(w.probability)))
+                out.spans.append((round(float(w.start), 3), round(float(w.end), 3)))
+            out.segments.append({"start": round(float(s.start), 3), "end": round(float(s.end), 3),
+                                 "text": s.text.strip(), "avg_logprob": float(s.avg_logprob),
+                                 "no_speech_prob": float(s.no_speech_prob)})
+        return out
 
     def score(self, audio: np.ndarray, texts: list[str], *, short_window: bool | None = None) -> list[float]:
         """How likely each of ``texts`` is as the transcript of ``audio`` (16 kHz): summed token
@@ -306,6 +340,16 @@ class ASR:
         frames = window_frames(samples.size / SAMPLE_RATE, short)
         with self._lock:
             return text_logprobs(self._whisper, samples, texts, frames)
+
+
+@dataclass
+class _Decoded:
+    """What one decoding pass gave, in step: segments, words with probabilities, word times."""
+
+    segments: list[dict] = field(default_factory=list)
+    words: list[tuple[str, float]] = field(default_factory=list)
+    spans: list[tuple[float, float]] = field(default_factory=list)
+    looped: bool = False
 
 
 def _weighted_logprob(segments: list[dict]) -> float | None:

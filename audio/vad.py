@@ -9,6 +9,13 @@ next, so feeding a recording block by block gives the same probabilities as fast
 starts after ``min_speech_s`` of windows at or above ``threshold``, and a turn ends once ``end_silence_s``
 (default 0.5 s) has passed since the last window at or above ``neg_threshold`` (hysteresis as in
 faster-whisper's VAD).
+
+A turn may hold pauses (a speaker stopping to think). Whisper can end its transcript at a long one and drop
+the words after it ("I'd like to book the A"), so before a turn is transcribed its silences longer than
+``PAUSE_MS`` are shortened to ``2 * PAUSE_PAD_MS`` (:func:`has_long_pause`, :func:`pause_options`:
+faster-whisper's own VAD filter does the cutting and maps the word times back). :func:`speech_probabilities`
+gives the per-window probabilities of a whole recording, e.g. to check that words Whisper wrote were said
+(:mod:`parley.audio.cleanup`).
 """
 
 from __future__ import annotations
@@ -22,6 +29,10 @@ SAMPLE_RATE = 16000
 WINDOW = 512
 CONTEXT = 64
 _STATE = (1, 1, 128)
+#: a silence inside a turn at least this long (ms) is shortened before Whisper hears it ...
+PAUSE_MS = 400
+#: ... to this much audio on either side of it (ms): 0.3 s of silence left, which Whisper reads through
+PAUSE_PAD_MS = 150
 
 
 def silero_session() -> Any:
@@ -123,3 +134,24 @@ class EndPointer:
                 events.append(VadEvent("end", self.last_voiced))
                 self.next_turn()
         return events
+
+
+def pause_options() -> dict[str, int]:
+    """faster-whisper's ``vad_parameters`` that shorten every pause of ``PAUSE_MS`` or more to
+    ``2 * PAUSE_PAD_MS`` (and drop silence before and after the speech)."""
+    return {"min_silence_duration_ms": PAUSE_MS, "speech_pad_ms": PAUSE_PAD_MS}
+
+
+def has_long_pause(audio: np.ndarray) -> bool:
+    """Whether 16 kHz ``audio`` holds two stretches of speech with ``PAUSE_MS`` or more of silence between
+    them (faster-whisper's Silero speech timestamps with :func:`pause_options`)."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    samples = np.asarray(audio, dtype=np.float32).reshape(-1)
+    return len(get_speech_timestamps(samples, VadOptions(**pause_options()))) > 1
+
+
+def speech_probabilities(audio: np.ndarray) -> np.ndarray:
+    """One Silero speech probability per 512-sample window of 16 kHz ``audio`` (the last window padded)."""
+    samples = np.asarray(audio, dtype=np.float32).reshape(-1)
+    return SileroStream()(np.pad(samples, (0, -samples.size % WINDOW)))

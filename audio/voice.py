@@ -22,12 +22,12 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from parley.audio.asr import SAMPLE_RATE
+from parley.audio.asr import SAMPLE_RATE, Transcript
 
 #: the stages stored per turn, in order, with their labels (the latency tables use them)
 STAGES = (("end_to_transcript_ms", "end of speech → transcript"),
@@ -45,25 +45,67 @@ def transcriber(asr: Any, *, short_window: bool = True,
     the transcript is biased towards the names its system knows (:mod:`parley.audio.bias`): Whisper is
     prompted with the dialogue's last turns, given the names it came close to as hotwords, and near-misses
     are snapped to those names; ``Transcript.bias`` keeps what was heard before and what changed. A system
-    without a vocabulary is transcribed as without ``session``."""
+    without a vocabulary is transcribed as without ``session``.
 
-    def plain(audio: np.ndarray, **options: Any) -> Any:
-        return asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True, short_window=short_window,
-                              **options)
+    The whole turn is transcribed: a span with a pause of ``audio.vad.PAUSE_MS`` or more inside it is decoded
+    with its pauses shortened (Whisper would otherwise end at the pause and drop the rest), and speech the VAD
+    heard after the transcript's last word is decoded on its own and appended. What Whisper made
+    up is dropped: a stock phrase ("Thank you.") appended where the VAD heard no speech
+    (:func:`parley.audio.cleanup.drop_unsaid`) and a sentence repeated by a decoding loop
+    (:func:`parley.audio.cleanup.drop_loops`)."""
+
+    def decode(audio: np.ndarray, **kw: object) -> Transcript:
+        tr: Transcript = asr.transcribe(audio, SAMPLE_RATE, vad=False, deterministic=True,
+                                        short_window=short_window, **kw)
+        return tr
+
+    def plain(audio: np.ndarray, squeeze: bool, **options: object) -> Transcript:
+        from parley.audio.cleanup import drop_unsaid
+
+        if squeeze:  # word times, to check that the transcript covers the speech after the pause
+            options.update(squeeze_pauses=True, word_probs=True)
+        tr = drop_unsaid(decode(audio, **options), audio, lambda **kw: decode(audio, **kw), options)
+        return whole(tr, audio, options) if squeeze else tr
+
+    def whole(tr: Transcript, audio: np.ndarray, options: dict[str, object]) -> Transcript:
+        """``tr`` with the speech after its last word that Whisper left out decoded on its own and appended
+        (Whisper can end a transcript at a pause even when the pause is shortened)."""
+        from parley.audio.cleanup import joined, untranscribed
+        from parley.audio.vad import has_long_pause
+
+        for _ in range(3):
+            at = untranscribed(tr, audio)
+            if at is None:
+                break
+            cut = max(0, int((at - 0.2) * SAMPLE_RATE))
+            rest = decode(audio[cut:], **{**options, "squeeze_pauses": has_long_pause(audio[cut:])})
+            if not rest.text:
+                break
+            tr = joined(tr, rest, cut / SAMPLE_RATE)
+        return tr
 
     def transcribe(audio: np.ndarray) -> Any:
+        from parley.audio.cleanup import drop_loops
+        from parley.audio.vad import has_long_pause
+
+        tr = recognise(audio, has_long_pause(audio))
+        text = drop_loops(tr.text)
+        return tr if text == tr.text else replace(tr, text=text)
+
+    def recognise(audio: np.ndarray, squeeze: bool) -> Transcript:
         current = session() if session is not None else None
         if current is None:
-            return plain(audio)
+            return plain(audio, squeeze)
         from parley.audio.bias import biaser_for, recent_turns
 
         biaser = biaser_for(getattr(current, "system", None))
         if biaser is None:
-            return plain(audio)
+            return plain(audio, squeeze)
         score = getattr(asr, "score", None)  # names confirmed by ear when the recogniser can score texts
         by_ear = (lambda texts: score(audio, texts, short_window=short_window)) if score else None
-        return biaser.transcribe(lambda **kw: plain(audio, word_probs=True, **kw),
-                                 recent_turns(getattr(current, "history", ())), by_ear)
+        biased: Transcript = biaser.transcribe(lambda **kw: plain(audio, squeeze, word_probs=True, **kw),
+                                               recent_turns(getattr(current, "history", ())), by_ear)
+        return biased
 
     return transcribe
 

@@ -46,3 +46,38 @@ def restaurant_wavs(folder: Path, snr_db: float = 15.0) -> list[Path]:
             make_utterance(text, path, snr_db=snr_db, seed=i)
         out.append(path)
     return out
+
+
+def espeak(text: str, voice: str = "en-us") -> np.ndarray:
+    """``text`` spoken by espeak-ng (16 kHz float32)."""
+    import io
+    import subprocess
+
+    import soundfile
+
+    from parley.audio.asr import resample
+
+    wav = subprocess.run(["espeak-ng", "-v", voice, "--stdout", text], capture_output=True, check=True).stdout
+    audio, sr = soundfile.read(io.BytesIO(wav), dtype="float32")
+    return resample(audio, sr, 16000)
+
+
+def trimmed(audio: np.ndarray) -> np.ndarray:
+    """``audio`` without the quiet a voice puts before and after the words (so a pause between parts is the
+    pause asked for)."""
+    loud = np.flatnonzero(np.abs(audio) > 0.02 * np.abs(audio).max())
+    return audio[loud[0]:loud[-1] + 1]
+
+
+def paused(parts: tuple[str, ...], pause_s: float, *, voice: str = "espeak", lead_s: float = 0.0,
+           trail_s: float = 0.5, trim: bool = False) -> np.ndarray:
+    """One utterance said in ``parts`` with ``pause_s`` of digital silence between them (a speaker who stops
+    to think), by espeak-ng (en-us) or the bundled piper voice; with ``trim`` the voice's own quiet around
+    each part is cut first (the pause is then exactly ``pause_s``)."""
+    say = espeak if voice == "espeak" else speech
+    gap = np.zeros(int(pause_s * 16000), np.float32)
+    pieces = [np.zeros(int(lead_s * 16000), np.float32)]
+    for i, part in enumerate(parts):
+        pieces += [gap] if i else []
+        pieces.append(trimmed(say(part)) if trim else say(part))
+    return np.concatenate([*pieces, np.zeros(int(trail_s * 16000), np.float32)]).astype(np.float32)

@@ -14,7 +14,7 @@ import asyncio
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +31,6 @@ from tests.spoken import RESTAURANT, restaurant_wavs, speech
 pytestmark = [pytest.mark.rig,
               pytest.mark.skipif(bool(missing()), reason=f"the audio rig needs {' '.join(missing())} "
                                                          "(./setup.sh test as root)")]
-
-
-@pytest.fixture(scope="module")
-def rig() -> Iterator[Rig]:
-    mp = pytest.MonkeyPatch()
-    with Rig(noise_dbfs=-45.0) as r:
-        for key, value in r.env.items():
-            mp.setenv(key, value)
-        devices.rescan()  # PortAudio may have started before the rig existed
-        try:
-            yield r
-        finally:
-            mp.undo()
-            devices.rescan()
 
 
 @pytest.fixture(scope="module")
