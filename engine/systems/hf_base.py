@@ -198,7 +198,7 @@ class HFTODSystem:
             state = parsed.state if reason is None else {d: dict(v) for d, v in prev.items()}
             snapped: dict[str, str] = {}
             if self.snap and reason is None:
-                state, snapped = snap_state(state, prev, self.db)
+                state, snapped = snap_state(state, prev, self.db, user)
             domain = active_domain(state, prev)
             result = lookup(self.db, state, domain)
             if reason is None:

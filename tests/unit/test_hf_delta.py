@@ -100,3 +100,21 @@ def test_snap_is_off_by_default_and_counted_in_internals() -> None:
     assert t1.state["restaurant"] == {"pricerange": "cheap", "area": "north"}
     assert t1.internals["snapped"] == {"restaurant-pricerange": "chep → cheap"}
     assert calls[1]["input"].endswith("<|dbsearch|> restaurant match=2 <|endofdbsearch|>")
+
+
+def test_snap_takes_the_db_value_the_user_just_named() -> None:
+    db = load_db()
+    user = ("No , it 's an attraction called Nusha . Then a taxi from Nusha to the Gonville Hotel , "
+            "Indian food .")
+    state = {"attraction": {"name": "cambridge artworks"},
+             "taxi": {"departure": "nusha", "destination": "the restaurant", "leaveAt": "17:15"},
+             "restaurant": {"food": "italian", "area": "north"}}
+    snapped, notes = snap_state(state, {}, db, user)
+    assert snapped["attraction"] == {"name": "nusha"}
+    # a value the user said is kept; a named value another slot holds is not taken twice
+    assert snapped["taxi"] == {"departure": "nusha", "destination": "gonville hotel", "leaveAt": "17:15"}
+    # the area was not named this turn: left as written
+    assert snapped["restaurant"] == {"food": "indian", "area": "north"}
+    assert notes == {"attraction-name": "cambridge artworks → nusha",
+                     "taxi-destination": "the restaurant → gonville hotel",
+                     "restaurant-food": "italian → indian"}
