@@ -138,8 +138,7 @@ def test_bundled_model_batched_equals_one_sequence() -> None:
     tok = system.tokenizer
     users = ["i want a cheap place to eat in the west", "hi", "a train to ely on sunday after 09:15 please",
              "is there a park in the south ?", "find me a 4 star guesthouse with free parking in the east"]
-    texts = [f"<|endoftext|> <|context|> <|belief|> <|endofbelief|> <|user|> {u} <|endofcontext|>"
-             for u in users]  # the bundled model's format: the (empty) previous state before the user's turn
+    texts = [f"<|endoftext|> <|context|> <|user|> {u} <|endofcontext|>" for u in users]
     texts.append(texts[0] + " <|belief|> restaurant pricerange cheap , restaurant area west <|endofbelief|> "
                             "<|dbsearch|> restaurant match>=5 <|endofdbsearch|>")
     stop = {tok.eos_token_id, *tok.convert_tokens_to_ids(["<|endofbelief|>", "<|endofresponse|>"])}

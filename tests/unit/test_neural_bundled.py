@@ -21,22 +21,18 @@ def test_shipped_checkpoint_matches_its_manifest() -> None:
     folder = asset_path("neural")
     assert verify(folder) == []
     m = json.loads((folder / "manifest.json").read_text())
-    files = {f["file"]: f for f in m["data"]["files"]}
-    assert "val.json.zip" in files and all(len(f["sha256"]) == 64 for f in files.values())
-    # never the test split: it is excluded, and what overlaps it was dropped
-    assert "test.json.zip" not in files and m["config"]["exclude"] == ["test.json.zip"]
-    assert m["format"] == "simpletod-delta" and isinstance(m["seed"], int) and m["steps"] > 0
+    assert m["data"]["file"] == "val.json.zip" and len(m["data"]["sha256"]) == 64  # never the test split
+    assert m["format"] == "simpletod-db" and isinstance(m["seed"], int) and m["steps"] > 0
     assert m["figures"]["tokens_per_s"] > 0 and m["figures"]["train_seconds"] > 0
     assert set(m["files"]) >= {"model.safetensors", "tokenizer.json", "config.json", "parley-format.toml"}
     fmt = tomllib.loads((folder / "parley-format.toml").read_text())
-    assert fmt["name"] == "simpletod-delta" and fmt["context"]["max_turns"] == m["config"]["context_turns"]
-    assert fmt["context"]["previous_belief"] is True and fmt["belief"]["mode"] == "delta"
+    assert fmt["name"] == "simpletod-db" and fmt["context"]["max_turns"] == m["config"]["context_turns"]
 
 
 @pytest.mark.slow
 def test_neural_answers_the_readme_tour() -> None:
     system = build_system("neural")
-    assert system.format.name == "simpletod-delta"
+    assert system.format.name == "simpletod-db"
     history: tuple[Message, ...] = ()
     for text in TOUR:
         history = (*history, Message("user", text))
