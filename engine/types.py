@@ -68,6 +68,7 @@ class SystemInternals(TypedDict, total=False):
     fallback: bool
     reason: str | None
     invalid_belief: list[str]
+    snapped: dict[str, str]
     missing_special_tokens: list[str]
     # ``llm`` (a template reworded by a small language model)
     backend: str

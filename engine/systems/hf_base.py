@@ -36,6 +36,7 @@ from parley.engine.systems.hf_common import (
 )
 from parley.engine.systems.hf_lex import db_counts, lookup
 from parley.engine.systems.hf_lex import lexicalise as lex_fill
+from parley.engine.systems.hf_snap import snap_state
 from parley.engine.types import Message, SystemInternals, SystemTurn, TurnError
 from parley.params import Text
 from parley.progress import Progress
@@ -58,6 +59,7 @@ class HFParams(SystemParams):
     max_input_tokens: int | None = Field(None, ge=16, description="longest context, in tokens")
     seed: int | None = Field(None, description="seed of the booking references it fills in")
     threads: int = Field(0, ge=0, le=64, description="torch threads (0: one when the CPUs are busy)")
+    snap: bool = Field(False, description="snap belief values written this turn to the closest DB value")
 
 
 class HFTODSystem:
@@ -87,6 +89,7 @@ class HFTODSystem:
         self.threads = p.threads
         self.db_dir = p.db
         self.seed = p.seed
+        self.snap = p.snap
         self.model: Any = None
         self.tokenizer: Any = None
         self._db: MultiwozDB | None = None
@@ -139,10 +142,11 @@ class HFTODSystem:
             return list(self._records), dict(self._state)
         return [TurnRecord(user=u, response=s, shown=s) for u, s in pairs], {}
 
-    def context(self, records: list[TurnRecord], user: str, full: bool = False) -> str:
-        """The dialogue context the way the format wraps it (:func:`engine.systems.hf_common.render_context`).
-        """
-        return render_context(self.format, records, user, full)
+    def context(self, records: list[TurnRecord], user: str, full: bool = False,
+                previous: State | None = None) -> str:
+        """The dialogue context the way the format wraps it (:func:`engine.systems.hf_common.render_context`;
+        ``previous``: the state before this turn)."""
+        return render_context(self.format, records, user, full, previous)
 
     def fit(self, build: Callable[[list[TurnRecord]], str], records: list[TurnRecord]) -> str:
         """``build(records)``, dropping the oldest turns until it fits the model's input length."""
@@ -192,6 +196,9 @@ class HFTODSystem:
             elif parsed.invalid:
                 reason = "the belief state has fragments outside the ontology: " + "; ".join(parsed.invalid)
             state = parsed.state if reason is None else {d: dict(v) for d, v in prev.items()}
+            snapped: dict[str, str] = {}
+            if self.snap and reason is None:
+                state, snapped = snap_state(state, prev, self.db, user)
             domain = active_domain(state, prev)
             result = lookup(self.db, state, domain)
             if reason is None:
@@ -224,6 +231,8 @@ class HFTODSystem:
         }
         if parsed.invalid:
             internals["invalid_belief"] = list(parsed.invalid)
+        if snapped:
+            internals["snapped"] = snapped
         if self.missing_tokens:  # the format's markers are not single tokens of this model
             internals["missing_special_tokens"] = list(self.missing_tokens)
         return SystemTurn(text=text, state={d: dict(s) for d, s in state.items()},

@@ -221,6 +221,27 @@ def format_belief(state: Mapping[str, Mapping[str, object]], fmt: Format, marker
     return fmt.segment(fmt.belief_start, body, fmt.belief_end) if markers else body
 
 
+def belief_update(state: Mapping[str, Mapping[str, str]], previous: Mapping[str, Mapping[str, str]] | None
+                  ) -> State:
+    """The slots of ``state`` that are new or changed since ``previous`` (a ``delta`` format's belief segment;
+    slots dropped since are not written)."""
+    prev = previous or {}
+    out: State = {}
+    for domain, slots in state.items():
+        changed = {s: v for s, v in slots.items() if prev.get(domain, {}).get(s) != v}
+        if changed:
+            out[domain] = changed
+    return out
+
+
+def belief_target(state: Mapping[str, Mapping[str, str]], previous: Mapping[str, Mapping[str, str]] | None,
+                  fmt: Format) -> str:
+    """What the model writes as this turn's belief segment (without markers): the whole state (``full``) or
+    the update since ``previous`` (``delta``), which :func:`parse_belief_checked` merges back."""
+    return format_belief(belief_update(state, previous) if fmt.belief_mode == "delta" else state, fmt,
+                         markers=False)
+
+
 # ---- dialogue acts -----------------------------------------------------------------------------------------
 
 def format_acts(acts: list[tuple[str, str, str]], fmt: Format) -> str:

@@ -167,14 +167,14 @@ class CausalSystem(HFTODSystem):
             cache.crop(n - len(prev))  # negative: drop that many trailing tokens (every transformers version)
         return cache, n
 
-    def _prefix(self, records: list[TurnRecord], user: str) -> str:
+    def _prefix(self, records: list[TurnRecord], user: str, prev: State) -> str:
         fmt = self.format
         opener = fmt.belief_start if fmt.prompt_markers else ""
-        return fmt.segment(self.context(records, user, full=fmt.history == "full"), opener)
+        return fmt.segment(self.context(records, user, full=fmt.history == "full", previous=prev), opener)
 
     def _generate_belief(self, records: list[TurnRecord], user: str, prev: State) -> tuple[str, str]:
         fmt = self.format
-        self._prompt = self.fit(lambda recs: self._prefix(recs, user), records)
+        self._prompt = self.fit(lambda recs: self._prefix(recs, user, prev), records)
         raw = self._generate(self._prompt, stop=fmt.belief_end or None)
         return between(raw, fmt.belief_start, fmt.belief_end), raw
 

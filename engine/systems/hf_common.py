@@ -84,6 +84,7 @@ class Format:
     system_text: str = "delex"  # earlier system turns in the context: "delex" (as written), "shown" (filled)
     separator: str = " "  # between the context and the segments (causal); "" = markers carry their own spaces
     history: str = "text"  # causal only: "text" (user/system only) or "full" (every segment of earlier turns)
+    previous_belief: bool = False  # the state before this turn, as a belief segment, before the user's turn
     # seq2seq prompts; inputs may use {prompt}, {context}, {belief}, {db}, {prev_belief}
     belief_prompt: str = ""
     response_prompt: str = ""
@@ -294,11 +295,14 @@ def normalise_text(fmt: Format, text: str) -> str:
     return squash(t)
 
 
-def render_context(fmt: Format, records: Sequence[TurnRecord], user: str, full: bool = False) -> str:
+def render_context(fmt: Format, records: Sequence[TurnRecord], user: str, full: bool = False,
+                   previous: Mapping[str, Mapping[str, object]] | None = None) -> str:
     """The dialogue context the way the format wraps it (the last ``max_turns`` earlier turns).
 
     ``full`` (UBAR) feeds every segment of earlier turns back; otherwise earlier turns are user and system
-    text and the context ends with ``context_suffix``.
+    text and the context ends with ``context_suffix``. With ``previous_belief`` the state before this turn
+    (``previous``, empty at the start) comes as a belief segment before the user's turn, so slots given
+    earlier than ``max_turns`` turns back stay in view.
     """
     if fmt.max_turns:
         records = records[-fmt.max_turns:]
@@ -312,6 +316,8 @@ def render_context(fmt: Format, records: Sequence[TurnRecord], user: str, full: 
         else:
             said = r.shown if fmt.system_text == "shown" and r.shown else r.response
             parts.append(fmt.system.format(text=normalise_text(fmt, said)))
+    if fmt.previous_belief:
+        parts.append(format_belief(previous or {}, fmt, markers=True))
     parts.append(fmt.user.format(text=normalise_text(fmt, user)))
     if not full:
         parts.append(fmt.context_suffix)

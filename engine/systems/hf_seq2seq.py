@@ -78,7 +78,7 @@ class Seq2SeqSystem(HFTODSystem):
         fmt = self.format
 
         def build(records: list[TurnRecord]) -> str:
-            return join(template.format(prompt=prompt, context=self.context(records, user),
+            return join(template.format(prompt=prompt, context=self.context(records, user, previous=prev),
                                         prev_belief=format_belief(prev, fmt),
                                         belief=join(fmt.belief_start, belief, fmt.belief_end), db=db_text))
         return build

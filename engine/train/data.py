@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TypedDict, cast
 
 from parley.engine.mwdb import DOMAINS, MultiwozDB
-from parley.engine.systems.hf_belief import clean_value, format_acts, format_belief
+from parley.engine.systems.hf_belief import belief_target, clean_value, format_acts
 from parley.engine.systems.hf_common import (
     Format,
     TurnRecord,
@@ -162,7 +162,7 @@ def dialogue_examples(did: str, dialogue: TrainDialogue, fmt: Format, db: Multiw
         acts = corpus_acts(system.get("dialog_act") or {})
         domain = _turn_domain(acts, state, prev)
         db_text = fmt.db_segment(db_counts(fmt, db, state, domain))
-        belief = format_belief(state, fmt, markers=False)
+        belief = belief_target(state, prev, fmt)
         shown = str(system.get("text", ""))
         if "span_info" in system:
             response = normalise_text(fmt, delexicalise(shown, system.get("span_info") or [], domain))
@@ -171,7 +171,7 @@ def dialogue_examples(did: str, dialogue: TrainDialogue, fmt: Format, db: Multiw
         if "dialog_act" not in system:
             acts = guess_acts(response, domain)
         act = format_acts(acts, fmt)
-        prompt = render_context(fmt, records, str(user.get("text", "")))
+        prompt = render_context(fmt, records, str(user.get("text", "")), previous=prev)
         yield Example(did, i // 2, prompt, render_target(fmt, belief, db_text, act, response))
         records.append(TurnRecord(str(user.get("text", "")), belief, db_text, act, response, shown))
         prev = state

@@ -42,7 +42,8 @@ def train() -> None:
 @number("--checkpoint-every", kind=int, ge=0, le=100_000_000, unit="steps", default=100, show_default=True,
         help="Steps between checkpoints in OUT/.parley-train (0: only at the end of each stage).")
 @click.option("--format", "fmt", default="simpletod-db", show_default=True,
-              help="Causal format file (bundled name or .toml path): simpletod-db, simpletod, ubar, augpt.")
+              help="Causal format file (bundled name or .toml path): simpletod-db, simpletod-delta, "
+                   "simpletod, ubar, augpt.")
 @click.option("--base", default=None, metavar="PATH|HUB_ID|smollm2",
               help="Fine-tune this causal LM (its tokenizer gets the format's markers) instead of a GPT-2 "
                    "built from scratch with a tokenizer trained on the data.")

@@ -192,3 +192,19 @@ def test_fine_tuning_a_base_model_adds_the_markers(data_file: Path, tmp_path: Pa
     assert len(trained("<|belief|> <|endofbelief|>", add_special_tokens=False)["input_ids"]) == 2
     manifest = json.loads((tmp_path / "x" / "manifest.json").read_text())
     assert runs[0].parameters > 0 and manifest["config"]["base"] == str(base)
+
+
+def test_delta_format_sequences_carry_the_previous_state(data_file: Path) -> None:
+    """``simpletod-delta``: the state before the turn is in the context, the target is the turn's update."""
+    fmt = load_format("simpletod-delta")
+    ex = build_examples(read_dialogues(data_file), fmt, load_db())
+    assert ex[0].prompt == ("<|endoftext|> <|context|> <|belief|> <|endofbelief|> <|user|> i want italian "
+                            "food in the north please . <|endofcontext|>")
+    assert ex[0].target.startswith("<|belief|> restaurant food italian , restaurant area north "
+                                   "<|endofbelief|> <|dbsearch|> restaurant match=1 <|endofdbsearch|>")
+    # turn 2: the corpus state of turn 1 before the user's turn; only the new slots are written
+    assert ex[1].prompt.endswith("<|system|> there are some italian places in the north . any price range ? "
+                                 "<|belief|> restaurant food italian , restaurant area north <|endofbelief|> "
+                                 "<|user|> any is fine . book it for 2 people . <|endofcontext|>")
+    assert ex[1].target.startswith("<|belief|> restaurant pricerange dontcare , restaurant book people 2 "
+                                   "<|endofbelief|> <|dbsearch|> restaurant match=1 <|endofdbsearch|>")
