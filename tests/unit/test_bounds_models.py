@@ -15,6 +15,9 @@ import pytest
 
 from tests.unit.limited import one_error, run_limited
 
+# Each test runs the real command in a child process under a memory limit.
+pytestmark = pytest.mark.subprocess
+
 MEM_MB = 3000  # torch and transformers take about 1 GB of address space before any model
 
 

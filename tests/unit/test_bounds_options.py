@@ -17,6 +17,7 @@ from tests.unit.clihelpers import cli, one_line_error
 from tests.unit.limited import one_error, run_limited
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("option", "value", "said"), [
     ("--lr", "nan", "must be a finite number (not NaN or infinity), got nan"),
     ("--epochs", "inf", "must be a finite number (not NaN or infinity), got inf"),
@@ -37,6 +38,7 @@ def test_train_options_are_checked_before_anything_runs(option: str, value: str,
     assert not out.exists()
 
 
+@pytest.mark.subprocess
 def test_a_model_too_big_to_train_is_refused_before_it_is_allocated(tmp_path: Path) -> None:
     data = write_corpus(tmp_path / "d.json", 4)
     out = tmp_path / "model"
@@ -47,6 +49,7 @@ def test_a_model_too_big_to_train_is_refused_before_it_is_allocated(tmp_path: Pa
     assert not out.exists() or not any(out.iterdir())
 
 
+@pytest.mark.subprocess
 def test_a_small_run_records_finite_options(tmp_path: Path) -> None:
     data = write_corpus(tmp_path / "d.json", 4)
     out = tmp_path / "model"
