@@ -193,8 +193,10 @@ async def test_rating_and_typing_mixed_in_one_burst_each_land_once(tmp_path: Pat
         fakes.GATE.clear()  # "three" stays unanswered: the second escape selects the second reply
         burst(pilot, ESCAPE, UP, "31", "three\r", ESCAPE, "2\r")
         await until(pilot, lambda: (len(ratings(tmp_path)), len(user_turns(tmp_path))) == (2, 3), "the burst")
-        await settle(pilot)
+        # not settle(): it would wait out the gated answer (30 s); check while "three" is unanswered
+        await pilot.pause()
         assert not chat.log_view.rating and chat.prompt.value == ""
+        assert answered(tmp_path) == 2
         fakes.GATE.set()
         await until(pilot, lambda: answered(tmp_path) == 3, "the third answer")
     assert texts(tmp_path) == ["one", "two", "three"]
