@@ -117,9 +117,8 @@ def heard_tail(tr: Transcript, audio: np.ndarray) -> bool | None:
     k = stock_tail(tr.text)
     if len(tr.word_spans) != len(tr.text.split()) or not 0 < k < len(tr.word_spans):
         return None
-    probs = speech_probabilities(audio)
-    after = max(0, int((tr.word_spans[-k - 1][1] + TAIL_S) * SAMPLE_RATE / WINDOW))
-    return float(np.count_nonzero(probs[after:] >= SPOKEN)) * WINDOW / SAMPLE_RATE >= HEARD_S
+    voiced = speech_probabilities(audio)[window_after(tr.word_spans[-k - 1][1]):] >= SPOKEN
+    return float(np.count_nonzero(voiced)) * WINDOW / SAMPLE_RATE >= HEARD_S
 
 
 def without_tail(tr: Transcript, k: int) -> Transcript:
@@ -158,16 +157,24 @@ def drop_unsaid(tr: Transcript, audio: np.ndarray, decode: Callable[..., Transcr
 UNSAID_S = 0.3
 
 
-def untranscribed(tr: Transcript, audio: np.ndarray) -> float | None:
-    """Where speech the VAD heard in ``audio`` after the last word of ``tr`` starts (s), when there is
-    ``UNSAID_S`` or more of it (Whisper ended its transcript early); None when the speech is covered or ``tr``
-    has no word times."""
-    from parley.audio.vad import SAMPLE_RATE, WINDOW, speech_probabilities
+def window_after(end_s: float) -> int:
+    """The first Silero window past Silero's tail (``TAIL_S``) of words ending at ``end_s`` seconds."""
+    from parley.audio.vad import SAMPLE_RATE, WINDOW
+
+    return max(0, int((end_s + TAIL_S) * SAMPLE_RATE / WINDOW))
+
+
+def untranscribed(tr: Transcript, probs: np.ndarray) -> float | None:
+    """Where speech the VAD heard after the last word of ``tr`` starts (s), when there is ``UNSAID_S`` or more
+    of it (Whisper ended its transcript early); None when the speech is covered or ``tr`` has no word times.
+    ``probs``: the speech probabilities of the audio ``tr`` was decoded from
+    (:func:`parley.audio.vad.speech_probabilities`)."""
+    from parley.audio.vad import SAMPLE_RATE, WINDOW
 
     if not tr.word_spans:
         return None
-    start = max(0, int((tr.word_spans[-1][1] + TAIL_S) * SAMPLE_RATE / WINDOW))
-    voiced = np.flatnonzero(speech_probabilities(audio)[start:] >= SPOKEN)
+    start = window_after(tr.word_spans[-1][1])
+    voiced = np.flatnonzero(probs[start:] >= SPOKEN)
     if voiced.size * WINDOW / SAMPLE_RATE < UNSAID_S:
         return None
     return float((start + voiced[0]) * WINDOW / SAMPLE_RATE)

@@ -71,10 +71,11 @@ def transcriber(asr: Any, *, short_window: bool = True,
         """``tr`` with the speech after its last word that Whisper left out decoded on its own and appended
         (Whisper can end a transcript at a pause even when the pause is shortened)."""
         from parley.audio.cleanup import joined, untranscribed
-        from parley.audio.vad import has_long_pause
+        from parley.audio.vad import has_long_pause, speech_probabilities
 
+        probs = speech_probabilities(audio)  # once: the audio is the same on every round
         for _ in range(3):
-            at = untranscribed(tr, audio)
+            at = untranscribed(tr, probs)
             if at is None:
                 break
             cut = max(0, int((at - 0.2) * SAMPLE_RATE))
