@@ -28,9 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from parley.audio.cleanup import WORD, drop_tail, fix_times, plain, tidy, trim_to
+from parley.audio.cleanup import WORD, drop_tail, plain, tidy, trim_to
 from parley.audio.phonetics import Phonetics, phonetics
-from parley.audio.times import tidy_times
+from parley.audio.times import fix_times
 from parley.engine.vocabulary import KnownNames, vocabulary_of
 
 #: defaults of the matching thresholds (0-100, rapidfuzz ratios of phonetic keys)
@@ -122,7 +122,7 @@ class Biaser:
         """A biased transcript: ``recognise(hotwords=…, initial_prompt=…)`` (an :class:`audio.asr.Transcript`
         with word probabilities) once with the dialogue's ``recent`` turns as the prompt, again with the names
         the first pass came close to as hotwords when there are any (kept only if it :meth:`took`), then
-        :meth:`snap`, :func:`fix_times` and :func:`parley.audio.times.tidy_times`; with ``score`` (the turn's
+        :meth:`snap` and :func:`parley.audio.times.fix_times`; with ``score`` (the turn's
         audio scoring texts) names and times are also confirmed by ear (:mod:`parley.audio.confirm`).
         ``Transcript.bias`` records each step."""
         prompt = self.prompt(recent)
@@ -147,7 +147,6 @@ class Biaser:
             text, heard = confirm(self, text, word_probs(text, chosen.words), score, tried)
             snaps += heard
         text, times = fix_times(text)
-        text, tidied = tidy_times(text)
         if score is not None:
             from parley.audio.confirm import confirm_times
 
@@ -155,7 +154,7 @@ class Biaser:
         kept_second = second_text is not None and chosen.text == second_text
         info = {"heard": first.text, "prompt": prompt is not None, "hotwords": cands,
                 "second_pass": second_text, "kept_second": kept_second,
-                "snaps": [sn.to_json() for sn in snaps], "times_fixed": times + tidied,
+                "snaps": [sn.to_json() for sn in snaps], "times_fixed": times,
                 "times_by_ear": [list(c) for c in by_ear], "tried_by_ear": tried}
         return replace(chosen, text=text, bias=info)
 

@@ -1,11 +1,8 @@
 """Clean-up of what Whisper said: for a prompted or hotword-biased pass (:mod:`parley.audio.bias`) a second
 pass cut to the first's length, made-up words after the last sentence dropped, a run of punctuation from a
-decoding loop tidied, and spoken times Whisper writes as bare digits given their colon; for every spoken turn
-(:func:`parley.audio.voice.transcriber`) a stock phrase appended where nothing was said dropped
+decoding loop tidied (spoken times are put right by :func:`parley.audio.times.fix_times`); for every
+spoken turn (:func:`parley.audio.voice.transcriber`) a stock phrase appended where nothing was said dropped
 (:func:`drop_unsaid`) and a sentence repeated by a decoding loop kept once (:func:`drop_loops`).
-
->>> fix_times("leaving at 915, half pass 7")
-('leaving at 9:15, half past 7', 2)
 """
 
 from __future__ import annotations
@@ -69,20 +66,6 @@ def tidy(text: str) -> str:
     """A run of punctuation at the end (". . . ." from a decoding loop) down to its first mark."""
     m = _TRAILING.search(text)
     return text[:m.start()] + text[m.start():].strip()[:1] if m else text
-
-
-_TIME_CUE = r"(?:at|by|after|before|around|about|until|till|leaving|leave|arriving|arrive|from|for)"
-_BARE_TIME = re.compile(rf"\b({_TIME_CUE})\s+([1-9]|1[0-2])([0-5]\d)\b(?!\s*(?:people|persons|pounds|nights|"
-                        r"days|minutes|tickets))", re.IGNORECASE)
-_PASS = re.compile(r"\b(half|quarter|ten|five|twenty|twenty-five|\d{1,2})\s+pass\s+(?=\w)", re.IGNORECASE)
-
-
-def fix_times(text: str) -> tuple[str, int]:
-    """Spoken times as Whisper misspells them: "at 915" → "at 9:15", "half pass 7" → "half past 7"; and how
-    many were fixed."""
-    text, n1 = _BARE_TIME.subn(lambda m: f"{m.group(1)} {m.group(2)}:{m.group(3)}", text)
-    text, n2 = _PASS.subn(lambda m: f"{m.group(1)} past ", text)
-    return text, n1 + n2
 
 
 #: what Whisper writes over silence or noise (its training data's subtitles), normalised by :func:`plain`

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from parley.audio.asr import Transcript
 from parley.audio.bias import Biaser
 from parley.audio.confirm import DELTA, confirm
-from parley.audio.times import teen_or_ty, tidy_times
+from parley.audio.times import fix_times, teen_or_ty
 from parley.audio.voice import transcriber
 from parley.engine.systems.multiwoz import MultiwozSystem
 from parley.engine.vocabulary import vocabulary_of
@@ -123,7 +123,7 @@ def test_fifteen_or_fifty_is_decided_by_ear(said: str, ear: dict[str, float], fi
     ("to the station for two", "to the station for two"),
 ])
 def test_spoken_times_are_written_as_times(heard: str, tidied: str) -> None:
-    assert tidy_times(heard)[0] == tidied
+    assert fix_times(heard)[0] == tidied
 
 
 def test_a_hyphenated_half_past_reaches_the_system_as_a_time() -> None:
